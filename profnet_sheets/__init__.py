@@ -1,0 +1,1 @@
+"""Professional-network data in Excel and Jupyter."""

@@ -1,0 +1,5 @@
+"""`python -m profnet_sheets` runs the command line."""
+
+from profnet_sheets.cli import main
+
+main()

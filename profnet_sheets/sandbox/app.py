@@ -1,0 +1,182 @@
+"""The sandbox's HTTP layer: a plain ASGI app that routes, injects latency and drops, replies."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import parse_qsl
+
+from profnet_sheets.sandbox.backend import Backend, Reply
+from profnet_sheets.spec import errors
+from profnet_sheets.spec.endpoints import BY_PATH
+from profnet_sheets.spec.openapi import API_KEY_HEADER, openapi_document
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+CONTROL_PREFIX = "/_sandbox/"
+_KEY_HEADER = API_KEY_HEADER.lower().encode()
+
+
+class DroppedConnectionError(Exception):
+    """Raised mid-response to cut the connection (fault injection); the server logs nothing."""
+
+
+class SandboxApp:
+    """ASGI application serving the 20 endpoints, /openapi.json and the /_sandbox/ controls."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self._random = random.Random(backend.world.seed + 1)
+        self._openapi = json.dumps(openapi_document()).encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        path: str = scope["path"]
+        method: str = scope["method"]
+        body = await _read_body(receive) if method in ("POST", "PUT") else b""
+        if path.startswith(CONTROL_PREFIX):
+            reply = self._control(path[len(CONTROL_PREFIX) :], method, scope, body)
+        elif path == "/openapi.json" and method == "GET":
+            await _send(send, 200, self._openapi)
+            return
+        else:
+            endpoint = BY_PATH.get(path)
+            if endpoint is None:
+                reply = Reply(404, errors.not_found(f"No endpoint at {path}."))
+            elif method != endpoint.method:
+                reply = Reply(
+                    405,
+                    {
+                        "message": "method_not_allowed",
+                        "details": f"{path} takes {endpoint.method}.",
+                    },
+                    {"Allow": endpoint.method},
+                )
+            else:
+                await self._delay()
+                if self._random.random() < self.backend.faults.drop_rate:
+                    await _drop(send)
+                raw = _query(scope) if method == "GET" else _json_object(body)
+                reply = self.backend.handle(
+                    endpoint.name, _api_key(scope), raw, from_query=method == "GET"
+                )
+        await _send(send, reply.status, json.dumps(reply.body).encode(), reply.headers)
+
+    async def _delay(self) -> None:
+        faults = self.backend.faults
+        delay = faults.latency_ms + self._random.random() * faults.latency_jitter_ms
+        if faults.spike_rate and self._random.random() < faults.spike_rate:
+            delay += faults.spike_ms
+        if delay > 0:
+            await asyncio.sleep(delay / 1000)
+
+    def _control(self, action: str, method: str, scope: Scope, body: bytes) -> Reply:
+        backend = self.backend
+        payload = _json_object(body) if body else {}
+        if payload is None:
+            return Reply(
+                400, {"message": "invalid_parameter", "details": "Body must be a JSON object."}
+            )
+        if (action, method) == ("health", "GET"):
+            return Reply(200, {"status": "ok"})
+        if (action, method) == ("usage", "GET"):
+            key = _api_key(scope)
+            usage = backend.usage(key) if key else None
+            return Reply(200, usage) if usage is not None else Reply(401, errors.unauthorized())
+        if (action, method) == ("reset", "POST"):
+            backend.reset()
+            return Reply(200, {"reset": True})
+        if (action, method) == ("keys", "PUT"):
+            key, credits = payload.get("key"), payload.get("credits", backend.credits)
+            if not isinstance(key, str) or not key or not isinstance(credits, int):
+                return Reply(
+                    400, {"message": "invalid_parameter", "details": "Send {key, credits}."}
+                )
+            backend.set_key(key, credits)
+            return Reply(200, {"balance": credits})
+        if action == "faults" and method in ("GET", "PUT"):
+            try:
+                backend.faults.update(payload)
+            except ValueError as error:
+                return Reply(400, {"message": "invalid_parameter", "details": str(error)})
+            return Reply(200, backend.faults.as_dict())
+        if (action, method) == ("clock", "POST"):
+            advance = payload.get("advance", 0)
+            if not isinstance(advance, int | float) or advance < 0:
+                return Reply(
+                    400, {"message": "invalid_parameter", "details": "advance >= 0 seconds"}
+                )
+            return Reply(200, {"now": backend.advance_clock(float(advance))})
+        return Reply(404, errors.not_found(f"No control {method} /_sandbox/{action}."))
+
+
+def _api_key(scope: Scope) -> str | None:
+    for name, value in scope["headers"]:
+        if name == _KEY_HEADER:
+            key: str = value.decode("latin-1").strip()
+            return key or None
+    return None
+
+
+def _query(scope: Scope) -> dict[str, str]:
+    pairs = parse_qsl(scope["query_string"].decode("utf-8", "replace"), keep_blank_values=True)
+    return dict(pairs)
+
+
+def _json_object(body: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(body or b"null")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+async def _send(send: Send, status: int, body: bytes, headers: Any = ()) -> None:
+    raw_headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *((name.lower().encode(), str(value).encode()) for name, value in dict(headers).items()),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": raw_headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _drop(send: Send) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", b"1024")],
+        }
+    )
+    await send({"type": "http.response.body", "body": b'{"data": {', "more_body": True})
+    raise DroppedConnectionError
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return

@@ -1,0 +1,266 @@
+"""The sandbox service without HTTP: keys and credits, the job life cycle, faults, the clock."""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from profnet_sheets.sandbox.operations import RESULTS_PAGE_SIZE, Operations
+from profnet_sheets.sandbox.params import ApiError, parse
+from profnet_sheets.sandbox.store import Job, Store
+from profnet_sheets.sandbox.world import World, stable_hash
+from profnet_sheets.spec import errors
+from profnet_sheets.spec.endpoints import BY_NAME, Endpoint
+
+
+@dataclass
+class Faults:
+    """Fault injection, all off by default; changed at run time through /_sandbox/faults."""
+
+    latency_ms: float = 0.0
+    latency_jitter_ms: float = 0.0
+    spike_rate: float = 0.0  # share of calls that take spike_ms more
+    spike_ms: float = 0.0
+    fail_rate: float = 0.0  # random 500 / 503
+    throttle_rate: float = 0.0  # random 429 with Retry-After
+    drop_rate: float = 0.0  # the connection is cut mid-response
+    geocode_timeout_rate: float = 0.0
+    job_fail_rate: float = 0.0
+    rate_limit: float | None = None  # requests per second per key
+    retry_after: int = 1
+
+    def update(self, changes: Mapping[str, Any]) -> None:
+        known = {setting.name for setting in fields(self)}
+        for name, value in changes.items():
+            if name not in known:
+                raise ValueError(f"unknown fault setting {name!r}; known: {', '.join(known)}")
+            if name == "rate_limit" and value is None:
+                self.rate_limit = None
+                continue
+            if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+            if name.endswith("_rate") and name != "rate_limit" and value > 1:
+                raise ValueError(f"{name} is a share of calls between 0 and 1, got {value!r}")
+            setattr(self, name, int(value) if name == "retry_after" else float(value))
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the service answers: status, JSON body, extra headers."""
+
+    status: int
+    body: dict[str, Any]
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+class _Buckets:
+    """Per-key token buckets for --rate-limit (a burst of one second's worth)."""
+
+    def __init__(self) -> None:
+        self._state: dict[str, tuple[float, float]] = {}
+
+    def wait_needed(self, key: str, rate: float) -> float:
+        """0 if the call may go now (and take a token), else seconds until one is free."""
+        now = time.monotonic()
+        tokens, last = self._state.get(key, (rate, now))
+        tokens = min(rate, tokens + (now - last) * rate)
+        if tokens >= 1:
+            self._state[key] = (tokens - 1, now)
+            return 0.0
+        self._state[key] = (tokens, now)
+        return (1 - tokens) / rate
+
+
+class Backend:
+    """All state and behaviour of the sandbox; the HTTP layer only translates to and from it."""
+
+    def __init__(
+        self,
+        *,
+        api_keys: tuple[str, ...] = ("sandbox-key",),
+        credits: int = 100_000,
+        seed: int = 0,
+        job_seconds: float = 5.0,
+        db: str | None = None,
+        faults: Faults | None = None,
+    ) -> None:
+        self.world = World(seed)
+        self.store = Store(db)
+        self.operations = Operations(self.world, self.store)
+        self.faults = faults or Faults()
+        self.job_seconds = job_seconds
+        self.credits = credits
+        self._random = random.Random(seed)
+        self._buckets = _Buckets()
+        self._lock = threading.RLock()
+        self.clock_offset = float(self.store.get_meta("clock_offset", "0"))
+        for key in api_keys:
+            self.store.ensure_key(key, credits)
+
+    # -- the clock ------------------------------------------------------------------------------
+
+    def now(self) -> float:
+        return time.time() + self.clock_offset
+
+    def advance_clock(self, seconds: float) -> float:
+        self.clock_offset += seconds
+        self.store.set_meta("clock_offset", repr(self.clock_offset))
+        return self.now()
+
+    # -- the service ----------------------------------------------------------------------------
+
+    def handle(
+        self, name: str, key: str | None, raw: Mapping[str, Any] | None, *, from_query: bool
+    ) -> Reply:
+        """Answer one call of endpoint `name`, charging `key` as the spec's price table says."""
+        endpoint = BY_NAME[name]
+        with self._lock:
+            balance = self.store.balance(key) if key else None
+            if key is None or balance is None:
+                return Reply(401, errors.unauthorized())
+            try:
+                self._injected_fault(endpoint, key)
+                params = parse(endpoint, raw, from_query=from_query)
+                reply = self._call(endpoint, key, params, balance)
+            except ApiError as error:
+                self.store.record_call(key, name, 0, error=True)
+                return Reply(error.status, error.body, error.headers)
+            self.store.record_call(key, name, endpoint.price.charge(reply.body), error=False)
+            return reply
+
+    def _injected_fault(self, endpoint: Endpoint, key: str) -> None:
+        faults = self.faults
+        if faults.rate_limit:
+            wait = self._buckets.wait_needed(key, faults.rate_limit)
+            if wait:
+                retry = max(1, math.ceil(wait))
+                raise ApiError(429, errors.rate_limited(retry), {"Retry-After": str(retry)})
+        roll = self._random.random()
+        if roll < faults.fail_rate:
+            if self._random.random() < 0.5:
+                raise ApiError(500, errors.server_error("Internal error (injected)."))
+            raise ApiError(503, errors.service_unavailable())
+        if self._random.random() < faults.throttle_rate:
+            retry = faults.retry_after
+            raise ApiError(429, errors.rate_limited(retry), {"Retry-After": str(retry)})
+        if (
+            endpoint.name == "find-geocode-by-location"
+            and self._random.random() < faults.geocode_timeout_rate
+        ):
+            raise ApiError(500, errors.server_error(errors.GEOCODE_TIMEOUT))
+
+    def _call(self, endpoint: Endpoint, key: str, params: dict[str, Any], balance: int) -> Reply:
+        price = endpoint.price
+        if price.kind == "fixed" and price.credits > balance:
+            raise ApiError(402, errors.insufficient_credits(price.credits, balance))
+        if endpoint.search_role == "create":
+            body = self._create_search(endpoint, key, params)
+        elif endpoint.search_role == "status":
+            body = self._search_status(endpoint, key, params["request_id"])
+        elif endpoint.search_role == "results":
+            body = self._search_results(endpoint, key, params)
+        else:
+            body = self.operations.handler(endpoint.name)(params, key)
+        cost = price.charge(body)
+        if cost > balance:
+            raise ApiError(402, errors.insufficient_credits(cost, balance))
+        return Reply(200, body)
+
+    # -- search jobs ----------------------------------------------------------------------------
+
+    def _create_search(
+        self, endpoint: Endpoint, key: str, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        kind = str(endpoint.search)
+        seq = self.store.next_job_seq()
+        request_id = str(
+            uuid.UUID(int=stable_hash(self.world.seed, "job", seq) << 64 | stable_hash(seq, key))
+        )
+        keywords = str(params.get("keywords", "")).lower()
+        fails = "sandbox-fail" in keywords or self._random.random() < self.faults.job_fail_rate
+        total = min(params["limit"], self.operations.search_total(kind, params))
+        fail_at = 10 + stable_hash(request_id) % 80 if fails else None
+        self.store.add_job(
+            Job(request_id, seq, key, kind, params, self.now(), self.job_seconds, total, fail_at)
+        )
+        return {
+            "message": f"Your {'lead' if kind == 'leads' else 'company'} search has been "
+            "created. Poll its status with the request_id, then read its results.",
+            "request_id": request_id,
+            "status": "processing",
+            "search_type": "standard",
+        }
+
+    def _job(self, endpoint: Endpoint, key: str, request_id: str) -> Job:
+        job = self.store.job(request_id.strip())
+        if job is None or job.key != key or job.kind != endpoint.search:
+            raise ApiError(404, errors.not_found(f"Search request {request_id!r} not found."))
+        return job
+
+    def job_state(self, job: Job) -> tuple[str, int]:
+        """(status, progress) of a job at the sandbox clock's present."""
+        elapsed = self.now() - job.created
+        progress = 100 if job.seconds <= 0 else min(100, int(100 * elapsed / job.seconds))
+        progress = max(progress, 0)
+        if job.fail_at is not None and progress >= job.fail_at:
+            return "failed", job.fail_at
+        return ("completed" if progress >= 100 else "processing"), progress
+
+    def _search_status(self, endpoint: Endpoint, key: str, request_id: str) -> dict[str, Any]:
+        job = self._job(endpoint, key, request_id)
+        status, progress = self.job_state(job)
+        return {
+            "status": status,
+            "request_id": job.request_id,
+            "progress": progress,
+            "total_results": job.total if status == "completed" else 0,
+        }
+
+    def _search_results(
+        self, endpoint: Endpoint, key: str, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        job = self._job(endpoint, key, params["request_id"])
+        status, _ = self.job_state(job)
+        if status != "completed":
+            raise ApiError(409, errors.search_not_completed(status))
+        page = params["page"]
+        return {
+            "request_id": job.request_id,
+            "page": page,
+            "total_pages": math.ceil(job.total / RESULTS_PAGE_SIZE),
+            "total_results": job.total,
+            "results": self.operations.results_page(job, page),
+        }
+
+    # -- control (outside the spec) ---------------------------------------------------------------
+
+    def usage(self, key: str) -> dict[str, Any] | None:
+        balance = self.store.balance(key)
+        if balance is None:
+            return None
+        calls = self.store.usage(key)
+        return {
+            "balance": balance,
+            "credits_charged": sum(entry["credits"] for entry in calls.values()),
+            "calls": calls,
+        }
+
+    def reset(self) -> None:
+        with self._lock:
+            self.store.reset()
+            self.clock_offset = 0.0
+
+    def set_key(self, key: str, credits: int) -> None:
+        self.store.set_balance(key, credits)
+
+    def close(self) -> None:
+        self.store.close()

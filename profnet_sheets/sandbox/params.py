@@ -1,0 +1,146 @@
+"""Parse and validate one request's parameters against the spec, as the service would."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from profnet_sheets.spec import errors
+from profnet_sheets.spec.endpoints import Endpoint, Param
+
+
+class ApiError(Exception):
+    """An error answer of the service: its status, JSON body and extra headers."""
+
+    def __init__(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None):
+        super().__init__(status, body)
+        self.status = status
+        self.body = body
+        self.headers = headers or {}
+
+
+class Params(dict[str, Any]):
+    """Validated parameters with defaults filled in; `sent` names those the caller gave."""
+
+    sent: frozenset[str] = frozenset()
+
+
+def invalid(parameter: str | None, details: str) -> ApiError:
+    return ApiError(400, errors.invalid_parameter(parameter, details))
+
+
+def _is_blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip()) or value == []
+
+
+def _integer(param: Param, value: Any, from_query: bool) -> int:
+    if from_query and isinstance(value, str):
+        text = value.strip()
+        if not text.lstrip("-").isdigit():
+            raise invalid(param.name, f"{param.name} must be an integer, got {value!r}.")
+        number = int(text)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    else:
+        raise invalid(param.name, f"{param.name} must be an integer, got {value!r}.")
+    if param.minimum is not None and number < param.minimum:
+        raise invalid(param.name, f"{param.name} must be at least {param.minimum:g}, got {number}.")
+    if param.maximum is not None and number > param.maximum:
+        raise invalid(param.name, f"{param.name} must be at most {param.maximum:g}, got {number}.")
+    return number
+
+
+def _string(param: Param, value: Any) -> str:
+    if not isinstance(value, str):
+        raise invalid(param.name, f"{param.name} must be a string, got {value!r}.")
+    if param.enum is not None and value not in param.enum:
+        allowed = ", ".join(param.enum)
+        raise invalid(param.name, f"{param.name} must be one of {allowed}; got {value!r}.")
+    return value.strip()
+
+
+def _array(param: Param, value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise invalid(param.name, f"{param.name} must be a JSON array, got {value!r}.")
+    for item in value:
+        ok = {
+            "string": isinstance(item, str),
+            "integer": isinstance(item, int) and not isinstance(item, bool),
+            "id": isinstance(item, str | int) and not isinstance(item, bool),
+            "headcount_code": isinstance(item, str) and item in (param.enum or ()),
+        }[param.items or "string"]
+        if not ok:
+            expected = {
+                "string": "strings",
+                "integer": "integers (numeric ids)",
+                "id": "ids (strings or integers)",
+                "headcount_code": "headcount codes A to H",
+            }[param.items or "string"]
+            raise invalid(param.name, f"{param.name} must hold {expected}; got {item!r}.")
+    return value
+
+
+def _range(param: Param, value: Any) -> dict[str, float]:
+    if not isinstance(value, dict) or not value:
+        raise invalid(param.name, f"{param.name} must be an object with min and/or max.")
+    bounds: dict[str, float] = {}
+    for key, bound in value.items():
+        if key not in ("min", "max"):
+            raise invalid(param.name, f"{param.name} takes only min and max, got {key!r}.")
+        if not isinstance(bound, int | float) or isinstance(bound, bool):
+            raise invalid(param.name, f"{param.name}.{key} must be a number, got {bound!r}.")
+        bounds[key] = float(bound)
+    if bounds.get("min", float("-inf")) > bounds.get("max", float("inf")):
+        raise invalid(param.name, f"{param.name}.min must not exceed {param.name}.max.")
+    return bounds
+
+
+def _value(param: Param, value: Any, from_query: bool) -> Any:
+    if param.type == "integer":
+        return _integer(param, value, from_query)
+    if param.type == "array":
+        return _array(param, value)
+    if param.type == "object":
+        return _range(param, value)
+    return _string(param, value)
+
+
+def parse(endpoint: Endpoint, raw: Mapping[str, Any] | None, *, from_query: bool) -> Params:
+    """The validated parameters of a request (blank ones left out, defaults filled in).
+
+    Raises ApiError 400 `invalid_parameter` naming the parameter, as section 7 describes.
+    """
+    if raw is None:
+        raise invalid("payload", "The body must be a JSON object.")
+    raw = dict(raw)
+    for param in endpoint.params:
+        for alias in param.aliases:
+            if _is_blank(raw.get(param.name)) and not _is_blank(raw.get(alias)):
+                raw[param.name] = raw[alias]
+    given: dict[str, Any] = {}
+    for param in endpoint.params:
+        value = raw.get(param.name)
+        if _is_blank(value):
+            if param.required:
+                raise invalid(param.name, f"{param.name} is required.")
+            continue
+        given[param.name] = _value(param, value, from_query)
+    rule = endpoint.at_least_one
+    if rule and not any(name in given for name in rule.names):
+        names = ", ".join(rule.names)
+        raise invalid(rule.parameter, f"At least one of {names} is required.")
+    if endpoint.alternative:
+        has_filter = any(name in given for name in endpoint.filter_names)
+        if endpoint.alternative in given and has_filter:
+            raise invalid(
+                endpoint.alternative,
+                f"Give either {endpoint.alternative} or filters, not both.",
+            )
+        if endpoint.alternative not in given and not has_filter:
+            raise invalid("payload", f"Give at least one filter, or a {endpoint.alternative}.")
+    params = Params(given)
+    params.sent = frozenset(given)
+    for param in endpoint.params:
+        if param.default is not None and param.name not in params:
+            params[param.name] = param.default
+    return params

@@ -1,0 +1,142 @@
+"""Run the sandbox under uvicorn: in a background thread (embedded, tests) or in the foreground."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+import time
+from dataclasses import dataclass, fields
+from types import TracebackType
+from typing import Any
+
+import uvicorn
+
+from profnet_sheets.sandbox.app import DroppedConnectionError, SandboxApp
+from profnet_sheets.sandbox.backend import Backend, Faults
+
+DEFAULT_KEY = "sandbox-key"
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """Everything a sandbox is started with; fault settings can also change while it runs."""
+
+    host: str = "127.0.0.1"
+    port: int = 0  # 0: a free port
+    api_keys: tuple[str, ...] = (DEFAULT_KEY,)
+    credits: int = 100_000
+    seed: int = 0
+    latency_ms: float = 0.0
+    job_seconds: float = 5.0
+    fail_rate: float = 0.0
+    rate_limit: float | None = None
+    db: str | None = None
+    throttle_rate: float = 0.0
+    drop_rate: float = 0.0
+    geocode_timeout_rate: float = 0.0
+    job_fail_rate: float = 0.0
+    retry_after: int = 1
+    latency_jitter_ms: float = 0.0
+
+    def faults(self) -> Faults:
+        names = {f.name for f in fields(Faults)}
+        return Faults(**{f.name: getattr(self, f.name) for f in fields(self) if f.name in names})
+
+    def backend(self) -> Backend:
+        return Backend(
+            api_keys=self.api_keys,
+            credits=self.credits,
+            seed=self.seed,
+            job_seconds=self.job_seconds,
+            db=self.db,
+            faults=self.faults(),
+        )
+
+
+class _QuietDrops(logging.Filter):
+    """Keep injected connection drops out of the server log (they are deliberate)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], DroppedConnectionError))
+
+
+def _uvicorn_config(app: SandboxApp, config: SandboxConfig, log_level: str) -> uvicorn.Config:
+    logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
+    return uvicorn.Config(
+        app,
+        host=config.host,
+        port=config.port,
+        http="httptools",
+        loop="asyncio",
+        lifespan="off",
+        access_log=False,
+        log_level=log_level,
+        backlog=2048,
+        timeout_keep_alive=30,
+    )
+
+
+class RunningSandbox:
+    """A sandbox serving in a background thread; `base_url` to call it, `stop()` to end it."""
+
+    def __init__(self, config: SandboxConfig, log_level: str = "warning") -> None:
+        self.config = config
+        self.backend = config.backend()
+        self.app = SandboxApp(self.backend)
+        self._socket = socket.create_server((config.host, config.port), backlog=2048)
+        host, port = self._socket.getsockname()[:2]
+        self.base_url = f"http://{host}:{port}"
+        self._server = uvicorn.Server(_uvicorn_config(self.app, config, log_level))
+        self._thread = threading.Thread(
+            target=self._server.run,
+            kwargs={"sockets": [self._socket]},
+            daemon=True,
+            name=f"profnet-sandbox-{port}",
+        )
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the sandbox did not start on {self.base_url}")
+            time.sleep(0.005)
+
+    @property
+    def api_key(self) -> str:
+        return self.config.api_keys[0]
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+        self._socket.close()
+        self.backend.close()
+
+    def __enter__(self) -> RunningSandbox:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"RunningSandbox({self.base_url})"
+
+
+def start_sandbox(config: SandboxConfig | None = None, **overrides: Any) -> RunningSandbox:
+    """Start a sandbox in a background thread on a free loopback port and return it."""
+    config = config or SandboxConfig()
+    if overrides:
+        config = SandboxConfig(
+            **{**{f.name: getattr(config, f.name) for f in fields(config)}, **overrides}
+        )
+    return RunningSandbox(config)
+
+
+def serve_forever(config: SandboxConfig, log_level: str = "info") -> None:
+    """Run the sandbox in the foreground until interrupted (the `sandbox` command)."""
+    app = SandboxApp(config.backend())
+    uvicorn.Server(_uvicorn_config(app, config, log_level)).run()

@@ -1,0 +1,34 @@
+"""The service contract as plain data: endpoints, prices, resources, error bodies, OpenAPI."""
+
+from profnet_sheets.spec.endpoints import (
+    BY_NAME,
+    ENDPOINTS,
+    HEADCOUNT_URL_MARKERS,
+    AtLeastOne,
+    Endpoint,
+    Param,
+    Price,
+    endpoint,
+    items_in,
+    search_endpoint,
+)
+from profnet_sheets.spec.openapi import API_KEY_HEADER, openapi_document
+from profnet_sheets.spec.resources import HEADCOUNT_CODES, company_size_label, headcount_code_for
+
+__all__ = [
+    "API_KEY_HEADER",
+    "BY_NAME",
+    "ENDPOINTS",
+    "HEADCOUNT_CODES",
+    "HEADCOUNT_URL_MARKERS",
+    "AtLeastOne",
+    "Endpoint",
+    "Param",
+    "Price",
+    "company_size_label",
+    "endpoint",
+    "headcount_code_for",
+    "items_in",
+    "openapi_document",
+    "search_endpoint",
+]

@@ -1,0 +1,217 @@
+"""The OpenAPI 3.1 document of the service, generated from the endpoint, resource and error data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from profnet_sheets.spec.endpoints import ENDPOINTS, Endpoint, Param
+from profnet_sheets.spec.errors import BY_STATUS, statuses
+from profnet_sheets.spec.resources import RESOURCES
+from profnet_sheets.spec.schema import ArrayOf, ObjectOf, Scalar, Shape
+
+API_KEY_HEADER = "X-SERVICE-API-KEY"
+NON_BLANK = r"\S"
+Schema = dict[str, Any]
+
+
+def shape_schema(shape: Shape, *, nullable: bool = False) -> Schema:
+    """JSON Schema of a shape; named objects become references to components."""
+    schema: Schema
+    if isinstance(shape, Scalar):
+        schema = {"type": [shape.kind, "null"] if nullable else shape.kind}
+        if shape.format:
+            schema["format"] = shape.format
+        return schema
+    if isinstance(shape, ArrayOf):
+        schema = {"type": "array", "items": shape_schema(shape.items)}
+    elif shape.name is not None:
+        schema = {"$ref": f"#/components/schemas/{shape.name}"}
+    else:
+        schema = object_schema(shape)
+    return {"anyOf": [schema, {"type": "null"}]} if nullable else schema
+
+
+def object_schema(shape: ObjectOf) -> Schema:
+    """The full JSON Schema of an object shape."""
+    schema: Schema = {
+        "type": "object",
+        "properties": {
+            field.name: {
+                **shape_schema(field.shape, nullable=field.nullable),
+                **({"description": field.description} if field.description else {}),
+            }
+            for field in shape.fields
+        },
+        "additionalProperties": shape.open,
+    }
+    required = [field.name for field in shape.fields if field.required]
+    if required:
+        schema["required"] = required
+    return schema
+
+
+_ITEM_SCHEMAS: dict[str, Schema] = {
+    "string": {"type": "string"},
+    "integer": {"type": "integer"},
+    "id": {"type": ["string", "integer"]},
+}
+
+
+def param_schema(param: Param) -> Schema:
+    """JSON Schema of one request parameter's value."""
+    schema: Schema
+    if param.type == "array":
+        item = param.items or "string"
+        items = (
+            {"type": "string", "enum": list(param.enum or ())}
+            if item == "headcount_code"
+            else _ITEM_SCHEMAS[item]
+        )
+        schema = {"type": "array", "items": items}
+    elif param.type == "object":
+        assert param.shape is not None
+        schema = object_schema(param.shape)
+    elif param.type == "flag":
+        schema = {"type": "string", "enum": list(param.enum or ("true", "false"))}
+    elif param.type in ("integer", "number"):
+        schema = {"type": param.type}
+        if param.minimum is not None:
+            schema["minimum"] = param.minimum
+        if param.maximum is not None:
+            schema["maximum"] = param.maximum
+    else:
+        schema = {"type": "string"}
+        if param.enum:
+            schema["enum"] = list(param.enum)
+        elif param.required:
+            schema["pattern"] = NON_BLANK
+    if param.default is not None:
+        schema["default"] = param.default
+    if param.description:
+        schema["description"] = param.description
+    return schema
+
+
+def _given(param: Param) -> Schema:
+    """A schema that holds when `param` is present and not empty (so it counts as given)."""
+    value: Schema = {}
+    if param.type == "array":
+        value = {"minItems": 1}
+    elif param.type == "string" and not param.enum:
+        value = {"pattern": NON_BLANK}
+    return (
+        {"required": [param.name], "properties": {param.name: value}}
+        if value
+        else {"required": [param.name]}
+    )
+
+
+def body_schema(endpoint: Endpoint) -> Schema:
+    """The JSON body schema of a POST endpoint, with its at-least-one and either-or rules."""
+    params = [*endpoint.params]
+    for param in endpoint.params:
+        params.extend(Param(**{**param.__dict__, "name": alias}) for alias in param.aliases)
+    schema: Schema = {
+        "type": "object",
+        "properties": {param.name: param_schema(param) for param in params},
+    }
+    required = [param.name for param in params if param.required]
+    if required:
+        schema["required"] = required
+    by_name = {param.name: param for param in params}
+    if endpoint.at_least_one:
+        names = [*endpoint.at_least_one.names]
+        names += [alias for name in names for alias in by_name[name].aliases]
+        schema["anyOf"] = [_given(by_name[name]) for name in names]
+    if endpoint.alternative:
+        filters = [_given(by_name[name]) for name in endpoint.filter_names]
+        alternative = _given(by_name[endpoint.alternative])
+        schema["oneOf"] = [
+            {"allOf": [alternative], "not": {"anyOf": filters}},
+            {"anyOf": filters, "not": alternative},
+        ]
+    return schema
+
+
+def _error_response(status: int) -> Schema:
+    error = BY_STATUS[status]
+    description = error.message + ("" if error.documented else " (decided: docs/decisions.md)")
+    return {
+        "description": description,
+        "content": {
+            "application/json": {"schema": {"$ref": f"#/components/schemas/{error.shape.name}"}}
+        },
+    }
+
+
+def operation(endpoint: Endpoint) -> Schema:
+    """The OpenAPI operation object of one endpoint."""
+    price = endpoint.price
+    cost = {
+        "fixed": f"{price.credits} credits",
+        "free": "free",
+        "per_item": "1 credit per item returned",
+    }
+    op: Schema = {
+        "operationId": endpoint.python_name,
+        "summary": endpoint.summary,
+        "description": f"Cost: {cost[price.kind]}.",
+        "x-credits": {"kind": price.kind, "credits": price.credits},
+        "responses": {
+            "200": {
+                "description": "Success",
+                "content": {"application/json": {"schema": shape_schema(endpoint.response)}},
+            },
+            **{
+                str(status): _error_response(status)
+                for status in statuses(endpoint)
+                if status != 200
+            },
+        },
+    }
+    if endpoint.method == "GET":
+        op["parameters"] = [
+            {
+                "name": param.name,
+                "in": "query",
+                "required": param.required,
+                "schema": param_schema(param),
+                **({"description": param.description} if param.description else {}),
+            }
+            for param in endpoint.params
+        ]
+    else:
+        op["requestBody"] = {
+            "required": True,
+            "content": {"application/json": {"schema": body_schema(endpoint)}},
+        }
+    return op
+
+
+def openapi_document(server_url: str | None = None) -> Schema:
+    """The whole OpenAPI 3.1 document (control endpoints of the sandbox are not in it)."""
+    schemas: Schema = {shape.name: object_schema(shape) for shape in RESOURCES if shape.name}
+    for error in BY_STATUS.values():
+        assert error.shape.name is not None
+        schemas[error.shape.name] = object_schema(error.shape)
+    document: Schema = {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Professional-network data service",
+            "version": "1",
+            "description": "Generated from profnet_sheets.spec; see docs/decisions.md for choices.",
+        },
+        "paths": {
+            endpoint.path: {endpoint.method.lower(): operation(endpoint)} for endpoint in ENDPOINTS
+        },
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {
+                "apiKey": {"type": "apiKey", "in": "header", "name": API_KEY_HEADER}
+            },
+        },
+        "security": [{"apiKey": []}],
+    }
+    if server_url:
+        document["servers"] = [{"url": server_url}]
+    return document
