@@ -26,7 +26,7 @@ from profnet_sheets.sandbox.world import (
     timestamp,
 )
 from profnet_sheets.spec import errors
-from profnet_sheets.spec.endpoints import HEADCOUNT_URL_MARKERS, endpoint
+from profnet_sheets.spec.endpoints import HEADCOUNT_URL_MARKERS, URL_PARTS_PATTERN, endpoint
 
 RESULTS_PAGE_SIZE = 25
 FEED_PAGE_SIZE = 10
@@ -35,10 +35,7 @@ EMPTY_TRIGGER = "sandbox-empty"
 FAIL_TRIGGER = "sandbox-fail"
 TIMEOUT_TRIGGER = "sandbox-timeout"
 URN_PREFIX = "urn:profnet:activity:"
-_URL = re.compile(
-    r"^(?:https?://)?(?:[a-z]{2,3}\.|www\.)?profnet\.com/(company|showcase|school|in)/([^/?#\s]+)",
-    re.IGNORECASE,
-)
+_URL = re.compile(URL_PARTS_PATTERN)
 _DOMAIN = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
 _WINDOW_DAYS = {"past-24h": 1.0, "past-week": 7.0, "past-month": 30.0}
 
@@ -48,11 +45,11 @@ Operation = Callable[[Params, str], dict[str, Any]]
 
 def parse_url(url: str, kinds: tuple[str, ...], parameter: str = "profnet_url") -> tuple[str, str]:
     """(kind, slug) of a service URL of one of `kinds`; 400 naming `parameter` otherwise."""
-    match = _URL.match(url.strip())
-    if not match or match[1].lower() not in kinds:
+    match = _URL.match(url)
+    if not match or match["kind"] not in kinds:
         wanted = " or ".join(f"/{kind}/" for kind in kinds)
         raise invalid(parameter, f"{parameter} must be a profnet.com {wanted} URL, got {url!r}.")
-    return match[1].lower(), match[2].lower()
+    return match["kind"], match["slug"].lower()
 
 
 def normalize_domain(domain: str) -> str:
@@ -100,9 +97,11 @@ class Operations:
             found.setdefault(domain, slug)
         return found
 
-    def company_by_id(self, company_id: str) -> Company | None:
+    def company_by_id(self, company_id: str) -> Company:
+        """The company with a numeric id: one already shown, or one known only by its id."""
+        company_id = company_id.strip()
         slug = self.world.catalog_ids.get(company_id) or self.store.recall("company_id", company_id)
-        return None if slug is None else self.world.company(str(slug))
+        return self.world.company(str(slug or company_id))
 
     def _shown(self, company: Company) -> Company:
         if company.company_id not in self.world.catalog_ids:
@@ -113,13 +112,9 @@ class Operations:
         if "company_id" in params:
             company_id = params["company_id"].strip()
             company = self.company_by_id(company_id)
-            if company is None:
-                raise ApiError(404, errors.not_found(f"No company with id {company_id}."))
         elif "profnet_url" in params:
             _, slug = parse_url(params["profnet_url"], ("company", "showcase"))
             company = self.company_by_id(slug) if slug.isdigit() else self.world.company(slug)
-            if company is None:
-                raise ApiError(404, errors.not_found(f"No company with id {slug}."))
         else:
             domain = normalize_domain(params["domain"])
             if not _DOMAIN.match(domain) or domain.endswith(".invalid"):
@@ -242,8 +237,6 @@ class Operations:
     def get_company_posts(self, params: Params, key: str) -> dict[str, Any]:
         _, slug = parse_url(params["profnet_url"], ("company", "showcase"))
         company = self.company_by_id(slug) if slug.isdigit() else self.world.company(slug)
-        if company is None:
-            raise ApiError(404, errors.not_found(f"No company with id {slug}."))
         kind = params["type"]
         total = 3 + stable_hash(self.world.seed, slug, kind) % 80
         authored = company if kind == "posts" else None
@@ -287,7 +280,9 @@ class Operations:
         level = params.get("experience_level")
         place = world.places_by_geo_id.get(params.get("geo_id", ""))
         company = (
-            self.company_by_id(params["company_id"].strip()) if "company_id" in params else None
+            self.company_by_id(params["company_id"])
+            if params.get("company_id", "").strip().isdigit()
+            else None
         )
         industry_slugs = self._catalog_by_industry().get(params.get("industry_id", ""), ())
         impossible = (
@@ -513,8 +508,6 @@ class Operations:
             base = self.world.school_alumni(slug)
         else:
             company = self.company_by_id(slug) if slug.isdigit() else self.world.company(slug)
-            if company is None:
-                raise ApiError(404, errors.not_found(f"No company with id {slug}."))
             base = company.employees
         endpoint_spec = endpoint("find-custom-headcount")
         sent = params.sent if isinstance(params, ParsedParams) else frozenset(params)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,18 +30,25 @@ def invalid(parameter: str | None, details: str) -> ApiError:
     return ApiError(400, errors.invalid_parameter(parameter, details))
 
 
-def _is_blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and not value.strip()) or value == []
+def _not_given(param: Param, value: Any) -> bool:
+    """null and [] are "not given"; so is a blank string, except where it must be an enum value
+    or a number (there a blank is an invalid value): docs/decisions.md #26."""
+    if value is None or value == []:
+        return True
+    blank = isinstance(value, str) and not value.strip()
+    return blank and param.type == "string" and param.enum is None
+
+
+_INTEGER_TEXT = re.compile(r"^-?[0-9]+(\.0*)?$")
 
 
 def _integer(param: Param, value: Any, from_query: bool) -> int:
-    if from_query and isinstance(value, str):
-        text = value.strip()
-        if not text.lstrip("-").isdigit():
-            raise invalid(param.name, f"{param.name} must be an integer, got {value!r}.")
-        number = int(text)
+    if from_query and isinstance(value, str) and _INTEGER_TEXT.match(value.strip()):
+        number = int(float(value.strip()))
     elif isinstance(value, int) and not isinstance(value, bool):
         number = value
+    elif isinstance(value, float) and value.is_integer():  # 5.0 is an integer in JSON Schema
+        number = int(value)
     else:
         raise invalid(param.name, f"{param.name} must be an integer, got {value!r}.")
     if param.minimum is not None and number < param.minimum:
@@ -56,6 +64,8 @@ def _string(param: Param, value: Any) -> str:
     if param.enum is not None and value not in param.enum:
         allowed = ", ".join(param.enum)
         raise invalid(param.name, f"{param.name} must be one of {allowed}; got {value!r}.")
+    if param.pattern is not None and not re.match(param.pattern, value):
+        raise invalid(param.name, f"{param.name} is not of the expected form: {value!r}.")
     return value.strip()
 
 
@@ -81,17 +91,16 @@ def _array(param: Param, value: Any) -> list[Any]:
 
 
 def _range(param: Param, value: Any) -> dict[str, float]:
-    if not isinstance(value, dict) or not value:
-        raise invalid(param.name, f"{param.name} must be an object with min and/or max.")
+    """An object of numbers with exactly the shape's fields (a range: min and max)."""
+    names = param.shape.field_names if param.shape else ("min", "max")
+    if not isinstance(value, dict) or set(value) != set(names):
+        wanted = " and ".join(names)
+        raise invalid(param.name, f"{param.name} must be an object with {wanted}, got {value!r}.")
     bounds: dict[str, float] = {}
     for key, bound in value.items():
-        if key not in ("min", "max"):
-            raise invalid(param.name, f"{param.name} takes only min and max, got {key!r}.")
         if not isinstance(bound, int | float) or isinstance(bound, bool):
             raise invalid(param.name, f"{param.name}.{key} must be a number, got {bound!r}.")
         bounds[key] = float(bound)
-    if bounds.get("min", float("-inf")) > bounds.get("max", float("inf")):
-        raise invalid(param.name, f"{param.name}.min must not exceed {param.name}.max.")
     return bounds
 
 
@@ -115,12 +124,15 @@ def parse(endpoint: Endpoint, raw: Mapping[str, Any] | None, *, from_query: bool
     raw = dict(raw)
     for param in endpoint.params:
         for alias in param.aliases:
-            if _is_blank(raw.get(param.name)) and not _is_blank(raw.get(alias)):
-                raw[param.name] = raw[alias]
+            alias_param = Param(**{**param.__dict__, "name": alias})
+            if not _not_given(alias_param, raw.get(alias)):
+                alias_value = _value(alias_param, raw[alias], from_query)
+                if _not_given(param, raw.get(param.name)):
+                    raw[param.name] = alias_value
     given: dict[str, Any] = {}
     for param in endpoint.params:
         value = raw.get(param.name)
-        if _is_blank(value):
+        if _not_given(param, value):
             if param.required:
                 raise invalid(param.name, f"{param.name} is required.")
             continue

@@ -272,9 +272,9 @@ class World:
         if slug in self._catalog_index:
             name = self.catalog_names[slug]
             domain = slugify(name).replace("-", "") + ".com"
-        elif slug.isdigit():
+        elif slug.isdigit():  # known only by its numeric id: no website to find it by again
             name = f"{rng.choice(data.COMPANY_WORDS_A)} {rng.choice(data.COMPANY_WORDS_B)}"
-            domain = slugify(name).replace("-", "") + ".com"
+            domain = ""
         else:
             domain = slug_to_domain(slug)
             name = title_from_slug(domain.split(".")[0])
@@ -301,7 +301,7 @@ class World:
             employees=employees,
             city=city,
             founded=None if rng.random() < 0.05 else rng.randint(1950, 2024),
-            website=None if rng.random() < 0.03 else f"https://www.{domain}",
+            website=None if not domain or rng.random() < 0.03 else f"https://www.{domain}",
             description=description,
             specialties=specialties,
             growth=round(rng.uniform(-15, 60), 1),

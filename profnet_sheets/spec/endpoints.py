@@ -16,6 +16,13 @@ SearchKind = Literal["leads", "companies"]
 SearchRole = Literal["create", "status", "results"]
 
 FLAG_VALUES = ("true", "false")
+# Accepted URL forms (docs/decisions.md #33, #35): scheme, www. or a country subdomain optional.
+_URL_HEAD = r"^\s*(https?://)?([a-z]{2,3}\.|www\.)?profnet\.com/"
+PROFILE_URL_PATTERN = _URL_HEAD + r"in/[^/?#\s]+"
+COMPANY_URL_PATTERN = _URL_HEAD + r"(company|showcase)/[^/?#\s]+"
+HEADCOUNT_URL_PATTERN = _URL_HEAD + r"(company|showcase|school)/[^/?#\s]+"
+NUMERIC_ID_PATTERN = r"^\s*[0-9]+\s*$"
+URL_PARTS_PATTERN = _URL_HEAD + r"(?P<kind>company|showcase|school|in)/(?P<slug>[^/?#\s]+)"
 DATE_POSTED = ("past-24h", "past-week", "past-month")
 
 
@@ -34,6 +41,7 @@ class Param:
     maximum: float | None = None
     default: Any = None
     aliases: tuple[str, ...] = ()  # other names the service accepts (docs/decisions.md)
+    pattern: str | None = None  # a regular expression the value must match (decisions.md #33)
 
 
 @dataclass(frozen=True)
@@ -91,7 +99,7 @@ class Endpoint:
     shared_with_alternative: tuple[str, ...] = ()
     search: SearchKind | None = None
     search_role: SearchRole | None = None
-    not_found: str | None = None  # what a 404 means here, when one is documented
+    not_found: str | None = None  # what a 404 means here (spec section 7, or decisions.md #20)
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -133,7 +141,9 @@ def _posts(item: ObjectOf) -> ObjectOf:
 
 START = Param("start", "integer", description="Starting offset", default=0, minimum=0)
 PAGINATION_TOKEN = Param("pagination_token", description="Token for pagination")
-PROFILE_URL = Param("profnet_url", required=True, description="Profile URL")
+PROFILE_URL = Param(
+    "profnet_url", required=True, description="Profile URL", pattern=PROFILE_URL_PATTERN
+)
 REQUEST_ID = Param("request_id", required=True, description="Identifier of the search job")
 RESULTS_PAGE = Param("page", "integer", description="Page of results", default=1, minimum=1)
 FIXED_1 = Price("fixed", 1)
@@ -205,8 +215,12 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "Company details by numeric id, company page URL or domain.",
         FIXED_1,
         (
-            Param("company_id", description="Numeric company id in the network"),
-            Param("profnet_url", description="Company page URL"),
+            Param(
+                "company_id",
+                description="Numeric company id in the network",
+                pattern=NUMERIC_ID_PATTERN,
+            ),
+            Param("profnet_url", description="Company page URL", pattern=COMPANY_URL_PATTERN),
             Param("domain", description="Company domain, with or without protocol, www. or path"),
         ),
         _data(r.COMPANY),
@@ -214,6 +228,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         at_least_one=AtLeastOne(
             ("company_id", "profnet_url", "domain"), "company_id, profnet_url, or domain"
         ),
+        not_found="no company for that domain (decided: docs/decisions.md #20)",
     ),
     Endpoint(
         "search-posts",
@@ -305,7 +320,14 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "GET",
         "A post by its numeric id.",
         FIXED_1,
-        (Param("urn", required=True, description="The numeric id of the post"),),
+        (
+            Param(
+                "urn",
+                required=True,
+                description="The numeric id of the post",
+                pattern=NUMERIC_ID_PATTERN,
+            ),
+        ),
         _data(r.POST_DETAIL),
         (200, 400, 401, 404),
         not_found="post not found",
@@ -316,7 +338,12 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "Posts or reposts of a company page.",
         FIXED_1,
         (
-            Param("profnet_url", required=True, description="Company page URL"),
+            Param(
+                "profnet_url",
+                required=True,
+                description="Company page URL",
+                pattern=COMPANY_URL_PATTERN,
+            ),
             Param(
                 "type", enum=("posts", "reposts"), default="posts", description="posts or reposts"
             ),
@@ -510,6 +537,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                 "profnet_url",
                 required=True,
                 description="Company or school URL: contains /company/, /showcase/ or /school/",
+                pattern=HEADCOUNT_URL_PATTERN,
             ),
             Param("where_they_live", "array", items="string", description="Geographic region ids"),
             Param("where_they_studied", "array", items="string", description="School ids"),

@@ -60,6 +60,10 @@ _ITEM_SCHEMAS: dict[str, Schema] = {
 def param_schema(param: Param) -> Schema:
     """JSON Schema of one request parameter's value."""
     schema: Schema
+    if param.pattern:
+        # An optional parameter may be blank, which means "not given" (docs/decisions.md #26).
+        pattern = param.pattern if param.required else rf"^\s*$|{param.pattern}"
+        return {"type": "string", "pattern": pattern, "description": param.description}
     if param.type == "array":
         item = param.items or "string"
         items = (
@@ -94,16 +98,17 @@ def param_schema(param: Param) -> Schema:
 
 def _given(param: Param) -> Schema:
     """A schema that holds when `param` is present and not empty (so it counts as given)."""
-    value: Schema = {}
+    value: Schema = {"not": {"type": "null"}}
     if param.type == "array":
-        value = {"minItems": 1}
+        value = {"type": "array", "minItems": 1}
     elif param.type == "string" and not param.enum:
-        value = {"pattern": NON_BLANK}
-    return (
-        {"required": [param.name], "properties": {param.name: value}}
-        if value
-        else {"required": [param.name]}
-    )
+        value = {"type": "string", "pattern": NON_BLANK}
+    return {"required": [param.name], "properties": {param.name: value}}
+
+
+def _optional(schema: Schema) -> Schema:
+    """An optional body field also takes null, which means "not given" (docs/decisions.md #26)."""
+    return {"anyOf": [schema, {"type": "null"}]}
 
 
 def body_schema(endpoint: Endpoint) -> Schema:
@@ -113,7 +118,10 @@ def body_schema(endpoint: Endpoint) -> Schema:
         params.extend(Param(**{**param.__dict__, "name": alias}) for alias in param.aliases)
     schema: Schema = {
         "type": "object",
-        "properties": {param.name: param_schema(param) for param in params},
+        "properties": {
+            param.name: param_schema(param) if param.required else _optional(param_schema(param))
+            for param in params
+        },
     }
     required = [param.name for param in params if param.required]
     if required:
