@@ -9,12 +9,14 @@ from collections.abc import Callable
 from datetime import timedelta
 from functools import lru_cache
 from typing import Any
+from urllib.parse import unquote
 
 from profnet_sheets.sandbox import data
 from profnet_sheets.sandbox.params import ApiError, invalid
 from profnet_sheets.sandbox.params import Params as ParsedParams
 from profnet_sheets.sandbox.store import Job, Store
 from profnet_sheets.sandbox.world import (
+    HOSTNAME,
     WEB,
     WORLD_NOW,
     Company,
@@ -29,6 +31,7 @@ from profnet_sheets.spec import errors
 from profnet_sheets.spec.endpoints import HEADCOUNT_URL_MARKERS, URL_PARTS_PATTERN, endpoint
 
 RESULTS_PAGE_SIZE = 25
+LEAD_NARROWING = ("geo_codes", "industry_codes", "school_ids")
 FEED_PAGE_SIZE = 10
 SCHOOLS_PAGE_SIZE = 10
 EMPTY_TRIGGER = "sandbox-empty"
@@ -36,7 +39,6 @@ FAIL_TRIGGER = "sandbox-fail"
 TIMEOUT_TRIGGER = "sandbox-timeout"
 URN_PREFIX = "urn:profnet:activity:"
 _URL = re.compile(URL_PARTS_PATTERN)
-_DOMAIN = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
 _WINDOW_DAYS = {"past-24h": 1.0, "past-week": 7.0, "past-month": 30.0}
 
 Params = dict[str, Any]
@@ -49,7 +51,7 @@ def parse_url(url: str, kinds: tuple[str, ...], parameter: str = "profnet_url") 
     if not match or match["kind"] not in kinds:
         wanted = " or ".join(f"/{kind}/" for kind in kinds)
         raise invalid(parameter, f"{parameter} must be a profnet.com {wanted} URL, got {url!r}.")
-    return match["kind"], match["slug"].lower()
+    return match["kind"], unquote(match["slug"]).lower()
 
 
 def normalize_domain(domain: str) -> str:
@@ -75,6 +77,8 @@ class Operations:
         self.world = world
         self.store = store
         self._matching_companies = lru_cache(maxsize=256)(self._match_companies)
+        self._jobs = lru_cache(maxsize=256)(self._job_population)
+        self._matching_leads = lru_cache(maxsize=64)(self._match_leads)
 
     def handler(self, endpoint_name: str) -> Operation:
         operation: Operation = getattr(self, endpoint_name.replace("-", "_"))
@@ -117,7 +121,7 @@ class Operations:
             company = self.company_by_id(slug) if slug.isdigit() else self.world.company(slug)
         else:
             domain = normalize_domain(params["domain"])
-            if not _DOMAIN.match(domain) or domain.endswith(".invalid"):
+            if not HOSTNAME.match(domain) or domain.endswith(".invalid"):
                 raise ApiError(404, errors.not_found(f"No company found for domain {domain!r}."))
             slug = self._catalog_by_domain.get(domain) or domain_to_slug(domain)
             company = self.world.company(slug)
@@ -125,25 +129,36 @@ class Operations:
 
     # -- posts ----------------------------------------------------------------------------------
 
+    def _age(self, source: tuple[object, ...], index: int, total: int, span_days: float) -> float:
+        """Seconds before WORLD_NOW of the index-th item of a list: index 0 is the newest."""
+        jitter = stable_hash(self.world.seed, *source, index, "age") % 10_000 / 10_000
+        return (index + jitter) * span_days * 86400 / max(total, 1)
+
     def _feed(
         self,
         source: tuple[object, ...],
         total: int,
-        start: int,
-        window_days: float,
-        by_date: bool,
+        span_days: float,
+        params: Params,
         author: Person | Company | None,
         topic: str | None,
-    ) -> list[dict[str, Any]]:
-        """A page of a post list; posts are remembered by urn, authors by profile slug."""
-        order = list(range(total))
-        if not by_date:
-            self.world.rng(*source, "order").shuffle(order)
+    ) -> tuple[list[dict[str, Any]], int]:
+        """A page of one post list, narrowed by `date_posted` and ordered by `sort_by`.
+
+        The list is the same whatever the filters (so a narrower filter gives a subset); posts
+        are remembered by urn and their authors by profile slug. Returns (page, matching total).
+        """
+        window = _WINDOW_DAYS.get(params.get("date_posted", ""), math.inf) * 86400
+        order = [i for i in range(total) if self._age(source, i, total, span_days) <= window]
+        matching = len(order)
+        if params.get("sort_by", "date") != "date":
+            order.sort(key=lambda i: stable_hash(self.world.seed, *source, i, "relevance"))
+        start = params["start"]
         posts = []
         people: list[Person] = []
         for index in order[start : start + FEED_PAGE_SIZE]:
             rng = self.world.rng(*source, index)
-            age = (index + rng.random()) * window_days * 86400 / max(total, 1)
+            age = self._age(source, index, total, span_days)
             who = author or self.world.new_person(rng)
             author_record: dict[str, Any]
             if isinstance(who, Company):
@@ -164,8 +179,9 @@ class Operations:
             post_id = str(
                 7 * 10**18 + stable_hash(self.world.seed, "post", *source, index) % 10**18
             )
+            mentioned = who if isinstance(who, Company) else self.world.catalog_company(rng)
             text = rng.choice(data.POST_TEMPLATES).format(
-                topic=topic or rng.choice(data.SKILLS), company=self.world.catalog_company(rng).name
+                topic=topic or rng.choice(data.SKILLS), company=mentioned.name
             )
             posts.append(
                 {
@@ -187,7 +203,7 @@ class Operations:
             )
         self.store.remember("post", [(str(post["urn"]), post) for post in posts])
         self._remember_people(people)
-        return posts
+        return posts, matching
 
     @staticmethod
     def _summary(post: dict[str, Any], with_author: bool) -> dict[str, Any]:
@@ -215,24 +231,15 @@ class Operations:
 
     def search_posts(self, params: Params, key: str) -> dict[str, Any]:
         keyword = params["keyword"].strip()
-        window = _WINDOW_DAYS.get(params.get("date_posted", ""), 365.0)
         total = (
             0
             if EMPTY_TRIGGER in keyword.lower()
             else 20 + stable_hash(self.world.seed, keyword.lower()) % 400
         )
-        total = math.ceil(total * window / 365.0)
-        source = ("search-posts", keyword.lower(), params.get("date_posted"))
-        posts = self._feed(
-            source,
-            total,
-            params["start"],
-            window,
-            params["sort_by"] == "date",
-            None,
-            keyword,
+        posts, matching = self._feed(
+            ("search-posts", keyword.lower()), total, 365.0, params, None, keyword
         )
-        return self._posts_body([self._summary(p, True) for p in posts], params["start"], total)
+        return self._posts_body([self._summary(p, True) for p in posts], params["start"], matching)
 
     def get_company_posts(self, params: Params, key: str) -> dict[str, Any]:
         _, slug = parse_url(params["profnet_url"], ("company", "showcase"))
@@ -240,10 +247,10 @@ class Operations:
         kind = params["type"]
         total = 3 + stable_hash(self.world.seed, slug, kind) % 80
         authored = company if kind == "posts" else None
-        posts = self._feed(
-            ("company-posts", slug, kind), total, params["start"], 730.0, True, authored, None
+        posts, matching = self._feed(
+            ("company-posts", slug, kind), total, 730.0, params, authored, None
         )
-        return self._posts_body([self._summary(p, False) for p in posts], params["start"], total)
+        return self._posts_body([self._summary(p, False) for p in posts], params["start"], matching)
 
     def get_profile_posts(self, params: Params, key: str) -> dict[str, Any]:
         _, slug = parse_url(params["profnet_url"], ("in",))
@@ -251,10 +258,10 @@ class Operations:
         kind = params["type"]
         total = stable_hash(self.world.seed, slug, kind) % (40 if kind == "posts" else 60)
         authored = person if kind == "posts" else None
-        posts = self._feed(
-            ("profile-posts", slug, kind), total, params["start"], 730.0, True, authored, None
+        posts, matching = self._feed(
+            ("profile-posts", slug, kind), total, 730.0, params, authored, None
         )
-        return self._posts_body([self._summary(p, False) for p in posts], params["start"], total)
+        return self._posts_body([self._summary(p, False) for p in posts], params["start"], matching)
 
     def get_post_details(self, params: Params, key: str) -> dict[str, Any]:
         urn = params["urn"].strip()
@@ -274,33 +281,19 @@ class Operations:
             found.setdefault(self.world.company(slug).industry.id, []).append(slug)
         return {industry: tuple(slugs) for industry, slugs in found.items()}
 
-    def search_jobs(self, params: Params, key: str) -> dict[str, Any]:
+    def _job_population(self, selectors_json: str) -> tuple[dict[str, Any], ...]:
+        """Every job a set of selectors (keyword, company, industry) finds, newest first."""
         world = self.world
-        levels = {level.lower(): level for level in data.EXPERIENCE_LEVELS}
-        level = params.get("experience_level")
-        place = world.places_by_geo_id.get(params.get("geo_id", ""))
-        company = (
-            self.company_by_id(params["company_id"])
-            if params.get("company_id", "").strip().isdigit()
-            else None
-        )
-        industry_slugs = self._catalog_by_industry().get(params.get("industry_id", ""), ())
-        impossible = (
-            (level is not None and level.lower() not in levels)
-            or ("geo_id" in params and place is None)
-            or ("company_id" in params and company is None)
-            or ("industry_id" in params and not industry_slugs)
-            or _keywords_have(params, EMPTY_TRIGGER)
-        )
-        filters = {name: value for name, value in params.items() if name != "start"}
-        window = _WINDOW_DAYS.get(params.get("date_posted", ""), 60.0)
-        total = 0 if impossible else 10 + stable_hash(world.seed, canonical(filters)) % 250
-        total = math.ceil(total * min(window, 60.0) / 60.0)
-        start = params["start"]
+        selectors: Params = json.loads(selectors_json)
+        if _keywords_have(selectors, EMPTY_TRIGGER):
+            return ()
+        company = self.company_by_id(selectors["company_id"]) if "company_id" in selectors else None
+        industry_slugs = self._catalog_by_industry().get(selectors.get("industry_id", ""), ())
+        total = 10 + stable_hash(world.seed, selectors_json) % 300
+        keyword = str(selectors.get("keyword", "")).strip()
         jobs = []
-        for index in range(start, min(start + FEED_PAGE_SIZE, total)):
-            rng = world.rng("job", canonical(filters), index)
-            keyword = params.get("keyword", "").strip()
+        for index in range(total):
+            rng = world.rng("job", selectors_json, index)
             title = (
                 rng.choice(("{}", "Senior {}", "{} II", "Lead {}")).format(keyword.title())
                 if keyword
@@ -311,13 +304,14 @@ class Operations:
                 if industry_slugs
                 else world.catalog_company(rng)
             )
-            city = rng.choice(world.cities_within(place)) if place else employer.city
+            city = employer.city if rng.random() < 0.5 else rng.choice(world.cities)
             job_id = str(
-                4_000_000_000 + stable_hash(world.seed, "job", canonical(filters), index) % 10**9
+                4_000_000_000 + stable_hash(world.seed, "job", selectors_json, index) % 10**9
             )
             skills = rng.sample(data.SKILLS, k=rng.randint(3, 8))
-            job_level = levels[level.lower()] if level else rng.choice(data.EXPERIENCE_LEVELS)
+            level = rng.choice(data.EXPERIENCE_LEVELS)
             low = rng.randrange(40, 200, 5) * 1000
+            age = self._age(("job", selectors_json), index, total, 60.0)
             jobs.append(
                 {
                     "job_id": job_id,
@@ -325,20 +319,17 @@ class Operations:
                     "company_name": employer.name,
                     "company_profnet_url": employer.profnet_url,
                     "location": city.name,
-                    "remote_type": params.get("remote") or rng.choice(data.REMOTE_TYPES),
-                    "job_type": params.get("job_type") or rng.choice(data.JOB_TYPES),
-                    "experience_level": job_level,
-                    "posted_at": timestamp(
-                        WORLD_NOW
-                        - timedelta(seconds=(index + rng.random()) * window * 86400 / total)
-                    ),
+                    "remote_type": rng.choice(data.REMOTE_TYPES),
+                    "job_type": rng.choice(data.JOB_TYPES),
+                    "experience_level": level,
+                    "posted_at": timestamp(WORLD_NOW - timedelta(seconds=age)),
                     "applicants_count": int(rng.paretovariate(1.3) * 8),
                     "description": rng.choice(data.JOB_DESCRIPTIONS).format(
                         title=title,
                         company=employer.name,
                         location=city.short_name,
                         skill=skills[0],
-                        level=job_level.lower(),
+                        level=level.lower(),
                     ),
                     "skills": skills,
                     "benefits": rng.sample(data.BENEFITS, k=rng.randint(2, 6)),
@@ -346,14 +337,55 @@ class Operations:
                     if rng.random() < 0.5
                     else f"${low:,} - ${low + rng.randrange(10, 80, 5) * 1000:,}/yr",
                     "apply_url": f"{WEB}/jobs/view/{job_id}/apply/",
+                    "_age": age,
+                    "_city": city.key,
                 }
             )
-        self.store.remember("job", [(str(job["job_id"]), job) for job in jobs])
+        return tuple(jobs)
+
+    def search_jobs(self, params: Params, key: str) -> dict[str, Any]:
+        """Selectors (keyword, company_id, industry_id) pick a population of jobs; geo_id,
+        date_posted, experience_level, job_type and remote narrow it (a subset, never another
+        set)."""
+        world = self.world
+        company_id = params.get("company_id", "").strip()
+        if company_id and not company_id.isdigit():
+            raise invalid("company_id", f"company_id must be a numeric id, got {company_id!r}.")
+        selectors: Params = {
+            name: params[name]
+            for name in ("keyword", "company_id", "industry_id")
+            if name in params
+        }
+        unknown_industry = "industry_id" in params and not self._catalog_by_industry().get(
+            params["industry_id"]
+        )
+        population = () if unknown_industry else self._jobs(canonical(selectors))
+        place = world.places_by_geo_id.get(params.get("geo_id", "").strip())
+        level = params.get("experience_level", "").strip().lower()
+        window = _WINDOW_DAYS.get(params.get("date_posted", ""), math.inf) * 86400
+        matching = [
+            job
+            for job in population
+            if (
+                "geo_id" not in params
+                or (place is not None and place.key in world.places[job["_city"]].ancestors)
+            )
+            and (not level or job["experience_level"].lower() == level)
+            and params.get("job_type", job["job_type"]) == job["job_type"]
+            and params.get("remote", job["remote_type"]) == job["remote_type"]
+            and job["_age"] <= window
+        ]
+        start = params["start"]
+        page = [
+            {name: value for name, value in job.items() if not name.startswith("_")}
+            for job in matching[start : start + FEED_PAGE_SIZE]
+        ]
+        self.store.remember("job", [(str(job["job_id"]), job) for job in page])
         summaries = [
             {
                 **{
-                    k: job[k]
-                    for k in (
+                    name: job[name]
+                    for name in (
                         "job_id",
                         "title",
                         "company_name",
@@ -364,12 +396,12 @@ class Operations:
                 },
                 "job_url": f"{WEB}/jobs/view/{job['job_id']}/",
             }
-            for job in jobs
+            for job in page
         ]
         return {
             "data": {
                 "jobs": summaries,
-                "paging": {"start": start, "count": len(jobs), "total": total},
+                "paging": {"start": start, "count": len(page), "total": len(matching)},
             }
         }
 
@@ -537,10 +569,7 @@ class Operations:
         filters = {k: v for k, v in params.items() if k != "limit"}
         if kind == "companies":
             return len(self._matching_companies(canonical(filters)))
-        dims = sum(1 for name in filters if name != "sales_nav_url")
-        return int(
-            (200 + stable_hash(self.world.seed, canonical(filters)) % 5000) / (1 + 0.6 * dims)
-        )
+        return len(self._matching_leads(canonical(filters)))
 
     def _match_companies(self, filters_json: str) -> tuple[str, ...]:
         world = self.world
@@ -596,32 +625,60 @@ class Operations:
             matches.append(slug)
         return tuple(sorted(matches, key=order))
 
-    def lead(self, params: Params, index: int) -> Person:
-        """The index-th result of a lead search with these parameters."""
+    def _lead_population(self, selectors_json: str) -> tuple[Person, ...]:
+        """Everyone a lead search's selectors (titles, companies, keywords, a URL) find."""
         world = self.world
-        filters = {k: v for k, v in params.items() if k != "limit"}
-        rng = world.rng("lead", canonical(filters), index)
-        title = rng.choice(filters["title_keywords"]) if filters.get("title_keywords") else None
-        company = None
-        if filters.get("current_company_names"):
-            company = world.company(
-                slugify(rng.choice(filters["current_company_names"])) or "company"
-            )
-        elif filters.get("current_company_ids"):
-            company = self.company_by_id(str(rng.choice(filters["current_company_ids"])))
-        elif filters.get("industry_codes"):
-            slugs = self._catalog_by_industry().get(str(rng.choice(filters["industry_codes"])), ())
-            company = world.company(rng.choice(slugs)) if slugs else None
-        city_name = None
-        if filters.get("geo_codes"):
-            place = world.places_by_geo_id.get(str(rng.choice(filters["geo_codes"])))
-            if place is not None:
-                city_name = (
-                    place.name
-                    if place.type == "CITY"
-                    else rng.choice(world.cities_within(place)).name
+        selectors: Params = json.loads(selectors_json)
+        dims = sum(1 for name in selectors if name != "sales_nav_url")
+        size = int((300 + stable_hash(world.seed, selectors_json) % 3000) / (1 + 0.5 * dims))
+        people = []
+        for index in range(size):
+            rng = world.rng("lead", selectors_json, index)
+            titles = selectors.get("title_keywords")
+            company = None
+            if selectors.get("current_company_names"):
+                name = rng.choice(selectors["current_company_names"])
+                company = world.company(slugify(name) or "company")
+            elif selectors.get("current_company_ids"):
+                company = self.company_by_id(str(rng.choice(selectors["current_company_ids"])))
+            past: list[Company] = []
+            if selectors.get("past_company_names"):
+                name = rng.choice(selectors["past_company_names"])
+                past.append(world.company(slugify(name) or "company"))
+            if selectors.get("past_company_ids"):
+                past.append(self.company_by_id(str(rng.choice(selectors["past_company_ids"]))))
+            people.append(
+                world.new_person(
+                    rng,
+                    title=rng.choice(titles) if titles else None,
+                    company=company,
+                    past=tuple(past),
+                    school=rng.choice(data.SCHOOLS).name,
                 )
-        return world.new_person(rng, title=title, company=company, city_name=city_name)
+            )
+        return tuple(people)
+
+    def _match_leads(self, filters_json: str) -> tuple[Person, ...]:
+        """The population of the selectors, narrowed by location, industry and school."""
+        world = self.world
+        filters: Params = json.loads(filters_json)
+        if _keywords_have(filters, EMPTY_TRIGGER):
+            return ()
+        selectors = {k: v for k, v in filters.items() if k not in LEAD_NARROWING}
+        people = self._lead_population(canonical(selectors))
+        if "geo_codes" in filters:
+            places = {world.places_by_geo_id.get(str(code)) for code in filters["geo_codes"]}
+            keys = {place.key for place in places if place is not None}
+            people = tuple(
+                p for p in people if keys & set(world.places_by_name[p.city_name].ancestors)
+            )
+        if "industry_codes" in filters:
+            codes = {str(code) for code in filters["industry_codes"]}
+            people = tuple(p for p in people if p.company.industry.id in codes)
+        if "school_ids" in filters:
+            schools = {str(school).strip().lower() for school in filters["school_ids"]}
+            people = tuple(p for p in people if slugify(p.school or "") in schools)
+        return people
 
     def results_page(self, job: Job, page: int) -> list[dict[str, Any]]:
         first = (page - 1) * RESULTS_PAGE_SIZE
@@ -630,7 +687,9 @@ class Operations:
             filters = {k: v for k, v in job.params.items() if k != "limit"}
             slugs = self._matching_companies(canonical(filters))
             return [self.world.company(slugs[i]).search_item() for i in indexes]
-        people = [self.lead(job.params, i) for i in indexes]
+        filters = {k: v for k, v in job.params.items() if k != "limit"}
+        matching = self._matching_leads(canonical(filters))
+        people = [matching[i] for i in indexes]
         self._remember_people(people)
         return [
             {

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from profnet_sheets.spec import errors
-from profnet_sheets.spec.endpoints import Endpoint, Param
+from profnet_sheets.spec.endpoints import SPACE_CHARS, Endpoint, Param
 
 
 class ApiError(Exception):
@@ -33,18 +33,18 @@ def invalid(parameter: str | None, details: str) -> ApiError:
 def _not_given(param: Param, value: Any) -> bool:
     """null and [] are "not given"; so is a blank string, except where it must be an enum value
     or a number (there a blank is an invalid value): docs/decisions.md #26."""
-    if value is None or value == []:
+    if value is None or (value == [] and param.type == "array"):
         return True
-    blank = isinstance(value, str) and not value.strip()
+    blank = isinstance(value, str) and not value.strip(SPACE_CHARS)
     return blank and param.type == "string" and param.enum is None
 
 
-_INTEGER_TEXT = re.compile(r"^-?[0-9]+(\.0*)?$")
+_INTEGER_TEXT = re.compile(r"-?[0-9]+(\.0*)?")
 
 
 def _integer(param: Param, value: Any, from_query: bool) -> int:
-    if from_query and isinstance(value, str) and _INTEGER_TEXT.match(value.strip()):
-        number = int(float(value.strip()))
+    if from_query and isinstance(value, str) and _INTEGER_TEXT.fullmatch(value.strip(SPACE_CHARS)):
+        number = int(float(value.strip(SPACE_CHARS)))
     elif isinstance(value, int) and not isinstance(value, bool):
         number = value
     elif isinstance(value, float) and value.is_integer():  # 5.0 is an integer in JSON Schema
@@ -66,7 +66,7 @@ def _string(param: Param, value: Any) -> str:
         raise invalid(param.name, f"{param.name} must be one of {allowed}; got {value!r}.")
     if param.pattern is not None and not re.match(param.pattern, value):
         raise invalid(param.name, f"{param.name} is not of the expected form: {value!r}.")
-    return value.strip()
+    return value.strip(SPACE_CHARS)
 
 
 def _array(param: Param, value: Any) -> list[Any]:

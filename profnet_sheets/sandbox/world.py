@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cached_property, lru_cache
 from typing import Any
+from urllib.parse import quote
 
 from profnet_sheets.sandbox import data
 from profnet_sheets.spec.resources import HEADCOUNT_CODES, company_size_label
@@ -24,6 +25,7 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 _TLD_SLUG = re.compile(
     r"^(?P<base>.+)-(?P<tld>io|ai|co|net|org|dev|app|de|fr|nl|es|it|se|ie|ca|in|sg|au|br|jp|co-uk|com-au)$"
 )
+HOSTNAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
 _PERSON_SLUG = re.compile(r"^(?P<first>[a-z]+)-(?P<last>[a-z]+)(?:-[0-9a-z]+)?$")
 
 
@@ -103,7 +105,7 @@ class Company:
 
     @property
     def profnet_url(self) -> str:
-        return f"{WEB}/company/{self.slug}/"
+        return f"{WEB}/company/{quote(self.slug, safe='-_.~')}/"
 
     def record(self) -> dict[str, Any]:
         return {
@@ -140,6 +142,8 @@ class Person:
     company: Company
     city_name: str
     picture: str | None
+    past: tuple[str, ...] = ()  # slugs of companies the person worked at before
+    school: str | None = None
 
     @property
     def name(self) -> str:
@@ -147,13 +151,13 @@ class Person:
 
     @property
     def profnet_url(self) -> str:
-        return f"{WEB}/in/{self.slug}/"
+        return f"{WEB}/in/{quote(self.slug, safe='-_.~')}/"
 
     @property
     def headline(self) -> str:
         return f"{self.title} at {self.company.name}"
 
-    def overrides(self) -> dict[str, str | None]:
+    def overrides(self) -> dict[str, Any]:
         """What a profile lookup must repeat of this person (stored by the backend)."""
         return {
             "first": self.first,
@@ -162,6 +166,8 @@ class Person:
             "company": self.company.slug,
             "city_name": self.city_name,
             "picture": self.picture,
+            "past": list(self.past),
+            "school": self.school,
         }
 
 
@@ -192,6 +198,10 @@ class World:
     @cached_property
     def places_by_geo_id(self) -> dict[str, Place]:
         return {place.geo_id: place for place in self.places.values()}
+
+    @cached_property
+    def places_by_name(self) -> dict[str, Place]:
+        return {place.name: place for place in self.places.values()}
 
     @cached_property
     def cities(self) -> tuple[Place, ...]:
@@ -278,6 +288,7 @@ class World:
         else:
             domain = slug_to_domain(slug)
             name = title_from_slug(domain.split(".")[0])
+            domain = domain if HOSTNAME.match(domain) else ""
         industry = rng.choice(data.INDUSTRIES)
         size_code = rng.choices(list(_SIZE_WEIGHTS), weights=list(_SIZE_WEIGHTS.values()))[0]
         low, high = HEADCOUNT_CODES[size_code]
@@ -337,6 +348,17 @@ class World:
             company_slug = overrides.get("company", company_slug)
             city_name = overrides.get("city_name", city_name)
             picture = overrides.get("picture", picture)
+            return Person(
+                slug,
+                first,
+                last,
+                title,
+                self.company(company_slug),
+                city_name,
+                picture,
+                tuple(overrides.get("past", ())),
+                overrides.get("school"),
+            )
         return Person(slug, first, last, title, self.company(company_slug), city_name, picture)
 
     def new_person(
@@ -347,6 +369,8 @@ class World:
         company: Company | None = None,
         city_name: str | None = None,
         full_name: str | None = None,
+        past: tuple[Company, ...] = (),
+        school: str | None = None,
     ) -> Person:
         """A person generated for a search result (their slug is unique to them)."""
         first, last = rng.choice(data.FIRST_NAMES), rng.choice(data.LAST_NAMES)
@@ -368,6 +392,8 @@ class World:
             picture=None
             if rng.random() < 0.1
             else f"{MEDIA}/profile/{rng.getrandbits(48):012x}.jpg",
+            past=tuple(company.slug for company in past),
+            school=school,
         )
 
     def profile(self, person: Person, *, skills: bool, certifications: bool) -> dict[str, Any]:
@@ -378,9 +404,10 @@ class World:
             self._experience(rng, person.title, person.company, person.city_name, start, None)
         ]
         end = start
-        for _ in range(rng.randint(0, 4)):
+        past = list(person.past)
+        for _ in range(max(len(past), rng.randint(0, 4))):
             begin = end - timedelta(days=rng.randint(300, 1800))
-            company = self.catalog_company(rng)
+            company = self.company(past.pop(0)) if past else self.catalog_company(rng)
             experience.append(
                 self._experience(
                     rng, rng.choice(data.JOB_TITLES), company, company.city.name, begin, end
@@ -389,11 +416,12 @@ class World:
             end = begin - timedelta(days=rng.randint(0, 120))
         education = []
         school_end = end.year
+        schools = [person.school] if person.school else []
         for _ in range(rng.randint(1, 2)):
-            school = rng.choice(data.SCHOOLS)
+            school = schools.pop(0) if schools else rng.choice(data.SCHOOLS).name
             education.append(
                 {
-                    "school": school.name,
+                    "school": school,
                     "degree": rng.choice(data.DEGREES),
                     "field": rng.choice(data.FIELDS_OF_STUDY),
                     "start_date": str(school_end - rng.randint(2, 5)),

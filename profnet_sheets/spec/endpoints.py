@@ -17,12 +17,19 @@ SearchRole = Literal["create", "status", "results"]
 
 FLAG_VALUES = ("true", "false")
 # Accepted URL forms (docs/decisions.md #33, #35): scheme, www. or a country subdomain optional.
-_URL_HEAD = r"^\s*(https?://)?([a-z]{2,3}\.|www\.)?profnet\.com/"
-PROFILE_URL_PATTERN = _URL_HEAD + r"in/[^/?#\s]+"
-COMPANY_URL_PATTERN = _URL_HEAD + r"(company|showcase)/[^/?#\s]+"
-HEADCOUNT_URL_PATTERN = _URL_HEAD + r"(company|showcase|school)/[^/?#\s]+"
-NUMERIC_ID_PATTERN = r"^\s*[0-9]+\s*$"
-URL_PARTS_PATTERN = _URL_HEAD + r"(?P<kind>company|showcase|school|in)/(?P<slug>[^/?#\s]+)"
+# Patterns are written so that Python and ECMA-262 (JSON Schema) read them alike: no \s, whose
+# meaning differs between the two, and no $, which Python also matches before a final newline.
+SPACE_CHARS = " \t\n\r\f\v"  # what "blank" means, for the sandbox and the schema alike
+_SPACE = r"[ \t\n\r\f\v]"
+_SLUG = r"[^/?# \t\n\r\f\v]+"
+NON_BLANK_PATTERN = r"[^ \t\n\r\f\v]"
+_URL_HEAD = rf"^{_SPACE}*(https?://)?([a-z]{{2,3}}\.|www\.)?profnet\.com/"
+PROFILE_URL_PATTERN = _URL_HEAD + rf"in/{_SLUG}"
+COMPANY_URL_PATTERN = _URL_HEAD + rf"(company|showcase)/{_SLUG}"
+HEADCOUNT_URL_PATTERN = _URL_HEAD + rf"(company|showcase|school)/{_SLUG}"
+NUMERIC_ID_PATTERN = rf"^{_SPACE}*[0-9]+{_SPACE}*(?![\s\S])"
+BLANK_PATTERN = rf"^{_SPACE}*(?![\s\S])"
+URL_PARTS_PATTERN = _URL_HEAD + rf"(?P<kind>company|showcase|school|in)/(?P<slug>{_SLUG})"
 DATE_POSTED = ("past-24h", "past-week", "past-month")
 
 
@@ -273,7 +280,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                 enum=("on-site", "remote", "hybrid"),
                 description="on-site, remote or hybrid",
             ),
-            Param("company_id", description="Company id filter"),
+            Param("company_id", description="Company id filter", pattern=NUMERIC_ID_PATTERN),
             Param("industry_id", description="Industry id filter"),
             START,
         ),

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from profnet_sheets.spec.endpoints import ENDPOINTS, Endpoint, Param
+from profnet_sheets.spec.endpoints import (
+    BLANK_PATTERN,
+    ENDPOINTS,
+    NON_BLANK_PATTERN,
+    Endpoint,
+    Param,
+)
 from profnet_sheets.spec.errors import BY_STATUS, statuses
 from profnet_sheets.spec.resources import RESOURCES
 from profnet_sheets.spec.schema import ArrayOf, ObjectOf, Scalar, Shape
 
 API_KEY_HEADER = "X-SERVICE-API-KEY"
-NON_BLANK = r"\S"
 Schema = dict[str, Any]
 
 
@@ -62,7 +67,7 @@ def param_schema(param: Param) -> Schema:
     schema: Schema
     if param.pattern:
         # An optional parameter may be blank, which means "not given" (docs/decisions.md #26).
-        pattern = param.pattern if param.required else rf"^\s*$|{param.pattern}"
+        pattern = param.pattern if param.required else f"{BLANK_PATTERN}|{param.pattern}"
         return {"type": "string", "pattern": pattern, "description": param.description}
     if param.type == "array":
         item = param.items or "string"
@@ -88,7 +93,7 @@ def param_schema(param: Param) -> Schema:
         if param.enum:
             schema["enum"] = list(param.enum)
         elif param.required:
-            schema["pattern"] = NON_BLANK
+            schema["pattern"] = NON_BLANK_PATTERN
     if param.default is not None:
         schema["default"] = param.default
     if param.description:
@@ -102,7 +107,7 @@ def _given(param: Param) -> Schema:
     if param.type == "array":
         value = {"type": "array", "minItems": 1}
     elif param.type == "string" and not param.enum:
-        value = {"type": "string", "pattern": NON_BLANK}
+        value = {"type": "string", "pattern": NON_BLANK_PATTERN}
     return {"required": [param.name], "properties": {param.name: value}}
 
 
