@@ -51,7 +51,7 @@ def month_label(moment: datetime) -> str:
 
 def domain_to_slug(domain: str) -> str:
     """The company slug of a normalised domain: `stripe.com` -> `stripe`, `acme.io` -> `acme-io`."""
-    return slugify(domain[:-4] if domain.endswith(".com") else domain)
+    return (domain.removesuffix(".com") if domain.endswith(".com") else domain).replace(".", "-")
 
 
 def slug_to_domain(slug: str) -> str:

@@ -1,0 +1,155 @@
+"""The command line as a user runs it: `profnet-sheets sandbox` and `profnet-sheets demo`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import requests
+
+pytestmark = pytest.mark.integration
+
+CLI = [sys.executable, "-m", "profnet_sheets"]
+ISSUE_FLAGS = (
+    "--host",
+    "--port",
+    "--api-key",
+    "--credits",
+    "--seed",
+    "--latency-ms",
+    "--job-seconds",
+    "--fail-rate",
+    "--rate-limit",
+    "--db",
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, *args], capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+@contextmanager
+def sandbox_process(*args: str) -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [*CLI, "sandbox", "--port", str(port), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if requests.get(f"{base}/_sandbox/health", timeout=1).ok:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert time.monotonic() < deadline, "the sandbox did not come up"
+            time.sleep(0.1)
+        yield base
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def test_every_command_has_help() -> None:
+    for command in ((), ("sandbox",), ("demo",)):
+        result = run(*command, "--help")
+        assert result.returncode == 0, result.stderr
+        assert "Usage:" in result.stdout
+
+
+def test_sandbox_help_lists_every_option_the_issue_names() -> None:
+    help_text = run("sandbox", "--help").stdout
+    for flag in ISSUE_FLAGS:
+        assert flag in help_text, flag
+
+
+def test_sandbox_serves_keys_credits_and_seed_and_keeps_state_in_its_db(tmp_path: Path) -> None:
+    db = tmp_path / "sandbox.db"
+    args = ("--api-key", "k1", "--api-key", "k2", "--credits", "60", "--seed", "3")
+    with sandbox_process(*args, "--db", str(db)) as base:
+        headers = {"X-SERVICE-API-KEY": "k2"}
+        company = requests.get(
+            f"{base}/get-company-details", params={"domain": "acme.io"}, headers=headers, timeout=5
+        )
+        assert company.status_code == 200
+        created = requests.post(
+            f"{base}/search-leads", json={"title_keywords": ["CTO"]}, headers=headers, timeout=5
+        )
+        assert created.status_code == 200
+        request_id = created.json()["request_id"]
+        too_dear = requests.post(
+            f"{base}/search-companies", json={"keywords": "ai"}, headers=headers, timeout=5
+        )
+        assert too_dear.status_code == 402
+        assert too_dear.json()["message"] == "insufficient_credits"
+        other = requests.get(
+            f"{base}/_sandbox/usage", headers={"X-SERVICE-API-KEY": "k1"}, timeout=5
+        )
+        assert other.json()["balance"] == 60
+        unknown = requests.get(
+            f"{base}/get-company-details",
+            params={"domain": "a.io"},
+            headers={"X-SERVICE-API-KEY": "nope"},
+            timeout=5,
+        )
+        assert unknown.status_code == 401
+    with sandbox_process(*args, "--db", str(db)) as base:
+        headers = {"X-SERVICE-API-KEY": "k2"}
+        usage = requests.get(f"{base}/_sandbox/usage", headers=headers, timeout=5).json()
+        assert usage["balance"] == 60 - 1 - 50
+        status = requests.get(
+            f"{base}/get-lead-search-status",
+            params={"request_id": request_id},
+            headers=headers,
+            timeout=5,
+        )
+        assert status.status_code == 200, "jobs persist in the --db file across restarts"
+        again = requests.get(
+            f"{base}/get-company-details", params={"domain": "acme.io"}, headers=headers, timeout=5
+        )
+        assert again.json() == company.json(), "the same seed gives the same world"
+
+
+def test_sandbox_refuses_a_rate_that_is_not_a_share() -> None:
+    result = run("sandbox", "--fail-rate", "2")
+    assert result.returncode == 2
+    assert "--fail-rate" in result.stderr
+
+
+def test_demo_runs_on_the_embedded_sandbox() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PROFNET_")}
+    result = subprocess.run(
+        [*CLI, "demo"], capture_output=True, text=True, timeout=60, check=False, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)["data"]
+    assert data["company_name"]
+    assert "synthetic" in result.stderr.lower()
+    assert "credits spent: 1" in result.stderr

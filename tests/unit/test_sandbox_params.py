@@ -1,0 +1,120 @@
+"""Request parsing in the sandbox follows the spec's rules and docs/decisions.md."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from profnet_sheets.sandbox.params import ApiError, parse
+from profnet_sheets.spec import endpoint
+
+
+def error_of(name: str, raw: dict[str, Any] | None, from_query: bool = False) -> dict[str, Any]:
+    with pytest.raises(ApiError) as caught:
+        parse(endpoint(name), raw, from_query=from_query)
+    assert caught.value.status == 400
+    return caught.value.body
+
+
+def test_defaults_are_filled_and_sent_names_only_what_was_given() -> None:
+    params = parse(endpoint("search-posts"), {"keyword": " ai "}, from_query=False)
+    assert params == {"keyword": "ai", "sort_by": "relevance", "start": 0}
+    assert params.sent == {"keyword"}
+
+
+def test_blank_free_text_is_not_given_but_a_blank_enum_or_number_is_invalid() -> None:
+    body = error_of("get-company-details", {"domain": "  ", "company_id": ""}, from_query=True)
+    assert body["parameter"] == "company_id, profnet_url, or domain"
+    assert error_of("search-posts", {"keyword": "x", "sort_by": ""})["parameter"] == "sort_by"
+    assert (
+        error_of("get-lead-results", {"request_id": "r", "page": ""}, True)["parameter"] == "page"
+    )
+
+
+def test_integers_from_query_and_json() -> None:
+    ep = endpoint("get-lead-results")
+    assert parse(ep, {"request_id": "r", "page": "2"}, from_query=True)["page"] == 2
+    assert (
+        parse(endpoint("search-leads"), {"keywords": "x", "limit": 5.0}, from_query=False)["limit"]
+        == 5
+    )
+    assert error_of("search-leads", {"keywords": "x", "limit": True})["parameter"] == "limit"
+    assert error_of("search-leads", {"keywords": "x", "limit": 2501})["parameter"] == "limit"
+    assert error_of("search-leads", {"keywords": "x", "limit": 0})["parameter"] == "limit"
+    assert (
+        error_of("get-lead-results", {"request_id": "r", "page": "0"}, True)["parameter"] == "page"
+    )
+
+
+def test_flags_are_the_strings_true_and_false() -> None:
+    raw = {"profnet_url": "https://www.profnet.com/company/a/", "include_subsidiaries": True}
+    assert error_of("find-custom-headcount", raw)["parameter"] == "include_subsidiaries"
+    raw["include_subsidiaries"] = "true"
+    assert parse(endpoint("find-custom-headcount"), raw, from_query=False)["include_subsidiaries"]
+
+
+def test_array_items_have_the_spec_types() -> None:
+    assert error_of("search-leads", {"geo_codes": ["123"]})["parameter"] == "geo_codes"
+    assert error_of("search-companies", {"company_headcounts": ["Z"]})["parameter"] == (
+        "company_headcounts"
+    )
+    assert error_of("search-leads", {"title_keywords": "CTO"})["parameter"] == "title_keywords"
+    parsed = parse(
+        endpoint("search-leads"), {"geo_codes": [123], "school_ids": ["s", 4]}, from_query=False
+    )
+    assert parsed["geo_codes"] == [123]
+
+
+def test_growth_range_needs_min_and_max_numbers() -> None:
+    ok = {"company_headcount_growth": {"min": 5, "max": 20.5}}
+    assert parse(endpoint("search-companies"), ok, from_query=False)[
+        "company_headcount_growth"
+    ] == {
+        "min": 5.0,
+        "max": 20.5,
+    }
+    bad = {"company_headcount_growth": {"min": 5}}
+    assert error_of("search-companies", bad)["parameter"] == "company_headcount_growth"
+
+
+def test_filters_or_sales_nav_url_but_not_both_nor_neither() -> None:
+    both = {"keywords": "ai", "sales_nav_url": "https://example.com/s"}
+    assert error_of("search-companies", both)["parameter"] == "sales_nav_url"
+    assert error_of("search-leads", {"limit": 10})["parameter"] == "payload"
+    assert (
+        parse(endpoint("search-leads"), {"sales_nav_url": "u", "limit": 10}, from_query=False)[
+            "limit"
+        ]
+        == 10
+    )
+
+
+def test_search_jobs_needs_one_search_field_and_its_error_has_no_parameter() -> None:
+    body = error_of("search-jobs", {"start": 10})
+    assert "parameter" not in body
+    assert body["message"] == "invalid_parameter"
+
+
+def test_geo_code_is_an_alias_of_geo_id_and_is_validated() -> None:
+    assert parse(endpoint("search-jobs"), {"geo_code": "123"}, from_query=False)["geo_id"] == "123"
+    both = parse(endpoint("search-jobs"), {"geo_code": "1", "geo_id": "2"}, from_query=False)
+    assert both["geo_id"] == "2"
+    assert error_of("search-jobs", {"geo_code": 5, "keyword": "x"})["parameter"] == "geo_code"
+
+
+def test_url_and_id_forms() -> None:
+    assert (
+        error_of("get-profile-details", {"profnet_url": "https://x.com/in/a"}, True)["parameter"]
+        == "profnet_url"
+    )
+    assert error_of("get-post-details", {"urn": "urn:profnet:activity:1"}, True)["parameter"] == (
+        "urn"
+    )
+    assert error_of("get-company-details", {"company_id": "abc"}, True)["parameter"] == "company_id"
+    parsed = parse(endpoint("get-post-details"), {"urn": " 7123 "}, from_query=True)
+    assert parsed["urn"] == "7123"
+
+
+def test_a_body_that_is_not_an_object_names_the_payload() -> None:
+    assert error_of("search-posts", None)["parameter"] == "payload"
