@@ -78,6 +78,8 @@ class Operations:
         self.store = store
         self._matching_companies = lru_cache(maxsize=256)(self._match_companies)
         self._jobs = lru_cache(maxsize=256)(self._job_population)
+        self._feed_order = lru_cache(maxsize=1024)(self._order_feed)
+        self._ages = lru_cache(maxsize=1024)(self._list_ages)
         self._matching_leads = lru_cache(maxsize=64)(self._match_leads)
 
     def handler(self, endpoint_name: str) -> Operation:
@@ -129,10 +131,31 @@ class Operations:
 
     # -- posts ----------------------------------------------------------------------------------
 
+    def _list_ages(
+        self, source: tuple[object, ...], total: int, span_days: float
+    ) -> tuple[float, ...]:
+        """Seconds before WORLD_NOW of each item of a list: index 0 is the newest."""
+        rng = self.world.rng(*source, "ages")
+        step = span_days * 86400 / max(total, 1)
+        return tuple((index + rng.random()) * step for index in range(total))
+
     def _age(self, source: tuple[object, ...], index: int, total: int, span_days: float) -> float:
-        """Seconds before WORLD_NOW of the index-th item of a list: index 0 is the newest."""
-        jitter = stable_hash(self.world.seed, *source, index, "age") % 10_000 / 10_000
-        return (index + jitter) * span_days * 86400 / max(total, 1)
+        return self._ages(source, total, span_days)[index]
+
+    def _order_feed(
+        self,
+        source: tuple[object, ...],
+        total: int,
+        span_days: float,
+        window: float,
+        by_date: bool,
+    ) -> tuple[int, ...]:
+        """The indexes of a list's items within `window` seconds, newest or most relevant first."""
+        ages = self._ages(source, total, span_days)
+        order = [index for index in range(total) if ages[index] <= window]
+        if not by_date:
+            self.world.rng(*source, "relevance").shuffle(order)
+        return tuple(order)
 
     def _feed(
         self,
@@ -149,10 +172,10 @@ class Operations:
         are remembered by urn and their authors by profile slug. Returns (page, matching total).
         """
         window = _WINDOW_DAYS.get(params.get("date_posted", ""), math.inf) * 86400
-        order = [i for i in range(total) if self._age(source, i, total, span_days) <= window]
+        order = self._feed_order(
+            source, total, span_days, window, params.get("sort_by", "date") == "date"
+        )
         matching = len(order)
-        if params.get("sort_by", "date") != "date":
-            order.sort(key=lambda i: stable_hash(self.world.seed, *source, i, "relevance"))
         start = params["start"]
         posts = []
         people: list[Person] = []

@@ -107,6 +107,7 @@ class Endpoint:
     search: SearchKind | None = None
     search_role: SearchRole | None = None
     not_found: str | None = None  # what a 404 means here (spec section 7, or decisions.md #20)
+    payload_at: tuple[str, ...] = ("data",)  # where the answer sits in the envelope
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -310,6 +311,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         (200, 400, 404),
         search="leads",
         search_role="results",
+        payload_at=(),
         not_found="search request not found",
     ),
     Endpoint(
@@ -394,6 +396,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         (Param("location", required=True, description="A place name"),),
         _data(obj(None, Field("message", STRING), Field("data", ArrayOf(r.GEOCODE_ITEM)))),
         (200, 400, 401, 500),
+        payload_at=("data", "data"),
     ),
     Endpoint(
         "get-profile-details",
@@ -430,6 +433,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         (200, 400, 401, 404),
         search="companies",
         search_role="status",
+        payload_at=(),
         not_found="search request not found",
     ),
     Endpoint(
@@ -442,6 +446,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         (200, 400, 401, 404),
         search="leads",
         search_role="status",
+        payload_at=(),
         not_found="search request not found",
     ),
     Endpoint(
@@ -488,6 +493,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         (200,),
         search="companies",
         search_role="results",
+        payload_at=(),
         not_found="search request not found",
     ),
     Endpoint(
@@ -502,6 +508,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         shared_with_alternative=("limit",),
         search="companies",
         search_role="create",
+        payload_at=(),
     ),
     Endpoint(
         "search-leads",
@@ -515,6 +522,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         shared_with_alternative=("limit",),
         search="leads",
         search_role="create",
+        payload_at=(),
     ),
     Endpoint(
         "get-recommendations-received",
@@ -585,3 +593,13 @@ def search_endpoint(search: SearchKind, role: SearchRole) -> Endpoint:
         if candidate.search == search and candidate.search_role == role:
             return candidate
     raise KeyError((search, role))
+
+
+def payload_of(endpoint_: Endpoint, body: Any) -> Any:
+    """The answer inside a response body (`data`, `data.data`, or the body itself)."""
+    node = body
+    for key in endpoint_.payload_at:
+        if not isinstance(node, dict) or key not in node:
+            raise KeyError(f"{endpoint_.name}: no {'.'.join(endpoint_.payload_at)} in the answer")
+        node = node[key]
+    return node
