@@ -1,0 +1,1 @@
+"""The request layer: one cached, budgeted Client over the service."""

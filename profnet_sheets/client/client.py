@@ -1,0 +1,585 @@
+"""Client: one typed method per endpoint, over the cache, the budget and the ledger."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
+from profnet_sheets.client.ledger import Budget, Ledger, price_ceiling
+from profnet_sheets.client.memo import KeyLocks, MemoCache, MemoKey, canonical_json
+from profnet_sheets.client.policy import error_for
+from profnet_sheets.client.prepare import prepare
+from profnet_sheets.client.session import Transport
+from profnet_sheets.config import ApiKey, Settings
+from profnet_sheets.errors import ConfigurationError, OfflineMiss, ServiceError
+from profnet_sheets.spec import Endpoint, endpoint
+from profnet_sheets.spec.endpoints import payload_of
+
+if TYPE_CHECKING:
+    from profnet_sheets.client.jobs import SearchJob, SearchKind
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """One call of a plan, for `Client.estimate`."""
+
+    endpoint: str
+    params: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a set of planned calls will cost: how many the cache answers, credits at most."""
+
+    calls: int
+    unique: int
+    cached: int
+    credits: int
+    budget_left: int | None
+
+    @property
+    def to_fetch(self) -> int:
+        return self.unique - self.cached
+
+    @property
+    def within_budget(self) -> bool:
+        return self.budget_left is None or self.credits <= self.budget_left
+
+
+class _Shared:
+    """What every view of one client shares: transport, caches, ledger, budget."""
+
+    def __init__(self, settings: Settings) -> None:
+        if settings.uses_sandbox:
+            base_url, api_key, service = embedded_base_url(settings), SANDBOX_KEY, "sandbox"
+        else:
+            if settings.api_key is None:
+                raise ConfigurationError(
+                    "A base URL is set but no API key: set PROFNET_API_KEY, or pass api_key."
+                )
+            if settings.base_url is None:
+                raise ConfigurationError(
+                    "An API key is set but no base URL of the service: set PROFNET_BASE_URL, or "
+                    "pass base_url (the address your provider gives with the key)."
+                )
+            base_url, api_key = settings.base_url, settings.api_key.reveal()
+            service = "svc-" + hashlib.sha256(base_url.encode()).hexdigest()[:10]
+        self.base_url = base_url
+        self.service = service
+        self.api_key = ApiKey(api_key)
+        self.transport = Transport(settings, base_url, service)
+        self.memo = MemoCache()
+        self.locks = KeyLocks()
+        in_memory = settings.cache in ("memory", "off")
+        self.ledger = Ledger(None if in_memory else settings.cache_dir / f"{service}-ledger.sqlite")
+        self.budget = Budget(settings.budget)
+        # The same raw arguments (as Excel hands them over) -> the key of their normalised call,
+        # so that a warm repeat skips normalisation entirely.
+        self.prepared: dict[Hashable, MemoKey] = {}
+
+    def remember_prepared(self, raw: Hashable, key: MemoKey) -> None:
+        if len(self.prepared) >= 200_000:
+            self.prepared.clear()
+        self.prepared[raw] = key
+
+
+class Client:
+    """The service, one method per endpoint, paid for at most once per answer.
+
+    `Client()` with nothing configured runs on the embedded sandbox (and says so on stderr).
+    Settings come from the arguments, then PROFNET_* environment variables, then the config
+    file (see `profnet_sheets.config.Settings`). Methods return the answer's payload: the
+    `data` of the envelope (the list of places for find-geocode-by-location; the whole body for
+    paged results and search status). They raise the errors of `profnet_sheets.errors`.
+    """
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        cache: str | Path | None = None,
+        budget: int | None = None,
+        *,
+        offline: bool | None = None,
+        refresh: bool | None = None,
+        settings: Settings | None = None,
+        **options: Any,
+    ) -> None:
+        self.settings = settings or Settings.load(
+            api_key=api_key,
+            base_url=base_url,
+            cache=str(cache) if cache is not None else None,
+            budget=budget,
+            offline=offline,
+            refresh=refresh,
+            **options,
+        )
+        self._shared = _Shared(self.settings)
+
+    # -- the client itself ----------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        mode = " sandbox" if self.settings.uses_sandbox else ""
+        return (
+            f"<Client{mode} {self._shared.base_url} key={self._shared.api_key!r} "
+            f"budget={self.settings.budget} offline={self.settings.offline}>"
+        )
+
+    def with_options(self, *, refresh: bool | None = None, offline: bool | None = None) -> Client:
+        """A view of this client with other modes, sharing its caches, ledger and budget."""
+        view = copy.copy(self)
+        changes = {k: v for k, v in (("refresh", refresh), ("offline", offline)) if v is not None}
+        view.settings = self.settings.with_changes(**changes)
+        return view
+
+    @property
+    def base_url(self) -> str:
+        return self._shared.base_url
+
+    @property
+    def ledger(self) -> Ledger:
+        return self._shared.ledger
+
+    @property
+    def budget(self) -> Budget:
+        return self._shared.budget
+
+    def close(self) -> None:
+        self._shared.transport.close()
+        self._shared.ledger.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- calls ----------------------------------------------------------------------------------
+
+    def call(self, name: str, params: Mapping[str, Any] | None = None, **more: Any) -> Any:
+        """Call endpoint `name` with parameters, returning its payload (see the class doc)."""
+        ep = endpoint(name)
+        return payload_of(ep, self._body(ep, {**(params or {}), **more}))
+
+    def _key(self, ep: Endpoint, payload: dict[str, Any]) -> MemoKey:
+        return (self._shared.service, ep.name, canonical_json(payload))
+
+    def _body(self, ep: Endpoint, params: dict[str, Any], max_items: int | None = None) -> Any:
+        """The body of a successful answer, from memory, the HTTP cache or the service."""
+        shared = self._shared
+        refresh = self.settings.refresh
+        raw = _frozen(ep.name, params)
+        if not refresh and raw is not None:
+            known = shared.prepared.get(raw)
+            memo = shared.memo.get(known) if known is not None else None
+            if memo is not None:
+                return self._answer(ep, memo.status, memo.body())
+        payload = prepare(ep, params)
+        key = self._key(ep, payload)
+        if raw is not None:
+            shared.remember_prepared(raw, key)
+        if not refresh:
+            memo = shared.memo.get(key)
+            if memo is not None:
+                return self._answer(ep, memo.status, memo.body())
+        with shared.locks(key):
+            if not refresh:
+                memo = shared.memo.get(key)
+                if memo is not None:
+                    return self._answer(ep, memo.status, memo.body())
+                held = shared.transport.cached(ep, payload, shared.api_key.reveal())
+                if held is not None:
+                    return self._remember(ep, key, held.response.status_code, held.response.text)
+            if self.settings.offline:
+                raise OfflineMiss(
+                    f"{ep.name}: offline, and this call is not in the cache "
+                    f"({canonical_json(payload)}). Go online (offline=False) to fetch it.",
+                    endpoint=ep.name,
+                )
+            ceiling = price_ceiling(ep, payload, max_items)
+            reserved = shared.budget.reserve(ceiling, ep.name)
+            charged = 0
+            try:
+                sent = shared.transport.send(ep, payload, shared.api_key.reveal(), refresh=refresh)
+                response = sent.response
+                if response.status_code == 200 and not sent.from_cache:
+                    charged = ep.price.charge(_json(ep, response.text))
+                    shared.ledger.record(
+                        shared.service,
+                        shared.api_key.fingerprint,
+                        ep.name,
+                        charged,
+                        None
+                        if ep.price.kind != "per_item"
+                        else charged // max(ep.price.credits, 1),
+                    )
+            finally:
+                shared.budget.settle(reserved, charged)
+            return self._remember(ep, key, response.status_code, response.text)
+
+    def _remember(self, ep: Endpoint, key: MemoKey, status: int, text: str) -> Any:
+        """Keep a cacheable answer in memory, then hand it out (or raise what it says)."""
+        body = _json(ep, text)
+        if status in (200, 404):
+            ttl = self.settings.expiry.get(ep.name, 86400.0)
+            if ep.search_role == "create":
+                ttl = self.settings.search_reuse_hours * 3600
+            if status == 404:
+                ttl = min(ttl, 3600.0)
+            self._shared.memo.put(key, status, text, ttl)
+        return self._answer(ep, status, body)
+
+    @staticmethod
+    def _answer(ep: Endpoint, status: int, body: Any) -> Any:
+        if status != 200:
+            raise error_for(ep, status, body)
+        try:
+            payload_of(ep, body)
+        except KeyError:
+            raise ServiceError(
+                f"{ep.name}: the answer does not hold {'.'.join(ep.payload_at) or 'a body'}; "
+                f"the service may have changed. It said: {str(body)[:300]}",
+                endpoint=ep.name,
+                status=status,
+                body=body,
+            ) from None
+        return body
+
+    # -- what things cost ---------------------------------------------------------------------
+
+    def is_cached(self, name: str, params: Mapping[str, Any]) -> bool:
+        """Whether this call would be answered without the network (and so cost nothing)."""
+        ep = endpoint(name)
+        payload = prepare(ep, params)
+        if self._shared.memo.get(self._key(ep, payload)) is not None:
+            return True
+        return self._shared.transport.cached(ep, payload, self._shared.api_key.reveal()) is not None
+
+    def estimate(self, calls: Iterable[PlannedCall | tuple[str, Mapping[str, Any]]]) -> Estimate:
+        """The cost of a set of planned calls: identical calls count once, cached ones nothing."""
+        total = 0
+        unique: dict[MemoKey, tuple[Endpoint, dict[str, Any]]] = {}
+        for call in calls:
+            name, params = (call.endpoint, call.params) if isinstance(call, PlannedCall) else call
+            ep = endpoint(name)
+            payload = prepare(ep, params)
+            unique.setdefault(self._key(ep, payload), (ep, payload))
+            total += 1
+        cached = credits = 0
+        for ep, payload in unique.values():
+            if self.is_cached(ep.name, payload):
+                cached += 1
+            else:
+                credits += price_ceiling(ep, payload)
+        return Estimate(total, len(unique), cached, credits, self.budget.left)
+
+    # -- the 20 endpoints -----------------------------------------------------------------------
+
+    def get_company_details(
+        self,
+        *,
+        company_id: str | int | None = None,
+        profnet_url: str | None = None,
+        domain: str | None = None,
+    ) -> dict[str, Any]:
+        """Company details (1 credit) by numeric id, company page URL, or domain (any form:
+        `https://www.acme.com/about` is `acme.com`). Give one of the three."""
+        params = {"company_id": company_id, "profnet_url": profnet_url, "domain": domain}
+        result: dict[str, Any] = self.call("get-company-details", params)
+        return result
+
+    def search_posts(
+        self,
+        *,
+        keyword: str,
+        sort_by: str | None = None,
+        date_posted: str | None = None,
+        start: int | None = None,
+    ) -> dict[str, Any]:
+        """Posts matching a keyword (5 credits): `{posts, paging}`. sort_by `date` or
+        `relevance`; date_posted `past-24h`, `past-week` or `past-month`; start an offset."""
+        result: dict[str, Any] = self.call(
+            "search-posts", keyword=keyword, sort_by=sort_by, date_posted=date_posted, start=start
+        )
+        return result
+
+    def search_jobs(
+        self,
+        *,
+        keyword: str | None = None,
+        geo_id: str | int | None = None,
+        date_posted: str | None = None,
+        experience_level: str | None = None,
+        job_type: str | None = None,
+        remote: str | None = None,
+        company_id: str | int | None = None,
+        industry_id: str | int | None = None,
+        start: int | None = None,
+    ) -> dict[str, Any]:
+        """Job postings (10 credits): `{jobs, paging}`. At least one search field; geo_id from
+        find_geocode_by_location; job_type full-time/part-time/contract/internship; remote
+        on-site/remote/hybrid."""
+        result: dict[str, Any] = self.call(
+            "search-jobs",
+            keyword=keyword,
+            geo_id=geo_id,
+            date_posted=date_posted,
+            experience_level=experience_level,
+            job_type=job_type,
+            remote=remote,
+            company_id=company_id,
+            industry_id=industry_id,
+            start=start,
+        )
+        return result
+
+    def get_lead_results(self, *, request_id: str, page: int | None = None) -> dict[str, Any]:
+        """One page of a completed lead search (1 credit per result): the paged envelope
+        `{request_id, page, total_pages, total_results, results}`. See `search_leads`."""
+        result: dict[str, Any] = self.call("get-lead-results", request_id=request_id, page=page)
+        return result
+
+    def get_job_details(self, *, job_id: str | int) -> dict[str, Any]:
+        """A job posting by id (1 credit)."""
+        result: dict[str, Any] = self.call("get-job-details", job_id=job_id)
+        return result
+
+    def get_post_details(self, *, urn: str | int) -> dict[str, Any]:
+        """A post (1 credit) by its numeric id; URN-style values from post lists are accepted."""
+        result: dict[str, Any] = self.call("get-post-details", urn=urn)
+        return result
+
+    def get_company_posts(
+        self,
+        *,
+        profnet_url: str,
+        type: str | None = None,
+        start: int | None = None,
+        pagination_token: str | None = None,
+    ) -> dict[str, Any]:
+        """A company page's posts or reposts (1 credit): `{posts, paging}`."""
+        result: dict[str, Any] = self.call(
+            "get-company-posts",
+            profnet_url=profnet_url,
+            type=type,
+            start=start,
+            pagination_token=pagination_token,
+        )
+        return result
+
+    def google_full_profiles(
+        self,
+        *,
+        name: str | None = None,
+        company_name: str | None = None,
+        job_title: str | None = None,
+        location: str | None = None,
+        keywords: str | None = None,
+        limit: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """Profiles found through a web search (1 credit per profile returned, at most
+        `limit`, 1-5, default 3). Give at least one of name, company_name, job_title,
+        location, keywords."""
+        result: list[dict[str, Any]] = self._paged_call(
+            "google-full-profiles",
+            {
+                "name": name,
+                "company_name": company_name,
+                "job_title": job_title,
+                "location": location,
+                "keywords": keywords,
+                "limit": limit,
+            },
+        )
+        return result
+
+    def find_geocode_by_location(self, *, location: str) -> list[dict[str, Any]]:
+        """Places matching a place name (1 credit): `[{geo_id, name, type}]`. The geo ids are
+        the location filters of search_leads, search_companies and search_jobs."""
+        result: list[dict[str, Any]] = self.call("find-geocode-by-location", location=location)
+        return result
+
+    def get_profile_details(
+        self,
+        *,
+        profnet_url: str,
+        include_skills: bool | str | None = None,
+        include_certifications: bool | str | None = None,
+    ) -> dict[str, Any]:
+        """A profile (1 credit); skills and certifications when asked for."""
+        result: dict[str, Any] = self.call(
+            "get-profile-details",
+            profnet_url=profnet_url,
+            include_skills=include_skills,
+            include_certifications=include_certifications,
+        )
+        return result
+
+    def get_company_search_status(self, *, request_id: str) -> dict[str, Any]:
+        """Status of a company search (free, never cached): `{status, request_id, progress,
+        total_results}`."""
+        result: dict[str, Any] = self.call("get-company-search-status", request_id=request_id)
+        return result
+
+    def get_lead_search_status(self, *, request_id: str) -> dict[str, Any]:
+        """Status of a lead search (free, never cached)."""
+        result: dict[str, Any] = self.call("get-lead-search-status", request_id=request_id)
+        return result
+
+    def get_profile_posts(
+        self,
+        *,
+        profnet_url: str,
+        type: str | None = None,
+        start: int | None = None,
+        pagination_token: str | None = None,
+    ) -> dict[str, Any]:
+        """A profile's posts, comments or reactions (1 credit): `{posts, paging}`."""
+        result: dict[str, Any] = self.call(
+            "get-profile-posts",
+            profnet_url=profnet_url,
+            type=type,
+            start=start,
+            pagination_token=pagination_token,
+        )
+        return result
+
+    def google_schools(
+        self,
+        *,
+        school_name: str | None = None,
+        location: str | None = None,
+        keyword: str | None = None,
+        page: int | None = None,
+    ) -> dict[str, Any]:
+        """School pages found through a web search (1 credit): `{results}`."""
+        result: dict[str, Any] = self.call(
+            "google-schools", school_name=school_name, location=location, keyword=keyword, page=page
+        )
+        return result
+
+    def get_company_results(self, *, request_id: str, page: int | None = None) -> dict[str, Any]:
+        """One page of a completed company search (1 credit per company). See
+        `search_companies`."""
+        result: dict[str, Any] = self.call("get-company-results", request_id=request_id, page=page)
+        return result
+
+    def search_companies(self, **filters: Any) -> SearchJob:
+        """Start (or reuse) a company search (25 credits, even for 0 results): a SearchJob.
+
+        Filters: industry_codes, industry_codes_exclude, company_headcounts (codes A-H or
+        labels such as 51-200), company_headcount_growth ({min, max} or (min, max)),
+        headquarters_location, headquarters_location_exclude (geo ids), hiring_on_profnet,
+        recent_activities, keywords; or sales_nav_url instead. limit 1-1000 (default 100).
+        An identical search within the reuse window (24 h) reuses the first, free.
+        """
+        return self._search("companies", filters)
+
+    def search_leads(self, **filters: Any) -> SearchJob:
+        """Start (or reuse) a lead search (50 credits, even for 0 results): a SearchJob.
+
+        Filters: title_keywords, current_company_names, current_company_ids,
+        past_company_names, past_company_ids, geo_codes (geo ids), industry_codes, school_ids,
+        keywords; or sales_nav_url instead. limit 1-2500 (default 100).
+        """
+        return self._search("leads", filters)
+
+    def get_recommendations_received(self, *, profnet_url: str) -> dict[str, Any]:
+        """Recommendations a profile received (1 credit): `{recommendations}`."""
+        result: dict[str, Any] = self.call("get-recommendations-received", profnet_url=profnet_url)
+        return result
+
+    def get_recommendations_given(self, *, profnet_url: str) -> dict[str, Any]:
+        """Recommendations a profile gave (1 credit): `{recommendations}`."""
+        result: dict[str, Any] = self.call("get-recommendations-given", profnet_url=profnet_url)
+        return result
+
+    def find_custom_headcount(
+        self,
+        *,
+        profnet_url: str,
+        where_they_live: Sequence[str | int] | str | None = None,
+        where_they_studied: Sequence[str | int] | str | None = None,
+        what_they_do: Sequence[str | int] | str | None = None,
+        what_they_are_skilled_at: Sequence[str | int] | str | None = None,
+        what_they_studied: Sequence[str | int] | str | None = None,
+        keywords: str | None = None,
+        include_subsidiaries: bool | str | None = None,
+    ) -> dict[str, Any]:
+        """How many people of a company or school match filters (1 credit):
+        `{profnet_url, filters, headcount}`."""
+        result: dict[str, Any] = self.call(
+            "find-custom-headcount",
+            profnet_url=profnet_url,
+            where_they_live=where_they_live,
+            where_they_studied=where_they_studied,
+            what_they_do=what_they_do,
+            what_they_are_skilled_at=what_they_are_skilled_at,
+            what_they_studied=what_they_studied,
+            keywords=keywords,
+            include_subsidiaries=include_subsidiaries,
+        )
+        return result
+
+    # -- searches -------------------------------------------------------------------------------
+
+    def _paged_call(self, name: str, params: dict[str, Any], max_items: int | None = None) -> Any:
+        ep = endpoint(name)
+        return payload_of(ep, self._body(ep, params, max_items))
+
+    def _search(self, kind: SearchKind, filters: dict[str, Any]) -> SearchJob:
+        from profnet_sheets.client.jobs import SearchJob
+
+        name = "search-leads" if kind == "leads" else "search-companies"
+        created = self.call(name, filters)
+        return SearchJob(self, kind, str(created["request_id"]), created=created)
+
+    def attach_search(self, kind: SearchKind, request_id: str) -> SearchJob:
+        """A search job started earlier (maybe by another process), by its request_id."""
+        from profnet_sheets.client.jobs import SearchJob
+
+        return SearchJob(self, kind, request_id)
+
+    def results_page(self, kind: SearchKind, request_id: str, page: int, max_items: int) -> Any:
+        """One results page, budgeted for at most `max_items` results."""
+        name = "get-lead-results" if kind == "leads" else "get-company-results"
+        return self._paged_call(name, {"request_id": request_id, "page": page}, max_items)
+
+
+def _frozen(name: str, params: Mapping[str, Any]) -> Hashable | None:
+    """A hashable image of raw call arguments, or None when they hold something unhashable."""
+    items = []
+    for key, value in params.items():
+        if value is None:
+            continue
+        shown = (type(value).__name__, *value) if isinstance(value, list | tuple) else value
+        items.append((key, type(value).__name__, shown))
+    frozen = (name, *sorted(items, key=lambda item: item[0]))
+    try:
+        hash(frozen)
+    except TypeError:
+        return None
+    return frozen
+
+
+def _json(ep: Endpoint, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise ServiceError(
+            f"{ep.name}: the service answered with something that is not JSON: {text[:200]!r}. "
+            "Try again later.",
+            endpoint=ep.name,
+        ) from None

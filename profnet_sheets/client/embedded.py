@@ -1,0 +1,41 @@
+"""The embedded default: with no key and no base URL, a sandbox in a background thread serves."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+from profnet_sheets.config import Settings
+
+SANDBOX_KEY = "embedded-sandbox-key"
+NOTICE = (
+    "profnet-sheets: no API key is configured, so the built-in SANDBOX answers, with synthetic "
+    "data and no real credits spent.\n"
+    "  To use the real service: set PROFNET_API_KEY (and PROFNET_BASE_URL), or run\n"
+    "  `profnet-sheets config --api-key ...` to keep them in your config file.\n"
+)
+
+_lock = threading.Lock()
+_running: dict[Path, str] = {}
+_notice = {"told": False}
+
+
+def embedded_base_url(settings: Settings) -> str:
+    """The base URL of this process's embedded sandbox, started on first use (and announced)."""
+    from profnet_sheets.sandbox.server import start_sandbox
+
+    db = settings.cache_dir / "sandbox-state.sqlite"
+    with _lock:
+        if db not in _running:
+            db.parent.mkdir(parents=True, exist_ok=True)
+            sandbox = start_sandbox(
+                api_keys=(SANDBOX_KEY,), credits=1_000_000, db=str(db), job_seconds=3.0
+            )
+            sandbox.backend.set_key(SANDBOX_KEY, 1_000_000)  # topped up at every start
+            _running[db] = sandbox.base_url
+        if not _notice["told"] and not settings.quiet:
+            sys.stderr.write(NOTICE)
+            sys.stderr.flush()
+            _notice["told"] = True
+        return _running[db]

@@ -1,0 +1,129 @@
+"""Credits: the price of a call before it is made, the spend recorded after, the budget guard."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from profnet_sheets.errors import BudgetExceeded
+from profnet_sheets.spec import Endpoint
+
+# The most items one page of lead or company results may hold (vendors use 25 or 100): what a
+# results call is assumed to cost at most, when nothing better is known.
+MAX_PAGE_ITEMS = 100
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS spend (
+    at REAL NOT NULL, service TEXT NOT NULL, key TEXT NOT NULL, endpoint TEXT NOT NULL,
+    credits INTEGER NOT NULL, items INTEGER
+);
+CREATE INDEX IF NOT EXISTS spend_at ON spend (at);
+"""
+
+
+def price_ceiling(endpoint: Endpoint, params: dict[str, Any], max_items: int | None = None) -> int:
+    """The most a call can cost, known before it is made (spec section 4.0)."""
+    if endpoint.price.kind != "per_item":
+        return endpoint.price.credits
+    if max_items is None:
+        limit = params.get("limit")
+        max_items = int(limit) if isinstance(limit, int) else MAX_PAGE_ITEMS
+    return endpoint.price.upper_bound(max_items)
+
+
+@dataclass(frozen=True)
+class Spend:
+    endpoint: str
+    day: str
+    calls: int
+    credits: int
+
+
+class Ledger:
+    """The credits actually spent, call by call, in SQLite beside the cache (or in memory)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(
+            str(path) if path else ":memory:", check_same_thread=False, timeout=30
+        )
+        if path is not None:
+            self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(_SCHEMA)
+        self._lock = threading.Lock()
+
+    def record(
+        self, service: str, key: str, endpoint: str, credits: int, items: int | None
+    ) -> None:
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT INTO spend VALUES (?, ?, ?, ?, ?, ?)",
+                (time.time(), service, key, endpoint, credits, items),
+            )
+
+    def total(self, *, service: str | None = None, since: float = 0.0) -> int:
+        query = "SELECT COALESCE(SUM(credits), 0) FROM spend WHERE at >= ?"
+        args: list[Any] = [since]
+        if service is not None:
+            query += " AND service = ?"
+            args.append(service)
+        with self._lock:
+            return int(self._db.execute(query, args).fetchone()[0])
+
+    def by_endpoint_and_day(self, *, service: str | None = None) -> list[Spend]:
+        query = (
+            "SELECT endpoint, date(at, 'unixepoch') AS day, COUNT(*), SUM(credits) FROM spend"
+            + (" WHERE service = ?" if service else "")
+            + " GROUP BY endpoint, day ORDER BY day, endpoint"
+        )
+        with self._lock:
+            rows = self._db.execute(query, [service] if service else []).fetchall()
+        return [Spend(*row) for row in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class Budget:
+    """Credits one client may spend: a call that could pass it is refused before it is sent.
+
+    Calls reserve their price ceiling first and settle on the real charge afterwards, so that
+    concurrent calls can never overshoot together.
+    """
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.spent = 0
+        self.reserved = 0
+        self._lock = threading.Lock()
+
+    @property
+    def left(self) -> int | None:
+        return None if self.limit is None else max(0, self.limit - self.spent - self.reserved)
+
+    def reserve(self, credits: int, endpoint: str) -> int:
+        with self._lock:
+            if self.limit is not None and self.spent + self.reserved + credits > self.limit:
+                left = max(0, self.limit - self.spent - self.reserved)
+                raise BudgetExceeded(
+                    f"{endpoint} may cost {credits} credits and only {left} of the budget of "
+                    f"{self.limit} are left; nothing was sent. Raise the budget (budget=..., "
+                    "PROFNET_BUDGET) to go on.",
+                    endpoint=endpoint,
+                    needed=credits,
+                    left=left,
+                )
+            self.reserved += credits
+            return credits
+
+    def settle(self, reserved: int, actual: int) -> None:
+        with self._lock:
+            self.reserved -= reserved
+            self.spent += actual

@@ -1,0 +1,675 @@
+"""Input normalisation: what users type, Excel hands over, or pandas gives, turned into what the service expects."""  # noqa: E501
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import numbers
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Any, Final, NamedTuple, TypeVar
+from urllib.parse import quote, unquote
+
+from profnet_sheets.spec.endpoints import SPACE_CHARS
+from profnet_sheets.spec.resources import HEADCOUNT_CODES, company_size_label
+
+__all__ = [
+    "EXCEL_ERRORS",
+    "NormalizationError",
+    "company_identifier",
+    "company_url",
+    "domain",
+    "flag",
+    "headcount_codes",
+    "id_list",
+    "int_list",
+    "limit",
+    "numeric_id",
+    "post_urn",
+    "profile_url",
+    "school_or_company_url",
+    "string_list",
+    "text",
+]
+
+
+class NormalizationError(ValueError):
+    """A value that cannot be turned into what the service expects.
+
+    `parameter` names the service parameter it was meant for; `value` is the value refused as it
+    was given (for a list, the offending item); the message names that value and says what to do.
+    """
+
+    def __init__(self, message: str, parameter: str, value: object) -> None:
+        super().__init__(message)
+        self.parameter = parameter
+        self.value = value
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (str(self), self.parameter, self.value))
+
+
+# -- blanks, Excel leftovers and the shape of a value ---------------------------------------------
+
+# Excel pastes bring non-breaking and zero-width spaces and byte-order marks along.
+_ZERO_WIDTH: Final = "\u180e\u200b\u200c\u200d\u2060\ufeff"
+_UNICODE_SPACES: Final = "".join(ch for ch in map(chr, range(0x3001)) if ch.isspace())
+_BLANKS: Final = "".join(sorted({*SPACE_CHARS, *_UNICODE_SPACES, *_ZERO_WIDTH}))
+_INVISIBLE: Final = {ord(ch): None for ch in _ZERO_WIDTH}
+_ANY_SPACE: Final = re.compile(f"[{re.escape(_BLANKS)}]+")
+_WRAPPERS: Final = _BLANKS + "\"'`<>\u201c\u201d\u2018\u2019\u00ab\u00bb"
+
+EXCEL_ERRORS: Final = frozenset(
+    {
+        "#N/A",
+        "#VALUE!",
+        "#REF!",
+        "#DIV/0!",
+        "#NUM!",
+        "#NAME?",
+        "#NULL!",
+        "#SPILL!",
+        "#CALC!",
+        "#GETTING_DATA",
+        "#BLOCKED!",
+        "#BUSY!",
+        "#CONNECT!",
+        "#EXTERNAL!",
+        "#FIELD!",
+        "#PYTHON!",
+        "#UNKNOWN!",
+    }
+)
+
+_MAX_FLOAT_INT: Final = 2**53  # above this a float (an Excel number) no longer holds every integer
+_MAX_DIGITS: Final = 100
+
+
+def _show(value: object) -> str:
+    try:
+        shown = repr(value)
+    except ValueError:  # an int with more digits than Python prints
+        shown = f"a {type(value).__name__} too long to show"
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
+def _strip(value: str) -> str:
+    return value.strip(_BLANKS)
+
+
+def _is_bool(value: object) -> bool:
+    kind = type(value)
+    return isinstance(value, bool) or (
+        kind.__module__ == "numpy" and kind.__name__ in {"bool_", "bool"}
+    )
+
+
+def _is_missing(value: object) -> bool:
+    """None, NaN, pandas.NA / NaT and friends: a value that is not equal to itself."""
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    if isinstance(value, str | bytes | list | tuple | dict | set | frozenset):
+        return False
+    try:
+        return bool(value != value)  # noqa: PLR0124 - NaN-likes are unequal to themselves
+    except TypeError:  # pandas.NA: comparing gives NA, whose truth value is ambiguous
+        return True
+    except Exception:  # an array or another container: not one missing value
+        return False
+
+
+def _int_text(number: int, parameter: str, value: object) -> str:
+    try:
+        return str(number)
+    except ValueError:  # more digits than Python converts
+        raise NormalizationError(
+            f"{_show(value)} is too long to be {parameter}: give a shorter value",
+            parameter,
+            value,
+        ) from None
+
+
+def text(value: object, parameter: str) -> str | None:
+    """A cell's text, stripped; None when the cell is blank.
+
+    Blank means None, NaN, pandas.NA / NaT, or a string of whitespace (including non-breaking and
+    zero-width spaces). Numbers become their text (`12345.0` -> `"12345"`, `1.5` -> `"1.5"`).
+    Excel error values (`#N/A`, `#VALUE!`, ...), booleans, lists and other objects raise.
+    """
+    if _is_missing(value):
+        return None
+    if _is_bool(value):
+        raise NormalizationError(
+            f"{_show(value)} is a true/false value, not text: give {parameter} as text",
+            parameter,
+            value,
+        )
+    if isinstance(value, str):
+        stripped = _strip(value)
+        if not stripped:
+            return None
+        if stripped.upper() in EXCEL_ERRORS:
+            raise NormalizationError(
+                f"{parameter} comes from a cell holding the Excel error {_show(value)}: "
+                "fix the formula or clear the cell",
+                parameter,
+                value,
+            )
+        return stripped
+    if isinstance(value, numbers.Integral):
+        return _int_text(int(value), parameter, value)
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if math.isinf(number):
+            raise NormalizationError(
+                f"{_show(value)} is not a finite number: give {parameter} as text or a number",
+                parameter,
+                value,
+            )
+        return _int_text(int(number), parameter, value) if number.is_integer() else repr(number)
+    if isinstance(value, Decimal):
+        if value.is_finite() and value == value.to_integral_value() and value.adjusted() < 1000:
+            return _int_text(int(value), parameter, value)
+        return str(value)
+    if isinstance(value, list | tuple | set | frozenset):
+        raise NormalizationError(
+            f"{_show(value)} is a list, not a single value: give one {parameter}",
+            parameter,
+            value,
+        )
+    raise NormalizationError(
+        f"{_show(value)} is a {type(value).__name__}, not text or a number: "
+        f"give {parameter} as text",
+        parameter,
+        value,
+    )
+
+
+def _required(value: object, parameter: str, wanted: str) -> str:
+    got = text(value, parameter)
+    if got is None:
+        raise NormalizationError(
+            f"{parameter} is empty (got {_show(value)}): give {wanted}", parameter, value
+        )
+    return got
+
+
+def _clean(value: str) -> str:
+    """Zero-width characters out, surrounding quotes and angle brackets off."""
+    return value.translate(_INVISIBLE).strip(_WRAPPERS)
+
+
+# -- numbers ----------------------------------------------------------------------------------
+
+_NUMBER: Final = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NUMBERISH: Final = re.compile(r"[+-]?[0-9][0-9\s]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?")
+
+
+def _integer(value: object, parameter: str, wanted: str) -> int:
+    """A whole number from an int, an integral float, or its text (`"1035.0"`, `"1.03E+03"`)."""
+    if _is_bool(value):
+        raise NormalizationError(
+            f"{_show(value)} is a true/false value, not a number: give {wanted}", parameter, value
+        )
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real) and not _is_missing(value):
+        number = float(value)
+        if math.isinf(number) or not number.is_integer():
+            raise NormalizationError(
+                f"{_show(value)} is not a whole number: give {wanted}", parameter, value
+            )
+        if abs(number) > _MAX_FLOAT_INT:
+            raise NormalizationError(
+                f"{_show(value)} is too large for an Excel number to hold exactly: "
+                f"give {wanted} in a cell formatted as Text",
+                parameter,
+                value,
+            )
+        return int(number)
+    got = _required(value, parameter, wanted)
+    compact = _ANY_SPACE.sub("", got.translate(_INVISIBLE))
+    if not _NUMBER.fullmatch(compact):
+        raise NormalizationError(f"{_show(value)} is not a number: give {wanted}", parameter, value)
+    try:
+        number_text = Decimal(compact)
+    except InvalidOperation:  # pragma: no cover - the pattern admits only valid literals
+        raise NormalizationError(
+            f"{_show(value)} is not a number: give {wanted}", parameter, value
+        ) from None
+    if number_text.adjusted() >= _MAX_DIGITS:
+        raise NormalizationError(f"{_show(value)} is too large: give {wanted}", parameter, value)
+    if number_text != number_text.to_integral_value():
+        raise NormalizationError(
+            f"{_show(value)} is not a whole number: give {wanted}", parameter, value
+        )
+    return int(number_text)
+
+
+def numeric_id(value: object, parameter: str) -> str:
+    """A numeric id as the digits the service expects.
+
+    Accepts ints, integral floats (what Excel hands over: `1035.0`), and text with spaces, a
+    trailing `.0` or Excel's scientific notation (`"1.03E+03"` -> `"1030"`, only when the value is a
+    whole number). Leading zeros are dropped. Raises on negative, fractional or non-numeric values,
+    and on floats above 2**53, which Excel has already rounded (store such ids as Text).
+    """
+    number = _integer(value, parameter, f"{parameter} as digits, such as 1035")
+    if number < 0:
+        raise NormalizationError(
+            f"{_show(value)} is negative: give {parameter} as digits, such as 1035",
+            parameter,
+            value,
+        )
+    return _int_text(number, parameter, value)
+
+
+def limit(value: object, parameter: str, minimum: int, maximum: int) -> int:
+    """A whole number in [minimum, maximum] from `100`, `100.0` or `"100"`."""
+    wanted = f"a whole number from {minimum} to {maximum}"
+    number = _integer(value, parameter, f"{parameter} as {wanted}")
+    if not minimum <= number <= maximum:
+        raise NormalizationError(
+            f"{_show(value)} is outside the range of {parameter}: give {wanted}",
+            parameter,
+            value,
+        )
+    return number
+
+
+_TRUE: Final = frozenset({"true", "yes", "y", "on", "1", "1.0"})
+_FALSE: Final = frozenset({"false", "no", "n", "off", "0", "0.0"})
+
+
+def flag(value: object, parameter: str) -> str:
+    """`"true"` or `"false"`, the strings the service takes for flags.
+
+    From booleans, 1/0 (int or float) and the words true/false, yes/no, y/n, on/off, 1/0 in any
+    case. A blank raises: leave an optional flag out instead.
+    """
+    wanted = "true or false"
+    if _is_bool(value):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Real) and not _is_missing(value):
+        if value == 1:
+            return "true"
+        if value == 0:
+            return "false"
+        raise NormalizationError(
+            f"{_show(value)} is not a true/false value: give {wanted} (or 1/0)", parameter, value
+        )
+    word = _required(value, parameter, wanted).translate(_INVISIBLE).lower()
+    if word in _TRUE:
+        return "true"
+    if word in _FALSE:
+        return "false"
+    raise NormalizationError(
+        f"{_show(value)} is not a true/false value: give {wanted} (or yes/no, 1/0)",
+        parameter,
+        value,
+    )
+
+
+# -- domains and URLs -------------------------------------------------------------------------
+
+_SCHEME: Final = re.compile(r"[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+_AUTHORITY_AND_PATH: Final = re.compile(r"([^/?#]*)([^?#]*)")
+_WWW: Final = re.compile(r"(?:www[0-9]*\.)+")
+_LABEL: Final = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+_HOSTNAME: Final = re.compile(
+    rf"(?:{_LABEL}\.)+(?:[a-z]{{2,63}}|xn--[a-z0-9](?:[a-z0-9-]{{0,57}}[a-z0-9])?)"
+)
+_SUBDOMAIN: Final = re.compile(r"[a-z0-9-]+")
+_NAME_AND_ADDRESS: Final = re.compile(r"[^<>]*<([^<>]*)>[^<>]*")
+_PROFNET: Final = "profnet.com"
+_CANONICAL_HOST: Final = "https://www.profnet.com"
+
+
+class _Url(NamedTuple):
+    scheme: str  # lowercase; empty when none was given
+    host: str  # lowercase, without credentials, port or trailing dot
+    path: str  # as given
+
+
+def _split_url(value: str) -> _Url:
+    scheme, rest = "", value
+    if match := _SCHEME.match(value):
+        scheme, rest = match.group()[:-3].lower(), value[match.end() :]
+    elif value.startswith("//"):
+        rest = value[2:]
+    parts = _AUTHORITY_AND_PATH.match(rest)
+    authority, path = parts.groups() if parts else ("", "")
+    host_and_port = authority.rpartition("@")[2]
+    if host_and_port.startswith("["):  # an IPv6 address
+        host = host_and_port.partition("]")[0] + "]"
+    else:
+        host = host_and_port.partition(":")[0]
+    return _Url(scheme, host.lower().rstrip("."), path)
+
+
+def _is_profnet(host: str) -> bool:
+    if host == _PROFNET:
+        return True
+    subdomain, dot, rest = host.partition(".")
+    return bool(dot) and rest == _PROFNET and bool(_SUBDOMAIN.fullmatch(subdomain))
+
+
+def domain(value: object) -> str:
+    """A company's domain as spec section 4.1 rule 1 normalises it, and more.
+
+    Drops any scheme, credentials (`user@`), `www.`/`www2.`, port, path, query, fragment, trailing
+    dot and surrounding quotes or angle brackets; takes the domain of an e-mail address
+    (`jane@acme.com`, `Jane <jane@acme.com>`); lowercases; turns IDNs into punycode
+    (`münchen.de` -> `xn--mnchen-3ya.de`, IDNA 2003 as Python's `idna` codec does it). Raises
+    unless the result is a hostname with a dot and a letter (or punycode) TLD: `localhost`, `acme`,
+    IP addresses and profnet.com's own pages are refused.
+    """
+    wanted = "a domain such as acme.com"
+    cleaned = _required(value, "domain", wanted).translate(_INVISIBLE)
+    if named := _NAME_AND_ADDRESS.fullmatch(cleaned):  # Jane Doe <jane@acme.com>
+        cleaned = named.group(1)
+    cleaned = _clean(cleaned)
+    refused = NormalizationError(
+        f"{_show(value)} is not a company domain: give {wanted}", "domain", value
+    )
+    if any(ch in _BLANKS for ch in cleaned):
+        raise refused
+    host = _split_url(cleaned).host
+    try:
+        host = host.encode("idna").decode("ascii").lower().rstrip(".")
+    except (UnicodeError, ValueError):
+        raise refused from None
+    if www := _WWW.match(host):
+        host = host[www.end() :]
+    if host == _PROFNET or host.endswith("." + _PROFNET):
+        raise NormalizationError(
+            f"{_show(value)} is a profnet.com address, not a company's own domain: give the "
+            f"company page URL as profnet_url, or {wanted}",
+            "domain",
+            value,
+        )
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        pass
+    else:
+        raise NormalizationError(
+            f"{_show(value)} is an IP address, not a company domain: give {wanted}",
+            "domain",
+            value,
+        )
+    if len(host) > 253 or not _HOSTNAME.fullmatch(host):
+        raise refused
+    return host
+
+
+_KINDS: Final = {
+    "company": "a company page URL",
+    "showcase": "a showcase page URL",
+    "school": "a school page URL",
+    "in": "a profile URL",
+}
+_COMPANY_EXAMPLE: Final = f"{_CANONICAL_HOST}/company/acme/"
+_PROFILE_EXAMPLE: Final = f"{_CANONICAL_HOST}/in/anna-schmidt/"
+_BARE_SLUG: Final = re.compile(r"[\w%-]+")
+
+
+def _page_url(
+    value: object, kinds: tuple[str, ...], wanted: str, example: str, bare_kind: str | None = None
+) -> str:
+    """The canonical `https://www.profnet.com/<kind>/<slug>/` of a profnet.com page URL."""
+    parameter = "profnet_url"
+    hint = f"give {wanted} such as {example}"
+    cleaned = _clean(_required(value, parameter, f"{wanted} such as {example}"))
+    if bare_kind is not None and _BARE_SLUG.fullmatch(cleaned):
+        kind, raw_slug = bare_kind, cleaned
+    else:
+        url = _split_url(cleaned)
+        if _BARE_SLUG.fullmatch(cleaned):
+            raise NormalizationError(
+                f"{_show(value)} is a bare name, not a URL (it could be a domain or a name): "
+                f"{hint}",
+                parameter,
+                value,
+            )
+        if url.scheme not in {"", "http", "https"} or not _is_profnet(url.host):
+            raise NormalizationError(
+                f"{_show(value)} is not a profnet.com URL: {hint}", parameter, value
+            )
+        segments = [segment for segment in url.path.split("/") if segment]
+        kind = segments[0].lower() if segments else ""
+        if kind not in kinds:
+            if kind in _KINDS:
+                message = f"{_show(value)} is {_KINDS[kind]}, not {wanted}: {hint}"
+            else:
+                message = f"{_show(value)} is a profnet.com URL but not {wanted}: {hint}"
+            raise NormalizationError(message, parameter, value)
+        raw_slug = segments[1] if len(segments) > 1 else ""
+    try:
+        slug = _strip(unquote(raw_slug, errors="strict").lower())
+        quoted = quote(slug, safe="-_.~")
+    except UnicodeError:
+        raise NormalizationError(
+            f"{_show(value)} has a badly percent-encoded name: {hint}", parameter, value
+        ) from None
+    if not slug or slug in {".", ".."}:
+        raise NormalizationError(
+            f"{_show(value)} has no name after /{kind}/: {hint}", parameter, value
+        )
+    return f"{_CANONICAL_HOST}/{kind}/{quoted}/"
+
+
+def company_url(value: object) -> str:
+    """The canonical URL of a company page: `https://www.profnet.com/company/<slug>/`.
+
+    Accepts http, https or no scheme; `www.`, a country subdomain or none; with or without the
+    trailing slash; a query or fragment; a sub-page (`/about/`); any case; percent-encoding.
+    `/showcase/` pages stay showcase pages; a numeric `/company/1035/` stays a URL. The slug is
+    lowercased and percent-encoded canonically. A bare name (`acme`) is refused: it could be a
+    domain or a name; so are other hosts, and profile or school URLs.
+    """
+    return _page_url(value, ("company", "showcase"), _KINDS["company"], _COMPANY_EXAMPLE)
+
+
+def profile_url(value: object) -> str:
+    """The canonical URL of a profile: `https://www.profnet.com/in/<slug>/`.
+
+    Accepts the URL variants `company_url` does, and also a bare profile slug
+    (`anna-schmidt-1a2b`: letters, digits, `-`, `_` and percent-escapes, no dots or slashes),
+    which is unambiguous here. Company, showcase and school URLs are refused.
+    """
+    return _page_url(value, ("in",), _KINDS["in"], _PROFILE_EXAMPLE, bare_kind="in")
+
+
+def school_or_company_url(value: object) -> str:
+    """The canonical company, showcase or school page URL (what find-custom-headcount takes)."""
+    return _page_url(
+        value,
+        ("company", "showcase", "school"),
+        "a company, showcase or school page URL",
+        _COMPANY_EXAMPLE,
+    )
+
+
+_IDENTIFIER: Final = "company_id, profnet_url, or domain"  # spec section 4.1 rule 2
+
+
+def company_identifier(value: object) -> tuple[str, str]:
+    """What a cell names a company by, as `(parameter, normalised value)` for get-company-details.
+
+    Digits (an int, an Excel float such as `1035.0`, or text) give `company_id`; a profnet.com
+    company or showcase URL gives `profnet_url` (even a numeric `/company/1035/`); anything else
+    is tried as a `domain`.
+    """
+    wanted = (
+        f"a company id such as 1035, a company page URL such as {_COMPANY_EXAMPLE}, "
+        "or a domain such as acme.com"
+    )
+    if _is_bool(value):
+        raise NormalizationError(
+            f"{_show(value)} is a true/false value, not a company: give {wanted}",
+            _IDENTIFIER,
+            value,
+        )
+    if isinstance(value, numbers.Real) and not _is_missing(value):
+        return "company_id", numeric_id(value, "company_id")
+    cleaned = _clean(_required(value, _IDENTIFIER, wanted))
+    if _NUMBERISH.fullmatch(cleaned):
+        return "company_id", numeric_id(cleaned, "company_id")
+    if _is_profnet(_split_url(cleaned).host):
+        return "profnet_url", company_url(value)
+    try:
+        return "domain", domain(value)
+    except NormalizationError as error:
+        raise NormalizationError(
+            f"{_show(value)} is not a company id, company page URL or domain: give {wanted}",
+            _IDENTIFIER,
+            value,
+        ) from error
+
+
+_URN: Final = re.compile(r"urn:[a-z0-9._-]+:[a-z0-9._-]+:([0-9]+)", re.IGNORECASE)
+_TRAILING_DIGITS: Final = re.compile(r"([0-9]+)/*\Z")
+
+
+def post_urn(value: object) -> str:
+    """The numeric post id get-post-details takes (decisions.md #10).
+
+    Accepts the id itself (digits, an int, an integral float up to 2**53), any URN-style value
+    `urn:<namespace>:<type>:<digits>` (`urn:profnet:activity:7123...`), and a profnet.com URL
+    whose path ends in the id (`.../feed/update/urn:profnet:activity:7123.../`).
+    """
+    parameter = "urn"
+    wanted = (
+        "the post's numeric id such as 7123456789012345678, "
+        "or a URN such as urn:profnet:activity:7123456789012345678"
+    )
+    if not isinstance(value, str):
+        return numeric_id(value, parameter)
+    cleaned = _clean(_required(value, parameter, wanted))
+    if _NUMBERISH.fullmatch(cleaned):
+        return numeric_id(cleaned, parameter)
+    if urn := _URN.fullmatch(cleaned):
+        return numeric_id(urn.group(1), parameter)
+    url = _split_url(cleaned)
+    if _is_profnet(url.host):
+        path = unquote(url.path)
+        first = next((segment for segment in path.split("/") if segment), "").lower()
+        if first not in _KINDS and (digits := _TRAILING_DIGITS.search(path)):
+            return numeric_id(digits.group(1), parameter)
+    raise NormalizationError(f"{_show(value)} is not a post id: give {wanted}", parameter, value)
+
+
+# -- lists ------------------------------------------------------------------------------------
+
+_T = TypeVar("_T")
+_LINES: Final = re.compile(r"[;\n\r\v\f\x85\u2028\u2029]+")
+_ID_SEPARATORS: Final = re.compile(f"[,;{re.escape(_BLANKS)}]+")
+
+
+def _flatten(value: object, parameter: str) -> list[object]:
+    """The items of a scalar, a list or tuple (nested, as Excel ranges come), or an array."""
+    if _is_missing(value):
+        return []
+    if isinstance(value, list | tuple):
+        items: list[object] = []
+        for item in value:
+            items.extend(_flatten(item, parameter))
+        return items
+    if isinstance(value, set | frozenset):
+        return _flatten(sorted(value, key=repr), parameter)
+    if isinstance(value, dict):
+        raise NormalizationError(
+            f"{_show(value)} is a mapping, not a list: give {parameter} as a list of values",
+            parameter,
+            value,
+        )
+    if not isinstance(value, str | bytes):
+        tolist = getattr(value, "tolist", None)  # numpy arrays, pandas Series and Index
+        if callable(tolist):
+            converted: object = tolist()
+            return _flatten(converted, parameter) if isinstance(converted, list) else [converted]
+    return [value]
+
+
+def _unique(items: list[_T]) -> list[_T]:
+    return list(dict.fromkeys(items))
+
+
+def string_list(value: object, parameter: str) -> list[str]:
+    """A list of strings from a scalar, a list or a range; text splits on newlines and `;`.
+
+    Commas do not split (`"Acme, Inc."` is one name). Blanks are dropped, and duplicates after the
+    first.
+    """
+    found: list[str] = []
+    for item in _flatten(value, parameter):
+        pieces: list[object] = list(_LINES.split(item)) if isinstance(item, str) else [item]
+        for piece in pieces:
+            got = text(piece, parameter)
+            if got is not None:
+                found.append(got)
+    return _unique(found)
+
+
+def id_list(value: object, parameter: str) -> list[str]:
+    """A list of numeric ids (digits, by `numeric_id`'s rules) from a scalar, list or range.
+
+    Text splits on commas, semicolons and whitespace. Blanks are dropped, and duplicates.
+    """
+    found: list[str] = []
+    for item in _flatten(value, parameter):
+        pieces: list[object] = list(_ID_SEPARATORS.split(item)) if isinstance(item, str) else [item]
+        for piece in pieces:
+            if isinstance(piece, str) and not _strip(piece.translate(_INVISIBLE)):
+                continue
+            found.append(numeric_id(piece, parameter))
+    return _unique(found)
+
+
+def int_list(value: object, parameter: str) -> list[int]:
+    """`id_list` as integers, for the ids the spec sends as numbers (geo_codes, locations)."""
+    return [int(number) for number in id_list(value, parameter)]
+
+
+_LABELS: Final = {company_size_label(code): code for code in HEADCOUNT_CODES}
+_CODE_RANGE: Final = re.compile(r"([A-H])-([A-H])")
+_DASH: Final = re.compile(rf"[{re.escape(_BLANKS)}]*[-\u2010-\u2015\u2212][{re.escape(_BLANKS)}]*")
+_PLUS: Final = re.compile(rf"[{re.escape(_BLANKS)}]*\+")
+_HEADCOUNT_HELP: Final = ", ".join(f"{code} {company_size_label(code)}" for code in HEADCOUNT_CODES)
+
+
+def headcount_codes(value: object) -> list[str]:
+    """Headcount codes A-H (search-companies `company_headcounts`), in A-H order, once each.
+
+    From a list or text such as `"B, C"`, `"b;c"`, ranges `"B-D"` (B, C, D), and the employee
+    ranges `company_size` shows (`"51-200"` -> C, `"10001+"` -> H).
+    """
+    parameter = "company_headcounts"
+    found: set[str] = set()
+    for item in _flatten(value, parameter):
+        got = text(item, parameter)
+        if got is None:
+            continue
+        joined = _PLUS.sub("+", _DASH.sub("-", got.translate(_INVISIBLE)))
+        for token in _ID_SEPARATORS.split(joined):
+            if not token:
+                continue
+            upper = token.upper()
+            if upper in HEADCOUNT_CODES:
+                found.add(upper)
+            elif span := _CODE_RANGE.fullmatch(upper):
+                low, high = sorted(span.groups())
+                found.update(code for code in HEADCOUNT_CODES if low <= code <= high)
+            elif token in _LABELS:
+                found.add(_LABELS[token])
+            else:
+                raise NormalizationError(
+                    f"{_show(token)} is not a headcount code: give codes A to H "
+                    f"({_HEADCOUNT_HELP})",
+                    parameter,
+                    item,
+                )
+    return [code for code in HEADCOUNT_CODES if code in found]

@@ -1,0 +1,138 @@
+"""Pure decisions of the request layer: retry or not and how long to wait, what an answer means."""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any, Literal
+
+from profnet_sheets import errors
+from profnet_sheets.spec import Endpoint
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+_QUOTA = re.compile(r"quota|credit|balance|insufficient|exceeded your|plan limit", re.IGNORECASE)
+
+Failure = Literal["connect", "read", "timeout"]
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently to retry; `decide` says what to do after one attempt."""
+
+    retries: int = 4
+    backoff: float = 0.5
+    max_backoff: float = 30.0
+    retry_after_cap: float = 60.0
+
+    def wait_before(self, attempt: int, rng: random.Random | None = None) -> float:
+        """Exponential backoff with full jitter: a random wait up to backoff * 2**attempt."""
+        ceiling = min(self.max_backoff, self.backoff * 2**attempt)
+        return (rng or random).uniform(ceiling / 2, ceiling)
+
+    def after_status(
+        self, attempt: int, status: int, headers: Any, body: Any, rng: random.Random | None = None
+    ) -> float | None:
+        """Seconds to wait before trying again after an error status, or None: do not retry."""
+        if status not in RETRY_STATUSES or attempt >= self.retries:
+            return None
+        if status == 429 and is_quota_exhausted(body):
+            return None
+        retry_after = parse_retry_after(headers.get("Retry-After") if headers else None)
+        if retry_after is not None:
+            return min(retry_after, self.retry_after_cap)
+        return self.wait_before(attempt, rng)
+
+    def after_failure(
+        self, attempt: int, failure: Failure, method: str, rng: random.Random | None = None
+    ) -> float | None:
+        """Seconds to wait after a transport failure, or None: do not retry.
+
+        A request that never reached the service (connect) is always safe to repeat. One that
+        may have been read (a read error or timeout) is repeated only for GET: a paid POST might
+        have been charged already.
+        """
+        if attempt >= self.retries:
+            return None
+        if failure != "connect" and method != "GET":
+            return None
+        return self.wait_before(attempt, rng)
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (a number of seconds or an HTTP date)."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        from datetime import UTC, datetime
+
+        moment = parsedate_to_datetime(value)
+        return max(0.0, (moment - datetime.now(UTC)).total_seconds())
+    except (TypeError, ValueError):
+        return None
+
+
+def is_quota_exhausted(body: Any) -> bool:
+    """A 429 that is about the quota or credits, not about speed (field notes: marketplaces)."""
+    text = " ".join(str(v) for v in body.values()) if isinstance(body, dict) else str(body or "")
+    return bool(_QUOTA.search(text))
+
+
+def error_for(
+    endpoint: Endpoint, status: int, body: Any, retry_after: float | None = None
+) -> errors.ProfnetError:
+    """The exception for an error answer, with a message that says what to do."""
+    body_dict = body if isinstance(body, dict) else {}
+    code = body_dict.get("message")
+    details = body_dict.get("details") or body_dict.get("error")
+    context: dict[str, Any] = {
+        "endpoint": endpoint.name,
+        "status": status,
+        "code": code if isinstance(code, str) else None,
+        "details": details if isinstance(details, str) else None,
+        "body": body,
+    }
+    said = f" The service said: {details}" if details else ""
+    if status == 400:
+        parameter = body_dict.get("parameter")
+        named = f" ({parameter})" if parameter else ""
+        return errors.InvalidParameter(
+            f"{endpoint.name} refused a parameter{named}.{said}",
+            parameter=parameter if isinstance(parameter, str) else None,
+            **context,
+        )
+    if status == 401:
+        return errors.Unauthorized(
+            f"{endpoint.name}: the service refused the API key. Check PROFNET_API_KEY (or the "
+            "api_key you passed, or the config file).",
+            **context,
+        )
+    if status == 402 or (status == 429 and is_quota_exhausted(body)):
+        return errors.InsufficientCredits(
+            f"{endpoint.name}: the account has no credits left for this call.{said} "
+            "Top up the account, or lower what you ask for.",
+            **context,
+        )
+    if status == 404:
+        return errors.NotFound(f"{endpoint.name}: not found.{said}", **context)
+    if status == 409 or (status in (400, 200) and code == "search_not_completed"):
+        return errors.SearchNotReady(
+            f"{endpoint.name}: the search has not completed yet.{said} Wait for it first.",
+            **context,
+        )
+    if status == 429:
+        return errors.RateLimited(
+            f"{endpoint.name}: still rate limited after retrying.{said} Lower the concurrency "
+            "or the rate limit (PROFNET_RATE_LIMIT), or try again later.",
+            retry_after=retry_after,
+            **context,
+        )
+    return errors.ServiceError(
+        f"{endpoint.name}: the service failed with HTTP {status}.{said} Try again later.",
+        **context,
+    )

@@ -1,0 +1,165 @@
+"""Validate and convert a call's parameters from the spec, before anything is sent or paid."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from profnet_sheets.client import normalize
+from profnet_sheets.errors import InvalidParameter
+from profnet_sheets.spec import Endpoint, Param
+from profnet_sheets.spec.endpoints import (
+    COMPANY_URL_PATTERN,
+    HEADCOUNT_URL_PATTERN,
+    NUMERIC_ID_PATTERN,
+    PROFILE_URL_PATTERN,
+)
+
+_BY_PATTERN: dict[str, Callable[[Any], str]] = {
+    COMPANY_URL_PATTERN: normalize.company_url,
+    PROFILE_URL_PATTERN: normalize.profile_url,
+    HEADCOUNT_URL_PATTERN: normalize.school_or_company_url,
+}
+_ID_LISTS: dict[str, Callable[[Any, str], list[Any]]] = {
+    "string": normalize.string_list,
+    "id": normalize.id_list,
+    "integer": normalize.int_list,
+}
+
+
+def _convert(endpoint: Endpoint, param: Param, value: Any) -> Any:
+    """The value as the service wants it, or None when it is blank (not given)."""
+    name = param.name
+    if param.type == "array":
+        if param.items == "headcount_code":
+            codes = normalize.headcount_codes(value) if value is not None else []
+            return codes or None
+        return _ID_LISTS[param.items or "string"](value, name) or None
+    if param.type == "object":
+        return _growth(name, value)
+    if param.type == "flag":
+        return None if _blank(value, name) else normalize.flag(value, name)
+    if param.type == "integer":
+        if _blank(value, name):
+            return None
+        low = int(param.minimum) if param.minimum is not None else 0
+        high = int(param.maximum) if param.maximum is not None else 10**9
+        return normalize.limit(value, name, low, high)
+    if name == "urn":
+        return None if _blank(value, name) else normalize.post_urn(value)
+    if name == "domain":
+        return None if _blank(value, name) else normalize.domain(value)
+    if param.pattern in _BY_PATTERN:
+        return None if _blank(value, name) else _BY_PATTERN[param.pattern](value)
+    if param.pattern == NUMERIC_ID_PATTERN:
+        return None if _blank(value, name) else normalize.numeric_id(value, name)
+    text = normalize.text(value, name)
+    if text is not None and param.enum is not None:
+        matches = [allowed for allowed in param.enum if allowed.lower() == text.lower()]
+        if not matches:
+            raise InvalidParameter(
+                f"{endpoint.name}: {name} must be one of {', '.join(param.enum)}; got {text!r}.",
+                parameter=name,
+                value=value,
+                endpoint=endpoint.name,
+            )
+        return matches[0]
+    return text
+
+
+def _blank(value: Any, name: str) -> bool:
+    """None, NaN, or blank text: not given. (Numbers and booleans are values, never blank.)"""
+    if isinstance(value, bool | int) or (isinstance(value, float) and not math.isnan(value)):
+        return False
+    return normalize.text(value, name) is None
+
+
+def _growth(name: str, value: Any) -> dict[str, float] | None:
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        bounds = dict(value)
+    elif isinstance(value, list | tuple) and len(value) == 2:
+        bounds = {"min": value[0], "max": value[1]}
+    else:
+        raise normalize.NormalizationError(
+            f"{name} must be a range such as {{'min': 10, 'max': 50}} or (10, 50); got {value!r}.",
+            parameter=name,
+            value=value,
+        )
+    try:
+        low, high = float(bounds["min"]), float(bounds["max"])
+    except (KeyError, TypeError, ValueError):
+        raise normalize.NormalizationError(
+            f"{name} needs numbers for min and max; got {value!r}.", parameter=name, value=value
+        ) from None
+    if low > high:
+        raise normalize.NormalizationError(
+            f"{name}: min ({low:g}) is above max ({high:g}); swap them.",
+            parameter=name,
+            value=value,
+        )
+    return {"min": low, "max": high}
+
+
+def prepare(endpoint: Endpoint, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters to send: normalised, blanks dropped, every rule of the spec checked.
+
+    Raises InvalidParameter naming the parameter and the value, so that no paid call is made
+    with input the service would refuse (or, worse, accept and charge for a useless answer).
+    """
+    known = {param.name: param for param in endpoint.params}
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise InvalidParameter(
+            f"{endpoint.name} has no parameter {', '.join(unknown)}; it takes {', '.join(known)}.",
+            parameter=unknown[0],
+            value=params[unknown[0]],
+            endpoint=endpoint.name,
+        )
+    payload: dict[str, Any] = {}
+    for name, value in params.items():
+        try:
+            converted = _convert(endpoint, known[name], value)
+        except normalize.NormalizationError as error:
+            raise InvalidParameter(
+                f"{endpoint.name}: {error}",
+                parameter=name,
+                value=value,
+                endpoint=endpoint.name,
+            ) from None
+        if converted is not None:
+            payload[name] = converted
+    for param in endpoint.params:
+        if param.required and param.name not in payload:
+            raise InvalidParameter(
+                f"{endpoint.name} needs {param.name} ({param.description}).",
+                parameter=param.name,
+                endpoint=endpoint.name,
+            )
+    rule = endpoint.at_least_one
+    if rule and not any(name in payload for name in rule.names):
+        raise InvalidParameter(
+            f"{endpoint.name} needs at least one of {', '.join(rule.names)}.",
+            parameter=rule.parameter or ", ".join(rule.names),
+            endpoint=endpoint.name,
+        )
+    if endpoint.alternative:
+        filters = [name for name in endpoint.filter_names if name in payload]
+        if endpoint.alternative in payload and filters:
+            raise InvalidParameter(
+                f"{endpoint.name}: give either {endpoint.alternative} or filters "
+                f"({', '.join(filters)}), not both.",
+                parameter=endpoint.alternative,
+                endpoint=endpoint.name,
+            )
+        if endpoint.alternative not in payload and not filters:
+            raise InvalidParameter(
+                f"{endpoint.name} needs at least one filter, or a {endpoint.alternative}: "
+                f"a search with neither would cost {endpoint.price.credits} credits for "
+                "everything.",
+                parameter="payload",
+                endpoint=endpoint.name,
+            )
+    return payload

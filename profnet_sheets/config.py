@@ -1,0 +1,242 @@
+"""Settings: explicit arguments > environment (PROFNET_*) > config file > defaults; key masked."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from profnet_sheets.errors import ConfigurationError
+
+APP_NAME = "profnet-sheets"
+ENV_PREFIX = "PROFNET_"
+
+# Seconds a cached answer stays fresh, per endpoint (docs/client.md). Search creations are
+# cached for the reuse window (an identical search within it costs nothing); status never.
+DEFAULT_EXPIRY: dict[str, float] = {
+    "get-company-details": 30 * 86400,
+    "get-profile-details": 7 * 86400,
+    "get-job-details": 3 * 86400,
+    "get-post-details": 1 * 86400,
+    "search-posts": 6 * 3600,
+    "get-company-posts": 6 * 3600,
+    "get-profile-posts": 6 * 3600,
+    "search-jobs": 12 * 3600,
+    "google-full-profiles": 7 * 86400,
+    "google-schools": 30 * 86400,
+    "find-geocode-by-location": 90 * 86400,
+    "get-recommendations-received": 14 * 86400,
+    "get-recommendations-given": 14 * 86400,
+    "find-custom-headcount": 7 * 86400,
+    "get-lead-results": 30 * 86400,
+    "get-company-results": 30 * 86400,
+    "get-lead-search-status": 0,
+    "get-company-search-status": 0,
+}
+NOT_FOUND_EXPIRY = 86400.0  # a 404 is cached, but for less time than an answer
+
+
+class ApiKey:
+    """An API key that never shows itself: not in repr, str, logs or tracebacks."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        value = value.strip()
+        if not value:
+            raise ConfigurationError("The API key is empty: set PROFNET_API_KEY or pass api_key.")
+        self._value = value
+
+    def reveal(self) -> str:
+        """The key itself, for the request header only."""
+        return self._value
+
+    @property
+    def fingerprint(self) -> str:
+        """A short one-way digest that tells keys apart in the ledger without holding them."""
+        return hashlib.sha256(self._value.encode()).hexdigest()[:12]
+
+    def __repr__(self) -> str:
+        return f"ApiKey(fingerprint={self.fingerprint})"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ApiKey) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __reduce__(self) -> Any:
+        raise TypeError("an ApiKey is not pickled, so that it is never written anywhere")
+
+
+def default_cache_dir() -> Path:
+    return Path(platformdirs.user_cache_dir(APP_NAME))
+
+
+def default_config_path() -> Path:
+    return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the request layer is configured with (see `Settings.load`)."""
+
+    api_key: ApiKey | None = None
+    base_url: str | None = None
+    cache: str | None = None  # a directory or SQLite file, redis://..., "memory" or "off"
+    cache_dir: Path = field(default_factory=default_cache_dir)
+    budget: int | None = None  # credits this client may spend; None: no limit
+    offline: bool = False
+    refresh: bool = False
+    timeout: float = 60.0  # seconds to wait for an answer (the real service takes 3-5 s)
+    connect_timeout: float = 10.0
+    retries: int = 4
+    backoff: float = 0.5  # seconds before the first retry; doubles, with jitter
+    max_backoff: float = 30.0
+    retry_after_cap: float = 60.0  # never wait longer than this on a Retry-After
+    rate_limit: float | None = None  # requests per second sent to the service
+    concurrency: int = 16  # connections kept per host
+    search_reuse_hours: float = 24.0
+    expiry: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_EXPIRY))
+    quiet: bool = False  # no notice on stderr when the embedded sandbox is used
+
+    @property
+    def uses_sandbox(self) -> bool:
+        """No key and no base URL: the embedded sandbox serves (synthetic data)."""
+        return self.api_key is None and self.base_url is None
+
+    def with_changes(self, **changes: Any) -> Settings:
+        return replace(self, **changes)
+
+    @classmethod
+    def load(
+        cls,
+        *,
+        config_path: Path | str | None = None,
+        environ: Mapping[str, str] | None = None,
+        **explicit: Any,
+    ) -> Settings:
+        """Resolve settings: explicit arguments, then PROFNET_* variables, then the config file."""
+        environ = os.environ if environ is None else environ
+        path = Path(config_path or environ.get(f"{ENV_PREFIX}CONFIG") or default_config_path())
+        from_file = _read_config(path)
+        known = {f.name: f for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for name in known:
+            if explicit.get(name) is not None:
+                values[name] = explicit[name]
+            elif f"{ENV_PREFIX}{name.upper()}" in environ:
+                values[name] = environ[f"{ENV_PREFIX}{name.upper()}"]
+            elif name in from_file:
+                values[name] = from_file[name]
+        unknown = set(explicit) - set(known)
+        if unknown:
+            raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
+        return cls(**{name: _coerce(name, value) for name, value in values.items()})
+
+
+def _read_config(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        content = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ConfigurationError(f"Cannot read the config file {path}: {error}") from None
+    section = content.get("profnet", content)
+    return dict(section) if isinstance(section, dict) else {}
+
+
+def _coerce(name: str, value: Any) -> Any:
+    """Turn a setting from the environment or a file into its type, or say what is wrong."""
+    try:
+        if name == "api_key":
+            return value if isinstance(value, ApiKey) else ApiKey(str(value))
+        if name == "base_url":
+            url = str(value).strip().rstrip("/")
+            if not url.startswith(("http://", "https://")):
+                raise ValueError("it must start with http:// or https://")
+            return url
+        if name in ("budget", "retries", "concurrency"):
+            count = None if str(value).strip().lower() in ("", "none") else int(float(value))
+            if count is not None and count < 0:
+                raise ValueError("it must not be negative")
+            return count
+        if name in ("offline", "refresh", "quiet"):
+            return _truthy(value)
+        if name == "cache_dir":
+            return Path(value).expanduser()
+        if name == "expiry":
+            table = json.loads(value) if isinstance(value, str) else dict(value)
+            return {**DEFAULT_EXPIRY, **{str(k): float(v) for k, v in table.items()}}
+        if name == "rate_limit":
+            rate = None if str(value).strip().lower() in ("", "none") else float(value)
+            return None if rate is None or rate <= 0 else rate
+        if name in (
+            "timeout",
+            "connect_timeout",
+            "backoff",
+            "max_backoff",
+            "retry_after_cap",
+            "search_reuse_hours",
+        ):
+            number = float(value)
+            if not math.isfinite(number) or number < 0:
+                raise ValueError("it must be a non-negative number")
+            return number
+        return None if value is None else str(value)
+    except (TypeError, ValueError) as error:
+        shown = "<hidden>" if name == "api_key" else repr(value)
+        raise ConfigurationError(
+            f"Setting {name} = {shown} is not usable: {error}. "
+            f"Fix it in the arguments, {ENV_PREFIX}{name.upper()} or the config file."
+        ) from None
+
+
+def _truthy(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on", "y"):
+        return True
+    if text in ("0", "false", "no", "off", "n", ""):
+        return False
+    raise ValueError("it must be true or false")
+
+
+def save_config(values: Mapping[str, Any], path: Path | str | None = None) -> Path:
+    """Write settings to the config file, readable by its owner only (0600)."""
+    target = Path(path or default_config_path())
+    target.parent.mkdir(parents=True, exist_ok=True)
+    current = _read_config(target)
+    current.update(
+        {
+            k: (v.reveal() if isinstance(v, ApiKey) else v)
+            for k, v in values.items()
+            if v is not None
+        }
+    )
+    lines = ["[profnet]"]
+    for name, value in sorted(current.items()):
+        if isinstance(value, bool):
+            lines.append(f"{name} = {'true' if value else 'false'}")
+        elif isinstance(value, int | float):
+            lines.append(f"{name} = {value}")
+        elif isinstance(value, Mapping):
+            lines.append(f"{name} = {json.dumps(json.dumps(dict(value)))}")
+        else:
+            lines.append(f"{name} = {json.dumps(str(value))}")
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write("\n".join(lines) + "\n")
+    os.chmod(target, 0o600)
+    return target

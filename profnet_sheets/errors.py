@@ -1,0 +1,162 @@
+"""The client's exceptions: one tree, each error carrying endpoint, status, code and details.
+
+    ProfnetError                   anything this library raises on purpose
+    ├── InvalidParameter           a parameter is missing or wrong (found before sending, or a 400)
+    ├── ConfigurationError         the settings cannot work (bad base URL, unreadable config file)
+    ├── ApiError                   the service answered with an error
+    │   ├── Unauthorized           401: the API key is missing or wrong
+    │   ├── InsufficientCredits    402, or a 429 that says the quota is spent (never retried)
+    │   ├── NotFound               404: no such company, job, post or search request
+    │   ├── SearchNotReady         409: results asked for before the search completed
+    │   ├── RateLimited            429 still, after the retries
+    │   └── ServiceError           5xx still, after the retries (or an unreadable answer)
+    ├── TransportError             no answer: connection refused or cut, timeout (after retries)
+    ├── BudgetExceeded             the call would pass the budget; nothing was sent
+    ├── OfflineMiss                offline mode and the answer is not in the cache
+    └── SearchError
+        ├── SearchFailed           the search job ended `failed`
+        └── SearchTimedOut         the search did not complete within the wait's timeout
+
+Every error says what to do next in its message. None ever holds the API key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ProfnetError(Exception):
+    """Base of every error the library raises on purpose."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        endpoint: str | None = None,
+        status: int | None = None,
+        code: str | None = None,
+        details: str | None = None,
+        body: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.endpoint = endpoint
+        self.status = status
+        self.code = code
+        self.details = details
+        self.body = body
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        fields = ", ".join(
+            f"{name}={value!r}"
+            for name, value in (
+                ("endpoint", self.endpoint),
+                ("status", self.status),
+                ("code", self.code),
+            )
+            if value is not None
+        )
+        return f"{type(self).__name__}({self.message!r}{', ' + fields if fields else ''})"
+
+
+class InvalidParameter(ProfnetError):  # noqa: N818 - named for what went wrong, as users read it
+    """A parameter is missing or has a value the service does not take."""
+
+    def __init__(
+        self, message: str, *, parameter: str | None = None, value: Any = None, **context: Any
+    ) -> None:
+        super().__init__(message, **context)
+        self.parameter = parameter
+        self.value = value
+
+
+class ConfigurationError(ProfnetError):
+    """The settings cannot work."""
+
+
+class ApiError(ProfnetError):
+    """The service answered with an error status."""
+
+
+class Unauthorized(ApiError):  # noqa: N818
+    """401: the API key is missing or wrong."""
+
+
+class InsufficientCredits(ApiError):  # noqa: N818
+    """The account's balance cannot cover the call (402, or a 429 about the quota)."""
+
+
+class NotFound(ApiError):  # noqa: N818
+    """404: the company, job, post or search request does not exist."""
+
+
+class SearchNotReady(ApiError):  # noqa: N818
+    """Results were asked for before the search completed."""
+
+
+class RateLimited(ApiError):  # noqa: N818
+    """429 still after the retries."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **context: Any) -> None:
+        super().__init__(message, **context)
+        self.retry_after = retry_after
+
+
+class ServiceError(ApiError):
+    """The service failed (5xx) still after the retries, or its answer could not be read."""
+
+
+class TransportError(ProfnetError):
+    """No answer: the connection was refused or cut, or the call timed out."""
+
+
+class BudgetExceeded(ProfnetError):  # noqa: N818
+    """The call would pass the configured budget; nothing was sent."""
+
+    def __init__(self, message: str, *, needed: int = 0, left: int = 0, **context: Any) -> None:
+        super().__init__(message, **context)
+        self.needed = needed
+        self.left = left
+
+
+class OfflineMiss(ProfnetError):  # noqa: N818
+    """Offline mode, and the answer is not in the cache."""
+
+
+class SearchError(ProfnetError):
+    """A search job did not give results."""
+
+    def __init__(self, message: str, *, request_id: str | None = None, **context: Any) -> None:
+        super().__init__(message, **context)
+        self.request_id = request_id
+
+
+class SearchFailed(SearchError):  # noqa: N818
+    """The search job ended with status `failed`."""
+
+
+class SearchTimedOut(SearchError):  # noqa: N818
+    """The search job did not complete within the timeout of the wait."""
+
+
+__all__ = [
+    "ApiError",
+    "BudgetExceeded",
+    "ConfigurationError",
+    "InsufficientCredits",
+    "InvalidParameter",
+    "NotFound",
+    "OfflineMiss",
+    "ProfnetError",
+    "RateLimited",
+    "SearchError",
+    "SearchFailed",
+    "SearchNotReady",
+    "SearchTimedOut",
+    "ServiceError",
+    "TransportError",
+    "Unauthorized",
+]

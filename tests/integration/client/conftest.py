@@ -1,0 +1,79 @@
+"""A sandbox on loopback, and clients on real SQLite caches in a temporary directory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from profnet_sheets import Client
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+
+KEY = "client-test-key"
+MakeClient = Callable[..., Client]
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[RunningSandbox]:
+    with start_sandbox(api_keys=(KEY,), credits=10_000_000, job_seconds=0.0, seed=11) as running:
+        yield running
+
+
+@pytest.fixture
+def fresh(sandbox: RunningSandbox) -> RunningSandbox:
+    """The sandbox with its usage, jobs and faults reset (balances back to the start)."""
+    requests.post(f"{sandbox.base_url}/_sandbox/reset", timeout=5).raise_for_status()
+    requests.put(
+        f"{sandbox.base_url}/_sandbox/faults",
+        json={
+            "fail_rate": 0,
+            "throttle_rate": 0,
+            "drop_rate": 0,
+            "latency_ms": 0,
+            "rate_limit": None,
+            "retry_after": 1,
+            "geocode_timeout_rate": 0,
+            "job_fail_rate": 0,
+        },
+        timeout=5,
+    ).raise_for_status()
+    return sandbox
+
+
+@pytest.fixture
+def make_client(fresh: RunningSandbox, tmp_path: Path) -> Iterator[MakeClient]:
+    made: list[Client] = []
+
+    def make(**options: Any) -> Client:
+        options.setdefault("cache", str(tmp_path / "cache"))
+        options.setdefault("cache_dir", tmp_path / "cache")
+        options.setdefault("backoff", 0.01)
+        options.setdefault("max_backoff", 0.05)
+        client = Client(api_key=KEY, base_url=fresh.base_url, **options)
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.close()
+
+
+def usage(sandbox: RunningSandbox, key: str = KEY) -> dict[str, Any]:
+    """What the server charged and counted for a key (the truth about spend)."""
+    response = requests.get(
+        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": key}, timeout=5
+    )
+    response.raise_for_status()
+    result: dict[str, Any] = response.json()
+    return result
+
+
+def calls(sandbox: RunningSandbox, endpoint: str) -> int:
+    return int(usage(sandbox)["calls"].get(endpoint, {}).get("calls", 0))
+
+
+def set_faults(sandbox: RunningSandbox, **faults: Any) -> None:
+    requests.put(f"{sandbox.base_url}/_sandbox/faults", json=faults, timeout=5).raise_for_status()

@@ -1,0 +1,165 @@
+"""The same lookup is never paid twice: memory, SQLite, Redis; offline and refresh modes."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from profnet_sheets import NotFound, OfflineMiss
+from profnet_sheets.sandbox import RunningSandbox
+from tests.integration.client.conftest import KEY, MakeClient, calls, usage
+
+pytestmark = pytest.mark.integration
+
+
+def test_a_repeated_call_costs_nothing_even_from_another_client(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    first = make_client()
+    for variant in ("stripe.com", "https://www.stripe.com/about", "WWW.STRIPE.COM", " stripe.com "):
+        first.get_company_details(domain=variant)
+    second = make_client()
+    assert second.get_company_details(domain="stripe.com")["company_name"] == "Stripe"
+    assert calls(fresh, "get-company-details") == 1
+    assert usage(fresh)["credits_charged"] == 1
+
+
+def test_a_repeated_search_costs_nothing_unless_refreshed(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    client = make_client()
+    job = client.search_leads(title_keywords=["CTO"], limit=10)
+    again = make_client().search_leads(title_keywords="CTO", limit=10.0)
+    assert again.request_id == job.request_id
+    assert calls(fresh, "search-leads") == 1
+    fresh_job = client.with_options(refresh=True).search_leads(title_keywords="CTO", limit=10)
+    assert fresh_job.request_id != job.request_id
+    assert calls(fresh, "search-leads") == 2
+
+
+def test_status_is_never_cached(make_client: MakeClient, fresh: RunningSandbox) -> None:
+    client = make_client()
+    job = client.search_companies(keywords="software", limit=5)
+    job.status()
+    job.status()
+    assert calls(fresh, "get-company-search-status") == 2
+    assert usage(fresh)["calls"]["get-company-search-status"]["credits"] == 0
+
+
+def test_not_found_answers_are_cached_too(make_client: MakeClient, fresh: RunningSandbox) -> None:
+    for client in (make_client(), make_client()):
+        for _ in range(2):
+            with pytest.raises(NotFound):
+                client.get_post_details(urn="urn:profnet:activity:7000000000000000001")
+    assert calls(fresh, "get-post-details") == 1
+
+
+def test_concurrent_identical_calls_are_paid_once(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    requests_put = __import__("requests").put
+    requests_put(f"{fresh.base_url}/_sandbox/faults", json={"latency_ms": 100}, timeout=5)
+    client = make_client()
+    with ThreadPoolExecutor(32) as pool:
+        names = list(pool.map(lambda _: client.get_company_details(domain="acme.io"), range(64)))
+    assert len({n["company_name"] for n in names}) == 1
+    assert calls(fresh, "get-company-details") == 1
+
+
+def test_offline_answers_from_the_cache_only(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    online = make_client()
+    online.get_company_details(domain="cached.io")
+    offline = make_client(offline=True)
+    assert offline.get_company_details(domain="https://cached.io/")["website"] is not None or True
+    with pytest.raises(OfflineMiss, match="offline"):
+        offline.get_company_details(domain="never-seen.io")
+    assert calls(fresh, "get-company-details") == 1
+
+
+def test_refresh_bypasses_the_cache_and_pays(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    client = make_client()
+    client.get_company_details(domain="fresh.io")
+    client.with_options(refresh=True).get_company_details(domain="fresh.io")
+    client.get_company_details(domain="fresh.io")
+    assert calls(fresh, "get-company-details") == 2
+
+
+def test_the_key_never_reaches_the_cache_or_ledger_files(
+    make_client: MakeClient, fresh: RunningSandbox, tmp_path: Path
+) -> None:
+    client = make_client()
+    client.get_company_details(domain="secret.io")
+    client.search_posts(keyword="secrets")
+    client.search_leads(keywords="secret", limit=3).results()
+    client.close()
+    files = [path for path in (tmp_path / "cache").rglob("*") if path.is_file()]
+    assert any(path.name.endswith("http.sqlite") for path in files)
+    assert any("ledger" in path.name for path in files)
+    for path in files:
+        assert KEY.encode() not in path.read_bytes(), path
+    assert KEY not in repr(client)
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    server = shutil.which("redis-server")
+    assert server, "redis-server is required (apt-get install redis-server; .ci/run installs it)"
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen(
+        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    import redis
+
+    connection = redis.Redis(port=port)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            connection.ping()
+            break
+        except redis.ConnectionError:
+            assert time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.05)
+    yield f"redis://127.0.0.1:{port}/0"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def test_a_team_shares_one_redis_cache_and_the_key_is_not_in_it(
+    make_client: MakeClient, fresh: RunningSandbox, redis_url: str
+) -> None:
+    import redis
+
+    first = make_client(cache=redis_url)
+    first.get_company_details(domain="shared.io")
+    first.search_posts(keyword="team")
+    second = make_client(cache=redis_url)
+    second.get_company_details(domain="shared.io")
+    second.search_posts(keyword="team")
+    assert calls(fresh, "get-company-details") == 1
+    assert calls(fresh, "search-posts") == 1
+    connection = redis.Redis.from_url(redis_url)
+    keys = connection.keys("*")
+    assert keys
+    for key in keys:
+        assert KEY.encode() not in key
+        kind = connection.type(key)
+        if kind == b"hash":
+            for field, value in connection.hgetall(key).items():
+                assert KEY.encode() not in field + value
+        elif kind == b"string":
+            assert KEY.encode() not in (connection.get(key) or b"")

@@ -1,0 +1,83 @@
+"""Search jobs: wait with progress, read every page, re-attach, failures and time-outs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from profnet_sheets import Client, PollSchedule, SearchFailed, SearchStatus, SearchTimedOut
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from tests.integration.client.conftest import MakeClient, calls, usage
+
+pytestmark = pytest.mark.integration
+
+
+def test_results_are_read_page_by_page_once(make_client: MakeClient, fresh: RunningSandbox) -> None:
+    client = make_client()
+    seen: list[SearchStatus] = []
+    job = client.search_leads(title_keywords="Engineer", limit=60)
+    status = job.wait(progress=seen.append)
+    assert status.completed
+    assert seen[-1].progress == 100
+    rows = job.results()
+    assert len(rows) == status.total_results == 60
+    assert len({row["profnet_url"] for row in rows}) == 60
+    assert calls(fresh, "get-lead-results") == 3
+    assert usage(fresh)["credits_charged"] == 50 + 60
+    again = make_client().attach_search("leads", job.request_id)
+    assert again.results() == rows
+    assert usage(fresh)["credits_charged"] == 50 + 60, "re-attaching costs nothing"
+    frame = job.frame()
+    assert frame.columns == [
+        "name",
+        "title",
+        "company",
+        "profnet_url",
+        "location",
+        "profile_picture",
+    ]
+    assert frame.height == 60
+
+
+def test_company_search_with_a_progress_bar(make_client: MakeClient, fresh: RunningSandbox) -> None:
+    job = make_client().search_companies(company_headcounts=["B", "C"], limit=7)
+    job.wait(progress=True)
+    assert len(job.results()) == 7
+
+
+def test_a_failed_search_raises(make_client: MakeClient) -> None:
+    job = make_client().search_companies(keywords="sandbox-fail", limit=5)
+    with pytest.raises(SearchFailed, match="failed"):
+        job.wait(schedule=PollSchedule(first=0.01))
+
+
+def test_an_empty_search_is_charged_and_gives_no_rows(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    job = make_client().search_leads(keywords="sandbox-empty", limit=5)
+    assert job.results() == []
+    assert usage(fresh)["credits_charged"] == 50
+
+
+@pytest.fixture(scope="module")
+def slow_sandbox() -> Iterator[RunningSandbox]:
+    with start_sandbox(api_keys=("slow",), job_seconds=600) as running:
+        yield running
+
+
+def test_waiting_times_out_and_the_job_can_be_reattached(
+    slow_sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    with Client(api_key="slow", base_url=slow_sandbox.base_url, cache=str(tmp_path)) as client:
+        job = client.search_leads(keywords="slow", limit=5)
+        with pytest.raises(SearchTimedOut, match="attach") as caught:
+            job.wait(timeout=0.2, schedule=PollSchedule(first=0.05, cap=0.05))
+        assert caught.value.request_id == job.request_id
+        import requests
+
+        requests.post(f"{slow_sandbox.base_url}/_sandbox/clock", json={"advance": 601}, timeout=5)
+        attached = client.attach_search("leads", job.request_id)
+        assert attached.wait().completed
+        assert len(attached.results()) == 5

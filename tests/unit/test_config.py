@@ -1,0 +1,63 @@
+"""Settings precedence, the 0600 config file, and an API key that never shows itself."""
+
+from __future__ import annotations
+
+import pickle
+import stat
+from pathlib import Path
+
+import pytest
+
+from profnet_sheets import ApiKey, ConfigurationError, Settings, save_config
+
+
+def test_explicit_beats_environment_beats_file(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    save_config({"api_key": "from-file", "base_url": "https://file.example", "budget": 7}, config)
+    env = {"PROFNET_BASE_URL": "https://env.example/", "PROFNET_BUDGET": "9"}
+    settings = Settings.load(config_path=config, environ=env, budget=3)
+    assert settings.api_key == ApiKey("from-file")
+    assert settings.base_url == "https://env.example"
+    assert settings.budget == 3
+    assert Settings.load(config_path=config, environ={}).budget == 7
+
+
+def test_the_config_file_is_written_readable_by_its_owner_only(tmp_path: Path) -> None:
+    path = save_config({"api_key": "k"}, tmp_path / "sub" / "config.toml")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_no_key_and_no_base_url_means_the_sandbox(tmp_path: Path) -> None:
+    settings = Settings.load(config_path=tmp_path / "none.toml", environ={})
+    assert settings.uses_sandbox
+    assert not Settings.load(config_path=tmp_path / "n.toml", environ={}, api_key="k").uses_sandbox
+
+
+def test_the_key_is_never_shown() -> None:
+    key = ApiKey("super-secret-value")
+    settings = Settings(api_key=key)
+    for text in (repr(key), str(key), repr(settings), f"{settings}"):
+        assert "super-secret-value" not in text
+    assert key.reveal() == "super-secret-value"
+    with pytest.raises(TypeError):
+        pickle.dumps(key)
+
+
+def test_bad_settings_say_what_to_fix(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="PROFNET_BASE_URL"):
+        Settings.load(config_path=tmp_path / "x.toml", environ={"PROFNET_BASE_URL": "ftp://x"})
+    with pytest.raises(ConfigurationError, match="PROFNET_BUDGET"):
+        Settings.load(config_path=tmp_path / "x.toml", environ={"PROFNET_BUDGET": "lots"})
+    with pytest.raises(ConfigurationError, match="empty"):
+        Settings.load(config_path=tmp_path / "x.toml", environ={}, api_key="  ")
+    broken = tmp_path / "broken.toml"
+    broken.write_text("this is = = not toml")
+    with pytest.raises(ConfigurationError, match="config file"):
+        Settings.load(config_path=broken, environ={})
+
+
+def test_expiry_table_is_configurable(tmp_path: Path) -> None:
+    env = {"PROFNET_EXPIRY": '{"search-posts": 60}'}
+    settings = Settings.load(config_path=tmp_path / "x.toml", environ=env)
+    assert settings.expiry["search-posts"] == 60
+    assert settings.expiry["get-company-details"] == 30 * 86400

@@ -1,0 +1,925 @@
+"""Input normalisation: examples of every accepted variant and refusal, plus properties."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import pickle
+import re
+from collections.abc import Callable
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from profnet_sheets.client import normalize as n
+from profnet_sheets.client.normalize import NormalizationError
+from profnet_sheets.spec.endpoints import (
+    COMPANY_URL_PATTERN,
+    HEADCOUNT_URL_PATTERN,
+    NUMERIC_ID_PATTERN,
+    PROFILE_URL_PATTERN,
+)
+
+COMPANY = "https://www.profnet.com/company/acme/"
+PROFILE = "https://www.profnet.com/in/anna-schmidt/"
+
+
+def refused(call: Callable[[], object], value: object, parameter: str) -> NormalizationError:
+    """Assert `call` raises a NormalizationError for `value` that names it and `parameter`."""
+    with pytest.raises(NormalizationError) as caught:
+        call()
+    error = caught.value
+    assert error.parameter == parameter
+    assert error.value is value or error.value == value
+    assert repr(value)[:60] in str(error), str(error)
+    assert ": give " in str(error) or ": fix " in str(error), str(error)
+    return error
+
+
+# -- stand-ins for pandas / numpy values (neither is a dependency) -------------------------------
+
+
+class FakeNA:
+    """Like pandas.NA: comparisons give NA, whose truth value is ambiguous."""
+
+    def __ne__(self, other: object) -> Any:
+        return self
+
+    def __eq__(self, other: object) -> Any:
+        return self
+
+    def __bool__(self) -> bool:
+        raise TypeError("boolean value of NA is ambiguous")
+
+    __hash__ = object.__hash__
+
+
+class FakeNaT:
+    """Like pandas.NaT: unequal to everything, itself included."""
+
+    def __ne__(self, other: object) -> bool:
+        return True
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    __hash__ = object.__hash__
+
+
+class FakeArray:
+    """Like a numpy array or a pandas Series: has tolist()."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
+
+    def tolist(self) -> list[Any]:
+        return self.items
+
+    def __ne__(self, other: object) -> Any:
+        raise ValueError("the truth value of an array is ambiguous")
+
+
+FakeNumpyBool = type("bool_", (), {"__module__": "numpy", "__bool__": lambda self: True})
+
+
+# -- NormalizationError -----------------------------------------------------------------------
+
+
+def test_error_is_a_value_error_with_parameter_and_value() -> None:
+    error = NormalizationError("'x' is bad: give y", "domain", "x")
+    assert isinstance(error, ValueError)
+    assert (error.parameter, error.value, str(error)) == ("domain", "x", "'x' is bad: give y")
+
+
+def test_error_survives_pickling() -> None:
+    error = pickle.loads(pickle.dumps(NormalizationError("'x' is bad: give y", "domain", "x")))
+    assert (error.parameter, error.value, str(error)) == ("domain", "x", "'x' is bad: give y")
+
+
+def test_long_values_are_shortened_in_messages() -> None:
+    value = "x" * 500
+    with pytest.raises(NormalizationError) as caught:
+        n.domain(value)
+    assert len(str(caught.value)) < 200
+    assert caught.value.value == value
+
+
+# -- text ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        math.nan,
+        float("nan"),
+        Decimal("NaN"),
+        FakeNA(),
+        FakeNaT(),
+        "",
+        "   ",
+        "\t\n",
+        "\u00a0",
+        "\u200b",
+        "\ufeff \u00a0\u200b\u2007\u202f",
+    ],
+)
+def test_text_blank_is_none(value: object) -> None:
+    assert n.text(value, "keywords") is None
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("  sales  ", "sales"),
+        ("\u00a0sales\u200b", "sales"),
+        ("\ufeffsales\r\n", "sales"),
+        ("a  b", "a  b"),
+        (12345, "12345"),
+        (12345.0, "12345"),
+        (1.5, "1.5"),
+        (-3, "-3"),
+        (0.0, "0"),
+        (Decimal("1035.0"), "1035"),
+        (Decimal("1.25"), "1.25"),
+        (Fraction(3, 2), "1.5"),
+    ],
+)
+def test_text_values(value: object, expected: str) -> None:
+    assert n.text(value, "keywords") == expected
+
+
+@pytest.mark.parametrize("error", sorted(n.EXCEL_ERRORS))
+def test_text_refuses_excel_errors(error: str) -> None:
+    message = str(refused(lambda: n.text(error, "keywords"), error, "keywords"))
+    assert "Excel error" in message
+
+
+@pytest.mark.parametrize("value", ["#n/a", " #N/A ", "#DIV/0!", "#GETTING_DATA", "#SPILL!"])
+def test_text_refuses_excel_errors_in_any_case_and_padding(value: str) -> None:
+    refused(lambda: n.text(value, "keywords"), value, "keywords")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [True, False, FakeNumpyBool(), [1], ("a",), {"a"}, {"a": 1}, b"bytes", math.inf, object()],
+)
+def test_text_refuses_non_text(value: object) -> None:
+    refused(lambda: n.text(value, "keywords"), value, "keywords")
+
+
+def test_text_refuses_an_integer_too_long_to_print() -> None:
+    value = 10**5000
+    with pytest.raises(NormalizationError):
+        n.text(value, "keywords")
+
+
+# -- domain -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("acme.com", "acme.com"),
+        ("ACME.COM", "acme.com"),
+        ("  acme.com\u00a0", "acme.com"),
+        ("acme\u200b.com", "acme.com"),
+        ("http://acme.com", "acme.com"),
+        ("https://acme.com", "acme.com"),
+        ("HTTPS://WWW.ACME.COM/", "acme.com"),
+        ("ftp://acme.com", "acme.com"),
+        ("//acme.com/x", "acme.com"),
+        ("www.acme.com", "acme.com"),
+        ("www2.acme.com", "acme.com"),
+        ("www.www.acme.com", "acme.com"),
+        ("https://www.acme.com/about/team", "acme.com"),
+        ("acme.com/about", "acme.com"),
+        ("acme.com?utm=1", "acme.com"),
+        ("acme.com#top", "acme.com"),
+        ("acme.com:8080", "acme.com"),
+        ("https://www.acme.com:443/x?y=1#z", "acme.com"),
+        ("acme.com.", "acme.com"),
+        ("https://user:secret@www.acme.com/", "acme.com"),
+        ('"acme.com"', "acme.com"),
+        ("'acme.com'", "acme.com"),
+        ("<acme.com>", "acme.com"),
+        ("\u201cacme.com\u201d", "acme.com"),
+        ("jane@acme.com", "acme.com"),
+        ("Jane.Doe@Acme.com", "acme.com"),
+        ("mailto:jane@acme.com", "acme.com"),
+        ("Jane Doe <jane@acme.com>", "acme.com"),
+        ("shop.acme.co.uk", "shop.acme.co.uk"),
+        ("münchen.de", "xn--mnchen-3ya.de"),
+        ("MÜNCHEN.DE", "xn--mnchen-3ya.de"),
+        ("https://www.münchen.de/rathaus", "xn--mnchen-3ya.de"),
+        ("xn--mnchen-3ya.de", "xn--mnchen-3ya.de"),
+        ("\uff57\uff57\uff57.acme.com", "acme.com"),  # full-width www.
+        ("a-b.io", "a-b.io"),
+        ("3m.com", "3m.com"),
+    ],
+)
+def test_domain_variants(value: str, expected: str) -> None:
+    assert n.domain(value) == expected
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "localhost",
+        "acme",
+        "http://",
+        "https://www.",
+        "www.com",
+        "acme corp.com",
+        "acme..com",
+        "-acme.com",
+        "acme-.com",
+        "acme.c",
+        "acme.123",
+        "acme_inc.com",
+        ".com",
+        "@",
+        "a" * 64 + ".com",
+        "http://[::1]/",
+        12345,
+        12.5,
+        "a\u3002",
+    ],
+)
+def test_domain_refuses_non_domains(value: object) -> None:
+    error = refused(lambda: n.domain(value), value, "domain")
+    assert "such as acme.com" in str(error)
+
+
+@pytest.mark.parametrize("value", ["1.2.3.4", "http://10.0.0.1:8080/x", "[::1]", "http://[::1]"])
+def test_domain_refuses_ip_addresses(value: str) -> None:
+    assert "IP address" in str(refused(lambda: n.domain(value), value, "domain"))
+
+
+@pytest.mark.parametrize("value", [COMPANY, "profnet.com", "de.profnet.com/in/anna"])
+def test_domain_refuses_profnet_pages(value: str) -> None:
+    assert "profnet_url" in str(refused(lambda: n.domain(value), value, "domain"))
+
+
+@pytest.mark.parametrize("value", [None, "", "  ", math.nan])
+def test_domain_refuses_blanks(value: object) -> None:
+    assert "empty" in str(refused(lambda: n.domain(value), value, "domain"))
+
+
+@pytest.mark.parametrize("value", [True, ["acme.com"], "#N/A"])
+def test_domain_refuses_other_kinds(value: object) -> None:
+    refused(lambda: n.domain(value), value, "domain")
+
+
+# -- company_url, profile_url, school_or_company_url -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (COMPANY, COMPANY),
+        ("https://www.profnet.com/company/acme", COMPANY),
+        ("http://www.profnet.com/company/acme/", COMPANY),
+        ("www.profnet.com/company/acme/", COMPANY),
+        ("profnet.com/company/acme", COMPANY),
+        ("https://profnet.com/company/acme/", COMPANY),
+        ("https://de.profnet.com/company/acme/", COMPANY),
+        ("https://uk.profnet.com/company/acme", COMPANY),
+        ("HTTPS://WWW.PROFNET.COM/COMPANY/ACME/", COMPANY),
+        ("https://www.profnet.com/company/Acme/", COMPANY),
+        ("https://www.profnet.com/company/acme/?trk=feed#top", COMPANY),
+        ("https://www.profnet.com/company/acme?trk=feed", COMPANY),
+        ("https://www.profnet.com/company/acme#about", COMPANY),
+        ("https://www.profnet.com/company/acme/about/", COMPANY),
+        ("https://www.profnet.com/company/acme/jobs/?x=1", COMPANY),
+        ("https://www.profnet.com:443/company/acme/", COMPANY),
+        ("https://www.profnet.com./company/acme/", COMPANY),
+        ("https://www.profnet.com//company//acme//", COMPANY),
+        (f"  {COMPANY}\u00a0", COMPANY),
+        (f"<{COMPANY}>", COMPANY),
+        (f'"{COMPANY}"', COMPANY),
+        (
+            "https://www.profnet.com/showcase/acme-cloud/",
+            "https://www.profnet.com/showcase/acme-cloud/",
+        ),
+        ("profnet.com/SHOWCASE/Acme-Cloud", "https://www.profnet.com/showcase/acme-cloud/"),
+        ("https://www.profnet.com/company/1035/", "https://www.profnet.com/company/1035/"),
+        ("https://www.profnet.com/company/1035", "https://www.profnet.com/company/1035/"),
+        (
+            "https://www.profnet.com/company/m%C3%BCller/",
+            "https://www.profnet.com/company/m%C3%BCller/",
+        ),
+        (
+            "https://www.profnet.com/company/m%c3%bcller/",
+            "https://www.profnet.com/company/m%C3%BCller/",
+        ),
+        ("https://www.profnet.com/company/MÜLLER", "https://www.profnet.com/company/m%C3%BCller/"),
+        (
+            "https://www.profnet.com/company/acme%20corp",
+            "https://www.profnet.com/company/acme%20corp/",
+        ),
+        ("https://www.profnet.com/company/acme%2D1/", "https://www.profnet.com/company/acme-1/"),
+        ("https://www.profnet.com/company/50%25off/", "https://www.profnet.com/company/50%25off/"),
+    ],
+)
+def test_company_url_variants(value: str, expected: str) -> None:
+    assert n.company_url(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        (PROFILE, "is a profile URL, not a company page URL"),
+        ("https://www.profnet.com/school/tum/", "is a school page URL"),
+        ("https://www.profnet.com/jobs/view/123/", "not a company page URL"),
+        ("https://www.profnet.com/", "not a company page URL"),
+        ("https://www.profnet.com/company/", "no name after /company/"),
+        ("https://www.profnet.com/company/%20/", "no name after /company/"),
+        ("https://www.profnet.com/company/../", "no name after /company/"),
+        ("https://www.profnet.com/company/%C3/", "badly percent-encoded"),
+        ("https://www.linkedin.com/company/acme/", "not a profnet.com URL"),
+        ("linkedin.com/company/acme", "not a profnet.com URL"),
+        ("https://profnet.com.evil.io/company/acme/", "not a profnet.com URL"),
+        ("https://notprofnet.com/company/acme/", "not a profnet.com URL"),
+        ("ftp://www.profnet.com/company/acme/", "not a profnet.com URL"),
+        ("acme.com", "not a profnet.com URL"),
+        ("acme", "bare name"),
+        ("1035", "bare name"),
+        ("#REF!", "Excel error"),
+        (None, "empty"),
+        ("", "empty"),
+        (True, "true/false"),
+    ],
+)
+def test_company_url_refusals(value: object, says: str) -> None:
+    error = refused(lambda: n.company_url(value), value, "profnet_url")
+    assert says in str(error)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (PROFILE, PROFILE),
+        ("http://profnet.com/in/anna-schmidt", PROFILE),
+        ("https://de.profnet.com/in/Anna-Schmidt/", PROFILE),
+        ("www.profnet.com/in/anna-schmidt?miniProfile=1#x", PROFILE),
+        ("https://www.profnet.com/in/anna-schmidt/details/experience/", PROFILE),
+        ("https://www.profnet.com/in/anna-schmidt/recent-activity/all/", PROFILE),
+        (f"\u200b{PROFILE}\u00a0", PROFILE),
+        ("https://www.profnet.com/in/j%C3%B6rg-m/", "https://www.profnet.com/in/j%C3%B6rg-m/"),
+        ("https://www.profnet.com/in/Jörg-M", "https://www.profnet.com/in/j%C3%B6rg-m/"),
+        ("anna-schmidt-1a2b", "https://www.profnet.com/in/anna-schmidt-1a2b/"),
+        ("Anna-Schmidt", PROFILE),
+        ("jörg_m", "https://www.profnet.com/in/j%C3%B6rg_m/"),
+        ("j%C3%B6rg", "https://www.profnet.com/in/j%C3%B6rg/"),
+    ],
+)
+def test_profile_url_variants(value: str, expected: str) -> None:
+    assert n.profile_url(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        (COMPANY, "is a company page URL, not a profile URL"),
+        ("https://www.profnet.com/showcase/acme-cloud/", "is a showcase page URL"),
+        ("https://www.profnet.com/school/tum/", "is a school page URL"),
+        ("https://www.profnet.com/in/", "no name after /in/"),
+        ("https://www.linkedin.com/in/anna/", "not a profnet.com URL"),
+        ("Anna Schmidt", "not a profnet.com URL"),
+        ("anna.schmidt", "not a profnet.com URL"),
+        (None, "empty"),
+    ],
+)
+def test_profile_url_refusals(value: object, says: str) -> None:
+    error = refused(lambda: n.profile_url(value), value, "profnet_url")
+    assert says in str(error)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("profnet.com/company/Acme/about", COMPANY),
+        (
+            "http://de.profnet.com/showcase/acme-cloud",
+            "https://www.profnet.com/showcase/acme-cloud/",
+        ),
+        ("https://www.profnet.com/school/TUM/?x=1", "https://www.profnet.com/school/tum/"),
+        ("https://www.profnet.com/company/1035", "https://www.profnet.com/company/1035/"),
+    ],
+)
+def test_school_or_company_url_variants(value: str, expected: str) -> None:
+    assert n.school_or_company_url(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        (PROFILE, "is a profile URL, not a company, showcase or school page URL"),
+        ("https://www.linkedin.com/school/tum/", "not a profnet.com URL"),
+        ("tum", "bare name"),
+    ],
+)
+def test_school_or_company_url_refusals(value: str, says: str) -> None:
+    error = refused(lambda: n.school_or_company_url(value), value, "profnet_url")
+    assert says in str(error)
+
+
+# -- company_identifier -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (1035, ("company_id", "1035")),
+        (1035.0, ("company_id", "1035")),
+        (Decimal(1035), ("company_id", "1035")),
+        ("1035", ("company_id", "1035")),
+        (" 1035 ", ("company_id", "1035")),
+        ("1035.0", ("company_id", "1035")),
+        ("1.035E+03", ("company_id", "1035")),
+        ("'1035", ("company_id", "1035")),  # Excel's text prefix
+        (COMPANY, ("profnet_url", COMPANY)),
+        ("profnet.com/company/Acme/about", ("profnet_url", COMPANY)),
+        (
+            "https://www.profnet.com/showcase/acme-cloud",
+            ("profnet_url", "https://www.profnet.com/showcase/acme-cloud/"),
+        ),
+        (
+            "https://www.profnet.com/company/1035/",
+            ("profnet_url", "https://www.profnet.com/company/1035/"),
+        ),
+        ("acme.com", ("domain", "acme.com")),
+        ("https://www.Acme.com/about", ("domain", "acme.com")),
+        ("jane@acme.com", ("domain", "acme.com")),
+        ("123.com", ("domain", "123.com")),
+        ("münchen.de", ("domain", "xn--mnchen-3ya.de")),
+    ],
+)
+def test_company_identifier_recognises(value: object, expected: tuple[str, str]) -> None:
+    assert n.company_identifier(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "parameter"),
+    [
+        ("acme", "company_id, profnet_url, or domain"),
+        ("localhost", "company_id, profnet_url, or domain"),
+        ("1.2.3.4", "company_id, profnet_url, or domain"),
+        (None, "company_id, profnet_url, or domain"),
+        ("", "company_id, profnet_url, or domain"),
+        (True, "company_id, profnet_url, or domain"),
+        ("#N/A", "company_id, profnet_url, or domain"),
+        (["acme.com"], "company_id, profnet_url, or domain"),
+        (PROFILE, "profnet_url"),
+        ("https://www.profnet.com/school/tum/", "profnet_url"),
+        ("-5", "company_id"),
+        ("1035.5", "company_id"),
+        (1035.5, "company_id"),
+    ],
+)
+def test_company_identifier_refusals(value: object, parameter: str) -> None:
+    refused(lambda: n.company_identifier(value), value, parameter)
+
+
+# -- numeric_id ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (1035, "1035"),
+        (0, "0"),
+        (1035.0, "1035"),
+        (Decimal("1035"), "1035"),
+        (Fraction(2070, 2), "1035"),
+        ("1035", "1035"),
+        (" 1035 ", "1035"),
+        ("1 035", "1035"),
+        ("1\u00a0035", "1035"),
+        ("\u200b1035", "1035"),
+        ("1035.0", "1035"),
+        ("1035.", "1035"),
+        ("1035.000", "1035"),
+        ("001035", "1035"),
+        ("+1035", "1035"),
+        ("1.03E+03", "1030"),
+        ("1.035e3", "1035"),
+        ("1.23457E+11", "123457000000"),
+        ("7123456789012345678", "7123456789012345678"),
+        (7123456789012345678, "7123456789012345678"),
+        (2**53 * 1.0, str(2**53)),
+    ],
+)
+def test_numeric_id_variants(value: object, expected: str) -> None:
+    assert n.numeric_id(value, "company_id") == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        (-1, "negative"),
+        ("-5", "negative"),
+        (-2.0, "negative"),
+        (1035.5, "not a whole number"),
+        ("1035.5", "not a whole number"),
+        ("1.0351E+03", "not a whole number"),
+        ("1E-3", "not a whole number"),
+        (math.inf, "not a whole number"),
+        ("abc", "not a number"),
+        ("10,35", "not a number"),
+        ("0x10", "not a number"),
+        ("1e999999", "too large"),
+        (7.123456789012346e18, "too large for an Excel number"),
+        (True, "true/false"),
+        (None, "empty"),
+        (math.nan, "empty"),
+        ("", "empty"),
+        ("#VALUE!", "Excel error"),
+        ([1035], "list"),
+    ],
+)
+def test_numeric_id_refusals(value: object, says: str) -> None:
+    assert says in str(refused(lambda: n.numeric_id(value, "company_id"), value, "company_id"))
+
+
+# -- post_urn -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("7123456789012345678", "7123456789012345678"),
+        (" 7123456789012345678 ", "7123456789012345678"),
+        (7123456789012345678, "7123456789012345678"),
+        (7123.0, "7123"),
+        ("urn:profnet:activity:7123456789012345678", "7123456789012345678"),
+        ("urn:li:activity:7123456789012345678", "7123456789012345678"),
+        ("URN:LI:ugcPost:42", "42"),
+        ("urn:profnet:share:42", "42"),
+        ("https://www.profnet.com/feed/update/urn:profnet:activity:42/", "42"),
+        ("https://www.profnet.com/feed/update/urn%3Aprofnet%3Aactivity%3A42?x=1", "42"),
+        ("profnet.com/posts/42", "42"),
+    ],
+)
+def test_post_urn_variants(value: object, expected: str) -> None:
+    assert n.post_urn(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("abc", "not a post id"),
+        ("urn:profnet:activity:", "not a post id"),
+        ("urn:profnet:activity:12a", "not a post id"),
+        ("https://www.profnet.com/posts/anna_text-activity-42-AbCd/", "not a post id"),
+        ("https://www.profnet.com/company/1035/", "not a post id"),
+        ("https://www.example.com/feed/update/urn:profnet:activity:42/", "not a post id"),
+        (-42, "negative"),
+        ("-42", "negative"),
+        (7.123456789012346e18, "too large"),
+        (None, "empty"),
+        ("", "empty"),
+        (True, "true/false"),
+    ],
+)
+def test_post_urn_refusals(value: object, says: str) -> None:
+    assert says in str(refused(lambda: n.post_urn(value), value, "urn"))
+
+
+# -- flag ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (True, "true"),
+        (False, "false"),
+        (FakeNumpyBool(), "true"),
+        (1, "true"),
+        (0, "false"),
+        (1.0, "true"),
+        (0.0, "false"),
+        ("true", "true"),
+        ("TRUE", "true"),
+        (" True ", "true"),
+        ("false", "false"),
+        ("FALSE", "false"),
+        ("yes", "true"),
+        ("No", "false"),
+        ("Y", "true"),
+        ("n", "false"),
+        ("on", "true"),
+        ("OFF", "false"),
+        ("1", "true"),
+        ("0", "false"),
+        ("1.0", "true"),
+        ("\u00a0yes\u200b", "true"),
+    ],
+)
+def test_flag_variants(value: object, expected: str) -> None:
+    assert n.flag(value, "include_skills") == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        (2, "not a true/false value"),
+        (0.5, "not a true/false value"),
+        ("maybe", "not a true/false value"),
+        ("2", "not a true/false value"),
+        (None, "empty"),
+        ("", "empty"),
+        (math.nan, "empty"),
+        ("#N/A", "Excel error"),
+        (["true"], "list"),
+    ],
+)
+def test_flag_refusals(value: object, says: str) -> None:
+    error = refused(lambda: n.flag(value, "include_skills"), value, "include_skills")
+    assert says in str(error)
+
+
+# -- string_list, id_list, int_list -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("CEO", ["CEO"]),
+        ("Acme, Inc.", ["Acme, Inc."]),
+        ("CEO; CTO", ["CEO", "CTO"]),
+        ("CEO\nCTO\r\nCFO", ["CEO", "CTO", "CFO"]),
+        (["CEO", "CTO"], ["CEO", "CTO"]),
+        (("CEO", "CTO"), ["CEO", "CTO"]),
+        ([["CEO"], ["CTO"], [None]], ["CEO", "CTO"]),  # a column range
+        ([["CEO", "CTO"]], ["CEO", "CTO"]),  # a row range
+        (["CEO", " ", "", None, math.nan, FakeNA()], ["CEO"]),
+        (["CEO", "CTO", "CEO"], ["CEO", "CTO"]),
+        (["CEO; CTO", "CFO"], ["CEO", "CTO", "CFO"]),
+        ([12345.0, 7], ["12345", "7"]),
+        ({"CTO", "CEO"}, ["CEO", "CTO"]),
+        (FakeArray([["CEO"], ["CTO"]]), ["CEO", "CTO"]),
+        (None, []),
+        ("", []),
+        (" ; \n ", []),
+        ([], []),
+    ],
+)
+def test_string_list(value: object, expected: list[str]) -> None:
+    assert n.string_list(value, "title_keywords") == expected
+
+
+@pytest.mark.parametrize("value", [{"a": 1}, ["CEO", True], ["#N/A"], "CEO;#REF!"])
+def test_string_list_refusals(value: object) -> None:
+    with pytest.raises(NormalizationError) as caught:
+        n.string_list(value, "title_keywords")
+    assert caught.value.parameter == "title_keywords"
+    assert repr(caught.value.value) in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (1035, ["1035"]),
+        (1035.0, ["1035"]),
+        ("1035", ["1035"]),
+        ("1035, 2048", ["1035", "2048"]),
+        ("1035;2048", ["1035", "2048"]),
+        ("1035 2048\n4096", ["1035", "2048", "4096"]),
+        (" 1035 ,, 2048 ", ["1035", "2048"]),
+        ([1035, "2048", 4096.0], ["1035", "2048", "4096"]),
+        ([[1035.0], [2048.0], [None]], ["1035", "2048"]),
+        (["1035, 2048", 1035], ["1035", "2048"]),
+        (["1.03E+03"], ["1030"]),
+        (FakeArray([1035, 2048]), ["1035", "2048"]),
+        (None, []),
+        ("", []),
+        ([], []),
+    ],
+)
+def test_id_list(value: object, expected: list[str]) -> None:
+    assert n.id_list(value, "current_company_ids") == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "item"),
+    [("1035, abc", "abc"), ([1035, -1], -1), ([1.5], 1.5), ("#N/A", "#N/A"), ([True], True)],
+)
+def test_id_list_refusals_name_the_bad_item(value: object, item: object) -> None:
+    refused(lambda: n.id_list(value, "school_ids"), item, "school_ids")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (103644278, [103644278]),
+        ("103644278", [103644278]),
+        ("103644278, 90000084", [103644278, 90000084]),
+        ([103644278.0, "90000084"], [103644278, 90000084]),
+        ([[1], [1], [2]], [1, 2]),
+        (None, []),
+    ],
+)
+def test_int_list(value: object, expected: list[int]) -> None:
+    assert n.int_list(value, "geo_codes") == expected
+
+
+def test_int_list_refusal() -> None:
+    refused(lambda: n.int_list("Berlin", "geo_codes"), "Berlin", "geo_codes")
+
+
+# -- headcount_codes ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("B", ["B"]),
+        ("b", ["B"]),
+        ("B, C", ["B", "C"]),
+        ("b;c", ["B", "C"]),
+        ("C B", ["B", "C"]),
+        (["C", "B", "C"], ["B", "C"]),
+        ([["A"], ["H"], [None]], ["A", "H"]),
+        ("B-D", ["B", "C", "D"]),
+        ("b - d", ["B", "C", "D"]),
+        ("D-B", ["B", "C", "D"]),
+        ("B\u2013D", ["B", "C", "D"]),
+        ("51-200", ["C"]),
+        ("51 - 200", ["C"]),
+        ("10001+", ["H"]),
+        ("10001 +", ["H"]),
+        ("1-10, 11-50", ["A", "B"]),
+        (["A", "501-1000", "F-G"], ["A", "E", "F", "G"]),
+        (None, []),
+        ("", []),
+        ([], []),
+    ],
+)
+def test_headcount_codes(value: object, expected: list[str]) -> None:
+    assert n.headcount_codes(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "bad"),
+    [("Z", "Z"), ("B, I", "I"), ("B-Z", "B-Z"), ("50-200", "50-200"), (5, "5"), ("AB", "AB")],
+)
+def test_headcount_codes_refusals(value: object, bad: str) -> None:
+    with pytest.raises(NormalizationError) as caught:
+        n.headcount_codes(value)
+    message = str(caught.value)
+    assert caught.value.parameter == "company_headcounts"
+    assert repr(bad) in message
+    assert "A 1-10" in message
+    assert "H 10001+" in message
+
+
+# -- limit --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(100, 100), (100.0, 100), ("100", 100), (" 100 ", 100), ("100.0", 100), (1, 1), (1000, 1000)],
+)
+def test_limit(value: object, expected: int) -> None:
+    assert n.limit(value, "limit", 1, 1000) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        (0, "outside the range"),
+        (1001, "outside the range"),
+        ("-5", "outside the range"),
+        (2500.0, "outside the range"),
+        ("abc", "not a number"),
+        (10.5, "not a whole number"),
+        (True, "true/false"),
+        (None, "empty"),
+    ],
+)
+def test_limit_refusals(value: object, says: str) -> None:
+    error = refused(lambda: n.limit(value, "limit", 1, 1000), value, "limit")
+    assert says in str(error)
+    assert "from 1 to 1000" in str(error)
+
+
+# -- properties -----------------------------------------------------------------------------------
+
+FAST = settings(max_examples=150, deadline=None)
+
+ANYTHING = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(), st.text(), st.lists(st.text())
+)
+_LABEL = st.text(alphabet="abcxyzABCXYZ019-äöüßЖ\u00a0\u200b.", min_size=1, max_size=10)
+DOMAINISH = st.builds(
+    "{}{}{}.{}{}".format,
+    st.sampled_from(["", "http://", "HTTPS://", "ftp://", "//", "jane@", "mailto:a@", "u:p@"]),
+    st.sampled_from(["", "www.", "WWW.", "www2.", "www.www."]),
+    st.lists(_LABEL, min_size=1, max_size=3).map(".".join),
+    st.sampled_from(["com", "de", "co.uk", "IO", "xn--p1ai", "рф", "1", "c"]),
+    st.sampled_from(["", "/", "/about?x=1", ":8080", "#top", ".", " ", "/a b"]),
+)
+URLISH = st.builds(
+    "{}{}profnet.com/{}/{}{}".format,
+    st.sampled_from(["", "http://", "https://", "HTTP://", "ftp://", "//"]),
+    st.sampled_from(["", "www.", "de.", "WWW.", "x.y."]),
+    st.sampled_from(["company", "showcase", "school", "in", "COMPANY", "In", "jobs", ""]),
+    st.one_of(st.text(min_size=1, max_size=12), st.text(alphabet="aZ0-_%2fC3Bü ", max_size=12)),
+    st.sampled_from(["", "/", "/about/", "?trk=1", "#x", "/details/experience/"]),
+)
+NUMBERISH = st.one_of(
+    st.integers(min_value=-5, max_value=10**20).map(str),
+    st.from_regex(r"\A[ +-]?[0-9 ]{1,8}(\.[0-9]{0,3})?([eE][+-]?[0-9]{1,2})?\Z"),
+)
+INPUTS = st.one_of(ANYTHING, DOMAINISH, URLISH, NUMBERISH)
+
+NORMALISERS: dict[str, Callable[[Any], Any]] = {
+    "text": lambda value: n.text(value, "keywords"),
+    "domain": n.domain,
+    "company_url": n.company_url,
+    "profile_url": n.profile_url,
+    "school_or_company_url": n.school_or_company_url,
+    "company_identifier": n.company_identifier,
+    "numeric_id": lambda value: n.numeric_id(value, "company_id"),
+    "post_urn": n.post_urn,
+    "flag": lambda value: n.flag(value, "include_skills"),
+    "string_list": lambda value: n.string_list(value, "title_keywords"),
+    "id_list": lambda value: n.id_list(value, "school_ids"),
+    "int_list": lambda value: n.int_list(value, "geo_codes"),
+    "headcount_codes": n.headcount_codes,
+    "limit": lambda value: n.limit(value, "limit", 1, 2500),
+}
+
+
+@FAST
+@given(name=st.sampled_from(sorted(NORMALISERS)), value=INPUTS)
+def test_normalisers_raise_only_normalization_errors(name: str, value: object) -> None:
+    with contextlib.suppress(NormalizationError):
+        NORMALISERS[name](value)
+
+
+@FAST
+@given(name=st.sampled_from(sorted(NORMALISERS)), value=INPUTS)
+def test_normalisers_are_idempotent(name: str, value: object) -> None:
+    normalise = NORMALISERS[name]
+    try:
+        once = normalise(value)
+    except NormalizationError:
+        return
+    if name == "company_identifier":
+        assert normalise(once[1]) == once
+    elif once is not None:
+        assert normalise(once) == once
+
+
+@FAST
+@given(value=st.one_of(DOMAINISH, st.text()))
+def test_domain_output_is_a_bare_lowercase_hostname(value: str) -> None:
+    try:
+        host = n.domain(value)
+    except NormalizationError:
+        return
+    assert "://" not in host
+    assert "/" not in host
+    assert not host.startswith("www.")
+    assert host == host.lower()
+    assert host.isascii()
+    assert "." in host
+
+
+@FAST
+@given(value=URLISH)
+def test_page_urls_match_the_spec_patterns(value: str) -> None:
+    for normalise, pattern in (
+        (n.company_url, COMPANY_URL_PATTERN),
+        (n.profile_url, PROFILE_URL_PATTERN),
+        (n.school_or_company_url, HEADCOUNT_URL_PATTERN),
+    ):
+        try:
+            url = normalise(value)
+        except NormalizationError:
+            continue
+        assert re.match(pattern, url), url
+        assert url.startswith("https://www.profnet.com/")
+        assert url.endswith("/")
+
+
+@FAST
+@given(number=st.integers(min_value=0))
+def test_numeric_id_of_any_non_negative_int(number: int) -> None:
+    assert n.numeric_id(number, "company_id") == str(number)
+    assert n.numeric_id(str(number), "company_id") == str(number)
+    assert re.match(NUMERIC_ID_PATTERN, n.numeric_id(f" {number}.0 ", "company_id"))
+
+
+@FAST
+@given(number=st.integers(min_value=0, max_value=2**53))
+def test_numeric_id_of_an_excel_float(number: int) -> None:
+    assert n.numeric_id(float(number), "company_id") == str(number)
+    assert n.company_identifier(float(number)) == ("company_id", str(number))

@@ -1,0 +1,71 @@
+"""The retry policy and the meaning of answers: pure decisions."""
+
+from __future__ import annotations
+
+import random
+
+from profnet_sheets import (
+    InsufficientCredits,
+    InvalidParameter,
+    NotFound,
+    RateLimited,
+    SearchNotReady,
+    ServiceError,
+    Unauthorized,
+)
+from profnet_sheets.client.policy import RetryPolicy, error_for, parse_retry_after
+from profnet_sheets.spec import endpoint
+
+POLICY = RetryPolicy(retries=3, backoff=1.0, max_backoff=8.0, retry_after_cap=20.0)
+RNG = random.Random(0)
+
+
+def test_retryable_statuses_back_off_with_jitter_up_to_a_cap() -> None:
+    for status in (429, 500, 502, 503, 504):
+        wait = POLICY.after_status(0, status, {}, {}, RNG)
+        assert wait is not None
+        assert 0.5 <= wait <= 1.0
+    assert POLICY.after_status(3, 500, {}, {}, RNG) is None, "retries are spent"
+    assert 2.0 <= (POLICY.after_status(2, 503, {}, {}, RNG) or 0) <= 4.0
+    assert (POLICY.wait_before(10, RNG)) <= 8.0
+
+
+def test_retry_after_is_honoured_and_capped() -> None:
+    assert POLICY.after_status(0, 429, {"Retry-After": "3"}, {}, RNG) == 3.0
+    assert POLICY.after_status(0, 429, {"Retry-After": "3600"}, {}, RNG) == 20.0
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
+    assert parse_retry_after("soon") is None
+
+
+def test_errors_that_retrying_cannot_fix_are_not_retried() -> None:
+    for status in (400, 401, 402, 404, 409):
+        assert POLICY.after_status(0, status, {}, {}, RNG) is None
+    quota = {"message": "Too many requests", "details": "You have exceeded your monthly quota"}
+    assert POLICY.after_status(0, 429, {"Retry-After": "1"}, quota, RNG) is None
+
+
+def test_a_paid_post_is_retried_only_when_it_never_left() -> None:
+    assert POLICY.after_failure(0, "connect", "POST", RNG) is not None
+    assert POLICY.after_failure(0, "read", "POST", RNG) is None
+    assert POLICY.after_failure(0, "timeout", "POST", RNG) is None
+    assert POLICY.after_failure(0, "read", "GET", RNG) is not None
+    assert POLICY.after_failure(3, "connect", "GET", RNG) is None
+
+
+def test_answers_map_to_the_exception_tree() -> None:
+    ep = endpoint("get-company-details")
+    bad = error_for(
+        ep, 400, {"message": "invalid_parameter", "parameter": "domain", "details": "x"}
+    )
+    assert isinstance(bad, InvalidParameter)
+    assert bad.parameter == "domain"
+    assert (bad.endpoint, bad.status, bad.code) == ("get-company-details", 400, "invalid_parameter")
+    assert isinstance(error_for(ep, 401, {"message": "unauthorized"}), Unauthorized)
+    assert isinstance(error_for(ep, 402, {"message": "insufficient_credits"}), InsufficientCredits)
+    quota = {"message": "rate_limited", "details": "quota exceeded for this plan"}
+    assert isinstance(error_for(ep, 429, quota), InsufficientCredits)
+    assert isinstance(error_for(ep, 429, {"message": "rate_limited"}), RateLimited)
+    assert isinstance(error_for(ep, 404, {"message": "not_found"}), NotFound)
+    assert isinstance(error_for(ep, 409, {"message": "search_not_completed"}), SearchNotReady)
+    assert isinstance(error_for(ep, 503, "gateway trouble"), ServiceError)
+    assert "Try again later" in str(error_for(ep, 500, {"message": "error", "error": "boom"}))

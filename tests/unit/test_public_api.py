@@ -1,0 +1,64 @@
+"""The curated public API, and the direction of imports between the layers."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import profnet_sheets
+
+PACKAGE = Path(profnet_sheets.__file__).parent
+
+
+def test_all_is_sorted_and_complete() -> None:
+    assert profnet_sheets.__all__ == sorted(profnet_sheets.__all__)
+    for name in profnet_sheets.__all__:
+        assert getattr(profnet_sheets, name)
+
+
+def test_importing_the_package_stays_light() -> None:
+    code = (
+        "import sys, profnet_sheets; "
+        "print(sorted(m for m in ('uvicorn', 'polars', 'xlwings', 'ipywidgets', 'tqdm') "
+        "if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def imports_of(folder: str) -> set[str]:
+    found: set[str] = set()
+    for path in (PACKAGE / folder).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                found.add(node.module)
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+    return {name for name in found if name.startswith("profnet_sheets")}
+
+
+def test_spec_imports_nothing_of_ours_but_itself() -> None:
+    assert all(name.startswith("profnet_sheets.spec") for name in imports_of("spec"))
+
+
+def test_the_sandbox_meets_the_client_only_on_the_wire() -> None:
+    for name in imports_of("sandbox"):
+        assert name.startswith(("profnet_sheets.spec", "profnet_sheets.sandbox")), name
+
+
+def test_the_client_imports_no_front_end() -> None:
+    allowed = (
+        "profnet_sheets.spec",
+        "profnet_sheets.client",
+        "profnet_sheets.config",
+        "profnet_sheets.errors",
+        "profnet_sheets.sandbox.server",  # the embedded default, behind one function
+        "profnet_sheets",
+    )
+    for name in imports_of("client"):
+        assert name.startswith(allowed), name
+        assert not name.startswith(("profnet_sheets.batch", "profnet_sheets.excel")), name
