@@ -8,8 +8,8 @@ import time
 
 import click
 
-from profnet_sheets.sandbox import DEFAULT_KEY, SandboxConfig, serve_forever, start_sandbox
-from profnet_sheets.spec import API_KEY_HEADER
+from profnet_sheets import Client, ProfnetError, Settings, save_config
+from profnet_sheets.sandbox import DEFAULT_KEY, SandboxConfig, serve_forever
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -117,29 +117,52 @@ def sandbox(
 
 
 @main.command()
+@click.option("--api-key", default=None, help="Your API key for the real service.")
+@click.option("--base-url", default=None, help="The base URL of the service.")
+@click.option("--cache", default=None, help="Cache: a directory, redis://..., memory or off.")
+@click.option("--budget", type=int, default=None, help="Credits a client may spend (a guard).")
+@click.option("--path", "config_path", default=None, help="Config file (default: yours).")
+def config(
+    api_key: str | None,
+    base_url: str | None,
+    cache: str | None,
+    budget: int | None,
+    config_path: str | None,
+) -> None:
+    """Keep settings in your config file (readable by you only); with no option, show them."""
+    values = {"api_key": api_key, "base_url": base_url, "cache": cache, "budget": budget}
+    if any(value is not None for value in values.values()):
+        path = save_config(values, config_path)
+        click.echo(f"Saved to {path} (permissions 0600).", err=True)
+    settings = _load(config_path)
+    click.echo(f"api_key:  {settings.api_key!r}")
+    click.echo(f"base_url: {settings.base_url or '(none: the embedded sandbox)'}")
+    click.echo(f"cache:    {settings.cache or settings.cache_dir}")
+    click.echo(f"budget:   {settings.budget if settings.budget is not None else '(none)'}")
+
+
+def _load(config_path: str | None) -> Settings:
+    try:
+        return Settings.load(config_path=config_path)
+    except ProfnetError as error:
+        raise click.ClickException(str(error)) from None
+
+
+@main.command()
 @click.option("--domain", default="profnet-demo.com", show_default=True, help="Domain to look up.")
 def demo(domain: str) -> None:
-    """Start the embedded sandbox and make a first company lookup (JSON on stdout)."""
-    import requests
-
+    """Look a company up through the client (the embedded sandbox when no key is set)."""
     started = time.perf_counter()
-    with start_sandbox() as running:
-        click.echo(f"Sandbox running at {running.base_url} (synthetic data).", err=True)
-        response = requests.get(
-            f"{running.base_url}/get-company-details",
-            params={"domain": domain},
-            headers={API_KEY_HEADER: running.api_key},
-            timeout=10,
-        )
-        usage = requests.get(
-            f"{running.base_url}/_sandbox/usage",
-            headers={API_KEY_HEADER: running.api_key},
-            timeout=10,
-        ).json()
-    json.dump(response.json(), sys.stdout, indent=2)
+    try:
+        with Client() as client:
+            company = client.get_company_details(domain=domain)
+            spent = client.ledger.total()
+    except ProfnetError as error:
+        raise click.ClickException(str(error)) from None
+    json.dump(company, sys.stdout, indent=2)
     click.echo()
     click.echo(
-        f"Lookup answered {response.status_code} in {time.perf_counter() - started:.2f} s; "
-        f"credits spent: {usage['credits_charged']}.",
+        f"Looked up {domain} in {time.perf_counter() - started:.2f} s; "
+        f"credits spent so far: {spent}.",
         err=True,
     )

@@ -215,7 +215,7 @@ def _truthy(value: Any) -> bool:
 
 def save_config(values: Mapping[str, Any], path: Path | str | None = None) -> Path:
     """Write settings to the config file, readable by its owner only (0600)."""
-    target = Path(path or default_config_path())
+    target = Path(path or os.environ.get(f"{ENV_PREFIX}CONFIG") or default_config_path())
     target.parent.mkdir(parents=True, exist_ok=True)
     current = _read_config(target)
     current.update(

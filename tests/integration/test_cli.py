@@ -78,7 +78,7 @@ def sandbox_process(*args: str) -> Iterator[str]:
 
 
 def test_every_command_has_help() -> None:
-    for command in ((), ("sandbox",), ("demo",)):
+    for command in ((), ("sandbox",), ("demo",), ("config",)):
         result = run(*command, "--help")
         assert result.returncode == 0, result.stderr
         assert "Usage:" in result.stdout
@@ -143,13 +143,49 @@ def test_sandbox_refuses_a_rate_that_is_not_a_share() -> None:
     assert "--fail-rate" in result.stderr
 
 
-def test_demo_runs_on_the_embedded_sandbox() -> None:
+def clean_env(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PROFNET_")}
+    env["PROFNET_CACHE_DIR"] = str(tmp_path / "cache")
+    env["PROFNET_CONFIG"] = str(tmp_path / "config.toml")
+    return env
+
+
+def test_demo_runs_on_the_embedded_sandbox(tmp_path: Path) -> None:
+    env = clean_env(tmp_path)
+    for _ in range(2):
+        result = subprocess.run(
+            [*CLI, "demo"], capture_output=True, text=True, timeout=60, check=False, env=env
+        )
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["company_name"]
+        assert "synthetic" in result.stderr.lower()
+        assert "credits spent so far: 1." in result.stderr, "the second run answers from the cache"
+
+
+def test_config_keeps_settings_in_a_private_file_and_never_shows_the_key(tmp_path: Path) -> None:
+    env = clean_env(tmp_path)
     result = subprocess.run(
-        [*CLI, "demo"], capture_output=True, text=True, timeout=60, check=False, env=env
+        [*CLI, "config", "--api-key", "very-secret", "--base-url", "https://api.example.com"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
     )
     assert result.returncode == 0, result.stderr
-    data = json.loads(result.stdout)["data"]
-    assert data["company_name"]
-    assert "synthetic" in result.stderr.lower()
-    assert "credits spent: 1" in result.stderr
+    assert "very-secret" not in result.stdout + result.stderr
+    assert "https://api.example.com" in result.stdout
+    config = tmp_path / "config.toml"
+    assert config.stat().st_mode & 0o777 == 0o600
+    assert "very-secret" in config.read_text()
+    bad = subprocess.run(
+        [*CLI, "config", "--base-url", "ftp://nope"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    assert bad.returncode == 1
+    assert "PROFNET_BASE_URL" in bad.stderr
+    assert "Traceback" not in bad.stderr
