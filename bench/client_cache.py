@@ -507,8 +507,9 @@ class Report:
             bound, sense = f">= {limit:g}", ", higher is better: OK when >= 1"
         else:
             bound, sense = f"{limit:g}", ""
+        shown = f" {unit}" if unit else ""
         print(
-            f"{name}: {value:.3f} {unit} (limit {bound} {unit}{note}, "
+            f"{name}: {value:.3f}{shown} (limit {bound}{shown}{note}, "
             f"ratio {ratio:.2f} = value/limit{sense}; {'OK' if ok else 'OVER'})"
         )
 

@@ -18,7 +18,7 @@ from profnet_sheets.client.policy import error_for
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.session import Transport
 from profnet_sheets.config import ApiKey, Settings
-from profnet_sheets.errors import ConfigurationError, OfflineMiss, ServiceError
+from profnet_sheets.errors import ConfigurationError, NotFound, OfflineMiss, ServiceError
 from profnet_sheets.spec import Endpoint, endpoint
 from profnet_sheets.spec.endpoints import payload_of
 
@@ -543,8 +543,17 @@ class Client:
         from profnet_sheets.client.jobs import SearchJob
 
         name = "search-leads" if kind == "leads" else "search-companies"
+        reused = not self.settings.refresh and self.is_cached(name, filters)
         created = self.call(name, filters)
-        return SearchJob(self, kind, str(created["request_id"]), created=created)
+        job = SearchJob(self, kind, str(created["request_id"]), created=created)
+        if reused:
+            try:
+                job.status()  # free: is the reused job still there?
+            except NotFound:
+                # The service forgot it: run the search the user asked for, anew (and cache it).
+                created = self.with_options(refresh=True).call(name, filters)
+                job = SearchJob(self, kind, str(created["request_id"]), created=created)
+        return job
 
     def attach_search(self, kind: SearchKind, request_id: str) -> SearchJob:
         """A search job started earlier (maybe by another process), by its request_id."""

@@ -81,3 +81,17 @@ def test_waiting_times_out_and_the_job_can_be_reattached(
         attached = client.attach_search("leads", job.request_id)
         assert attached.wait().completed
         assert len(attached.results()) == 5
+
+
+def test_a_reused_search_that_the_service_forgot_is_run_again(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    import requests
+
+    client = make_client()
+    first = client.search_leads(keywords="forgotten", limit=5)
+    requests.post(f"{fresh.base_url}/_sandbox/reset", timeout=5).raise_for_status()
+    again = make_client().search_leads(keywords="forgotten", limit=5)
+    assert again.request_id != first.request_id or again.status().completed
+    assert len(again.results()) == 5
+    assert calls(fresh, "search-leads") == 1
