@@ -195,20 +195,25 @@ class Client:
             if memo is not None:
                 return self._answer(ep, memo.status, memo.body())
         with shared.locks(key):
+            ceiling = price_ceiling(ep, payload, max_items)
+            left = shared.budget.left
             if not refresh:
                 memo = shared.memo.get(key)
                 if memo is not None:
                     return self._answer(ep, memo.status, memo.body())
-                held = shared.transport.cached(ep, payload, shared.api_key.reveal())
-                if held is not None:
-                    return self._remember(ep, key, held.response.status_code, held.response.text)
+                # Sending goes through the HTTP cache anyway; ask it first only where a hit
+                # changes the outcome: offline, or a budget that could not pay for a miss.
+                if self.settings.offline or (left is not None and left < ceiling):
+                    held = shared.transport.cached(ep, payload, shared.api_key.reveal())
+                    if held is not None:
+                        status, text = held.response.status_code, held.response.text
+                        return self._remember(ep, key, status, text)
             if self.settings.offline:
                 raise OfflineMiss(
                     f"{ep.name}: offline, and this call is not in the cache "
                     f"({canonical_json(payload)}). Go online (offline=False) to fetch it.",
                     endpoint=ep.name,
                 )
-            ceiling = price_ceiling(ep, payload, max_items)
             reserved = shared.budget.reserve(ceiling, ep.name)
             charged = 0
             try:

@@ -99,6 +99,11 @@ def build_session(settings: Settings, service: str) -> requests_cache.CachedSess
     return session
 
 
+def is_loopback(base_url: str) -> bool:
+    host = urlsplit(base_url).hostname or ""
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
 class RateLimiter:
     """At most `rate` requests per second leave this process (a token bucket, thread-safe)."""
 
@@ -135,6 +140,10 @@ class Transport:
         self.base_url = base_url.rstrip("/")
         self.service = service
         self.session = build_session(settings, service)
+        if is_loopback(self.base_url):
+            # No proxy ever applies to loopback; skipping the environment's proxy settings
+            # saves a scan of os.environ on every request (the embedded sandbox, tests).
+            self.session.trust_env = False
         self.policy = RetryPolicy(
             retries=settings.retries,
             backoff=settings.backoff,
