@@ -112,6 +112,8 @@ class ServiceError(ApiError):
 class TransportError(ProfnetError):
     """No answer: the connection was refused or cut, or the call timed out."""
 
+    may_have_been_charged: bool = False  # an attempt went out and its answer was lost
+
 
 class BudgetExceeded(ProfnetError):  # noqa: N818
     """The call would pass the configured budget; nothing was sent."""

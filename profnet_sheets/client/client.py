@@ -5,22 +5,30 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import threading
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
 from profnet_sheets.client.ledger import Budget, Ledger, price_ceiling
-from profnet_sheets.client.memo import KeyLocks, MemoCache, MemoKey, canonical_json
+from profnet_sheets.client.memo import PROCESS_LOCKS, MemoCache, MemoKey, canonical_json
 from profnet_sheets.client.policy import error_for
 from profnet_sheets.client.prepare import prepare
-from profnet_sheets.client.session import Transport
-from profnet_sheets.config import ApiKey, Settings
-from profnet_sheets.errors import ConfigurationError, NotFound, OfflineMiss, ServiceError
+from profnet_sheets.client.session import Sent, Transport
+from profnet_sheets.config import NOT_FOUND_EXPIRY, ApiKey, Settings
+from profnet_sheets.errors import (
+    ConfigurationError,
+    NotFound,
+    OfflineMiss,
+    ServiceError,
+    TransportError,
+)
 from profnet_sheets.spec import Endpoint, endpoint
-from profnet_sheets.spec.endpoints import payload_of
+from profnet_sheets.spec.endpoints import is_answer, payload_of
 
 if TYPE_CHECKING:
     from profnet_sheets.client.jobs import SearchJob, SearchKind
@@ -76,7 +84,6 @@ class _Shared:
         self.api_key = ApiKey(api_key)
         self.transport = Transport(settings, base_url, service)
         self.memo = MemoCache()
-        self.locks = KeyLocks()
         in_memory = settings.cache in ("memory", "off")
         self.ledger = Ledger(None if in_memory else settings.cache_dir / f"{service}-ledger.sqlite")
         self.budget = Budget(settings.budget)
@@ -174,7 +181,10 @@ class Client:
         return payload_of(ep, self._body(ep, {**(params or {}), **more}))
 
     def _key(self, ep: Endpoint, payload: dict[str, Any]) -> MemoKey:
-        return (self._shared.service, ep.name, canonical_json(payload))
+        service = self._shared.service
+        if ep.search:  # search jobs are one account's own (as in the HTTP cache's keys)
+            service = f"{service}/{self._shared.api_key.fingerprint}"
+        return (service, ep.name, canonical_json(payload))
 
     def _body(self, ep: Endpoint, params: dict[str, Any], max_items: int | None = None) -> Any:
         """The body of a successful answer, from memory, the HTTP cache or the service."""
@@ -194,7 +204,7 @@ class Client:
             memo = shared.memo.get(key)
             if memo is not None:
                 return self._answer(ep, memo.status, memo.body())
-        with shared.locks(key):
+        with PROCESS_LOCKS(key):
             ceiling = price_ceiling(ep, payload, max_items)
             left = shared.budget.left
             if not refresh:
@@ -204,10 +214,9 @@ class Client:
                 # Sending goes through the HTTP cache anyway; ask it first only where a hit
                 # changes the outcome: offline, or a budget that could not pay for a miss.
                 if self.settings.offline or (left is not None and left < ceiling):
-                    held = shared.transport.cached(ep, payload, shared.api_key.reveal())
+                    held = shared.transport.cached(ep, payload, shared.api_key)
                     if held is not None:
-                        status, text = held.response.status_code, held.response.text
-                        return self._remember(ep, key, status, text)
+                        return self._remember(ep, key, held)
             if self.settings.offline:
                 raise OfflineMiss(
                     f"{ep.name}: offline, and this call is not in the cache "
@@ -215,51 +224,64 @@ class Client:
                     endpoint=ep.name,
                 )
             reserved = shared.budget.reserve(ceiling, ep.name)
-            charged = 0
+            charged = 0  # what the budget settles on: the charge, and what may have been charged
             try:
-                sent = shared.transport.send(ep, payload, shared.api_key.reveal(), refresh=refresh)
-                response = sent.response
-                if response.status_code == 200 and not sent.from_cache:
-                    charged = ep.price.charge(_json(ep, response.text))
-                    shared.ledger.record(
-                        shared.service,
-                        shared.api_key.fingerprint,
-                        ep.name,
-                        charged,
-                        None
-                        if ep.price.kind != "per_item"
-                        else charged // max(ep.price.credits, 1),
-                    )
+                try:
+                    sent = shared.transport.send(ep, payload, shared.api_key, refresh=refresh)
+                except TransportError as error:
+                    if error.may_have_been_charged:
+                        charged = ceiling
+                        self._record(ep, ceiling, None, uncertain=True)
+                    raise
+                ok = sent.response.status_code == 200 and not sent.from_cache
+                body = _json_or_text(sent.response.text) if ok else None
+                if ok and is_answer(ep, body):
+                    charged = ep.price.charge(body)
+                    items = charged // max(ep.price.credits, 1)
+                    self._record(ep, charged, items if ep.price.kind == "per_item" else None)
+                if sent.uncertain:  # earlier attempts went out and lost their answers
+                    charged += sent.uncertain * ceiling
+                    self._record(ep, sent.uncertain * ceiling, None, uncertain=True)
             finally:
                 shared.budget.settle(reserved, charged)
-            return self._remember(ep, key, response.status_code, response.text)
+            return self._remember(ep, key, sent)
 
-    def _remember(self, ep: Endpoint, key: MemoKey, status: int, text: str) -> Any:
-        """Keep a cacheable answer in memory, then hand it out (or raise what it says)."""
-        body = _json(ep, text)
-        if status in (200, 404):
+    def _record(
+        self, ep: Endpoint, credits: int, items: int | None, uncertain: bool = False
+    ) -> None:
+        shared = self._shared
+        shared.ledger.record(
+            shared.service, shared.api_key.fingerprint, ep.name, credits, items, uncertain
+        )
+
+    def _remember(self, ep: Endpoint, key: MemoKey, sent: Sent) -> Any:
+        """Keep a real answer in memory (no longer than the HTTP cache keeps it), hand it out."""
+        status, text = sent.response.status_code, sent.response.text
+        body = _json(ep, text) if status in (200, 404) else _json_or_text(text)
+        if status == 404 or (status == 200 and is_answer(ep, body)):
             ttl = self.settings.expiry.get(ep.name, 86400.0)
             if ep.search_role == "create":
                 ttl = self.settings.search_reuse_hours * 3600
             if status == 404:
-                ttl = min(ttl, 3600.0)
+                ttl = min(ttl, NOT_FOUND_EXPIRY)
+            expires = getattr(sent.response, "expires", None)
+            if sent.from_cache and expires is not None:
+                ttl = min(ttl, (expires - datetime.now(UTC)).total_seconds())
             self._shared.memo.put(key, status, text, ttl)
-        return self._answer(ep, status, body)
+        return self._answer(ep, status, body, sent.response.headers)
 
     @staticmethod
-    def _answer(ep: Endpoint, status: int, body: Any) -> Any:
+    def _answer(ep: Endpoint, status: int, body: Any, headers: Any = None) -> Any:
         if status != 200:
-            raise error_for(ep, status, body)
-        try:
-            payload_of(ep, body)
-        except KeyError:
+            raise error_for(ep, status, body, headers)
+        if not is_answer(ep, body):
             raise ServiceError(
-                f"{ep.name}: the answer does not hold {'.'.join(ep.payload_at) or 'a body'}; "
-                f"the service may have changed. It said: {str(body)[:300]}",
+                f"{ep.name}: the answer is not what the spec describes; the service may have "
+                f"changed or be failing. It said: {str(body)[:300]}",
                 endpoint=ep.name,
                 status=status,
                 body=body,
-            ) from None
+            )
         return body
 
     # -- what things cost ---------------------------------------------------------------------
@@ -270,7 +292,7 @@ class Client:
         payload = prepare(ep, params)
         if self._shared.memo.get(self._key(ep, payload)) is not None:
             return True
-        return self._shared.transport.cached(ep, payload, self._shared.api_key.reveal()) is not None
+        return self._shared.transport.cached(ep, payload, self._shared.api_key) is not None
 
     def estimate(self, calls: Iterable[PlannedCall | tuple[str, Mapping[str, Any]]]) -> Estimate:
         """The cost of a set of planned calls: identical calls count once, cached ones nothing."""
@@ -548,23 +570,27 @@ class Client:
         from profnet_sheets.client.jobs import SearchJob
 
         name = "search-leads" if kind == "leads" else "search-companies"
-        reused = not self.settings.refresh and self.is_cached(name, filters)
-        created = self.call(name, filters)
-        job = SearchJob(self, kind, str(created["request_id"]), created=created)
-        if reused:
-            try:
-                job.status()  # free: is the reused job still there?
-            except NotFound:
-                # The service forgot it: run the search the user asked for, anew (and cache it).
-                created = self.with_options(refresh=True).call(name, filters)
-                job = SearchJob(self, kind, str(created["request_id"]), created=created)
-        return job
+        view = self.with_options(refresh=False)  # a job reads its pages from the cache
+        with _SEARCH_LOCK:
+            reused = not self.settings.refresh and self.is_cached(name, filters)
+            created = self.call(name, filters)
+            request_id = str(created["request_id"])
+            if reused and not self.settings.offline and request_id not in _VERIFIED:
+                try:
+                    view.call(_status_endpoint(kind), request_id=request_id)  # free
+                    _VERIFIED.add(request_id)
+                except NotFound:
+                    # The service forgot that job: run the search asked for, anew; the new
+                    # creation replaces the dead one in both caches.
+                    created = self.with_options(refresh=True).call(name, filters)
+                    request_id = str(created["request_id"])
+        return SearchJob(view, kind, request_id, created=created)
 
     def attach_search(self, kind: SearchKind, request_id: str) -> SearchJob:
         """A search job started earlier (maybe by another process), by its request_id."""
         from profnet_sheets.client.jobs import SearchJob
 
-        return SearchJob(self, kind, request_id)
+        return SearchJob(self.with_options(refresh=False), kind, request_id)
 
     def results_page(self, kind: SearchKind, request_id: str, page: int, max_items: int) -> Any:
         """One results page, budgeted for at most `max_items` results."""
@@ -572,13 +598,27 @@ class Client:
         return self._paged_call(name, {"request_id": request_id, "page": page}, max_items)
 
 
+_SEARCH_LOCK = threading.Lock()
+_VERIFIED: set[str] = set()  # request ids of reused searches known to exist at the service
+
+
+def _status_endpoint(kind: SearchKind) -> str:
+    return "get-lead-search-status" if kind == "leads" else "get-company-search-status"
+
+
 def _frozen(name: str, params: Mapping[str, Any]) -> Hashable | None:
-    """A hashable image of raw call arguments, or None when they hold something unhashable."""
+    """A hashable image of raw call arguments, or None when they hold something unhashable.
+
+    Types are part of it, also of list items: `[True]` and `[1]` are different arguments.
+    """
     items = []
     for key, value in params.items():
         if value is None:
             continue
-        shown = (type(value).__name__, *value) if isinstance(value, list | tuple) else value
+        if isinstance(value, list | tuple):
+            shown: Any = tuple((type(item).__name__, item) for item in value)
+        else:
+            shown = value
         items.append((key, type(value).__name__, shown))
     frozen = (name, *sorted(items, key=lambda item: item[0]))
     try:
@@ -586,6 +626,13 @@ def _frozen(name: str, params: Mapping[str, Any]) -> Hashable | None:
     except TypeError:
         return None
     return frozen
+
+
+def _json_or_text(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text[:500]
 
 
 def _json(ep: Endpoint, text: str) -> Any:

@@ -19,7 +19,7 @@ MAX_PAGE_ITEMS = 100
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS spend (
     at REAL NOT NULL, service TEXT NOT NULL, key TEXT NOT NULL, endpoint TEXT NOT NULL,
-    credits INTEGER NOT NULL, items INTEGER
+    credits INTEGER NOT NULL, items INTEGER, uncertain INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS spend_at ON spend (at);
 """
@@ -62,17 +62,28 @@ class Ledger:
         self._lock = threading.Lock()
 
     def record(
-        self, service: str, key: str, endpoint: str, credits: int, items: int | None
+        self,
+        service: str,
+        key: str,
+        endpoint: str,
+        credits: int,
+        items: int | None,
+        uncertain: bool = False,
     ) -> None:
+        """Note credits spent; `uncertain`: a call whose answer was lost after it went out, so
+        that the service may (or may not) have charged for it."""
         with self._lock, self._db:
             self._db.execute(
-                "INSERT INTO spend VALUES (?, ?, ?, ?, ?, ?)",
-                (time.time(), service, key, endpoint, credits, items),
+                "INSERT INTO spend VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (time.time(), service, key, endpoint, credits, items, int(uncertain)),
             )
 
-    def total(self, *, service: str | None = None, since: float = 0.0) -> int:
-        query = "SELECT COALESCE(SUM(credits), 0) FROM spend WHERE at >= ?"
-        args: list[Any] = [since]
+    def total(
+        self, *, service: str | None = None, since: float = 0.0, uncertain: bool = False
+    ) -> int:
+        """Credits spent for sure (or, with uncertain=True, those that may have been)."""
+        query = "SELECT COALESCE(SUM(credits), 0) FROM spend WHERE at >= ? AND uncertain = ?"
+        args: list[Any] = [since, int(uncertain)]
         if service is not None:
             query += " AND service = ?"
             args.append(service)
@@ -82,7 +93,8 @@ class Ledger:
     def by_endpoint_and_day(self, *, service: str | None = None) -> list[Spend]:
         query = (
             "SELECT endpoint, date(at, 'unixepoch') AS day, COUNT(*), SUM(credits) FROM spend"
-            + (" WHERE service = ?" if service else "")
+            " WHERE uncertain = 0"
+            + (" AND service = ?" if service else "")
             + " GROUP BY endpoint, day ORDER BY day, endpoint"
         )
         with self._lock:
@@ -113,7 +125,11 @@ class Budget:
 
     def reserve(self, credits: int, endpoint: str) -> int:
         with self._lock:
-            if self.limit is not None and self.spent + self.reserved + credits > self.limit:
+            if (
+                credits
+                and self.limit is not None
+                and self.spent + self.reserved + credits > self.limit
+            ):
                 left = max(0, self.limit - self.spent - self.reserved)
                 raise BudgetExceeded(
                     f"{endpoint} may cost {credits} credits and only {left} of the budget of "

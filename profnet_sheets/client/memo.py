@@ -85,3 +85,8 @@ class KeyLocks:
 
     def __call__(self, key: Hashable) -> threading.Lock:
         return self._locks[hash(key) % len(self._locks)]
+
+
+# One set for the whole process: two clients on one cache (Excel and a notebook kernel share a
+# process at times) must not pay twice for one call either.
+PROCESS_LOCKS = KeyLocks()

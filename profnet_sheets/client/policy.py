@@ -12,7 +12,13 @@ from profnet_sheets import errors
 from profnet_sheets.spec import Endpoint
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-_QUOTA = re.compile(r"quota|credit|balance|insufficient|exceeded your|plan limit", re.IGNORECASE)
+# After these, the service (or a gateway's upstream) may have done, and charged, the work.
+MAYBE_DONE_STATUSES = frozenset({500, 502, 504})
+_QUOTA = re.compile(
+    r"quota|out of credits|no credits left|insufficient (credits|balance|funds)"
+    r"|credits? (are |is )?(exhausted|used up)|balance (is )?too low|plan limit",
+    re.IGNORECASE,
+)
 
 Failure = Literal["connect", "read", "timeout"]
 
@@ -32,12 +38,25 @@ class RetryPolicy:
         return (rng or random).uniform(ceiling / 2, ceiling)
 
     def after_status(
-        self, attempt: int, status: int, headers: Any, body: Any, rng: random.Random | None = None
+        self,
+        attempt: int,
+        status: int,
+        headers: Any,
+        body: Any,
+        rng: random.Random | None = None,
+        *,
+        risky: bool = False,
     ) -> float | None:
-        """Seconds to wait before trying again after an error status, or None: do not retry."""
+        """Seconds to wait before trying again after an error status, or None: do not retry.
+
+        `risky`: a call that costs more than a credit or two (a paid POST, a results page).
+        After a 500, 502 or 504 it may have been done and charged, so it is not repeated.
+        """
         if status not in RETRY_STATUSES or attempt >= self.retries:
             return None
-        if status == 429 and is_quota_exhausted(body):
+        if risky and status in MAYBE_DONE_STATUSES:
+            return None
+        if status == 429 and is_quota_exhausted(body, headers):
             return None
         retry_after = parse_retry_after(headers.get("Retry-After") if headers else None)
         if retry_after is not None:
@@ -45,17 +64,17 @@ class RetryPolicy:
         return self.wait_before(attempt, rng)
 
     def after_failure(
-        self, attempt: int, failure: Failure, method: str, rng: random.Random | None = None
+        self, attempt: int, failure: Failure, rng: random.Random | None = None, *, risky: bool
     ) -> float | None:
         """Seconds to wait after a transport failure, or None: do not retry.
 
         A request that never reached the service (connect) is always safe to repeat. One that
-        may have been read (a read error or timeout) is repeated only for GET: a paid POST might
-        have been charged already.
+        may have been read (a read error or timeout) is repeated only when it is not `risky`
+        (a free or one-credit lookup): anything dearer might have been charged already.
         """
         if attempt >= self.retries:
             return None
-        if failure != "connect" and method != "GET":
+        if failure != "connect" and risky:
             return None
         return self.wait_before(attempt, rng)
 
@@ -77,14 +96,20 @@ def parse_retry_after(value: str | None) -> float | None:
         return None
 
 
-def is_quota_exhausted(body: Any) -> bool:
-    """A 429 that is about the quota or credits, not about speed (field notes: marketplaces)."""
+def is_quota_exhausted(body: Any, headers: Any = None) -> bool:
+    """A 429 that is about the quota or credits, not about speed (field notes: marketplaces).
+
+    An explicit `insufficient_credits` code decides; otherwise only unmistakable words about a
+    quota or spent credits do ("you have exceeded your rate limit" is a rate limit).
+    """
+    if isinstance(body, dict) and body.get("message") == "insufficient_credits":
+        return True
     text = " ".join(str(v) for v in body.values()) if isinstance(body, dict) else str(body or "")
     return bool(_QUOTA.search(text))
 
 
 def error_for(
-    endpoint: Endpoint, status: int, body: Any, retry_after: float | None = None
+    endpoint: Endpoint, status: int, body: Any, headers: Any = None
 ) -> errors.ProfnetError:
     """The exception for an error answer, with a message that says what to do."""
     body_dict = body if isinstance(body, dict) else {}
@@ -98,6 +123,11 @@ def error_for(
         "body": body,
     }
     said = f" The service said: {details}" if details else ""
+    if status == 409 or code == "search_not_completed":
+        return errors.SearchNotReady(
+            f"{endpoint.name}: the search has not completed yet.{said} Wait for it first.",
+            **context,
+        )
     if status == 400:
         parameter = body_dict.get("parameter")
         named = f" ({parameter})" if parameter else ""
@@ -112,7 +142,8 @@ def error_for(
             "api_key you passed, or the config file).",
             **context,
         )
-    if status == 402 or (status == 429 and is_quota_exhausted(body)):
+    retry_after = parse_retry_after(headers.get("Retry-After")) if headers else None
+    if status == 402 or (status == 429 and is_quota_exhausted(body, headers)):
         return errors.InsufficientCredits(
             f"{endpoint.name}: the account has no credits left for this call.{said} "
             "Top up the account, or lower what you ask for.",
@@ -120,11 +151,6 @@ def error_for(
         )
     if status == 404:
         return errors.NotFound(f"{endpoint.name}: not found.{said}", **context)
-    if status == 409 or (status in (400, 200) and code == "search_not_completed"):
-        return errors.SearchNotReady(
-            f"{endpoint.name}: the search has not completed yet.{said} Wait for it first.",
-            **context,
-        )
     if status == 429:
         return errors.RateLimited(
             f"{endpoint.name}: still rate limited after retrying.{said} Lower the concurrency "
@@ -132,7 +158,10 @@ def error_for(
             retry_after=retry_after,
             **context,
         )
+    charged = ""
+    if status in MAYBE_DONE_STATUSES and endpoint.price.kind != "free":
+        charged = " It was not repeated: the service may have done, and charged, it already."
     return errors.ServiceError(
-        f"{endpoint.name}: the service failed with HTTP {status}.{said} Try again later.",
+        f"{endpoint.name}: the service failed with HTTP {status}.{said}{charged} Try again later.",
         **context,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 import threading
 import time
@@ -19,9 +20,10 @@ from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache
 
 from profnet_sheets.client.policy import Failure, RetryPolicy
-from profnet_sheets.config import NOT_FOUND_EXPIRY, Settings
+from profnet_sheets.config import NOT_FOUND_EXPIRY, ApiKey, Settings
 from profnet_sheets.errors import ConfigurationError, ServiceError, TransportError
 from profnet_sheets.spec import API_KEY_HEADER, ENDPOINTS, Endpoint
+from profnet_sheets.spec.endpoints import BY_PATH, is_answer
 
 CACHED_STATUSES = (200, 404)
 # requests-cache redacts ignored parameters from what it stores, matching names exactly: the
@@ -29,19 +31,43 @@ CACHED_STATUSES = (200, 404)
 IGNORED_PARAMETERS = (*requests_cache.DEFAULT_IGNORED_PARAMS, API_KEY_HEADER)
 
 
+ACCOUNT_PATHS = frozenset(endpoint.path for endpoint in ENDPOINTS if endpoint.search)
+
+
+def account_of(request: Any) -> str:
+    """A one-way digest of the request's key: search jobs belong to one account."""
+    key = request.headers.get(API_KEY_HEADER, "")
+    return hashlib.sha256(str(key).encode()).hexdigest()[:12]
+
+
 def cache_key_function(service: str) -> Callable[..., str]:
     """requests-cache key function: keys name the service, not the host and port it is on.
 
     The embedded sandbox listens on a new port each run; its answers must still be found.
+    Search jobs are an account's own: their keys also name the account (a digest of the key),
+    so that a team sharing one cache never reuses another member's job.
     """
 
     def key(request: Any, **kwargs: Any) -> str:
         parts = urlsplit(request.url)
+        host = f"{service}.cache"
+        if parts.path in ACCOUNT_PATHS:
+            host = f"{account_of(request)}.{host}"
         logical = request.copy()
-        logical.url = urlunsplit(("https", f"{service}.cache", parts.path, parts.query, ""))
+        logical.url = urlunsplit(("https", host, parts.path, parts.query, ""))
         return requests_cache.create_key(logical, **kwargs)
 
     return key
+
+
+def storable(response: requests.Response) -> bool:
+    """Only real answers go into the HTTP cache: a 404, or a 200 that holds the answer."""
+    endpoint = BY_PATH.get(urlsplit(response.url).path)
+    if endpoint is None or response.status_code not in CACHED_STATUSES:
+        return False
+    if response.status_code == 404:
+        return True
+    return is_answer(endpoint, _json_or_none(response))
 
 
 def open_backend(settings: Settings, service: str) -> BaseCache:
@@ -88,13 +114,9 @@ def build_session(settings: Settings, service: str) -> requests_cache.CachedSess
         ignored_parameters=IGNORED_PARAMETERS,
         match_headers=False,
         key_fn=cache_key_function(service),
+        filter_fn=storable,
         stale_if_error=False,
     )
-    adapter = HTTPAdapter(
-        pool_connections=4, pool_maxsize=max(8, settings.concurrency * 2), max_retries=0
-    )
-    session.mount("http://", adapter)
-    session.mount("https://", adapter)
     session.headers["User-Agent"] = "profnet-sheets"
     return session
 
@@ -123,23 +145,65 @@ class RateLimiter:
             time.sleep(slot - now)
 
 
+class LimitedAdapter(HTTPAdapter):
+    """Paces requests that really go out; cache hits never reach an adapter, so never wait."""
+
+    def __init__(self, limiter: RateLimiter, **options: Any) -> None:
+        super().__init__(**options)
+        self.limiter = limiter
+
+    def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> Any:
+        self.limiter.wait()
+        return super().send(request, *args, **kwargs)
+
+
+class KeyHeader(requests.auth.AuthBase):
+    """Puts the key on a request at the last moment: only this object (masked) is in locals."""
+
+    def __init__(self, key: ApiKey) -> None:
+        self.key = key
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.headers[API_KEY_HEADER] = self.key.reveal()
+        return request
+
+    def __repr__(self) -> str:
+        return f"KeyHeader({self.key!r})"
+
+
 @dataclass
 class Sent:
-    """One answer from the wire or the HTTP cache."""
+    """One answer from the wire or the HTTP cache; `uncertain`: earlier attempts that may have
+    been charged (their answer was lost after the request went out)."""
 
     response: requests.Response
     from_cache: bool
     attempts: int
+    uncertain: int = 0
+
+
+def is_risky(endpoint: Endpoint) -> bool:
+    """A call that may cost more than a credit: never repeated when its outcome is unknown."""
+    return endpoint.price.kind == "per_item" or endpoint.price.credits > 1
 
 
 class Transport:
-    """Sends one call: through the HTTP cache, with retries, the rate limit and safe redirects."""
+    """Sends one call: through the HTTP cache, with retries, the rate limit and no redirects."""
 
     def __init__(self, settings: Settings, base_url: str, service: str) -> None:
         self.settings = settings
         self.base_url = base_url.rstrip("/")
         self.service = service
         self.session = build_session(settings, service)
+        self.limiter = RateLimiter(settings.rate_limit)
+        adapter = LimitedAdapter(
+            self.limiter,
+            pool_connections=4,
+            pool_maxsize=max(8, settings.concurrency * 2),
+            max_retries=0,
+        )
+        self.session.mount("http://", adapter)
+        self.session.mount("https://", adapter)
         if is_loopback(self.base_url):
             # No proxy ever applies to loopback; skipping the environment's proxy settings
             # saves a scan of os.environ on every request (the embedded sandbox, tests).
@@ -150,45 +214,48 @@ class Transport:
             max_backoff=settings.max_backoff,
             retry_after_cap=settings.retry_after_cap,
         )
-        self.limiter = RateLimiter(settings.rate_limit)
         self.sleep: Callable[[float], None] = time.sleep
         self._random = random.Random()
 
-    def cached(self, endpoint: Endpoint, payload: dict[str, Any], api_key: str) -> Sent | None:
+    def cached(self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey) -> Sent | None:
         """The answer the HTTP cache holds for this call, or None (no network either way)."""
-        response = self._request(endpoint, payload, api_key, only_if_cached=True)
+        response = self._request(endpoint, payload, key, only_if_cached=True)
         if response.status_code not in CACHED_STATUSES:  # 504: requests-cache's "not cached"
             return None
         return Sent(response, True, 0)
 
     def send(
-        self, endpoint: Endpoint, payload: dict[str, Any], api_key: str, *, refresh: bool
+        self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey, *, refresh: bool
     ) -> Sent:
-        """Make the call, retrying what is safe to retry; the final answer, whatever its status."""
-        attempt = 0
+        """Make the call, retrying what is safe to retry; the final answer, whatever its status.
+
+        Raises TransportError when no answer came; its `may_have_been_charged` says whether an
+        attempt may have been done (and charged) by the service all the same.
+        """
+        risky = is_risky(endpoint)
+        attempt = uncertain = 0
         while True:
-            from_cache = False
+            failure: Failure | None = None
             try:
-                self.limiter.wait()
-                response = self._request(endpoint, payload, api_key, force_refresh=refresh)
-                from_cache = bool(getattr(response, "from_cache", False))
+                response = self._request(endpoint, payload, key, force_refresh=refresh)
             except requests.exceptions.ConnectionError as error:
-                failure: Failure = (
-                    "connect"
-                    if isinstance(error, requests.exceptions.ConnectTimeout) or _never_sent(error)
-                    else "read"
-                )
-                wait = self.policy.after_failure(attempt, failure, endpoint.method, self._random)
-                if wait is None:
-                    raise self._transport_error(endpoint, error, failure) from None
+                failure = "connect" if _never_sent(error) else "read"
             except requests.exceptions.Timeout as error:
-                wait = self.policy.after_failure(attempt, "timeout", endpoint.method, self._random)
+                failure = (
+                    "connect"
+                    if isinstance(error, requests.exceptions.ConnectTimeout)
+                    else "timeout"
+                )
+            except requests.exceptions.ChunkedEncodingError:
+                failure = "read"
+            if failure is not None:
+                # Decided outside the except blocks: the error (which holds the request and its
+                # headers) must not ride along as the __context__ of what is raised.
+                if failure != "connect":
+                    uncertain += 1
+                wait = self.policy.after_failure(attempt, failure, self._random, risky=risky)
                 if wait is None:
-                    raise self._transport_error(endpoint, error, "timeout") from None
-            except requests.exceptions.ChunkedEncodingError as error:
-                wait = self.policy.after_failure(attempt, "read", endpoint.method, self._random)
-                if wait is None:
-                    raise self._transport_error(endpoint, error, "read") from None
+                    raise self._transport_error(endpoint, failure, attempt + 1, uncertain)
             else:
                 if 300 <= response.status_code < 400:
                     raise ServiceError(
@@ -199,69 +266,68 @@ class Transport:
                         endpoint=endpoint.name,
                         status=response.status_code,
                     )
+                from_cache = bool(getattr(response, "from_cache", False))
                 body = _json_or_none(response)
                 wait = self.policy.after_status(
-                    attempt, response.status_code, response.headers, body, self._random
+                    attempt,
+                    response.status_code,
+                    response.headers,
+                    body,
+                    self._random,
+                    risky=risky,
                 )
                 if wait is None:
                     if response.status_code == 404 and not from_cache:
-                        self._expire_not_found(response)
-                    return Sent(response, from_cache, attempt + 1)
+                        self._expire_not_found(endpoint, response)
+                    return Sent(response, from_cache, attempt + 1, uncertain)
             attempt += 1
             self.sleep(wait)
 
     def _request(
-        self, endpoint: Endpoint, payload: dict[str, Any], api_key: str, **cache_options: Any
+        self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey, **cache_options: Any
     ) -> requests.Response:
         url = self.base_url + endpoint.path
-        headers = {API_KEY_HEADER: api_key}
         timeout = (self.settings.connect_timeout, self.settings.timeout)
-        if endpoint.method == "GET":
-            return self.session.request(
-                "GET",
-                url,
-                params=payload,
-                headers=headers,
-                timeout=timeout,
-                allow_redirects=False,
-                **cache_options,
-            )
+        body: dict[str, Any] = (
+            {"params": payload} if endpoint.method == "GET" else {"json": payload}
+        )
         return self.session.request(
-            "POST",
+            endpoint.method,
             url,
-            json=payload,
-            headers=headers,
+            auth=KeyHeader(key),
             timeout=timeout,
             allow_redirects=False,
+            **body,
             **cache_options,
         )
 
-    def _expire_not_found(self, response: requests.Response) -> None:
-        key = getattr(response, "cache_key", None)
-        if key and self.session.cache.contains(key=key):
-            expires = datetime.now(UTC) + timedelta(seconds=NOT_FOUND_EXPIRY)
-            self.session.cache.save_response(response, cache_key=key, expires=expires)
+    def _expire_not_found(self, endpoint: Endpoint, response: requests.Response) -> None:
+        cache_key = getattr(response, "cache_key", None)
+        if cache_key and self.session.cache.contains(key=cache_key):
+            seconds = min(NOT_FOUND_EXPIRY, self.settings.expiry.get(endpoint.name, 86400.0))
+            expires = datetime.now(UTC) + timedelta(seconds=seconds)
+            self.session.cache.save_response(response, cache_key=cache_key, expires=expires)
 
     def _transport_error(
-        self, endpoint: Endpoint, error: Exception, failure: Failure
+        self, endpoint: Endpoint, failure: Failure, attempts: int, uncertain: int
     ) -> TransportError:
         what = {
             "connect": "could not reach the service",
             "read": "lost the connection while waiting for the answer",
             "timeout": "timed out waiting for the answer",
         }[failure]
-        paid_post = endpoint.method == "POST" and failure != "connect"
-        advice = (
-            " It was not retried because the service may already have charged for it."
-            if paid_post
-            else f" Tried {self.settings.retries + 1} times."
-        )
-        return TransportError(
+        if uncertain and is_risky(endpoint):
+            advice = " It was not retried because the service may already have charged for it."
+        else:
+            advice = f" Tried {attempts} times."
+        error = TransportError(
             f"{endpoint.name}: {what} at {self.base_url}.{advice} "
             "Check the network and PROFNET_BASE_URL, then try again.",
             endpoint=endpoint.name,
-            details=type(error).__name__,
+            details=failure,
         )
+        error.may_have_been_charged = uncertain > 0
+        return error
 
     def close(self) -> None:
         self.session.close()  # type: ignore[no-untyped-call]

@@ -182,9 +182,7 @@ class Backend:
     ) -> dict[str, Any]:
         kind = str(endpoint.search)
         seq = self.store.next_job_seq()
-        request_id = str(
-            uuid.UUID(int=stable_hash(self.world.seed, "job", seq) << 64 | stable_hash(seq, key))
-        )
+        request_id = str(uuid.uuid4())  # unique, as the service's are: never reissued
         keywords = str(params.get("keywords", "")).lower()
         fails = "sandbox-fail" in keywords or self._random.random() < self.faults.job_fail_rate
         total = min(params["limit"], self.operations.search_total(kind, params))

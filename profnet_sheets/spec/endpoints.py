@@ -603,3 +603,12 @@ def payload_of(endpoint_: Endpoint, body: Any) -> Any:
             raise KeyError(f"{endpoint_.name}: no {'.'.join(endpoint_.payload_at)} in the answer")
         node = node[key]
     return node
+
+
+def is_answer(endpoint_: Endpoint, body: Any) -> bool:
+    """Whether a 200 body is this endpoint's answer (its required top-level fields are there),
+    and not an error text some services send with a 200."""
+    shape = endpoint_.response
+    if not isinstance(body, dict) or not isinstance(shape, ObjectOf):
+        return False
+    return all(field.name in body for field in shape.fields if field.required)

@@ -44,12 +44,25 @@ def test_errors_that_retrying_cannot_fix_are_not_retried() -> None:
     assert POLICY.after_status(0, 429, {"Retry-After": "1"}, quota, RNG) is None
 
 
-def test_a_paid_post_is_retried_only_when_it_never_left() -> None:
-    assert POLICY.after_failure(0, "connect", "POST", RNG) is not None
-    assert POLICY.after_failure(0, "read", "POST", RNG) is None
-    assert POLICY.after_failure(0, "timeout", "POST", RNG) is None
-    assert POLICY.after_failure(0, "read", "GET", RNG) is not None
-    assert POLICY.after_failure(3, "connect", "GET", RNG) is None
+def test_a_dear_call_is_retried_only_when_it_never_left() -> None:
+    assert POLICY.after_failure(0, "connect", RNG, risky=True) is not None
+    assert POLICY.after_failure(0, "read", RNG, risky=True) is None
+    assert POLICY.after_failure(0, "timeout", RNG, risky=True) is None
+    assert POLICY.after_failure(0, "read", RNG, risky=False) is not None
+    assert POLICY.after_failure(3, "connect", RNG, risky=False) is None
+
+
+def test_a_dear_call_is_not_repeated_after_a_status_that_may_mean_done() -> None:
+    for status in (500, 502, 504):
+        assert POLICY.after_status(0, status, {}, {}, RNG, risky=True) is None
+        assert POLICY.after_status(0, status, {}, {}, RNG, risky=False) is not None
+    assert POLICY.after_status(0, 503, {}, {}, RNG, risky=True) is not None
+    assert POLICY.after_status(0, 429, {}, {"message": "rate_limited"}, RNG, risky=True)
+
+
+def test_rate_limit_words_are_not_mistaken_for_an_empty_balance() -> None:
+    for text in ("You have exceeded your rate limit", "no credits were charged", "slow down"):
+        assert POLICY.after_status(0, 429, {}, {"details": text}, RNG) is not None
 
 
 def test_answers_map_to_the_exception_tree() -> None:
