@@ -110,6 +110,14 @@ class Settings:
     expiry: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_EXPIRY))
     quiet: bool = False  # no notice on stderr when the embedded sandbox is used
 
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{f.name}={_masked(getattr(self, f.name))!r}"
+            for f in fields(self)
+            if f.name != "expiry"
+        )
+        return f"Settings({shown})"
+
     @property
     def uses_sandbox(self) -> bool:
         """No key and no base URL: the embedded sandbox serves (synthetic data)."""
@@ -145,11 +153,21 @@ class Settings:
         return cls(**{name: _coerce(name, value) for name, value in values.items()})
 
 
+def _masked(value: Any) -> Any:
+    """A URL's password replaced by ***: `redis://:hunter2@host` -> `redis://:***@host`."""
+    if isinstance(value, str) and "@" in value and "://" in value:
+        scheme, rest = value.split("://", 1)
+        credentials, host = rest.rsplit("@", 1)
+        user = credentials.split(":", 1)[0]
+        return f"{scheme}://{user}:***@{host}"
+    return value
+
+
 def _read_config(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        content = tomllib.loads(path.read_text())
+        content = tomllib.loads(path.read_bytes().decode("utf-8-sig"))  # Notepad writes a BOM
     except (OSError, tomllib.TOMLDecodeError) as error:
         raise ConfigurationError(f"Cannot read the config file {path}: {error}") from None
     section = content.get("profnet", content)
@@ -236,7 +254,7 @@ def save_config(values: Mapping[str, Any], path: Path | str | None = None) -> Pa
         else:
             lines.append(f"{name} = {json.dumps(str(value))}")
     descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w") as handle:
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write("\n".join(lines) + "\n")
     os.chmod(target, 0o600)
     return target

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from profnet_sheets.client.ledger import MAX_PAGE_ITEMS
 from profnet_sheets.errors import SearchFailed, SearchTimedOut
 
 if TYPE_CHECKING:
@@ -119,13 +120,15 @@ class SearchJob:
                         request_id=self.request_id,
                     )
                 delay = next(delays)
-                if deadline is not None and time.monotonic() + delay > deadline:
+                if deadline is not None and time.monotonic() >= deadline:
                     raise SearchTimedOut(
                         f"The {self.kind} search {self.request_id} is still {current.status} "
                         f"({current.progress}%) after {timeout:g} s. It goes on at the service: "
                         "wait again, or attach to it later by its request_id.",
                         request_id=self.request_id,
                     )
+                if deadline is not None:  # a last look at the deadline itself
+                    delay = min(delay, max(0.0, deadline - time.monotonic()))
                 self.sleep(delay)
         finally:
             close()
@@ -134,15 +137,20 @@ class SearchJob:
         """Every result, page by page, once the search has completed (waits if it has not)."""
         status = self.last if self.last and self.last.completed else self.wait(progress=progress)
         rows: list[dict[str, Any]] = []
+        expected = status.total_results
+        page_size: int | None = None  # learnt from the first full page; never assumed
         page = 1
-        while len(rows) < status.total_results:
-            left = status.total_results - len(rows)
-            body = self.client.results_page(self.kind, self.request_id, page, max_items=left)
+        while len(rows) < expected:
+            left = expected - len(rows)
+            ceiling = min(left, page_size or MAX_PAGE_ITEMS)
+            body = self.client.results_page(self.kind, self.request_id, page, max_items=ceiling)
             items = list(body.get("results") or [])
             rows.extend(items)
+            expected = max(expected, int(body.get("total_results") or 0))
             total_pages = int(body.get("total_pages") or 0)
-            if not items or page >= total_pages:
+            if not items or (total_pages and page >= total_pages):
                 break
+            page_size = page_size or len(items)
             page += 1
         return rows
 

@@ -21,6 +21,9 @@ _BY_PATTERN: dict[str, Callable[[Any], str]] = {
     PROFILE_URL_PATTERN: normalize.profile_url,
     HEADCOUNT_URL_PATTERN: normalize.school_or_company_url,
 }
+_VERBATIM = frozenset({"sales_nav_url", "pagination_token", "request_id"})  # sent as given
+# get-company-details: the most specific identifier wins; only it is sent (decisions.md #5).
+_IDENTIFIERS = ("company_id", "profnet_url", "domain")
 _ID_LISTS: dict[str, Callable[[Any, str], list[Any]]] = {
     "string": normalize.string_list,
     "id": normalize.id_list,
@@ -35,7 +38,9 @@ def _convert(endpoint: Endpoint, param: Param, value: Any) -> Any:
         if param.items == "headcount_code":
             codes = normalize.headcount_codes(value) if value is not None else []
             return codes or None
-        return _ID_LISTS[param.items or "string"](value, name) or None
+        items = _ID_LISTS[param.items or "string"](value, name)
+        # Filters are sets: one order, no repeats, so that equal searches share one cache key.
+        return sorted(set(items), key=lambda item: (str(item).casefold(), str(item))) or None
     if param.type == "object":
         return _growth(name, value)
     if param.type == "flag":
@@ -55,6 +60,8 @@ def _convert(endpoint: Endpoint, param: Param, value: Any) -> Any:
     if param.pattern == NUMERIC_ID_PATTERN:
         return None if _blank(value, name) else normalize.numeric_id(value, name)
     text = normalize.text(value, name)
+    if text is not None and name not in _VERBATIM:
+        text = " ".join(text.split())
     if text is not None and param.enum is not None:
         matches = [allowed for allowed in param.enum if allowed.lower() == text.lower()]
         if not matches:
@@ -131,6 +138,9 @@ def prepare(endpoint: Endpoint, params: Mapping[str, Any]) -> dict[str, Any]:
             ) from None
         if converted is not None:
             payload[name] = converted
+    if endpoint.at_least_one and endpoint.at_least_one.names == _IDENTIFIERS:
+        for extra in [name for name in _IDENTIFIERS if name in payload][1:]:
+            del payload[extra]
     for param in endpoint.params:
         if param.required and param.name not in payload:
             raise InvalidParameter(
@@ -162,4 +172,7 @@ def prepare(endpoint: Endpoint, params: Mapping[str, Any]) -> dict[str, Any]:
                 parameter="payload",
                 endpoint=endpoint.name,
             )
+    for param in endpoint.params:  # defaults spelled out: with or without them, one cache key
+        if param.default is not None and param.name not in payload:
+            payload[param.name] = param.default
     return payload

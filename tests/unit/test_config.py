@@ -61,3 +61,17 @@ def test_expiry_table_is_configurable(tmp_path: Path) -> None:
     settings = Settings.load(config_path=tmp_path / "x.toml", environ=env)
     assert settings.expiry["search-posts"] == 60
     assert settings.expiry["get-company-details"] == 30 * 86400
+
+
+def test_a_bom_written_by_notepad_is_fine(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_bytes("\ufeff[profnet]\nbudget = 5\n".encode())
+    assert Settings.load(config_path=config, environ={}).budget == 5
+
+
+def test_a_redis_password_is_masked(tmp_path: Path) -> None:
+    settings = Settings.load(
+        config_path=tmp_path / "x.toml", environ={}, cache="redis://:hunter2@redis.corp:6379/0"
+    )
+    assert "hunter2" not in repr(settings)
+    assert "redis://:***@redis.corp:6379/0" in repr(settings)

@@ -163,3 +163,43 @@ def test_a_team_shares_one_redis_cache_and_the_key_is_not_in_it(
                 assert KEY.encode() not in field + value
         elif kind == b"string":
             assert KEY.encode() not in (connection.get(key) or b"")
+
+
+def test_calls_that_mean_the_same_share_one_payment(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    client = make_client()
+    pairs = [
+        ("search-leads", {"title_keywords": ["CTO"]}, {"title_keywords": "CTO", "limit": 100}),
+        (
+            "search-leads",
+            {"title_keywords": ["CEO", "CTO"]},
+            {"title_keywords": ["CTO", "CEO", "CTO"]},
+        ),
+        ("search-leads", {"keywords": "data  engineer"}, {"keywords": " data engineer"}),
+        ("search-posts", {"keyword": "ai"}, {"keyword": "ai", "start": 0, "sort_by": "relevance"}),
+        ("google-full-profiles", {"name": "Ann Lee"}, {"name": "Ann  Lee", "limit": 3}),
+        (
+            "get-profile-details",
+            {"profnet_url": "https://www.profnet.com/in/ann/"},
+            {"profnet_url": "profnet.com/in/ann", "include_skills": False},
+        ),
+        ("google-schools", {"school_name": "Oxford"}, {"school_name": "Oxford", "page": 1}),
+        (
+            "get-company-details",
+            {"company_id": 1035},
+            {"company_id": "1035.0", "domain": "other.io"},
+        ),
+    ]
+    for name, first, second in pairs:
+        client.call(name, first)
+        make_client().call(name, second)
+    spent = usage(fresh)["calls"]
+    assert {endpoint: entry["calls"] for endpoint, entry in spent.items()} == {
+        "search-leads": 3,
+        "search-posts": 1,
+        "google-full-profiles": 1,
+        "get-profile-details": 1,
+        "google-schools": 1,
+        "get-company-details": 1,
+    }

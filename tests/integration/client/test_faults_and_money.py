@@ -129,3 +129,39 @@ def test_estimate_knows_what_the_cache_holds(
     assert estimate.within_budget
     assert calls(fresh, "get-company-details") == 1
     assert KEY not in repr(estimate)
+
+
+def test_a_dear_page_whose_answer_is_lost_is_not_repeated_and_is_counted(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    client = make_client(timeout=0.3, budget=200)
+    job = client.search_leads(keywords="lost answers", limit=25)
+    job.wait()
+    set_faults(fresh, latency_ms=600)
+    with pytest.raises(TransportError, match="may already have charged") as caught:
+        job.results()
+    assert caught.value.may_have_been_charged
+    assert caught.value.__context__ is None, "no request (and its key) rides along"
+    set_faults(fresh, latency_ms=0)
+    import time
+
+    time.sleep(0.5)  # the abandoned request finishes at the sandbox
+    charged = usage(fresh)["calls"]["get-lead-results"]["credits"]
+    assert charged == 25, "one page charged once: no retry"
+    assert client.budget.spent == 50 + 25, "the budget counts what may have been charged"
+    assert client.ledger.total(uncertain=True) == 25
+
+
+def test_the_key_is_not_in_traceback_locals(make_client: MakeClient, fresh: RunningSandbox) -> None:
+    import traceback
+
+    set_faults(fresh, drop_rate=1.0)
+    client = make_client(retries=0)
+    try:
+        client.get_company_details(domain="locals.io")
+    except TransportError as error:
+        text = "".join(
+            traceback.TracebackException.from_exception(error, capture_locals=True).format()
+        )
+    assert "client.get_company_details" in text
+    assert KEY not in text
