@@ -129,6 +129,7 @@ class Client:
             **options,
         )
         self._shared = _Shared(self.settings)
+        self._budget = self._shared.budget
 
     # -- the client itself ----------------------------------------------------------------------
 
@@ -156,7 +157,13 @@ class Client:
 
     @property
     def budget(self) -> Budget:
-        return self._shared.budget
+        return self._budget
+
+    def with_budget(self, limit: int | None) -> Client:
+        """A view of this client with a budget of its own (a batch run's), sharing the rest."""
+        view = copy.copy(self)
+        view._budget = Budget(limit)
+        return view
 
     def close(self) -> None:
         self._shared.transport.close()
@@ -206,7 +213,7 @@ class Client:
                 return self._answer(ep, memo.status, memo.body())
         with PROCESS_LOCKS(key):
             ceiling = price_ceiling(ep, payload, max_items)
-            left = shared.budget.left
+            left = self._budget.left
             if not refresh:
                 memo = shared.memo.get(key)
                 if memo is not None:
@@ -223,7 +230,7 @@ class Client:
                     f"({canonical_json(payload)}). Go online (offline=False) to fetch it.",
                     endpoint=ep.name,
                 )
-            reserved = shared.budget.reserve(ceiling, ep.name)
+            reserved = self._budget.reserve(ceiling, ep.name)
             charged = 0  # what the budget settles on: the charge, and what may have been charged
             try:
                 try:
@@ -243,7 +250,7 @@ class Client:
                     charged += sent.uncertain * ceiling
                     self._record(ep, sent.uncertain * ceiling, None, uncertain=True)
             finally:
-                shared.budget.settle(reserved, charged)
+                self._budget.settle(reserved, charged)
             return self._remember(ep, key, sent)
 
     def _record(

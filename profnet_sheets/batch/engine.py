@@ -1,0 +1,258 @@
+"""enrich(): each unique key fetched once, concurrently, with progress; errors per row; joined."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from profnet_sheets.batch.kinds import Kind, kind_named
+from profnet_sheets.batch.plan import Lookup, Plan, key_columns, make_plan
+from profnet_sheets.batch.schema import dtype_of, schema_of
+from profnet_sheets.client.client import Client
+from profnet_sheets.errors import (
+    BudgetExceeded,
+    ConfigurationError,
+    InsufficientCredits,
+    InvalidParameter,
+    NotFound,
+    ProfnetError,
+    Unauthorized,
+)
+
+Frame = pl.DataFrame | pl.LazyFrame
+NOT_FETCHED = "budget reached: not fetched (raise the budget and run again; done rows are free)"
+INTERRUPTED = "interrupted: not fetched (run again; done rows are free)"
+
+
+class EnrichmentInterrupted(KeyboardInterrupt):
+    """Ctrl-C during an enrichment: `.result` holds the input with what was fetched so far."""
+
+    def __init__(self, result: pl.DataFrame) -> None:
+        super().__init__("interrupted; the rows fetched so far are in .result")
+        self.result = result
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one lookup gave: the record's fields, or an error message."""
+
+    record: dict[str, Any] | None
+    error: str | None
+
+
+def _as_polars(frame: Any) -> Frame:
+    if isinstance(frame, pl.DataFrame | pl.LazyFrame):
+        return frame
+    if type(frame).__module__.startswith("pandas"):
+        return pl.from_pandas(frame)
+    raise TypeError(f"enrich takes a polars or pandas DataFrame, not {type(frame).__name__}")
+
+
+def _error_text(error: ProfnetError) -> str:
+    if isinstance(error, InvalidParameter):
+        return f"invalid input: {error}"
+    if isinstance(error, NotFound):
+        return "not found"
+    if isinstance(error, BudgetExceeded):
+        return NOT_FETCHED
+    if isinstance(error, InsufficientCredits):
+        return f"out of credits: {error}"
+    return f"service error: {error}"
+
+
+def _fetch(client: Client, kind: Kind, lookup: Lookup) -> Outcome:
+    try:
+        payload = client.call(kind.endpoint, lookup.params)
+    except (Unauthorized, ConfigurationError):
+        raise  # the whole run is wrong, not this row
+    except ProfnetError as error:
+        return Outcome(None, _error_text(error))
+    record = kind.record(payload)
+    return Outcome(record, None if record is not None else "not found")
+
+
+def _progress(total: int, kind: Kind, enabled: bool | None) -> Any:
+    if enabled is False or total == 0:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=f"enrich {kind.name}", unit="lookup")
+
+
+def fetch_all(
+    client: Client,
+    plan: Plan,
+    *,
+    concurrency: int = 8,
+    progress: bool | None = None,
+) -> tuple[dict[str, Outcome], bool]:
+    """Every lookup of the plan, concurrently (cached ones first, free). Returns the outcomes
+    and whether the run was interrupted (Ctrl-C): whatever finished is kept."""
+    outcomes: dict[str, Outcome] = {}
+    ordered = [plan.lookups[key] for key in plan.lookups if key in plan.cached] + plan.to_fetch
+    bar = _progress(len(ordered), plan.kind, progress)
+    interrupted = False
+    stop = threading.Event()
+
+    def task(lookup: Lookup) -> Outcome:
+        if stop.is_set():
+            return Outcome(None, INTERRUPTED)
+        return _fetch(client, plan.kind, lookup)
+
+    pool = ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="profnet-enrich")
+    pending: dict[Future[Outcome], Lookup] = {}
+    try:
+        queue = iter(ordered)
+        for lookup in queue:
+            pending[pool.submit(task, lookup)] = lookup
+            if len(pending) >= concurrency * 4:
+                break
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                lookup = pending.pop(future)
+                outcomes[lookup.key] = future.result()
+                if bar is not None:
+                    bar.update(1)
+                following = next(queue, None)
+                if following is not None:
+                    pending[pool.submit(task, following)] = following
+    except KeyboardInterrupt:
+        interrupted = True
+        stop.set()
+        for future, lookup in pending.items():
+            future.cancel()
+            if future.done() and not future.cancelled():
+                outcomes[lookup.key] = future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        if bar is not None:
+            bar.close()
+    return outcomes, interrupted
+
+
+def _lookup_frame(
+    plan: Plan,
+    outcomes: Mapping[str, Outcome],
+    key_schema: pl.Schema,
+    fields: list[str],
+    prefix: str,
+    error_column: str,
+) -> pl.DataFrame:
+    output = plan.kind.output
+    columns: dict[str, list[Any]] = {name: [] for name in key_schema}
+    values: dict[str, list[Any]] = {prefix + name: [] for name in fields}
+    errors: list[str | None] = []
+    for raw in plan.raw_keys:
+        for name, value in zip(key_schema, raw, strict=True):
+            columns[name].append(value)
+        key = plan.call_of.get(raw)
+        outcome = outcomes.get(key) if key is not None else None
+        record = outcome.record if outcome is not None else None
+        for name in fields:
+            value = record.get(name) if record is not None else None
+            if isinstance(value, dict) and dtype_of(output.field(name).shape) == pl.String():
+                value = json.dumps(value, sort_keys=True)
+            values[prefix + name].append(value)
+        if raw in plan.invalid:
+            errors.append(plan.invalid[raw])
+        elif key is None:
+            errors.append(None)  # blank: nothing to look up
+        elif outcome is None:
+            errors.append(INTERRUPTED)
+        else:
+            errors.append(outcome.error)
+    schema = pl.Schema(
+        {**key_schema, **schema_of(output, prefix, fields), error_column: pl.String()}
+    )
+    return pl.DataFrame({**columns, **values, error_column: errors}, schema=schema)
+
+
+def enrich(
+    frame: Any,
+    column: str | Mapping[str, str],
+    kind: str,
+    fields: list[str] | None = None,
+    *,
+    client: Client | None = None,
+    options: Mapping[str, Any] | None = None,
+    concurrency: int = 8,
+    budget: int | None = None,
+    progress: bool | None = None,
+    prefix: str | None = None,
+    dry_run: bool = False,
+) -> Any:
+    """The input table with the kind's fields added, each unique key fetched once.
+
+    `column`: the column holding the keys (domains, URLs, ids...), or for kinds that read
+    several (find_profile, headcount, school) a mapping parameter -> column. `fields`: only
+    these (default: all the kind's fields). New columns are named `{kind}_{field}` (or
+    `prefix + field`) and typed from the spec; `{kind}_error` says per row what went wrong.
+    Input rows, their order, duplicates and nulls are kept exactly. `budget`: credits this run
+    may spend (rows past it are marked, not fetched). `dry_run`: return the cost Plan instead.
+    A DataFrame in gives a DataFrame out; a LazyFrame in gives a LazyFrame out (unique keys
+    are collected with the streaming engine; memory grows with them, not with the rows).
+    Ctrl-C raises EnrichmentInterrupted whose `.result` keeps what was fetched.
+    """
+    spec = kind_named(kind)
+    data = _as_polars(frame)
+    lazy = data.lazy() if isinstance(data, pl.DataFrame) else data
+    columns = key_columns(spec, column)
+    missing = [name for name in columns.values() if name not in lazy.collect_schema()]
+    if missing:
+        available = ", ".join(lazy.collect_schema().names())
+        raise ValueError(f"no column {', '.join(missing)} in the table; it has {available}")
+    unknown_options = sorted(set(options or {}) - set(spec.options) - set(spec.inputs))
+    if unknown_options:
+        raise ValueError(f"{spec.name} takes no option {', '.join(unknown_options)}")
+    chosen = list(fields) if fields else list(spec.output.field_names)
+    bad = [name for name in chosen if name not in spec.output.field_names]
+    if bad:
+        raise ValueError(
+            f"{spec.name} has no field {', '.join(bad)}; "
+            f"it has {', '.join(spec.output.field_names)}"
+        )
+    prefix = f"{spec.name}_" if prefix is None else prefix
+    error_column = f"{prefix}error"
+    client = client or Client()
+    if budget is not None:
+        client = client.with_budget(budget)
+    key_cols = list(columns.values())
+    distinct = lazy.select(key_cols).unique(maintain_order=True).collect(engine="streaming")
+    rows = int(lazy.select(pl.len()).collect(engine="streaming").item())
+    plan = make_plan(spec, columns, distinct, rows, options or {}, client.is_cached)
+    if dry_run:
+        return plan
+    outcomes, interrupted = fetch_all(client, plan, concurrency=concurrency, progress=progress)
+    table = _lookup_frame(plan, outcomes, distinct.schema, chosen, prefix, error_column)
+    added = [name for name in table.columns if name not in key_cols]
+    clashes = [name for name in added if name in lazy.collect_schema()]
+    if clashes:
+        raise ValueError(
+            f"the table already has {', '.join(clashes)}: pass prefix=... for the new columns"
+        )
+    joined = lazy.join(
+        table.lazy(), on=key_cols, how="left", nulls_equal=True, maintain_order="left"
+    )
+    if interrupted:
+        raise EnrichmentInterrupted(joined.collect())
+    return joined if isinstance(data, pl.LazyFrame) else joined.collect()
+
+
+def plan_enrichment(
+    frame: Any,
+    column: str | Mapping[str, str],
+    kind: str,
+    *,
+    client: Client | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Plan:
+    """The cost preview of an enrichment: unique keys, how many are cached, credits needed."""
+    result: Plan = enrich(frame, column, kind, client=client, options=options, dry_run=True)
+    return result

@@ -1,0 +1,119 @@
+"""Pure planning: the unique keys of a column, normalised and deduplicated, and what they cost."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from profnet_sheets.batch.kinds import Kind
+from profnet_sheets.client import normalize
+from profnet_sheets.client.ledger import price_ceiling
+from profnet_sheets.client.memo import canonical_json
+from profnet_sheets.client.prepare import prepare
+from profnet_sheets.errors import InvalidParameter
+from profnet_sheets.spec import endpoint
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """One call to make: its parameters (normalised), and the raw key rows that need it."""
+
+    key: str  # canonical JSON of the parameters
+    params: dict[str, Any]
+    ceiling: int  # the most it can cost
+
+
+@dataclass
+class Plan:
+    """Every distinct raw key of the input, what call each needs (or why none), the cost."""
+
+    kind: Kind
+    columns: dict[str, str]  # parameter -> column
+    rows: int
+    raw_keys: list[tuple[Any, ...]]  # distinct values of the key columns, in input order
+    call_of: dict[tuple[Any, ...], str] = field(default_factory=dict)  # raw key -> lookup key
+    invalid: dict[tuple[Any, ...], str] = field(default_factory=dict)  # raw key -> message
+    blank: set[tuple[Any, ...]] = field(default_factory=set)
+    lookups: dict[str, Lookup] = field(default_factory=dict)
+    cached: set[str] = field(default_factory=set)
+
+    @property
+    def unique_keys(self) -> int:
+        return len(self.lookups)
+
+    @property
+    def to_fetch(self) -> list[Lookup]:
+        return [lookup for key, lookup in self.lookups.items() if key not in self.cached]
+
+    @property
+    def credits(self) -> int:
+        """The most the run can cost: the ceiling of every call the cache cannot answer."""
+        return sum(lookup.ceiling for lookup in self.to_fetch)
+
+    def summary(self, budget_left: int | None = None) -> str:
+        budget = "" if budget_left is None else f"; budget left {budget_left}"
+        return (
+            f"{self.rows} rows, {self.unique_keys} unique {self.kind.name} lookups "
+            f"({len(self.cached)} already cached, {len(self.to_fetch)} to fetch), "
+            f"{len(self.invalid)} invalid, {len(self.blank)} blank; "
+            f"at most {self.credits} credits{budget}"
+        )
+
+
+def key_columns(kind: Kind, column: str | Mapping[str, str]) -> dict[str, str]:
+    """Parameter -> column: a single column feeds the kind's main input."""
+    if isinstance(column, str):
+        return {kind.inputs[0]: column}
+    unknown = sorted(set(column) - set(kind.inputs))
+    if unknown:
+        raise ValueError(
+            f"{kind.name} takes columns for {', '.join(kind.inputs)}; not {', '.join(unknown)}"
+        )
+    if not column:
+        raise ValueError(f"{kind.name} needs a column for {kind.inputs[0]}")
+    return dict(column)
+
+
+def _is_blank(value: Any) -> bool:
+    try:
+        return normalize.text(value, "value") is None
+    except normalize.NormalizationError:
+        return False  # an Excel error value is not blank: the call will say what is wrong
+
+
+def make_plan(
+    kind: Kind,
+    columns: dict[str, str],
+    distinct: pl.DataFrame,
+    rows: int,
+    options: Mapping[str, Any],
+    is_cached: Callable[[str, dict[str, Any]], bool] | None = None,
+) -> Plan:
+    """Normalise each distinct raw key into the call it needs; identical calls merge."""
+    parameters: Sequence[str] = list(columns)
+    plan = Plan(kind, columns, rows, [])
+    ep = endpoint(kind.endpoint)
+    for values in distinct.iter_rows():
+        raw = tuple(values)
+        plan.raw_keys.append(raw)
+        row = dict(zip(parameters, raw, strict=True))
+        if all(_is_blank(value) for value in raw):
+            plan.blank.add(raw)
+            continue
+        try:
+            params = prepare(ep, kind.call(row, options))
+        except (InvalidParameter, normalize.NormalizationError, ValueError) as error:
+            plan.invalid[raw] = f"invalid input: {error}"
+            continue
+        key = canonical_json(params)
+        plan.call_of[raw] = key
+        if key not in plan.lookups:
+            plan.lookups[key] = Lookup(key, params, price_ceiling(ep, params))
+    if is_cached is not None:
+        plan.cached = {
+            key for key, lookup in plan.lookups.items() if is_cached(ep.name, lookup.params)
+        }
+    return plan

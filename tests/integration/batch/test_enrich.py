@@ -1,0 +1,226 @@
+"""enrich() against the sandbox: every kind, rows kept exactly, errors per row, money."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+import requests
+
+from profnet_sheets import Client
+from profnet_sheets.batch import EnrichmentInterrupted, enrich, plan_enrichment
+from profnet_sheets.batch.engine import NOT_FETCHED
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+
+pytestmark = pytest.mark.integration
+KEY = "batch-key"
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[RunningSandbox]:
+    with start_sandbox(api_keys=(KEY,), credits=10_000_000, job_seconds=0, seed=3) as running:
+        yield running
+
+
+@pytest.fixture
+def client(sandbox: RunningSandbox, tmp_path: Path) -> Iterator[Client]:
+    requests.post(f"{sandbox.base_url}/_sandbox/reset", timeout=5).raise_for_status()
+    with Client(api_key=KEY, base_url=sandbox.base_url, cache=str(tmp_path)) as made:
+        yield made
+
+
+def charged(sandbox: RunningSandbox) -> int:
+    usage = requests.get(
+        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
+    ).json()
+    return int(usage["credits_charged"])
+
+
+MESSY = [
+    "stripe.com",
+    "https://www.stripe.com/about",
+    None,
+    "not a domain",
+    "acme.io",
+    "stripe.com",
+    "",
+    "  acme.io ",
+]
+
+
+def test_rows_order_duplicates_and_nulls_are_kept(client: Client, sandbox: RunningSandbox) -> None:
+    frame = pl.DataFrame({"site": MESSY, "row": list(range(len(MESSY)))})
+    out = enrich(frame, "site", "company", client=client, progress=False)
+    assert out.height == frame.height
+    assert out["row"].to_list() == frame["row"].to_list()
+    assert out["site"].to_list() == MESSY
+    names = out["company_company_name"].to_list()
+    assert names[0] == names[1] == names[5] == "Stripe"
+    assert names[4] == names[7] == "Acme"
+    assert names[2] is None
+    assert names[6] is None
+    errors = out["company_error"].to_list()
+    assert errors[2] is None, "a blank cell is not an error"
+    assert errors[6] is None
+    assert errors[3].startswith("invalid input:")
+    assert "not a domain" in errors[3]
+    assert charged(sandbox) == 2, "each unique company fetched once"
+    assert out.schema["company_founded"] == pl.Int64
+    assert out.schema["company_specialties"] == pl.List(pl.String)
+
+
+def test_a_rerun_pays_nothing_and_the_plan_knows(client: Client, sandbox: RunningSandbox) -> None:
+    frame = pl.DataFrame({"site": MESSY})
+    before = plan_enrichment(frame, "site", "company", client=client)
+    assert (before.unique_keys, len(before.cached), before.credits) == (2, 0, 2)
+    assert (len(before.invalid), len(before.blank)) == (1, 2)
+    enrich(frame, "site", "company", client=client, progress=False)
+    after = plan_enrichment(frame, "site", "company", client=client)
+    assert (len(after.cached), after.credits) == (2, 0)
+    enrich(
+        frame,
+        "site",
+        "company",
+        client=Client(api_key=KEY, base_url=sandbox.base_url, cache=client.settings.cache),
+        progress=False,
+    )
+    assert charged(sandbox) == 2
+
+
+def test_the_budget_stops_before_it_is_passed(client: Client, sandbox: RunningSandbox) -> None:
+    frame = pl.DataFrame({"site": [f"budget{i}.io" for i in range(6)]})
+    out = enrich(frame, "site", "company", client=client, budget=4, concurrency=1, progress=False)
+    assert charged(sandbox) == 4
+    errors = out["company_error"].to_list()
+    assert errors.count(NOT_FETCHED) == 2
+    assert out["company_company_name"].null_count() == 2
+    rerun = enrich(frame, "site", "company", client=client, progress=False)
+    assert rerun["company_error"].null_count() == 6
+    assert charged(sandbox) == 6, "the re-run paid only for the two it had not fetched"
+
+
+def test_ctrl_c_keeps_what_is_done_and_a_rerun_pays_for_the_rest(
+    client: Client, sandbox: RunningSandbox
+) -> None:
+    frame = pl.DataFrame({"site": [f"stop{i}.io" for i in range(10)]})
+    original = client.call
+    calls = {"n": 0}
+
+    def interrupting(name: str, params: Any = None, **more: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 5:
+            raise KeyboardInterrupt
+        return original(name, params, **more)
+
+    client.call = interrupting  # type: ignore[method-assign]
+    with pytest.raises(EnrichmentInterrupted) as caught:
+        enrich(frame, "site", "company", client=client, concurrency=1, progress=False)
+    partial = caught.value.result
+    assert partial.height == 10
+    done = partial["company_company_name"].drop_nulls().len()
+    assert done == 4
+    client.call = original  # type: ignore[method-assign]
+    enrich(frame, "site", "company", client=client, progress=False)
+    assert charged(sandbox) == 10, "each company paid once across the two runs"
+
+
+def test_lazy_frames_stay_lazy(client: Client) -> None:
+    lazy = pl.LazyFrame({"site": ["stripe.com", "acme.io"]})
+    out = enrich(lazy, "site", "company", ["company_name"], client=client, progress=False)
+    assert isinstance(out, pl.LazyFrame)
+    assert out.collect()["company_company_name"].to_list() == ["Stripe", "Acme"]
+
+
+def test_every_kind(client: Client) -> None:
+    company = client.get_company_details(domain="stripe.com")
+    posts = client.search_posts(keyword="python")["posts"]
+    jobs = client.search_jobs(keyword="engineer")["jobs"]
+    leads = client.search_leads(title_keywords="CTO", limit=3).results()
+    profile_urls = [lead["profnet_url"] for lead in leads]
+    cases: list[tuple[str, dict[str, list[Any]], str | dict[str, str], str]] = [
+        ("company", {"c": ["stripe.com", "1035"]}, "c", "company_company_name"),
+        ("profile", {"u": profile_urls}, "u", "profile_full_name"),
+        ("profile_posts", {"u": profile_urls}, "u", "profile_posts_posts_total"),
+        ("company_posts", {"u": [company["profnet_url"]]}, "u", "company_posts_posts"),
+        ("job", {"j": [jobs[0]["job_id"], "123"]}, "j", "job_title"),
+        ("post", {"p": [posts[0]["urn"]]}, "p", "post_text"),
+        (
+            "headcount",
+            {"u": [company["profnet_url"]], "kw": ["python"]},
+            {"profnet_url": "u", "keywords": "kw"},
+            "headcount_headcount",
+        ),
+        ("geocode", {"place": ["Munich", "Nowhere-xyz"]}, "place", "geocode_geo_id"),
+        (
+            "recommendations_received",
+            {"u": profile_urls},
+            "u",
+            "recommendations_received_recommendations",
+        ),
+        (
+            "recommendations_given",
+            {"u": profile_urls},
+            "u",
+            "recommendations_given_recommendations",
+        ),
+        (
+            "find_profile",
+            {"n": ["Anna Schmidt"], "co": ["Acme"]},
+            {"name": "n", "company_name": "co"},
+            "find_profile_full_name",
+        ),
+        ("school", {"s": ["University of Oxford"]}, "s", "school_school_name"),
+    ]
+    for kind, data, column, field in cases:
+        out = enrich(pl.DataFrame(data), column, kind, client=client, progress=False)
+        assert out[field][0] is not None, (kind, out.row(0, named=True))
+        assert out[f"{kind}_error"][0] is None, (kind, out[f"{kind}_error"][0])
+    job_errors = enrich(pl.DataFrame({"j": ["123"]}), "j", "job", client=client, progress=False)
+    assert job_errors["job_error"][0] == "not found"
+    geo = enrich(
+        pl.DataFrame({"p": ["Nowhere-xyz"]}), "p", "geocode", client=client, progress=False
+    )
+    assert geo["geocode_error"][0] == "not found"
+    profile = enrich(
+        pl.DataFrame({"u": profile_urls[:1]}),
+        "u",
+        "profile",
+        client=client,
+        options={"include_skills": True},
+        progress=False,
+    )
+    assert profile.schema["profile_experience"] == pl.List(
+        pl.Struct(
+            {
+                "title": pl.String,
+                "company": pl.String,
+                "company_url": pl.String,
+                "location": pl.String,
+                "start_date": pl.String,
+                "end_date": pl.String,
+                "description": pl.String,
+            }
+        )
+    )
+    assert profile["profile_skills"][0].len() > 0
+
+
+def test_clear_errors_for_wrong_arguments(client: Client) -> None:
+    frame = pl.DataFrame({"site": ["a.io"]})
+    with pytest.raises(ValueError, match="unknown kind 'firm'"):
+        enrich(frame, "site", "firm", client=client)
+    with pytest.raises(ValueError, match="no column domain"):
+        enrich(frame, "domain", "company", client=client)
+    with pytest.raises(ValueError, match="no field revenue"):
+        enrich(frame, "site", "company", ["revenue"], client=client)
+    with pytest.raises(ValueError, match="prefix"):
+        enrich(
+            frame.with_columns(company_error=pl.lit("x")),
+            "site",
+            "company",
+            client=client,
+            progress=False,
+        )
