@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
+from pathlib import Path
+from typing import Any
 
 import click
+import polars as pl
 
 from profnet_sheets import Client, ProfnetError, Settings, save_config
+from profnet_sheets.batch.kinds import KINDS
+from profnet_sheets.client.jobs import SearchKind
 from profnet_sheets.sandbox import DEFAULT_KEY, SandboxConfig, serve_forever
+from profnet_sheets.spec import Param, search_endpoint
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -148,21 +155,318 @@ def _load(config_path: str | None) -> Settings:
         raise click.ClickException(str(error)) from None
 
 
+SAMPLE = "sample_companies.csv"
+
+
+def sample_path() -> Path:
+    """The sample company list: templates/ of a clone, or the copy shipped in the package."""
+    for folder in (
+        Path(__file__).resolve().parents[1] / "templates",
+        Path(__file__).parent / "templates",
+    ):
+        if (folder / SAMPLE).exists():
+            return folder / SAMPLE
+    raise click.ClickException(f"{SAMPLE} is missing from this installation")
+
+
 @main.command()
-@click.option("--domain", default="profnet-demo.com", show_default=True, help="Domain to look up.")
-def demo(domain: str) -> None:
-    """Look a company up through the client (the embedded sandbox when no key is set)."""
+@click.option("--out", default=None, help="Where to write the XLSX (default: beside the sample).")
+def demo(out: str | None) -> None:
+    """The main job on the embedded sandbox: enrich the sample company list into an XLSX."""
+    source = sample_path()
+    target = Path(out) if out else source.with_name("sample_companies-enriched.xlsx")
+    if not out and not os.access(target.parent, os.W_OK):
+        target = Path.cwd() / target.name
+    _enrich_file(source, "Website", "company", target, None, None, None, 8, True, None)
+
+
+@main.command()
+@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, dir_okay=False))
+@click.option("--column", required=True, help="The column holding the keys.")
+@click.option("--kind", required=True, help="What to look up: " + ", ".join(sorted(KINDS)) + ".")
+@click.option("--out", "out", required=True, help="Output file: .csv, .xlsx or .parquet.")
+@click.option("--fields", default=None, help="Only these fields, comma-separated.")
+@click.option("--dry-run", is_flag=True, help="Show the cost preview and stop.")
+@click.option("--budget", type=int, default=None, help="Credits this run may spend.")
+@click.option("--concurrency", type=int, default=8, show_default=True, help="Lookups at once.")
+@click.option("--yes", is_flag=True, help="Do not ask before spending credits.")
+@click.option("--sheet", default=None, help="XLSX: the sheet to read (name or number).")
+def enrich(
+    input_path: str,
+    column: str,
+    kind: str,
+    out: str,
+    fields: str | None,
+    dry_run: bool,
+    budget: int | None,
+    concurrency: int,
+    yes: bool,
+    sheet: str | None,
+) -> None:
+    """Enrich a column of a CSV, XLSX or Parquet file; each unique key is fetched once.
+
+    \b
+    profnet-sheets enrich accounts.csv --column Website --kind company --out accounts.xlsx
+    """
+    chosen = [name.strip() for name in fields.split(",")] if fields else None
+    _enrich_file(
+        Path(input_path), column, kind, Path(out), chosen, budget, sheet, concurrency, yes, dry_run
+    )
+
+
+def _enrich_file(
+    source: Path,
+    column: str,
+    kind: str,
+    target: Path,
+    fields: list[str] | None,
+    budget: int | None,
+    sheet: str | None,
+    concurrency: int,
+    yes: bool,
+    dry_run: bool | None,
+) -> None:
+    from profnet_sheets.batch import EnrichmentInterrupted, enrich, plan_enrichment
+    from profnet_sheets.batch.io import (
+        BatchInputError,
+        read_table,
+        scan_table,
+        sink_table,
+        write_table,
+    )
+
     started = time.perf_counter()
+    streaming = source.suffix.lower() in (".csv", ".parquet") and target.suffix.lower() in (
+        ".csv",
+        ".parquet",
+    )
     try:
-        with Client() as client:
-            company = client.get_company_details(domain=domain)
-            spent = client.ledger.total()
+        table: Any = (
+            scan_table(source)
+            if streaming
+            else read_table(source, sheet=int(sheet) if sheet and sheet.isdigit() else sheet)
+        )
+        with _client() as client:
+            spent_before = client.ledger.total(service=client._shared.service)
+            plan = plan_enrichment(table, column, kind, client=client)
+            click.echo(f"{source.name}: {plan.summary(budget)}.", err=True)
+            if dry_run:
+                return
+            if plan.credits and not yes and sys.stdin.isatty() and not client.settings.uses_sandbox:
+                click.confirm(f"Spend up to {plan.credits} credits?", abort=True)
+            try:
+                result = enrich(
+                    table,
+                    column,
+                    kind,
+                    fields,
+                    client=client,
+                    budget=budget,
+                    concurrency=concurrency,
+                    plan=plan,
+                )
+                interrupted = False
+            except EnrichmentInterrupted as stop:
+                result, interrupted = stop.result, True
+            if isinstance(result, pl.LazyFrame):
+                path = sink_table(result, target)
+                errors = pl.scan_parquet(path) if path.suffix == ".parquet" else None
+                failed = (
+                    int(errors.select(pl.col(f"{kind}_error").is_not_null().sum()).collect().item())
+                    if errors is not None
+                    else None
+                )
+            else:
+                path = write_table(result, target)
+                failed = int(result[result.columns[-1]].is_not_null().sum())
+            spent = client.ledger.total(service=client._shared.service) - spent_before
+    except (ValueError, BatchInputError) as error:
+        raise click.ClickException(str(error)) from None
     except ProfnetError as error:
         raise click.ClickException(str(error)) from None
-    json.dump(company, sys.stdout, indent=2)
-    click.echo()
+    errors_note = "" if failed is None else f", {failed} with an error"
     click.echo(
-        f"Looked up {domain} in {time.perf_counter() - started:.2f} s; "
-        f"credits spent so far: {spent}.",
+        f"{plan.rows} rows, {plan.unique_keys} unique keys{errors_note}; {spent} credits spent; "
+        f"{time.perf_counter() - started:.1f} s. Written to {path}.",
         err=True,
     )
+    if interrupted:
+        click.echo(
+            "Interrupted: the rows done are saved; run again to finish (done rows are free).",
+            err=True,
+        )
+        sys.exit(130)
+
+
+@main.command()
+@click.argument("kind")
+@click.argument("values", nargs=-1, required=True)
+@click.option("--skills", is_flag=True, help="profile: include skills.")
+@click.option("--certifications", is_flag=True, help="profile: include certifications.")
+def lookup(kind: str, values: tuple[str, ...], skills: bool, certifications: bool) -> None:
+    """Look values up (KIND: company, profile, job, post, geocode, school, ...); JSON on stdout.
+
+    \b
+    profnet-sheets lookup company stripe.com https://www.profnet.com/company/acme/
+    profnet-sheets lookup profile https://www.profnet.com/in/anna-schmidt/ --skills
+    """
+    from profnet_sheets.batch import kind_named
+
+    try:
+        spec = kind_named(kind)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="KIND") from None
+    options: dict[str, object] = {}
+    if spec.name == "profile":
+        options = {"include_skills": skills, "include_certifications": certifications}
+    answers = []
+    with _client() as client:
+        for value in values:
+            try:
+                params = spec.call({spec.inputs[0]: value}, options)
+                answers.append(client.call(spec.endpoint, params))
+            except ValueError as error:  # a value that cannot be a key of this kind
+                raise click.ClickException(f"{value!r}: {error}") from None
+            except ProfnetError as error:
+                raise click.ClickException(f"{value!r}: {error}") from None
+    json.dump(answers[0] if len(answers) == 1 else answers, sys.stdout, indent=2)
+    click.echo()
+
+
+@main.command()
+def credits() -> None:
+    """What was spent, by endpoint and day, and what the budget leaves."""
+    with _client() as client:
+        rows = client.ledger.by_endpoint_and_day(service=client._shared.service)
+        total = client.ledger.total(service=client._shared.service)
+        uncertain = client.ledger.total(service=client._shared.service, uncertain=True)
+        budget = client.settings.budget
+    if not rows:
+        click.echo("No credits spent yet.")
+    for spend in rows:
+        click.echo(
+            f"{spend.day}  {spend.endpoint:32} {spend.calls:6} calls {spend.credits:8} credits"
+        )
+    click.echo(f"total: {total} credits" + (f" (+{uncertain} possibly)" if uncertain else ""))
+    if budget is not None:
+        click.echo(f"budget: {budget} per run (PROFNET_BUDGET)")
+
+
+@main.group()
+def cache() -> None:
+    """Look at or empty the cache of answers."""
+
+
+@cache.command("info")
+def cache_info() -> None:
+    """Where the cache is and how much it holds."""
+    with _client() as client:
+        info = client.cache_info()
+    for name, value in info.items():
+        click.echo(f"{name}: {value}")
+
+
+@cache.command("clear")
+@click.option("--yes", is_flag=True, help="Do not ask.")
+def cache_clear(yes: bool) -> None:
+    """Forget every cached answer (the next lookups are paid again)."""
+    if not yes:
+        click.confirm("Forget every cached answer? The next lookups will be paid again", abort=True)
+    with _client() as client:
+        client.clear_cache()
+    click.echo("Cache cleared.")
+
+
+def _client() -> Client:
+    try:
+        return Client()
+    except ProfnetError as error:
+        raise click.ClickException(str(error)) from None
+
+
+def _search_command(kind: SearchKind) -> click.Command:
+    """`search leads` / `search companies`, with one option per filter of the spec."""
+    endpoint = search_endpoint(kind, "create")
+    options: list[click.Parameter] = []
+    for param in endpoint.params:
+        flag = "--" + param.name.replace("_", "-")
+        if param.type == "array":
+            options.append(
+                click.Option([flag], multiple=True, help=f"{param.description} (repeatable)")
+            )
+        elif param.type == "object":
+            options.append(click.Option([flag], help=f"{param.description}, as MIN,MAX"))
+        elif param.type == "integer":
+            options.append(click.Option([flag], type=int, help=param.description))
+        else:
+            options.append(click.Option([flag], help=param.description))
+    options += [
+        click.Option(["--request-id"], help="Re-attach to a search started before (free)."),
+        click.Option(["--out", "out"], required=True, help="Results file: .csv, .xlsx or .parquet"),
+        click.Option(
+            ["--timeout"],
+            type=float,
+            default=3600.0,
+            show_default=True,
+            help="Seconds to wait for the search.",
+        ),
+        click.Option(["--refresh"], is_flag=True, help="Pay for a new search even if reusable."),
+    ]
+
+    def run(**values: object) -> None:
+        out = str(values.pop("out"))
+        request_id = values.pop("request_id")
+        timeout = float(str(values.pop("timeout")))
+        refresh = bool(values.pop("refresh"))
+        filters = {
+            name: _option_value(endpoint.param(name), value)
+            for name, value in values.items()
+            if value not in (None, ())
+        }
+        with _client() as client:
+            view = client.with_options(refresh=True) if refresh else client
+            try:
+                if request_id:
+                    job = view.attach_search(kind, str(request_id))
+                else:
+                    job = view.search(kind, **filters)
+                click.echo(
+                    f"{kind} search {job.request_id} (re-attach with --request-id)", err=True
+                )
+                job.wait(timeout=timeout, progress=True)
+                frame = job.frame()
+            except ProfnetError as error:
+                raise click.ClickException(str(error)) from None
+            spent = client.ledger.total(service=client._shared.service)
+        from profnet_sheets.batch.io import write_table
+
+        path = write_table(frame, out)
+        click.echo(
+            f"{frame.height} {kind} written to {path}; credits spent so far: {spent}.", err=True
+        )
+
+    return click.Command(
+        kind,
+        params=options,
+        callback=run,
+        help=f"{endpoint.summary} Writes every result to --out.",
+    )
+
+
+def _option_value(param: Param, value: object) -> object:
+    """A command-line value as the client takes it (it normalises and checks the rest)."""
+    if isinstance(value, tuple):
+        return [item for part in value for item in str(part).split(",") if item.strip()]
+    if param.type == "object":
+        low, _, high = str(value).partition(",")
+        return (low.strip(), high.strip())
+    return value
+
+
+@main.group()
+def search() -> None:
+    """Run a lead or company search (asynchronous at the service) and save its results."""
+
+
+search.add_command(_search_command("leads"))
+search.add_command(_search_command("companies"))

@@ -187,6 +187,7 @@ def enrich(
     progress: bool | None = None,
     prefix: str | None = None,
     dry_run: bool = False,
+    plan: Plan | None = None,
 ) -> Any:
     """The input table with the kind's fields added, each unique key fetched once.
 
@@ -195,7 +196,8 @@ def enrich(
     these (default: all the kind's fields). New columns are named `{kind}_{field}` (or
     `prefix + field`) and typed from the spec; `{kind}_error` says per row what went wrong.
     Input rows, their order, duplicates and nulls are kept exactly. `budget`: credits this run
-    may spend (rows past it are marked, not fetched). `dry_run`: return the cost Plan instead.
+    may spend (rows past it are marked, not fetched). `dry_run`: return the cost Plan instead;
+    `plan`: a Plan made earlier for the same input (its preview), so it is not made twice.
     A DataFrame in gives a DataFrame out; a LazyFrame in gives a LazyFrame out (unique keys
     are collected with the streaming engine; memory grows with them, not with the rows).
     Ctrl-C raises EnrichmentInterrupted whose `.result` keeps what was fetched.
@@ -225,8 +227,9 @@ def enrich(
         client = client.with_budget(budget)
     key_cols = list(columns.values())
     distinct = lazy.select(key_cols).unique(maintain_order=True).collect(engine="streaming")
-    rows = int(lazy.select(pl.len()).collect(engine="streaming").item())
-    plan = make_plan(spec, columns, distinct, rows, options or {}, client.is_cached)
+    if plan is None:
+        rows = int(lazy.select(pl.len()).collect(engine="streaming").item())
+        plan = make_plan(spec, columns, distinct, rows, options or {}, client.is_cached)
     if dry_run:
         return plan
     outcomes, interrupted = fetch_all(client, plan, concurrency=concurrency, progress=progress)

@@ -291,6 +291,27 @@ class Client:
             )
         return body
 
+    # -- the cache ------------------------------------------------------------------------------
+
+    def cache_info(self) -> dict[str, Any]:
+        """Where answers are cached, how many, and the ledger's place."""
+        cache = self._shared.transport.session.cache
+        location = getattr(cache, "db_path", None) or self.settings.cache or "memory"
+        return {
+            "service": self.base_url
+            + (" (embedded sandbox)" if self.settings.uses_sandbox else ""),
+            "cache": str(location),
+            "answers": len(cache.responses),
+            "in memory now": len(self._shared.memo),
+            "ledger": str(self._shared.ledger.path or "memory"),
+        }
+
+    def clear_cache(self) -> None:
+        """Forget every cached answer of this service (memory and HTTP cache)."""
+        self._shared.transport.session.cache.clear()  # type: ignore[no-untyped-call]
+        self._shared.memo.clear()
+        self._shared.prepared.clear()
+
     # -- what things cost ---------------------------------------------------------------------
 
     def is_cached(self, name: str, params: Mapping[str, Any]) -> bool:
@@ -592,6 +613,12 @@ class Client:
                     created = self.with_options(refresh=True).call(name, filters)
                     request_id = str(created["request_id"])
         return SearchJob(view, kind, request_id, created=created)
+
+    def search(self, kind: SearchKind, **filters: Any) -> SearchJob:
+        """search_leads or search_companies by kind ("leads" or "companies")."""
+        if kind not in ("leads", "companies"):
+            raise ValueError(f"kind must be 'leads' or 'companies', got {kind!r}")
+        return self._search(kind, filters)
 
     def attach_search(self, kind: SearchKind, request_id: str) -> SearchJob:
         """A search job started earlier (maybe by another process), by its request_id."""

@@ -1,0 +1,265 @@
+"""The batch commands as a user runs them (subprocess), against a sandbox on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+import pytest
+import requests
+
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+
+pytestmark = pytest.mark.integration
+KEY = "cli-batch-key"
+CLI = [sys.executable, "-m", "profnet_sheets"]
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[RunningSandbox]:
+    with start_sandbox(api_keys=(KEY,), credits=10_000_000, job_seconds=0.5) as running:
+        yield running
+
+
+@pytest.fixture
+def env(sandbox: RunningSandbox, tmp_path: Path) -> dict[str, str]:
+    requests.post(f"{sandbox.base_url}/_sandbox/reset", timeout=5).raise_for_status()
+    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 0}, timeout=5)
+    values = {k: v for k, v in os.environ.items() if not k.startswith("PROFNET_")}
+    values.update(
+        PROFNET_API_KEY=KEY,
+        PROFNET_BASE_URL=sandbox.base_url,
+        PROFNET_CACHE_DIR=str(tmp_path / "cache"),
+        PROFNET_CONFIG=str(tmp_path / "config.toml"),
+    )
+    return values
+
+
+def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, *args], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+
+
+def charged(sandbox: RunningSandbox) -> int:
+    usage = requests.get(
+        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
+    ).json()
+    return int(usage["credits_charged"])
+
+
+def accounts(tmp_path: Path, count: int = 0) -> Path:
+    rows = [
+        "Name,Site",
+        "Stripe,https://www.stripe.com/",
+        'Formula,=HYPERLINK("http://x")',
+        "Blank,",
+        "Acme,acme.io",
+        "Stripe again,stripe.com",
+    ]
+    rows += [f"Co{i},co{i}.io" for i in range(count)]
+    path = tmp_path / "accounts.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_enrich_previews_then_writes_an_escaped_xlsx(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    source = accounts(tmp_path)
+    preview = run(
+        env,
+        "enrich",
+        str(source),
+        "--column",
+        "Site",
+        "--kind",
+        "company",
+        "--out",
+        str(tmp_path / "x.xlsx"),
+        "--dry-run",
+    )
+    assert preview.returncode == 0, preview.stderr
+    assert "2 unique company lookups" in preview.stderr
+    assert "at most 2 credits" in preview.stderr
+    assert charged(sandbox) == 0
+    out = tmp_path / "accounts-enriched.xlsx"
+    result = run(
+        env,
+        "enrich",
+        str(source),
+        "--column",
+        "Site",
+        "--kind",
+        "company",
+        "--out",
+        str(out),
+        "--fields",
+        "company_name,industry",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "2 credits spent" in result.stderr
+    import openpyxl
+
+    sheet = openpyxl.load_workbook(out).active
+    assert sheet is not None
+    values = list(sheet.iter_rows(values_only=True))
+    assert values[0] == (
+        "Name",
+        "Site",
+        "company_company_name",
+        "company_industry",
+        "company_error",
+    )
+    assert len(values) == 6, "every input row, in order"
+    assert values[2][1] == '\'=HYPERLINK("http://x")', "a formula in a cell stays text"
+    for row in sheet.iter_rows():
+        for cell in row:
+            assert cell.data_type != "f"
+    again = run(
+        env,
+        "enrich",
+        str(source),
+        "--column",
+        "Site",
+        "--kind",
+        "company",
+        "--out",
+        str(tmp_path / "again.csv"),
+    )
+    assert again.returncode == 0, again.stderr
+    assert "0 credits spent" in again.stderr
+    assert charged(sandbox) == 2
+
+
+def test_enrich_with_a_budget_marks_what_it_did_not_fetch(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    source = accounts(tmp_path, count=5)
+    out = tmp_path / "out.parquet"
+    result = run(
+        env,
+        "enrich",
+        str(source),
+        "--column",
+        "Site",
+        "--kind",
+        "company",
+        "--out",
+        str(out),
+        "--budget",
+        "3",
+        "--concurrency",
+        "1",
+    )
+    assert result.returncode == 0, result.stderr
+    frame = pl.read_parquet(out)
+    assert frame.height == 10
+    assert frame["company_error"].str.starts_with("budget reached").sum() == 4
+    assert charged(sandbox) == 3
+
+
+def test_ctrl_c_saves_what_is_done_and_a_rerun_pays_for_the_rest(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 100}, timeout=5)
+    source = accounts(tmp_path, count=40)
+    out = tmp_path / "out.csv"
+    args = [
+        "enrich",
+        str(source),
+        "--column",
+        "Site",
+        "--kind",
+        "company",
+        "--out",
+        str(out),
+        "--concurrency",
+        "1",
+        "--yes",
+    ]
+    process = subprocess.Popen(
+        [*CLI, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 30
+    while charged(sandbox) < 5 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "Interrupted" in stderr
+    partial = pl.read_csv(out, infer_schema=False)
+    done = partial["company_company_name"].drop_nulls().len()
+    assert 0 < done < 42
+    paid = charged(sandbox)
+    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 0}, timeout=5)
+    rerun = run(env, *args)
+    assert rerun.returncode == 0, rerun.stderr
+    assert charged(sandbox) == 42, f"paid {paid} before, then only the rest"
+    assert pl.read_csv(out, infer_schema=False)["company_error"].null_count() == 44
+
+
+def test_lookup_prints_json(env: dict[str, str]) -> None:
+    result = run(env, "lookup", "company", "https://www.stripe.com/about")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["company_name"] == "Stripe"
+    many = run(env, "lookup", "geocode", "Munich", "Berlin")
+    assert [places[0]["geo_id"] for places in json.loads(many.stdout)]
+    bad = run(env, "lookup", "company", "not a domain")
+    assert bad.returncode == 1
+    assert "not a domain" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+def test_search_writes_results_and_reattaches_for_free(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    out = tmp_path / "leads.csv"
+    result = run(
+        env, "search", "leads", "--title-keywords", "CTO", "--limit", "30", "--out", str(out)
+    )
+    assert result.returncode == 0, result.stderr
+    assert pl.read_csv(out).height == 30
+    request_id = result.stderr.split("leads search ")[1].split()[0]
+    assert charged(sandbox) == 50 + 30
+    again = run(
+        env, "search", "leads", "--request-id", request_id, "--out", str(tmp_path / "b.xlsx")
+    )
+    assert again.returncode == 0, again.stderr
+    assert charged(sandbox) == 80
+    companies = run(
+        env,
+        "search",
+        "companies",
+        "--company-headcounts",
+        "B,C",
+        "--company-headcount-growth",
+        "0,50",
+        "--limit",
+        "5",
+        "--out",
+        str(tmp_path / "c.parquet"),
+    )
+    assert companies.returncode == 0, companies.stderr
+    bad = run(env, "search", "leads", "--out", str(out))
+    assert bad.returncode == 1
+    assert "at least one filter" in bad.stderr
+
+
+def test_credits_and_cache(env: dict[str, str], tmp_path: Path) -> None:
+    run(env, "lookup", "company", "stripe.com")
+    credits = run(env, "credits")
+    assert "get-company-details" in credits.stdout
+    assert "total: 1 credits" in credits.stdout
+    info = run(env, "cache", "info")
+    assert "answers: 1" in info.stdout
+    cleared = run(env, "cache", "clear", "--yes")
+    assert cleared.returncode == 0
+    assert "answers: 0" in run(env, "cache", "info").stdout
