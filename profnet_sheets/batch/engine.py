@@ -50,7 +50,12 @@ def _as_polars(frame: Any) -> Frame:
     if isinstance(frame, pl.DataFrame | pl.LazyFrame):
         return frame
     if type(frame).__module__.startswith("pandas"):
-        return pl.from_pandas(frame)
+        try:
+            return pl.from_pandas(frame)
+        except ImportError:  # pandas' string columns want pyarrow; go column by column
+            return pl.DataFrame(
+                {str(name): frame[name].tolist() for name in frame.columns}, strict=False
+            )
     raise TypeError(f"enrich takes a polars or pandas DataFrame, not {type(frame).__name__}")
 
 

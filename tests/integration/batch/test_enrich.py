@@ -224,3 +224,13 @@ def test_clear_errors_for_wrong_arguments(client: Client) -> None:
             client=client,
             progress=False,
         )
+
+
+def test_a_pandas_frame_is_accepted(client: Client) -> None:
+    import pandas as pd
+
+    frame = pd.DataFrame({"site": ["stripe.com", None, "acme.io"], "n": [1, 2, 3]})
+    out = enrich(frame, "site", "company", ["company_name"], client=client, progress=False)
+    assert isinstance(out, pl.DataFrame)
+    assert out["company_company_name"].to_list() == ["Stripe", None, "Acme"]
+    assert out["n"].to_list() == [1, 2, 3]

@@ -1,0 +1,975 @@
+"""Benchmark enrich() on a 10,000-row column against the sandbox: cold, naive, warm, and big.
+
+1. Cold: 10,000 rows holding 2,000 unique domains (shuffled, 5 rows each, some in messy variants
+   such as `https://www.dN.io/about` or `WWW.DN.IO`), sandbox latency 50 ms, 16 workers, run
+   in-process with enrich(): within 1.2x of the latency-bound limit 2,000 x 50 ms / 16 = 6.25 s,
+   and the server charges exactly 2,000 credits. Informational: the same through the CLI.
+2. Against a naive loop, one plain requests.get per row (no cache, no dedupe, one thread, the
+   same latency), timed on a sample and extrapolated to 10,000 rows: naive / enrich (higher is
+   better; no limit) and the credits each spends.
+3. Warm: the same rows again in a NEW process (the CLI on the same cache directory): the enrich
+   work under 1 s, i.e. the subprocess wall time minus the interpreter start-up (measured apart as
+   `python -c "import profnet_sheets.cli"`); the server charges nothing more.
+4. Big: a 2,000,000-row CSV with 1,000 unique keys through the CLI, CSV -> Parquet (the streaming
+   path), latency 0: wall time and that child's peak RSS; the output holds every row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import http.client
+import io
+import os
+import platform
+import pstats
+import random
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+from typing import IO, Any
+
+import polars as pl
+import requests
+
+from profnet_sheets import Client, ProfnetError
+from profnet_sheets.batch import enrich
+
+API_KEY = "bench"
+HEADERS = {"X-SERVICE-API-KEY": API_KEY}
+ENDPOINT = "get-company-details"
+ROWS = 10_000
+UNIQUE = 2_000
+LATENCY_MS = 50.0
+WORKERS = 16
+IDEAL_COLD_S = UNIQUE * LATENCY_MS / 1000 / WORKERS  # 6.25 s: the latency-bound limit
+COLD_LIMIT_RATIO = 1.2  # the issue: "within 1.2x of the latency-bound limit"
+WARM_LIMIT_S = 1.0  # the issue: "a re-run in a new process ... under 1 s"
+BIG_UNIQUE = 1_000
+MESSY_SHARE = 0.4  # rows written in a messy variant of their domain
+START_TIMEOUT_S = 30.0
+CHILD_TIMEOUT_S = 1800.0
+PROFILE_LINES = 22
+
+
+class SandboxError(RuntimeError):
+    """The sandbox failed: it did not start, or answered something unexpected."""
+
+
+class ChildError(RuntimeError):
+    """A subprocess (the CLI) failed."""
+
+
+# -- the server, in its own process -------------------------------------------------------------
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[bytes]
+    base_url: str
+    log: IO[bytes]
+
+    def cpu_seconds(self) -> float | None:
+        """User + system CPU the server process has used so far (Linux /proc), else None."""
+        try:
+            with open(f"/proc/{self.process.pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        # Fields after "(comm)": state is [0], utime is overall field 14 -> [11], stime -> [12].
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def log_text(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode("utf-8", "replace")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+
+
+@contextmanager
+def sandbox_process(port: int = 0, attempts: int = 3) -> Iterator[Server]:
+    """Run `profnet-sheets sandbox` (this venv's interpreter) until the block ends."""
+    for attempt in range(attempts):
+        chosen = port or _free_port()
+        command = [
+            sys.executable,
+            "-m",
+            "profnet_sheets",
+            "sandbox",
+            "--port",
+            str(chosen),
+            "--api-key",
+            API_KEY,
+            "--credits",
+            str(10**12),
+            "--job-seconds",
+            "0",
+        ]
+        with tempfile.TemporaryFile() as log:
+            process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+            try:
+                server = Server(process, f"http://127.0.0.1:{chosen}", log)
+                if _wait_healthy(server):
+                    yield server
+                    return
+                if attempt + 1 == attempts or port:
+                    raise SandboxError(f"the sandbox did not start:\n{server.log_text()}")
+            finally:
+                _stop(process)
+
+
+def _wait_healthy(server: Server) -> bool:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            return False  # e.g. the port was taken between choosing and binding it
+        try:
+            if requests.get(f"{server.base_url}/_sandbox/health", timeout=1).status_code == 200:
+                return True
+        except requests.RequestException:
+            pass
+        time.sleep(0.05)
+    return False
+
+
+def set_faults(base_url: str, **faults: float) -> None:
+    response = requests.put(f"{base_url}/_sandbox/faults", json=faults, timeout=10)
+    if response.status_code != 200:
+        raise SandboxError(f"PUT /_sandbox/faults -> {response.status_code}: {response.text}")
+
+
+@dataclass(frozen=True)
+class Usage:
+    """The server's account of this key: credits charged, and calls/errors of ENDPOINT."""
+
+    credits_charged: int
+    calls: int
+    errors: int
+
+    def __sub__(self, other: Usage) -> Usage:
+        return Usage(
+            self.credits_charged - other.credits_charged,
+            self.calls - other.calls,
+            self.errors - other.errors,
+        )
+
+
+def usage(base_url: str) -> Usage:
+    response = requests.get(f"{base_url}/_sandbox/usage", headers=HEADERS, timeout=10)
+    if response.status_code != 200:
+        raise SandboxError(f"GET /_sandbox/usage -> {response.status_code}: {response.text}")
+    body: dict[str, Any] = response.json()
+    entry: dict[str, int] = body.get("calls", {}).get(ENDPOINT, {})
+    return Usage(int(body["credits_charged"]), int(entry.get("calls", 0)), entry.get("errors", 0))
+
+
+# -- inputs, cache directories, clients ---------------------------------------------------------
+
+
+@contextmanager
+def fresh_dir(label: str) -> Iterator[Path]:
+    """A new temporary directory for one measurement, removed afterwards."""
+    path = Path(tempfile.mkdtemp(prefix=f"profnet-bench-{label}-"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def make_client(base_url: str, cache: Path, concurrency: int = WORKERS) -> Client:
+    return Client(
+        api_key=API_KEY,
+        base_url=base_url,
+        cache=str(cache),
+        cache_dir=cache,
+        concurrency=concurrency,
+    )
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The cold/warm input: each row's cell value and the number N of the domain dN.io it names."""
+
+    values: list[str]
+    domain_of: list[int]
+
+    @property
+    def messy(self) -> int:
+        return sum(
+            value != f"d{n}.io" for value, n in zip(self.values, self.domain_of, strict=True)
+        )
+
+    def frame(self) -> pl.DataFrame:
+        return pl.DataFrame({"row": range(len(self.values)), "domain": self.values})
+
+
+def make_rows(unique: int, rows: int, seed: int = 20240501) -> Rows:
+    """`unique` domains, each on rows // unique rows (shuffled); MESSY_SHARE in messy variants."""
+    rng = random.Random(seed)
+    variants = (
+        lambda n: f"https://www.d{n}.io/about",
+        lambda n: f"WWW.D{n}.IO",
+        lambda n: f"http://d{n}.io/",
+        lambda n: f"  d{n}.io ",
+        lambda n: f"D{n}.io",
+    )
+    numbers = [n for n in range(unique) for _ in range(rows // unique)]
+    rng.shuffle(numbers)
+    values = [
+        rng.choice(variants)(n) if rng.random() < MESSY_SHARE else f"d{n}.io" for n in numbers
+    ]
+    return Rows(values, numbers)
+
+
+def cli_env(base_url: str, cache: Path, config: Path) -> dict[str, str]:
+    """This environment without PROFNET_* settings, plus the CLI's key, URL and cache."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("PROFNET_")}
+    env.update(
+        PROFNET_API_KEY=API_KEY,
+        PROFNET_BASE_URL=base_url,
+        PROFNET_CACHE_DIR=str(cache),
+        PROFNET_QUIET="1",
+        PROFNET_CONFIG=str(config),  # a file that does not exist: no user config applies
+    )
+    return env
+
+
+def enrich_command(source: Path, target: Path, *, profile_to: Path | None = None) -> list[str]:
+    profiled = ["-m", "cProfile", "-o", str(profile_to)] if profile_to is not None else []
+    return [
+        sys.executable,
+        *profiled,
+        "-m",
+        "profnet_sheets",
+        "enrich",
+        str(source),
+        "--column",
+        "domain",
+        "--kind",
+        "company",
+        "--out",
+        str(target),
+        "--concurrency",
+        str(WORKERS),
+        "--yes",
+    ]
+
+
+# -- subprocesses, with their own rusage --------------------------------------------------------
+
+
+@dataclass
+class Child:
+    """One finished subprocess: wall time, its own rusage (os.wait4), what it said on stderr."""
+
+    wall_s: float
+    returncode: int
+    maxrss_kib: int  # Linux: ru_maxrss in KiB, of this child alone
+    cpu_s: float
+    stderr: str
+
+    @property
+    def maxrss_mib(self) -> float:
+        return self.maxrss_kib / 1024
+
+    def cli_seconds(self) -> float | None:
+        """The time the CLI itself printed (`...; 1.2 s. Written to ...`), 0.1 s resolution."""
+        found = re.search(r"credits spent; ([0-9.]+) s\. Written", self.stderr)
+        return float(found.group(1)) if found else None
+
+    def cli_credits(self) -> int | None:
+        found = re.search(r"; ([0-9]+) credits spent;", self.stderr)
+        return int(found.group(1)) if found else None
+
+    def stderr_lines(self) -> list[str]:
+        return [line.strip() for line in self.stderr.splitlines() if line.strip()]
+
+
+def run_child(command: Sequence[str], env: dict[str, str] | None = None) -> Child:
+    """Run `command`, reap it with os.wait4 (its rusage alone); kill it on CHILD_TIMEOUT_S."""
+    with tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            list(command), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env
+        )
+        watchdog = threading.Timer(CHILD_TIMEOUT_S, process.kill)
+        watchdog.start()
+        try:
+            _, status, rusage = os.wait4(process.pid, 0)
+            wall = time.perf_counter() - started
+            process.returncode = os.waitstatus_to_exitcode(status)  # reaped: tell Popen
+        finally:
+            watchdog.cancel()
+            if process.returncode is None:  # interrupted while waiting
+                process.kill()
+                process.wait(timeout=10)
+        err.seek(0)
+        text = err.read().decode("utf-8", "replace")
+    return Child(
+        wall,
+        process.returncode,
+        int(rusage.ru_maxrss),
+        rusage.ru_utime + rusage.ru_stime,
+        text,
+    )
+
+
+def checked(child: Child, what: str) -> Child:
+    if child.returncode != 0:
+        tail = "\n".join(child.stderr_lines()[-8:])
+        raise ChildError(f"{what}: exit {child.returncode}\n{tail}")
+    return child
+
+
+@dataclass
+class Startup:
+    runs: list[Child]
+
+    @property
+    def median_s(self) -> float:
+        return statistics.median(child.wall_s for child in self.runs)
+
+    @property
+    def maxrss_mib(self) -> float:
+        return statistics.median(child.maxrss_mib for child in self.runs)
+
+
+def measure_startup(count: int) -> Startup:
+    """`python -c "import profnet_sheets.cli"`: interpreter start, the CLI's imports, exit."""
+    command = [sys.executable, "-c", "import profnet_sheets.cli"]
+    checked(run_child(command), "start-up")  # once unmeasured: file system caches warm
+    return Startup([checked(run_child(command), "start-up") for _ in range(count)])
+
+
+# -- 1. cold, in-process ------------------------------------------------------------------------
+
+
+@dataclass
+class Cold:
+    wall_s: float
+    cpu_s: float  # this process (main thread + the 16 workers)
+    server_cpu_s: float | None
+    build_s: float  # constructing the Client (not in wall_s)
+    server: Usage
+    out_rows: int
+    same_order: bool
+    errors: int
+    consistent: int  # domains whose rows (all variants) got one and the same company
+    distinct_companies: int
+    raw_distinct: int
+
+
+def cold_enrich(server: Server, rows: Rows, cache: Path) -> Cold:
+    """enrich() on the rows, one new Client on `cache` (empty), WORKERS workers."""
+    frame = rows.frame()
+    started = time.perf_counter()
+    with make_client(server.base_url, cache) as client:
+        build = time.perf_counter() - started
+        before = usage(server.base_url)
+        server_cpu = server.cpu_seconds()
+        cpu_start = time.process_time()
+        start = time.perf_counter()
+        out: pl.DataFrame = enrich(
+            frame, "domain", "company", client=client, concurrency=WORKERS, progress=False
+        )
+        wall = time.perf_counter() - start
+        cpu = time.process_time() - cpu_start
+        server_after = server.cpu_seconds()
+        spent = usage(server.base_url) - before
+    server_cpu_s = None if server_cpu is None or server_after is None else server_after - server_cpu
+    return _cold_result(out, rows, wall, cpu, server_cpu_s, build, spent)
+
+
+def _cold_result(
+    out: pl.DataFrame,
+    rows: Rows,
+    wall: float,
+    cpu: float,
+    server_cpu: float | None,
+    build: float,
+    spent: Usage,
+) -> Cold:
+    checked_frame = out.with_columns(pl.Series("n", rows.domain_of))
+    per_domain = checked_frame.group_by("n").agg(
+        pl.col("company_profnet_url").n_unique().alias("companies"),
+        pl.col("company_profnet_url").null_count().alias("nulls"),
+        pl.col("company_profnet_url").first().alias("url"),
+    )
+    consistent = per_domain.filter((pl.col("companies") == 1) & (pl.col("nulls") == 0))
+    return Cold(
+        wall_s=wall,
+        cpu_s=cpu,
+        server_cpu_s=server_cpu,
+        build_s=build,
+        server=spent,
+        out_rows=out.height,
+        same_order=out["domain"].to_list() == rows.values,
+        errors=int(out["company_error"].is_not_null().sum()),
+        consistent=consistent.height,
+        distinct_companies=int(consistent["url"].n_unique()),
+        raw_distinct=len(set(rows.values)),
+    )
+
+
+# -- 2. the naive loop --------------------------------------------------------------------------
+
+
+@dataclass
+class Naive:
+    sample: int
+    wall_s: float
+    server: Usage
+    failures: int
+
+    @property
+    def per_row_ms(self) -> float:
+        return self.wall_s / self.sample * 1000
+
+    def extrapolated_s(self, rows: int) -> float:
+        return self.wall_s / self.sample * rows
+
+    def extrapolated_credits(self, rows: int) -> float:
+        return self.server.credits_charged / self.sample * rows
+
+
+def naive_loop(base_url: str, values: list[str]) -> Naive:
+    """One plain requests.get per row, the cell as it is: no cache, no dedupe, one thread."""
+    url = f"{base_url}/{ENDPOINT}"
+    failures = 0
+    before = usage(base_url)
+    start = time.perf_counter()
+    for value in values:
+        response = requests.get(url, params={"domain": value}, headers=HEADERS, timeout=30)
+        response.json()
+        failures += response.status_code != 200
+    wall = time.perf_counter() - start
+    return Naive(len(values), wall, usage(base_url) - before, failures)
+
+
+# -- 3. warm, a new process ---------------------------------------------------------------------
+
+
+@dataclass
+class Warm:
+    runs: list[Child]
+    server: Usage
+    out_rows: int
+
+    @property
+    def median_s(self) -> float:
+        return statistics.median(child.wall_s for child in self.runs)
+
+
+def warm_cli(base_url: str, source: Path, cache: Path, work: Path, count: int) -> Warm:
+    """`count` CLI runs on the primed `cache`, each a new process; what the server charged."""
+    env = cli_env(base_url, cache, work / "no-config.toml")
+    target = work / "warm.parquet"
+    before = usage(base_url)
+    runs = [
+        checked(run_child(enrich_command(source, target), env), "warm CLI enrich")
+        for _ in range(count)
+    ]
+    spent = usage(base_url) - before
+    rows = int(pl.scan_parquet(target).select(pl.len()).collect().item())
+    return Warm(runs, spent, rows)
+
+
+@dataclass
+class ColdCli:
+    child: Child
+    server: Usage
+    out_rows: int
+    errors: int
+
+
+def cold_cli(base_url: str, source: Path, cache: Path, work: Path) -> ColdCli:
+    env = cli_env(base_url, cache, work / "no-config.toml")
+    target = work / "cold.parquet"
+    before = usage(base_url)
+    child = checked(run_child(enrich_command(source, target), env), "cold CLI enrich")
+    spent = usage(base_url) - before
+    counts = (
+        pl.scan_parquet(target)
+        .select(pl.len(), pl.col("company_error").is_not_null().sum())
+        .collect()
+        .row(0)
+    )
+    return ColdCli(child, spent, int(counts[0]), int(counts[1]))
+
+
+# -- 4. the big file ----------------------------------------------------------------------------
+
+
+@dataclass
+class Big:
+    rows: int
+    csv_mib: float
+    write_s: float
+    child: Child
+    server: Usage
+    out_rows: int
+    errors: int
+    in_order: bool
+    parquet_mib: float
+
+
+def write_big_csv(path: Path, rows: int) -> float:
+    """id, domain (BIG_UNIQUE keys, spread), segment, amount: ~25 bytes a row. Seconds taken."""
+    start = time.perf_counter()
+    ids = pl.int_range(rows, eager=True, dtype=pl.Int64).alias("id")
+    pl.DataFrame([ids]).with_columns(
+        pl.format("big{}.io", (pl.col("id") * 7919) % BIG_UNIQUE).alias("domain"),
+        pl.format("seg-{}", pl.col("id") % 37).alias("segment"),
+        ((pl.col("id") % 100_000) / 100).alias("amount"),
+    ).write_csv(path)
+    return time.perf_counter() - start
+
+
+def big_file(base_url: str, rows: int, work: Path, cache: Path) -> Big:
+    source = work / "big.csv"
+    target = work / "big-enriched.parquet"
+    write_s = write_big_csv(source, rows)
+    env = cli_env(base_url, cache, work / "no-config.toml")
+    before = usage(base_url)
+    child = checked(run_child(enrich_command(source, target), env), "big CLI enrich")
+    spent = usage(base_url) - before
+    counts = (
+        pl.scan_parquet(target)
+        .select(
+            pl.len(),
+            pl.col("company_error").is_not_null().sum(),
+            (pl.col("id").cast(pl.Int64) == pl.int_range(pl.len())).all(),
+        )
+        .collect(engine="streaming")
+        .row(0)
+    )
+    return Big(
+        rows,
+        source.stat().st_size / 2**20,
+        write_s,
+        child,
+        spent,
+        int(counts[0]),
+        int(counts[1]),
+        bool(counts[2]),
+        target.stat().st_size / 2**20,
+    )
+
+
+# -- profiles (--profile) -----------------------------------------------------------------------
+
+
+def _print_stats(title: str, stats: pstats.Stats, out: io.StringIO, sort: str) -> None:
+    stats.strip_dirs().sort_stats(sort).print_stats(PROFILE_LINES)
+    print(f"profile: {title}")
+    body = out.getvalue().splitlines()
+    start = next((i for i, line in enumerate(body) if "ncalls" in line), 0)
+    for line in body[start:]:
+        if line.strip():
+            print(f"    {line}")
+
+
+def profile_cold(server: Server, rows: Rows) -> None:
+    """cProfile one more cold enrich(): the main thread by cumulative time (the phases), the
+    worker threads by own time (waiting on the socket shows as recv_into/poll)."""
+    workers: list[cProfile.Profile] = []
+    lock = threading.Lock()
+
+    def start_in_thread(*_: object) -> None:  # the first profile event of each new thread
+        profiler = cProfile.Profile()
+        with lock:
+            workers.append(profiler)
+        profiler.enable()  # replaces this function as the thread's profiler
+
+    frame = rows.frame()
+    main = cProfile.Profile()
+    with fresh_dir("prof-cold") as cache, make_client(server.base_url, cache) as client:
+        threading.setprofile(start_in_thread)
+        main.enable()
+        try:
+            enrich(frame, "domain", "company", client=client, concurrency=WORKERS, progress=False)
+        finally:
+            main.disable()
+            threading.setprofile(None)
+    out = io.StringIO()
+    _print_stats(
+        "cold enrich(), main thread (sorted by cumulative time; distorted by the profiler)",
+        pstats.Stats(main, stream=out),
+        out,
+        "cumulative",
+    )
+    if workers:
+        out = io.StringIO()
+        stats = pstats.Stats(workers[0], stream=out)
+        for more in workers[1:]:
+            stats.add(more)
+        _print_stats(
+            f"cold enrich(), {len(workers)} worker threads (sorted by own time)",
+            stats,
+            out,
+            "tottime",
+        )
+
+
+def profile_warm(base_url: str, source: Path, cache: Path, work: Path) -> None:
+    """The warm CLI run once more under `python -m cProfile` (start-up imports included)."""
+    dump = work / "warm.prof"
+    env = cli_env(base_url, cache, work / "no-config.toml")
+    command = enrich_command(source, work / "warm-prof.parquet", profile_to=dump)
+    child = checked(run_child(command, env), "profiled warm CLI enrich")
+    out = io.StringIO()
+    _print_stats(
+        f"warm CLI run, a new process ({child.wall_s:.2f} s under the profiler; sorted by "
+        "cumulative time; <module>/_find_and_load lines are imports)",
+        pstats.Stats(str(dump), stream=out),
+        out,
+        "cumulative",
+    )
+
+
+# -- report -------------------------------------------------------------------------------------
+
+
+class Report:
+    def __init__(self) -> None:
+        self.checked: list[tuple[str, bool, bool]] = []  # name, limit met, informational
+
+    def line(
+        self,
+        name: str,
+        value: float,
+        unit: str,
+        limit: float,
+        *,
+        at_least: bool = False,
+        informational: bool = False,
+    ) -> None:
+        """value/limit: OK when <= 1 (an upper limit) or >= 1 (at_least: higher is better)."""
+        ratio = value / limit
+        ok = ratio >= 1.0 if at_least else ratio <= 1.0
+        self.checked.append((name, ok, informational))
+        note = ", informational" if informational else ""
+        if at_least:
+            bound, sense = f">= {limit:g}", ", higher is better: OK when >= 1"
+        else:
+            bound, sense = f"{limit:g}", ""
+        shown = f" {unit}" if unit else ""
+        print(
+            f"{name}: {value:.3f}{shown} (limit {bound}{shown}{note}, "
+            f"ratio {ratio:.2f} = value/limit{sense}; {'OK' if ok else 'OVER'})"
+        )
+
+    def ratio_line(
+        self,
+        name: str,
+        value: float,
+        unit: str,
+        ideal: float,
+        limit: float,
+        *,
+        informational: bool = False,
+    ) -> None:
+        """A value judged by its ratio to an ideal: OK while value/ideal <= limit."""
+        ratio = value / ideal
+        ok = ratio <= limit
+        self.checked.append((name, ok, informational))
+        note = ", informational" if informational else ""
+        print(
+            f"{name}: {value:.3f} {unit} (ideal {ideal:g} {unit}, ratio {ratio:.2f} = "
+            f"value/ideal, limit {limit:g}{note}; {'OK' if ok else 'OVER'})"
+        )
+
+    def exact(
+        self, name: str, value: int, expected: int, unit: str, *, informational: bool = False
+    ) -> None:
+        ok = value == expected
+        self.checked.append((name, ok, informational))
+        note = ", informational" if informational else ""
+        print(
+            f"{name}: {value} {unit} (expected exactly {expected} {unit}{note}; "
+            f"{'OK' if ok else 'OVER'})"
+        )
+
+    @staticmethod
+    def info(name: str, value: float, unit: str, note: str = "") -> None:
+        """A number with no limit: not counted in the summary."""
+        print(f"{name}: {value:.3f} {unit} (informational, no limit{note})")
+
+    @staticmethod
+    def detail(text: str) -> None:
+        print(f"    {text}")
+
+
+def _walls(children: list[Child]) -> str:
+    return ", ".join(f"{child.wall_s:.3f}" for child in children) + " s"
+
+
+def report_startup(report: Report, startup: Startup) -> None:
+    report.info("startup_s", startup.median_s, "s", "; subtracted from the CLI wall times below")
+    report.detail(
+        f'median of {len(startup.runs)} runs of {Path(sys.executable).name} -c "import '
+        f"profnet_sheets.cli\" (interpreter start, the CLI's imports incl. polars and requests, "
+        f"exit; after 1 unmeasured run): {_walls(startup.runs)}; peak RSS "
+        f"{startup.maxrss_mib:.0f} MiB"
+    )
+
+
+def report_cold(report: Report, cold: Cold) -> None:
+    report.ratio_line(f"cold_enrich_{ROWS}_rows", cold.wall_s, "s", IDEAL_COLD_S, COLD_LIMIT_RATIO)
+    server_cpu = "n/a" if cold.server_cpu_s is None else f"{cold.server_cpu_s:.2f} s"
+    report.detail(
+        f"enrich(frame, 'domain', 'company', client=..., concurrency={WORKERS}) in this process, "
+        f"a new Client(concurrency={WORKERS}) on an empty cache directory; {ROWS} rows, "
+        f"{cold.raw_distinct} distinct cell values ({UNIQUE} domains, {MESSY_SHARE:.0%} of rows in "
+        f"messy variants), latency {LATENCY_MS:g} ms; ideal {UNIQUE} x {LATENCY_MS:g} ms / "
+        f"{WORKERS} = {IDEAL_COLD_S:g} s"
+    )
+    report.detail(
+        f"CPU during the call: this process {cold.cpu_s:.2f} s "
+        f"({cold.cpu_s / cold.wall_s:.0%} of the wall time), the sandbox process {server_cpu}; "
+        f"{os.cpu_count()} CPUs; building the Client (not counted) {cold.build_s * 1000:.1f} ms"
+    )
+    report.exact("cold_enrich_credits", cold.server.credits_charged, UNIQUE, "credits")
+    report.detail(
+        f"server /_sandbox/usage during the call: {cold.server.calls} {ENDPOINT} calls, "
+        f"{cold.server.errors} errors, {cold.server.credits_charged} credits charged"
+    )
+    report.exact(
+        "cold_enrich_domains_consistent", cold.consistent, UNIQUE, "domains", informational=True
+    )
+    report.detail(
+        f"domains whose rows (every variant) all got one and the same company, no error; "
+        f"{cold.distinct_companies} distinct companies; output {cold.out_rows} rows, input order "
+        f"{'kept' if cold.same_order else 'NOT kept'}, {cold.errors} rows with an error"
+    )
+
+
+def report_naive(report: Report, naive: Naive, cold: Cold) -> None:
+    extrapolated = naive.extrapolated_s(ROWS)
+    report.info(
+        f"naive_vs_enrich_{ROWS}_rows",
+        extrapolated / cold.wall_s,
+        "x",
+        "; higher is better",
+    )
+    report.detail(
+        f"= naive loop {extrapolated:.1f} s (extrapolated) / enrich {cold.wall_s:.3f} s (cold, "
+        f"above); naive: one plain requests.get per row, the cell as it is (no cache, no "
+        f"dedupe, one thread, a new connection each), latency {LATENCY_MS:g} ms, timed on the "
+        f"first {naive.sample} rows: {naive.wall_s:.2f} s = {naive.per_row_ms:.1f} ms/row, x "
+        f"{ROWS // naive.sample}; {naive.failures} non-200 answers"
+    )
+    report.info(
+        f"naive_credits_{ROWS}_rows",
+        naive.extrapolated_credits(ROWS),
+        "credits",
+        f"; enrich was charged {cold.server.credits_charged}",
+    )
+    report.detail(
+        f"= the server charged {naive.server.credits_charged} credits for the {naive.sample}-row "
+        f"sample ({naive.server.calls} calls), x {ROWS // naive.sample}: every row is paid, "
+        f"duplicates and messy variants included"
+    )
+
+
+def report_warm(report: Report, warm: Warm, startup: Startup) -> None:
+    work = warm.median_s - startup.median_s
+    report.line("warm_cli_enrich_work_s", work, "s", WARM_LIMIT_S)
+    report.detail(
+        f"= CLI subprocess wall (median of {len(warm.runs)}: {_walls(warm.runs)}) "
+        f"{warm.median_s:.3f} s - start-up (above) {startup.median_s:.3f} s; a NEW process "
+        f"each run, `-m profnet_sheets enrich rows.csv --column domain --kind company --out "
+        f"warm.parquet --concurrency {WORKERS} --yes` on the cold run's cache directory "
+        f"(answers from SQLite); latency still {LATENCY_MS:g} ms"
+    )
+    printed = [child.cli_seconds() for child in warm.runs]
+    report.detail(
+        f"the CLI's own printed time (from its enrich command's start, after the imports; "
+        f"0.1 s resolution): {', '.join('n/a' if s is None else f'{s:.1f}' for s in printed)} s; "
+        f"child CPU {statistics.median(c.cpu_s for c in warm.runs):.2f} s, peak RSS "
+        f"{statistics.median(c.maxrss_mib for c in warm.runs):.0f} MiB; output {warm.out_rows} rows"
+    )
+    report.line("warm_cli_total_s", warm.median_s, "s", WARM_LIMIT_S, informational=True)
+    report.detail("the same median with the start-up included (what a user waits for)")
+    report.exact("warm_cli_credits", warm.server.credits_charged, 0, "credits")
+    report.detail(
+        f"server /_sandbox/usage over the {len(warm.runs)} warm runs: {warm.server.calls} "
+        f"{ENDPOINT} calls, {warm.server.credits_charged} credits; the CLI said: "
+        f"{warm.runs[-1].stderr_lines()[0] if warm.runs[-1].stderr_lines() else '(nothing)'}"
+    )
+
+
+def report_cold_cli(report: Report, run: ColdCli, startup: Startup) -> None:
+    child = run.child
+    report.ratio_line(
+        f"cold_cli_{ROWS}_rows",
+        child.wall_s - startup.median_s,
+        "s",
+        IDEAL_COLD_S,
+        COLD_LIMIT_RATIO,
+        informational=True,
+    )
+    printed = child.cli_seconds()
+    report.detail(
+        f"= the CLI in a new process on an empty cache directory (rows.csv -> cold.parquet): "
+        f"wall {child.wall_s:.3f} s - start-up {startup.median_s:.3f} s; its own printed time "
+        f"{'n/a' if printed is None else f'{printed:.1f} s'}; child CPU {child.cpu_s:.2f} s, "
+        f"peak RSS {child.maxrss_mib:.0f} MiB; output {run.out_rows} rows, {run.errors} errors"
+    )
+    report.exact(
+        "cold_cli_credits", run.server.credits_charged, UNIQUE, "credits", informational=True
+    )
+
+
+def report_big(report: Report, big: Big, startup: Startup) -> None:
+    child = big.child
+    report.info(f"big_cli_{big.rows}_rows_wall_s", child.wall_s, "s")
+    report.detail(
+        f"`-m profnet_sheets enrich big.csv --column domain --kind company --out "
+        f"big-enriched.parquet --concurrency {WORKERS} --yes` (CSV -> Parquet: the streaming "
+        f"path), latency 0, empty cache; {big.rows} rows, {BIG_UNIQUE} unique keys, CSV "
+        f"{big.csv_mib:.1f} MiB (written by polars in {big.write_s:.2f} s); wall minus start-up "
+        f"{child.wall_s - startup.median_s:.3f} s = {big.rows / child.wall_s / 1e6:.2f} M rows/s "
+        f"overall; its own printed time "
+        f"{'n/a' if child.cli_seconds() is None else f'{child.cli_seconds():.1f} s'}; child CPU "
+        f"{child.cpu_s:.2f} s"
+    )
+    report.info(f"big_cli_{big.rows}_rows_peak_rss", child.maxrss_mib, "MiB")
+    report.detail(
+        f"ru_maxrss of that child alone (os.wait4); the start-up alone peaks at "
+        f"{startup.maxrss_mib:.0f} MiB; the CSV is {big.csv_mib:.1f} MiB, the Parquet written "
+        f"{big.parquet_mib:.1f} MiB"
+    )
+    report.exact(f"big_cli_{big.rows}_rows_out", big.out_rows, big.rows, "rows", informational=True)
+    report.detail(
+        f"rows in the Parquet written; {big.errors} with an error; ids in input order: "
+        f"{'yes' if big.in_order else 'NO'}"
+    )
+    report.exact(
+        "big_cli_credits", big.server.credits_charged, BIG_UNIQUE, "credits", informational=True
+    )
+    lines = child.stderr_lines()
+    if lines:
+        report.detail(f"the CLI said: {' / '.join(lines[-2:])}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="smaller samples (smoke run)")
+    parser.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
+    parser.add_argument(
+        "--profile", action="store_true", help="also cProfile a cold and a warm run (afterwards)"
+    )
+    parser.add_argument("--no-big", action="store_true", help="skip the big-file run")
+    args = parser.parse_args()
+    # SIGTERM unwinds like Ctrl-C, so the server subprocess is always terminated (finally).
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    os.environ["PROFNET_QUIET"] = "1"
+    naive_n, big_rows, warm_runs, startup_runs = (
+        (50, 200_000, 2, 3) if args.quick else (200, 2_000_000, 3, 5)
+    )
+
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(
+        f"machine: {os.cpu_count()} CPUs, {platform.machine()}, {platform.system()}; load "
+        f"{load}; Python {platform.python_version()} ({platform.python_implementation()}); "
+        f"requests {requests.__version__}, polars {pl.__version__}, requests-cache "
+        f"{version('requests-cache')}, profnet-sheets {version('profnet-sheets')}"
+    )
+    print(
+        f"setup: server in its own process (profnet-sheets sandbox); each measurement on a fresh "
+        f"temporary cache directory (the warm runs reuse the cold one's); {ROWS} rows / {UNIQUE} "
+        f"domains, latency {LATENCY_MS:g} ms, {WORKERS} workers; naive sample {naive_n} rows; "
+        f"warm {warm_runs} runs; big file {big_rows} rows / {BIG_UNIQUE} keys at latency 0. "
+        f"OVER = the limit is missed."
+    )
+    report = Report()
+    errors: list[str] = []
+    rows = make_rows(UNIQUE, ROWS)
+    try:
+        with sandbox_process(args.port) as server, fresh_dir("work") as work:
+            base = server.base_url
+            print(f"server: {base} (pid {server.process.pid})")
+            source = work / "rows.csv"
+            rows.frame().write_csv(source)
+            startup = measure_startup(startup_runs)
+            report_startup(report, startup)
+
+            set_faults(base, latency_ms=LATENCY_MS)
+            try:
+                with fresh_dir("cold") as cache:
+                    cold = cold_enrich(server, rows, cache)
+                    report_cold(report, cold)
+                    warm = warm_cli(base, source, cache, work, warm_runs)
+                    naive = naive_loop(base, rows.values[:naive_n])
+                    errors += [f"naive loop: {naive.failures} non-200"] if naive.failures else []
+                    report_naive(report, naive, cold)
+                    report_warm(report, warm, startup)
+                    if args.profile:
+                        profile_warm(base, source, cache, work)
+                with fresh_dir("cold-cli") as cache:
+                    report_cold_cli(report, cold_cli(base, source, cache, work), startup)
+                if args.profile:
+                    profile_cold(server, rows)
+            finally:
+                set_faults(base, latency_ms=0)
+
+            if not args.no_big:
+                with fresh_dir("big") as cache:
+                    report_big(report, big_file(base, big_rows, work, cache), startup)
+            if server.process.poll() is not None:
+                errors.append(f"the server exited early:\n{server.log_text()}")
+    except (
+        SandboxError,
+        ChildError,
+        ProfnetError,
+        OSError,
+        http.client.HTTPException,
+        pl.exceptions.PolarsError,
+    ) as error:
+        errors.append(f"{type(error).__name__}: {error}")
+
+    core = [(name, ok) for name, ok, informational in report.checked if not informational]
+    extra = [(name, ok) for name, ok, informational in report.checked if informational]
+    over = [name for name, ok in core + extra if not ok]
+    print(
+        f"summary: {sum(ok for _, ok in core)}/{len(core)} stated limits met, "
+        f"{sum(ok for _, ok in extra)}/{len(extra)} informational"
+        + (f" (OVER: {', '.join(over)})" if over else "")
+        + f"; errors: {len(errors)}; exit {1 if errors else 0}"
+    )
+    for message in errors[:10]:
+        print(f"    error: {message}", file=sys.stderr)
+    sys.exit(1 if errors else 0)
+
+
+if __name__ == "__main__":
+    main()
