@@ -310,7 +310,9 @@ class Child:
         return int(found.group(1)) if found else None
 
     def stderr_lines(self) -> list[str]:
-        return [line.strip() for line in self.stderr.splitlines() if line.strip()]
+        """What it said on stderr, without progress-bar frames."""
+        lines = (line.strip() for line in self.stderr.splitlines())
+        return [line for line in lines if line and "%|" not in line]
 
 
 def run_child(command: Sequence[str], env: dict[str, str] | None = None) -> Child:
@@ -857,8 +859,8 @@ def report_big(report: Report, big: Big, startup: Startup) -> None:
         f"big-enriched.parquet --concurrency {WORKERS} --yes` (CSV -> Parquet: the streaming "
         f"path), latency 0, empty cache; {big.rows} rows, {BIG_UNIQUE} unique keys, CSV "
         f"{big.csv_mib:.1f} MiB (written by polars in {big.write_s:.2f} s); wall minus start-up "
-        f"{child.wall_s - startup.median_s:.3f} s = {big.rows / child.wall_s / 1e6:.2f} M rows/s "
-        f"overall; its own printed time "
+        f"{child.wall_s - startup.median_s:.3f} s; {big.rows / child.wall_s / 1e6:.2f} M "
+        f"rows/s over the whole wall time; its own printed time "
         f"{'n/a' if child.cli_seconds() is None else f'{child.cli_seconds():.1f} s'}; child CPU "
         f"{child.cpu_s:.2f} s"
     )
@@ -957,6 +959,7 @@ def main() -> None:
     ) as error:
         errors.append(f"{type(error).__name__}: {error}")
 
+    print(f"load at the end: {', '.join(f'{value:.2f}' for value in os.getloadavg())}")
     core = [(name, ok) for name, ok, informational in report.checked if not informational]
     extra = [(name, ok) for name, ok, informational in report.checked if informational]
     over = [name for name, ok in core + extra if not ok]

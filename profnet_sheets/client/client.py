@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
@@ -24,6 +25,7 @@ from profnet_sheets.errors import (
     ConfigurationError,
     NotFound,
     OfflineMiss,
+    ProfnetError,
     ServiceError,
     TransportError,
 )
@@ -213,17 +215,13 @@ class Client:
                 return self._answer(ep, memo.status, memo.body())
         with PROCESS_LOCKS(key):
             ceiling = price_ceiling(ep, payload, max_items)
-            left = self._budget.left
             if not refresh:
                 memo = shared.memo.get(key)
                 if memo is not None:
                     return self._answer(ep, memo.status, memo.body())
-                # Sending goes through the HTTP cache anyway; ask it first only where a hit
-                # changes the outcome: offline, or a budget that could not pay for a miss.
-                if self.settings.offline or (left is not None and left < ceiling):
-                    held = shared.transport.cached(ep, payload, shared.api_key)
-                    if held is not None:
-                        return self._remember(ep, key, held)
+                held = shared.transport.stored(ep, payload, shared.api_key)
+                if held is not None:
+                    return self._remember(ep, key, held)
             if self.settings.offline:
                 raise OfflineMiss(
                     f"{ep.name}: offline, and this call is not in the cache "
@@ -315,12 +313,23 @@ class Client:
     # -- what things cost ---------------------------------------------------------------------
 
     def is_cached(self, name: str, params: Mapping[str, Any]) -> bool:
-        """Whether this call would be answered without the network (and so cost nothing)."""
+        """Whether this call would be answered without the network (and so cost nothing).
+
+        Asks memory, then the HTTP cache's store by key (no request is built), and keeps a
+        found answer in memory, so that a plan's look at the cache also warms the calls.
+        """
         ep = endpoint(name)
         payload = prepare(ep, params)
-        if self._shared.memo.get(self._key(ep, payload)) is not None:
+        key = self._key(ep, payload)
+        shared = self._shared
+        if shared.memo.get(key) is not None:
             return True
-        return self._shared.transport.cached(ep, payload, self._shared.api_key) is not None
+        held = shared.transport.stored(ep, payload, shared.api_key)
+        if held is None:
+            return False
+        with contextlib.suppress(ProfnetError):  # a cached 404 is held too
+            self._remember(ep, key, held)  # kept: the call that follows answers from memory
+        return True
 
     def estimate(self, calls: Iterable[PlannedCall | tuple[str, Mapping[str, Any]]]) -> Estimate:
         """The cost of a set of planned calls: identical calls count once, cached ones nothing."""

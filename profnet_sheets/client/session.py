@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import requests
 import requests_cache
@@ -19,6 +20,7 @@ from requests.adapters import HTTPAdapter
 from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache
 
+from profnet_sheets.client.memo import canonical_json
 from profnet_sheets.client.policy import Failure, RetryPolicy
 from profnet_sheets.config import NOT_FOUND_EXPIRY, ApiKey, Settings
 from profnet_sheets.errors import ConfigurationError, ServiceError, TransportError
@@ -26,6 +28,7 @@ from profnet_sheets.spec import API_KEY_HEADER, ENDPOINTS, Endpoint
 from profnet_sheets.spec.endpoints import BY_PATH, is_answer
 
 CACHED_STATUSES = (200, 404)
+KEY_VERSION = "k1"  # change it when call_key changes: old entries then simply miss
 # requests-cache redacts ignored parameters from what it stores, matching names exactly: the
 # key is always sent under exactly this header name (field notes), and never stored.
 IGNORED_PARAMETERS = (*requests_cache.DEFAULT_IGNORED_PARAMS, API_KEY_HEADER)
@@ -40,22 +43,34 @@ def account_of(request: Any) -> str:
     return hashlib.sha256(str(key).encode()).hexdigest()[:12]
 
 
-def cache_key_function(service: str) -> Callable[..., str]:
-    """requests-cache key function: keys name the service, not the host and port it is on.
+def call_key(service: str, endpoint: Endpoint, payload: Mapping[str, Any], account: str) -> str:
+    """The HTTP cache's key of a call: the service, the endpoint and the parameters as sent.
 
-    The embedded sandbox listens on a new port each run; its answers must still be found.
-    Search jobs are an account's own: their keys also name the account (a digest of the key),
-    so that a team sharing one cache never reuses another member's job.
+    It names the service, not the host and port (the embedded sandbox moves port every run).
+    Search jobs are an account's own: their keys also name the account (a one-way digest of
+    the key), so that a team sharing one cache never reuses another member's job. Cheap to
+    compute (no URL normalisation), so that a plan can ask the store about thousands of calls.
     """
+    sent = {k: str(v) for k, v in payload.items()} if endpoint.method == "GET" else payload
+    owner = account if endpoint.search else ""
+    text = "|".join((KEY_VERSION, service, owner, endpoint.name, canonical_json(dict(sent))))
+    return hashlib.sha256(text.encode()).hexdigest()[:40]
+
+
+def cache_key_function(service: str) -> Callable[..., str]:
+    """requests-cache key function: `call_key` of the request being sent."""
 
     def key(request: Any, **kwargs: Any) -> str:
         parts = urlsplit(request.url)
-        host = f"{service}.cache"
-        if parts.path in ACCOUNT_PATHS:
-            host = f"{account_of(request)}.{host}"
-        logical = request.copy()
-        logical.url = urlunsplit(("https", host, parts.path, parts.query, ""))
-        return requests_cache.create_key(logical, **kwargs)
+        endpoint = BY_PATH.get(parts.path)
+        if endpoint is None:
+            return requests_cache.create_key(request, **kwargs)
+        if endpoint.method == "GET":
+            payload: Any = dict(parse_qsl(parts.query, keep_blank_values=True))
+        else:
+            body = request.body or b"{}"
+            payload = json.loads(body.decode() if isinstance(body, bytes) else body)
+        return call_key(service, endpoint, payload, account_of(request))
 
     return key
 
@@ -217,10 +232,14 @@ class Transport:
         self.sleep: Callable[[float], None] = time.sleep
         self._random = random.Random()
 
-    def cached(self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey) -> Sent | None:
-        """The answer the HTTP cache holds for this call, or None (no network either way)."""
-        response = self._request(endpoint, payload, key, only_if_cached=True)
-        if response.status_code not in CACHED_STATUSES:  # 504: requests-cache's "not cached"
+    def stored(self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey) -> Sent | None:
+        """The fresh answer the HTTP cache's store holds for this call, read straight by key
+        (no request built: ~0.25 ms instead of ~1 ms), or None."""
+        cache_key = call_key(self.service, endpoint, payload, key.fingerprint)
+        response = self.session.cache.get_response(cache_key)
+        if response is None or response.is_expired:
+            return None
+        if response.status_code not in CACHED_STATUSES:
             return None
         return Sent(response, True, 0)
 
