@@ -231,7 +231,11 @@ def enrich(
     if budget is not None:
         client = client.with_budget(budget)
     key_cols = list(columns.values())
-    distinct = lazy.select(key_cols).unique(maintain_order=True).collect(engine="streaming")
+    if plan is not None and plan.distinct is not None and plan.columns == columns:
+        distinct = plan.distinct
+    else:
+        distinct = lazy.select(key_cols).unique(maintain_order=True).collect(engine="streaming")
+        plan = None
     if plan is None:
         rows = int(lazy.select(pl.len()).collect(engine="streaming").item())
         plan = make_plan(spec, columns, distinct, rows, options or {}, client.is_cached)

@@ -39,6 +39,7 @@ class Plan:
     blank: set[tuple[Any, ...]] = field(default_factory=set)
     lookups: dict[str, Lookup] = field(default_factory=dict)
     cached: set[str] = field(default_factory=set)
+    distinct: pl.DataFrame | None = None  # the distinct key rows (kept: not collected twice)
 
     @property
     def unique_keys(self) -> int:
@@ -94,7 +95,7 @@ def make_plan(
 ) -> Plan:
     """Normalise each distinct raw key into the call it needs; identical calls merge."""
     parameters: Sequence[str] = list(columns)
-    plan = Plan(kind, columns, rows, [])
+    plan = Plan(kind, columns, rows, [], distinct=distinct)
     ep = endpoint(kind.endpoint)
     for values in distinct.iter_rows():
         raw = tuple(values)
