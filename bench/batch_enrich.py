@@ -16,40 +16,46 @@
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import http.client
-import io
 import os
-import platform
-import pstats
 import random
 import re
-import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib.metadata import version
 from pathlib import Path
-from typing import IO, Any
 
 import polars as pl
 import requests
+from harness import (
+    API_KEY,
+    ENDPOINT,
+    HEADERS,
+    Report,
+    SandboxError,
+    Server,
+    Usage,
+    exit_on_sigterm,
+    fresh_dir,
+    load_average,
+    machine_line,
+    make_client,
+    make_parser,
+    print_profile,
+    sandbox_process,
+    set_faults,
+    usage,
+)
 
-from profnet_sheets import Client, ProfnetError
+from profnet_sheets import ProfnetError
 from profnet_sheets.batch import enrich
 
-API_KEY = "bench"
-HEADERS = {"X-SERVICE-API-KEY": API_KEY}
-ENDPOINT = "get-company-details"
 ROWS = 10_000
 UNIQUE = 2_000
 LATENCY_MS = 50.0
@@ -59,159 +65,15 @@ COLD_LIMIT_RATIO = 1.2  # the issue: "within 1.2x of the latency-bound limit"
 WARM_LIMIT_S = 1.0  # the issue: "a re-run in a new process ... under 1 s"
 BIG_UNIQUE = 1_000
 MESSY_SHARE = 0.4  # rows written in a messy variant of their domain
-START_TIMEOUT_S = 30.0
 CHILD_TIMEOUT_S = 1800.0
 PROFILE_LINES = 22
-
-
-class SandboxError(RuntimeError):
-    """The sandbox failed: it did not start, or answered something unexpected."""
 
 
 class ChildError(RuntimeError):
     """A subprocess (the CLI) failed."""
 
 
-# -- the server, in its own process -------------------------------------------------------------
-
-
-@dataclass
-class Server:
-    process: subprocess.Popen[bytes]
-    base_url: str
-    log: IO[bytes]
-
-    def cpu_seconds(self) -> float | None:
-        """User + system CPU the server process has used so far (Linux /proc), else None."""
-        try:
-            with open(f"/proc/{self.process.pid}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            return None
-        # Fields after "(comm)": state is [0], utime is overall field 14 -> [11], stime -> [12].
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def log_text(self) -> str:
-        self.log.seek(0)
-        return self.log.read().decode("utf-8", "replace")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
-
-
-@contextmanager
-def sandbox_process(port: int = 0, attempts: int = 3) -> Iterator[Server]:
-    """Run `profnet-sheets sandbox` (this venv's interpreter) until the block ends."""
-    for attempt in range(attempts):
-        chosen = port or _free_port()
-        command = [
-            sys.executable,
-            "-m",
-            "profnet_sheets",
-            "sandbox",
-            "--port",
-            str(chosen),
-            "--api-key",
-            API_KEY,
-            "--credits",
-            str(10**12),
-            "--job-seconds",
-            "0",
-        ]
-        with tempfile.TemporaryFile() as log:
-            process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-            try:
-                server = Server(process, f"http://127.0.0.1:{chosen}", log)
-                if _wait_healthy(server):
-                    yield server
-                    return
-                if attempt + 1 == attempts or port:
-                    raise SandboxError(f"the sandbox did not start:\n{server.log_text()}")
-            finally:
-                _stop(process)
-
-
-def _wait_healthy(server: Server) -> bool:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            return False  # e.g. the port was taken between choosing and binding it
-        try:
-            if requests.get(f"{server.base_url}/_sandbox/health", timeout=1).status_code == 200:
-                return True
-        except requests.RequestException:
-            pass
-        time.sleep(0.05)
-    return False
-
-
-def set_faults(base_url: str, **faults: float) -> None:
-    response = requests.put(f"{base_url}/_sandbox/faults", json=faults, timeout=10)
-    if response.status_code != 200:
-        raise SandboxError(f"PUT /_sandbox/faults -> {response.status_code}: {response.text}")
-
-
-@dataclass(frozen=True)
-class Usage:
-    """The server's account of this key: credits charged, and calls/errors of ENDPOINT."""
-
-    credits_charged: int
-    calls: int
-    errors: int
-
-    def __sub__(self, other: Usage) -> Usage:
-        return Usage(
-            self.credits_charged - other.credits_charged,
-            self.calls - other.calls,
-            self.errors - other.errors,
-        )
-
-
-def usage(base_url: str) -> Usage:
-    response = requests.get(f"{base_url}/_sandbox/usage", headers=HEADERS, timeout=10)
-    if response.status_code != 200:
-        raise SandboxError(f"GET /_sandbox/usage -> {response.status_code}: {response.text}")
-    body: dict[str, Any] = response.json()
-    entry: dict[str, int] = body.get("calls", {}).get(ENDPOINT, {})
-    return Usage(int(body["credits_charged"]), int(entry.get("calls", 0)), entry.get("errors", 0))
-
-
-# -- inputs, cache directories, clients ---------------------------------------------------------
-
-
-@contextmanager
-def fresh_dir(label: str) -> Iterator[Path]:
-    """A new temporary directory for one measurement, removed afterwards."""
-    path = Path(tempfile.mkdtemp(prefix=f"profnet-bench-{label}-"))
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
-
-
-def make_client(base_url: str, cache: Path, concurrency: int = WORKERS) -> Client:
-    return Client(
-        api_key=API_KEY,
-        base_url=base_url,
-        cache=str(cache),
-        cache_dir=cache,
-        concurrency=concurrency,
-    )
+# -- inputs and CLI commands --------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -393,7 +255,7 @@ def cold_enrich(server: Server, rows: Rows, cache: Path) -> Cold:
     """enrich() on the rows, one new Client on `cache` (empty), WORKERS workers."""
     frame = rows.frame()
     started = time.perf_counter()
-    with make_client(server.base_url, cache) as client:
+    with make_client(server.base_url, cache, WORKERS) as client:
         build = time.perf_counter() - started
         before = usage(server.base_url)
         server_cpu = server.cpu_seconds()
@@ -589,16 +451,6 @@ def big_file(base_url: str, rows: int, work: Path, cache: Path) -> Big:
 # -- profiles (--profile) -----------------------------------------------------------------------
 
 
-def _print_stats(title: str, stats: pstats.Stats, out: io.StringIO, sort: str) -> None:
-    stats.strip_dirs().sort_stats(sort).print_stats(PROFILE_LINES)
-    print(f"profile: {title}")
-    body = out.getvalue().splitlines()
-    start = next((i for i, line in enumerate(body) if "ncalls" in line), 0)
-    for line in body[start:]:
-        if line.strip():
-            print(f"    {line}")
-
-
 def profile_cold(server: Server, rows: Rows) -> None:
     """cProfile one more cold enrich(): the main thread by cumulative time (the phases), the
     worker threads by own time (waiting on the socket shows as recv_into/poll)."""
@@ -613,7 +465,7 @@ def profile_cold(server: Server, rows: Rows) -> None:
 
     frame = rows.frame()
     main = cProfile.Profile()
-    with fresh_dir("prof-cold") as cache, make_client(server.base_url, cache) as client:
+    with fresh_dir("prof-cold") as cache, make_client(server.base_url, cache, WORKERS) as client:
         threading.setprofile(start_in_thread)
         main.enable()
         try:
@@ -621,23 +473,18 @@ def profile_cold(server: Server, rows: Rows) -> None:
         finally:
             main.disable()
             threading.setprofile(None)
-    out = io.StringIO()
-    _print_stats(
+    print_profile(
         "cold enrich(), main thread (sorted by cumulative time; distorted by the profiler)",
-        pstats.Stats(main, stream=out),
-        out,
+        [main],
         "cumulative",
+        PROFILE_LINES,
     )
     if workers:
-        out = io.StringIO()
-        stats = pstats.Stats(workers[0], stream=out)
-        for more in workers[1:]:
-            stats.add(more)
-        _print_stats(
+        print_profile(
             f"cold enrich(), {len(workers)} worker threads (sorted by own time)",
-            stats,
-            out,
+            workers,
             "tottime",
+            PROFILE_LINES,
         )
 
 
@@ -647,87 +494,16 @@ def profile_warm(base_url: str, source: Path, cache: Path, work: Path) -> None:
     env = cli_env(base_url, cache, work / "no-config.toml")
     command = enrich_command(source, work / "warm-prof.parquet", profile_to=dump)
     child = checked(run_child(command, env), "profiled warm CLI enrich")
-    out = io.StringIO()
-    _print_stats(
+    print_profile(
         f"warm CLI run, a new process ({child.wall_s:.2f} s under the profiler; sorted by "
         "cumulative time; <module>/_find_and_load lines are imports)",
-        pstats.Stats(str(dump), stream=out),
-        out,
+        [str(dump)],
         "cumulative",
+        PROFILE_LINES,
     )
 
 
 # -- report -------------------------------------------------------------------------------------
-
-
-class Report:
-    def __init__(self) -> None:
-        self.checked: list[tuple[str, bool, bool]] = []  # name, limit met, informational
-
-    def line(
-        self,
-        name: str,
-        value: float,
-        unit: str,
-        limit: float,
-        *,
-        at_least: bool = False,
-        informational: bool = False,
-    ) -> None:
-        """value/limit: OK when <= 1 (an upper limit) or >= 1 (at_least: higher is better)."""
-        ratio = value / limit
-        ok = ratio >= 1.0 if at_least else ratio <= 1.0
-        self.checked.append((name, ok, informational))
-        note = ", informational" if informational else ""
-        if at_least:
-            bound, sense = f">= {limit:g}", ", higher is better: OK when >= 1"
-        else:
-            bound, sense = f"{limit:g}", ""
-        shown = f" {unit}" if unit else ""
-        print(
-            f"{name}: {value:.3f}{shown} (limit {bound}{shown}{note}, "
-            f"ratio {ratio:.2f} = value/limit{sense}; {'OK' if ok else 'OVER'})"
-        )
-
-    def ratio_line(
-        self,
-        name: str,
-        value: float,
-        unit: str,
-        ideal: float,
-        limit: float,
-        *,
-        informational: bool = False,
-    ) -> None:
-        """A value judged by its ratio to an ideal: OK while value/ideal <= limit."""
-        ratio = value / ideal
-        ok = ratio <= limit
-        self.checked.append((name, ok, informational))
-        note = ", informational" if informational else ""
-        print(
-            f"{name}: {value:.3f} {unit} (ideal {ideal:g} {unit}, ratio {ratio:.2f} = "
-            f"value/ideal, limit {limit:g}{note}; {'OK' if ok else 'OVER'})"
-        )
-
-    def exact(
-        self, name: str, value: int, expected: int, unit: str, *, informational: bool = False
-    ) -> None:
-        ok = value == expected
-        self.checked.append((name, ok, informational))
-        note = ", informational" if informational else ""
-        print(
-            f"{name}: {value} {unit} (expected exactly {expected} {unit}{note}; "
-            f"{'OK' if ok else 'OVER'})"
-        )
-
-    @staticmethod
-    def info(name: str, value: float, unit: str, note: str = "") -> None:
-        """A number with no limit: not counted in the summary."""
-        print(f"{name}: {value:.3f} {unit} (informational, no limit{note})")
-
-    @staticmethod
-    def detail(text: str) -> None:
-        print(f"    {text}")
 
 
 def _walls(children: list[Child]) -> str:
@@ -884,28 +660,19 @@ def report_big(report: Report, big: Big, startup: Startup) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="smaller samples (smoke run)")
-    parser.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
+    parser = make_parser(__doc__, "smaller samples (smoke run)")
     parser.add_argument(
         "--profile", action="store_true", help="also cProfile a cold and a warm run (afterwards)"
     )
     parser.add_argument("--no-big", action="store_true", help="skip the big-file run")
     args = parser.parse_args()
-    # SIGTERM unwinds like Ctrl-C, so the server subprocess is always terminated (finally).
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    exit_on_sigterm()
     os.environ["PROFNET_QUIET"] = "1"
     naive_n, big_rows, warm_runs, startup_runs = (
         (50, 200_000, 2, 3) if args.quick else (200, 2_000_000, 3, 5)
     )
 
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
-    print(
-        f"machine: {os.cpu_count()} CPUs, {platform.machine()}, {platform.system()}; load "
-        f"{load}; Python {platform.python_version()} ({platform.python_implementation()}); "
-        f"requests {requests.__version__}, polars {pl.__version__}, requests-cache "
-        f"{version('requests-cache')}, profnet-sheets {version('profnet-sheets')}"
-    )
+    print(machine_line("polars", "requests-cache", "profnet-sheets", load=True))
     print(
         f"setup: server in its own process (profnet-sheets sandbox); each measurement on a fresh "
         f"temporary cache directory (the warm runs reuse the cold one's); {ROWS} rows / {UNIQUE} "
@@ -947,8 +714,7 @@ def main() -> None:
             if not args.no_big:
                 with fresh_dir("big") as cache:
                     report_big(report, big_file(base, big_rows, work, cache), startup)
-            if server.process.poll() is not None:
-                errors.append(f"the server exited early:\n{server.log_text()}")
+            errors += server.exit_errors()
     except (
         SandboxError,
         ChildError,
@@ -959,19 +725,8 @@ def main() -> None:
     ) as error:
         errors.append(f"{type(error).__name__}: {error}")
 
-    print(f"load at the end: {', '.join(f'{value:.2f}' for value in os.getloadavg())}")
-    core = [(name, ok) for name, ok, informational in report.checked if not informational]
-    extra = [(name, ok) for name, ok, informational in report.checked if informational]
-    over = [name for name, ok in core + extra if not ok]
-    print(
-        f"summary: {sum(ok for _, ok in core)}/{len(core)} stated limits met, "
-        f"{sum(ok for _, ok in extra)}/{len(extra)} informational"
-        + (f" (OVER: {', '.join(over)})" if over else "")
-        + f"; errors: {len(errors)}; exit {1 if errors else 0}"
-    )
-    for message in errors[:10]:
-        print(f"    error: {message}", file=sys.stderr)
-    sys.exit(1 if errors else 0)
+    print(f"load at the end: {load_average()}")
+    report.finish(errors)
 
 
 if __name__ == "__main__":

@@ -10,190 +10,45 @@
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import gc
 import http.client
-import io
 import os
-import platform
-import pstats
-import shutil
-import signal
-import socket
 import statistics
-import subprocess
-import sys
-import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from importlib.metadata import version
-from pathlib import Path
-from typing import IO, Any
 
 import requests
 import requests_cache
+from harness import (
+    ENDPOINT,
+    HEADERS,
+    Report,
+    SandboxError,
+    Usage,
+    exit_on_sigterm,
+    fresh_dir,
+    machine_line,
+    make_client,
+    make_parser,
+    print_profile,
+    sandbox_process,
+    set_faults,
+    usage,
+)
 from requests_cache.backends.sqlite import SQLiteCache
 
-from profnet_sheets import Client, ProfnetError
+from profnet_sheets import ProfnetError
 
-API_KEY = "bench"
-HEADERS = {"X-SERVICE-API-KEY": API_KEY}
-ENDPOINT = "get-company-details"
 WARM_DOMAIN = "warm.io"
 SPEEDUP_LIMIT = 20.0  # the issue: "warm repeat ... vs a plain requests-cache hit: at least 20x"
 LATENCY_MS = 50.0  # the sandbox latency L of the cold runs
 WORKERS = (4, 16)  # N
 EFFICIENCY_LIMIT = 0.9  # the issue: "at least 90% of the N/L limit"
-START_TIMEOUT_S = 30.0
 PROFILE_LINES = 18
-
-
-class SandboxError(RuntimeError):
-    """The sandbox failed: it did not start, or answered something unexpected."""
-
-
-# -- the server, in its own process -------------------------------------------------------------
-
-
-@dataclass
-class Server:
-    process: subprocess.Popen[bytes]
-    base_url: str
-    log: IO[bytes]
-
-    def log_text(self) -> str:
-        self.log.seek(0)
-        return self.log.read().decode("utf-8", "replace")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
-
-
-@contextmanager
-def sandbox_process(port: int = 0, attempts: int = 3) -> Iterator[Server]:
-    """Run `profnet-sheets sandbox` (this venv's interpreter) until the block ends."""
-    for attempt in range(attempts):
-        chosen = port or _free_port()
-        command = [
-            sys.executable,
-            "-m",
-            "profnet_sheets",
-            "sandbox",
-            "--port",
-            str(chosen),
-            "--api-key",
-            API_KEY,
-            "--credits",
-            str(10**12),
-            "--job-seconds",
-            "0",
-        ]
-        with tempfile.TemporaryFile() as log:
-            process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-            try:
-                server = Server(process, f"http://127.0.0.1:{chosen}", log)
-                if _wait_healthy(server):
-                    yield server
-                    return
-                if attempt + 1 == attempts or port:
-                    raise SandboxError(f"the sandbox did not start:\n{server.log_text()}")
-            finally:
-                _stop(process)
-
-
-def _wait_healthy(server: Server) -> bool:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            return False  # e.g. the port was taken between choosing and binding it
-        try:
-            if requests.get(f"{server.base_url}/_sandbox/health", timeout=1).status_code == 200:
-                return True
-        except requests.RequestException:
-            pass
-        time.sleep(0.05)
-    return False
-
-
-def set_faults(base_url: str, **faults: float) -> None:
-    response = requests.put(f"{base_url}/_sandbox/faults", json=faults, timeout=10)
-    if response.status_code != 200:
-        raise SandboxError(f"PUT /_sandbox/faults -> {response.status_code}: {response.text}")
-
-
-@dataclass(frozen=True)
-class Usage:
-    """The server's account of this key: credits charged, and calls/credits/errors of ENDPOINT."""
-
-    credits_charged: int
-    calls: int
-    credits: int
-    errors: int
-
-    def __sub__(self, other: Usage) -> Usage:
-        return Usage(
-            self.credits_charged - other.credits_charged,
-            self.calls - other.calls,
-            self.credits - other.credits,
-            self.errors - other.errors,
-        )
-
-
-def usage(base_url: str) -> Usage:
-    response = requests.get(f"{base_url}/_sandbox/usage", headers=HEADERS, timeout=10)
-    if response.status_code != 200:
-        raise SandboxError(f"GET /_sandbox/usage -> {response.status_code}: {response.text}")
-    body: dict[str, Any] = response.json()
-    entry: dict[str, int] = body.get("calls", {}).get(ENDPOINT, {})
-    return Usage(
-        int(body["credits_charged"]),
-        int(entry.get("calls", 0)),
-        int(entry.get("credits", 0)),
-        int(entry.get("errors", 0)),
-    )
-
-
-# -- clients and cache directories --------------------------------------------------------------
-
-
-@contextmanager
-def fresh_dir(label: str) -> Iterator[Path]:
-    """A new temporary cache directory for one measurement, removed afterwards."""
-    path = Path(tempfile.mkdtemp(prefix=f"profnet-bench-{label}-"))
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
-
-
-def make_client(base_url: str, cache: Path, concurrency: int = 4) -> Client:
-    return Client(
-        api_key=API_KEY,
-        base_url=base_url,
-        cache=str(cache),
-        cache_dir=cache,
-        concurrency=concurrency,
-    )
 
 
 # -- measurements -------------------------------------------------------------------------------
@@ -409,17 +264,12 @@ def _results(futures: list[Future[float]], failures: list[str]) -> list[float]:
 
 
 def _print_profile(title: str, profiles: list[cProfile.Profile], calls: int) -> None:
-    out = io.StringIO()
-    stats = pstats.Stats(profiles[0], stream=out)
-    for more in profiles[1:]:
-        stats.add(more)
-    stats.strip_dirs().sort_stats("tottime").print_stats(PROFILE_LINES)
-    print(f"profile: {title} ({calls} calls; sorted by own time; distorted by the profiler)")
-    body = out.getvalue().splitlines()
-    start = next((i for i, line in enumerate(body) if "ncalls" in line), 0)
-    for line in body[start:]:
-        if line.strip():
-            print(f"    {line}")
+    print_profile(
+        f"{title} ({calls} calls; sorted by own time; distorted by the profiler)",
+        profiles,
+        "tottime",
+        PROFILE_LINES,
+    )
 
 
 def profile_client(base_url: str, warm_n: int, fresh_n: int, cold_n: int) -> None:
@@ -482,51 +332,6 @@ def profile_client(base_url: str, warm_n: int, fresh_n: int, cold_n: int) -> Non
 
 
 # -- report -------------------------------------------------------------------------------------
-
-
-class Report:
-    def __init__(self) -> None:
-        self.checked: list[tuple[str, bool, bool]] = []  # name, limit met, informational
-
-    def line(
-        self,
-        name: str,
-        value: float,
-        unit: str,
-        limit: float,
-        *,
-        at_least: bool = False,
-        informational: bool = False,
-    ) -> None:
-        """value/limit: OK when <= 1 (an upper limit) or >= 1 (at_least: higher is better)."""
-        ratio = value / limit
-        ok = ratio >= 1.0 if at_least else ratio <= 1.0
-        self.checked.append((name, ok, informational))
-        note = ", informational" if informational else ""
-        if at_least:
-            bound, sense = f">= {limit:g}", ", higher is better: OK when >= 1"
-        else:
-            bound, sense = f"{limit:g}", ""
-        shown = f" {unit}" if unit else ""
-        print(
-            f"{name}: {value:.3f}{shown} (limit {bound}{shown}{note}, "
-            f"ratio {ratio:.2f} = value/limit{sense}; {'OK' if ok else 'OVER'})"
-        )
-
-    def exact(
-        self, name: str, value: int, expected: int, unit: str, *, informational: bool = False
-    ) -> None:
-        ok = value == expected
-        self.checked.append((name, ok, informational))
-        note = ", informational" if informational else ""
-        print(
-            f"{name}: {value} {unit} (expected exactly {expected} {unit}{note}; "
-            f"{'OK' if ok else 'OVER'})"
-        )
-
-    @staticmethod
-    def detail(text: str) -> None:
-        print(f"    {text}")
 
 
 def _spread(values: list[float], unit: str) -> str:
@@ -639,9 +444,7 @@ def report_cold(report: Report, cold: Cold, baseline: Cold | None) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="fewer iterations (smoke run)")
-    parser.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
+    parser = make_parser(__doc__, "fewer iterations (smoke run)")
     parser.add_argument(
         "--profile", action="store_true", help="also cProfile the client side (after measuring)"
     )
@@ -649,19 +452,14 @@ def main() -> None:
         "--no-baseline", action="store_true", help="skip the no-cache cold baseline runs"
     )
     args = parser.parse_args()
-    # SIGTERM unwinds like Ctrl-C, so the server subprocess is always terminated (finally).
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    exit_on_sigterm()
     os.environ["PROFNET_QUIET"] = "1"
     warm_n, plain_n, fresh_n, cold_n = (
         (5000, 500, 100, 200) if args.quick else (20000, 2000, 500, 400)
     )
 
-    print(
-        f"machine: {os.cpu_count()} CPUs, {platform.machine()}, {platform.system()}; "
-        f"Python {platform.python_version()} ({platform.python_implementation()}); "
-        f"requests {requests.__version__}, requests-cache {version('requests-cache')}, "
-        f"profnet-sheets {version('profnet-sheets')}; gc {'on' if gc.isenabled() else 'off'}"
-    )
+    gc_state = f"; gc {'on' if gc.isenabled() else 'off'}"
+    print(machine_line("requests-cache", "profnet-sheets", tail=gc_state))
     print(
         f"setup: server in its own process (profnet-sheets sandbox); each measurement on a fresh "
         f"temporary cache directory; warm {warm_n}, plain hits {plain_n}, new-client hits "
@@ -697,23 +495,11 @@ def main() -> None:
 
             if args.profile:
                 profile_client(base, warm_n, fresh_n, cold_n)
-            if server.process.poll() is not None:
-                errors.append(f"the server exited early:\n{server.log_text()}")
+            errors += server.exit_errors()
     except (SandboxError, ProfnetError, OSError, http.client.HTTPException) as error:
         errors.append(f"{type(error).__name__}: {error}")
 
-    core = [(name, ok) for name, ok, informational in report.checked if not informational]
-    extra = [(name, ok) for name, ok, informational in report.checked if informational]
-    over = [name for name, ok in core + extra if not ok]
-    print(
-        f"summary: {sum(ok for _, ok in core)}/{len(core)} stated limits met, "
-        f"{sum(ok for _, ok in extra)}/{len(extra)} informational"
-        + (f" (OVER: {', '.join(over)})" if over else "")
-        + f"; errors: {len(errors)}; exit {1 if errors else 0}"
-    )
-    for message in errors[:10]:
-        print(f"    error: {message}", file=sys.stderr)
-    sys.exit(1 if errors else 0)
+    report.finish(errors)
 
 
 if __name__ == "__main__":

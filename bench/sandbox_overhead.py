@@ -2,132 +2,36 @@
 
 from __future__ import annotations
 
-import argparse
 import http.client
 import os
-import platform
-import signal
-import socket
 import statistics
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from typing import IO
 from urllib.parse import urlsplit
 
 import requests
+from harness import (
+    HEADERS,
+    Report,
+    SandboxError,
+    Server,
+    exit_on_sigterm,
+    machine_line,
+    make_parser,
+    sandbox_process,
+    set_faults,
+)
 from requests.adapters import HTTPAdapter
 
-API_KEY = "bench"
-HEADERS = {"X-SERVICE-API-KEY": API_KEY}
 LOOKUP_LIMIT_MS = 1.0  # the issue: "its own overhead per lookup stays around a millisecond"
 HEAVY_LIMIT_MS = 2.0  # informational, for the heavier generators
 IN_FLIGHT = 64
 INJECTED_LATENCY_S = 0.2
 IN_FLIGHT_LIMIT_RATIO = 1.5
-START_TIMEOUT_S = 30.0
 FRESH = 1_000_000  # in-flight requests use inputs from here on, unlike the sequential ones
-
-
-class SandboxError(RuntimeError):
-    """The sandbox failed: it did not start, or answered something other than 200."""
-
-
-# -- the server, in its own process -------------------------------------------------------------
-
-
-@dataclass
-class Server:
-    process: subprocess.Popen[bytes]
-    base_url: str
-    log: IO[bytes]
-
-    def cpu_seconds(self) -> float | None:
-        """User + system CPU the server process has used so far (Linux /proc), else None."""
-        try:
-            with open(f"/proc/{self.process.pid}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            return None
-        # Fields after "(comm)": state is [0], utime is overall field 14 -> [11], stime -> [12].
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def log_text(self) -> str:
-        self.log.seek(0)
-        return self.log.read().decode("utf-8", "replace")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
-
-
-@contextmanager
-def sandbox_process(port: int = 0, attempts: int = 3) -> Iterator[Server]:
-    """Run `profnet-sheets sandbox` (this venv's interpreter, no uv wrapper) until the block ends.
-
-    The server is started without the `uv run` wrapper so that its pid is the server itself
-    (for CPU accounting) and terminate() reaches it directly.
-    """
-    for attempt in range(attempts):
-        chosen = port or _free_port()
-        command = [
-            sys.executable,
-            "-m",
-            "profnet_sheets",
-            "sandbox",
-            "--port",
-            str(chosen),
-            "--api-key",
-            API_KEY,
-            "--credits",
-            str(10**12),
-            "--job-seconds",
-            "0",
-        ]
-        with tempfile.TemporaryFile() as log:
-            process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-            try:
-                server = Server(process, f"http://127.0.0.1:{chosen}", log)
-                if _wait_healthy(server):
-                    yield server
-                    return
-                if attempt + 1 == attempts or port:
-                    raise SandboxError(f"the sandbox did not start:\n{server.log_text()}")
-            finally:
-                _stop(process)
-
-
-def _wait_healthy(server: Server) -> bool:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            return False  # e.g. the port was taken between choosing and binding it
-        try:
-            if requests.get(f"{server.base_url}/_sandbox/health", timeout=1).status_code == 200:
-                return True
-        except requests.RequestException:
-            pass
-        time.sleep(0.05)
-    return False
 
 
 def session(pool: int = 1) -> requests.Session:
@@ -136,12 +40,6 @@ def session(pool: int = 1) -> requests.Session:
     http.mount("http://", HTTPAdapter(pool_connections=1, pool_maxsize=pool))
     http.headers.update(HEADERS)
     return http
-
-
-def set_faults(base_url: str, **faults: float) -> None:
-    response = requests.put(f"{base_url}/_sandbox/faults", json=faults, timeout=10)
-    if response.status_code != 200:
-        raise SandboxError(f"PUT /_sandbox/faults -> {response.status_code}: {response.text}")
 
 
 # -- measurements -------------------------------------------------------------------------------
@@ -335,47 +233,6 @@ def in_flight(client: Client, parallel: int, rounds: int) -> InFlight:
 # -- report -------------------------------------------------------------------------------------
 
 
-class Report:
-    def __init__(self) -> None:
-        self.checked: list[tuple[str, bool, bool]] = []  # name, within the limit, informational
-
-    def line(
-        self, name: str, value: float, unit: str, limit: float, *, informational: bool = False
-    ) -> None:
-        ratio = value / limit
-        ok = ratio <= 1.0
-        self.checked.append((name, ok, informational))
-        note = ", informational" if informational else ""
-        print(
-            f"{name}: {value:.3f} {unit} (limit {limit:g} {unit}{note}, "
-            f"ratio {ratio:.2f} = value/limit; {'OK' if ok else 'OVER'})"
-        )
-
-    def ratio_line(
-        self,
-        name: str,
-        value: float,
-        unit: str,
-        ideal: float,
-        limit: float,
-        *,
-        informational: bool = False,
-    ) -> None:
-        """A value judged by its ratio to an ideal: OK while value/ideal <= limit."""
-        ratio = value / ideal
-        ok = ratio <= limit
-        self.checked.append((name, ok, informational))
-        note = ", informational" if informational else ""
-        print(
-            f"{name}: {value:.3f} {unit} (ideal {ideal:g} {unit}, ratio {ratio:.2f} = "
-            f"value/ideal, limit {limit:g}{note}; {'OK' if ok else 'OVER'})"
-        )
-
-    @staticmethod
-    def detail(text: str) -> None:
-        print(f"    {text}")
-
-
 def _describe(report: Report, result: Sequential, trivial: Sequential) -> None:
     report.detail(
         f"p50 {result.pct(50):.3f} ms, p99 {result.pct(99):.3f} ms, "
@@ -391,19 +248,11 @@ def _describe(report: Report, result: Sequential, trivial: Sequential) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="fewer iterations (smoke run)")
-    parser.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
-    args = parser.parse_args()
-    # SIGTERM unwinds like Ctrl-C, so the server subprocess is always terminated (finally).
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    args = make_parser(__doc__, "fewer iterations (smoke run)").parse_args()
+    exit_on_sigterm()
     n, warmup, rounds = (300, 20, 1) if args.quick else (2000, 100, 3)
 
-    print(
-        f"machine: {os.cpu_count()} CPUs, {platform.machine()}, {platform.system()}; "
-        f"Python {platform.python_version()} ({platform.python_implementation()}); "
-        f"requests {requests.__version__}"
-    )
+    print(machine_line())
     print(
         f"setup: server in its own process (profnet-sheets sandbox), client keep-alive sessions; "
         f"{n} sequential calls after {warmup} warm-up; {IN_FLIGHT} in flight x {rounds} rounds"
@@ -511,23 +360,11 @@ def main() -> None:
                     f"over {max(lean_flight.start_spread_s) * 1000:.0f} ms; "
                     f"{lean_flight.statuses.count(200)}/{len(lean_flight.statuses)} answers 200"
                 )
-            if server.process.poll() is not None:
-                errors.append(f"the server exited early:\n{server.log_text()}")
+            errors += server.exit_errors()
     except (SandboxError, OSError, http.client.HTTPException) as error:  # requests' are OSError
         errors.append(f"{type(error).__name__}: {error}")
 
-    core = [(name, ok) for name, ok, informational in report.checked if not informational]
-    extra = [(name, ok) for name, ok, informational in report.checked if informational]
-    over = [name for name, ok in core + extra if not ok]
-    print(
-        f"summary: {sum(ok for _, ok in core)}/{len(core)} stated limits met, "
-        f"{sum(ok for _, ok in extra)}/{len(extra)} informational"
-        + (f" (OVER: {', '.join(over)})" if over else "")
-        + f"; sandbox errors: {len(errors)}; exit {1 if errors else 0}"
-    )
-    for message in errors[:10]:
-        print(f"    error: {message}", file=sys.stderr)
-    sys.exit(1 if errors else 0)
+    report.finish(errors, "sandbox errors")
 
 
 if __name__ == "__main__":
