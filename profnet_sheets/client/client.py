@@ -232,7 +232,9 @@ class Client:
             charged = 0  # what the budget settles on: the charge, and what may have been charged
             try:
                 try:
-                    sent = shared.transport.send(ep, payload, shared.api_key, refresh=refresh)
+                    # The store was just asked (under this key's lock): sending skips asking
+                    # it again, and saves the answer.
+                    sent = shared.transport.send(ep, payload, shared.api_key, refresh=True)
                 except TransportError as error:
                     if error.may_have_been_charged:
                         charged = ceiling
