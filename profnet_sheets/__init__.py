@@ -6,27 +6,50 @@
 'Acme'
 """
 
-from profnet_sheets.client.client import Client, Estimate, PlannedCall
-from profnet_sheets.client.jobs import PollSchedule, SearchJob, SearchStatus
-from profnet_sheets.config import ApiKey, Settings, save_config
-from profnet_sheets.errors import (
-    ApiError,
-    BudgetExceeded,
-    ConfigurationError,
-    InsufficientCredits,
-    InvalidParameter,
-    NotFound,
-    OfflineMiss,
-    ProfnetError,
-    RateLimited,
-    SearchError,
-    SearchFailed,
-    SearchNotReady,
-    SearchTimedOut,
-    ServiceError,
-    TransportError,
-    Unauthorized,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from profnet_sheets.client.client import Client, Estimate, PlannedCall
+    from profnet_sheets.client.jobs import PollSchedule, SearchJob, SearchStatus
+    from profnet_sheets.config import ApiKey, Settings, save_config
+    from profnet_sheets.errors import (
+        ApiError,
+        BudgetExceeded,
+        ConfigurationError,
+        InsufficientCredits,
+        InvalidParameter,
+        NotFound,
+        OfflineMiss,
+        ProfnetError,
+        RateLimited,
+        SearchError,
+        SearchFailed,
+        SearchNotReady,
+        SearchTimedOut,
+        ServiceError,
+        TransportError,
+        Unauthorized,
+    )
+
+# Where each public name lives: imported on first use, so that `import profnet_sheets` costs
+# next to nothing (Excel imports it at every start; requests-cache alone takes ~0.6 s).
+_HOMES = {
+    **dict.fromkeys(("Client", "Estimate", "PlannedCall"), "profnet_sheets.client.client"),
+    **dict.fromkeys(("PollSchedule", "SearchJob", "SearchStatus"), "profnet_sheets.client.jobs"),
+    **dict.fromkeys(("ApiKey", "Settings", "save_config"), "profnet_sheets.config"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    home = _HOMES.get(name) or ("profnet_sheets.errors" if name in __all__ else None)
+    if home is None:
+        raise AttributeError(f"module 'profnet_sheets' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ApiError",

@@ -10,12 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import click
-import polars as pl
 
 from profnet_sheets import Client, ProfnetError, Settings, save_config
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client.jobs import SearchKind
-from profnet_sheets.sandbox import DEFAULT_KEY, SandboxConfig, serve_forever
+from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.spec import Param, search_endpoint
 
 
@@ -87,6 +86,8 @@ def sandbox(
     db: str | None,
 ) -> None:
     """Run the sandbox of the service in the foreground (Ctrl-C stops it)."""
+    from profnet_sheets.sandbox.server import SandboxConfig, serve_forever
+
     for name, rate in (
         ("--fail-rate", fail_rate),
         ("--throttle-rate", throttle_rate),
@@ -226,6 +227,8 @@ def _enrich_file(
     yes: bool,
     dry_run: bool | None,
 ) -> None:
+    import polars as pl
+
     from profnet_sheets.batch import EnrichmentInterrupted, enrich, plan_enrichment
     from profnet_sheets.batch.io import (
         BatchInputError,

@@ -14,8 +14,9 @@ import uvicorn
 
 from profnet_sheets.sandbox.app import DroppedConnectionError, SandboxApp
 from profnet_sheets.sandbox.backend import Backend, Faults
+from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 
-DEFAULT_KEY = "sandbox-key"
+__all__ = ["DEFAULT_KEY", "RunningSandbox", "SandboxConfig", "serve_forever", "start_sandbox"]
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,8 @@ def test_all_is_sorted_and_complete() -> None:
 def test_importing_the_package_stays_light() -> None:
     code = (
         "import sys, profnet_sheets; "
-        "print(sorted(m for m in ('uvicorn', 'polars', 'xlwings', 'ipywidgets', 'tqdm') "
+        "print(sorted(m for m in ('uvicorn', 'polars', 'xlwings', 'ipywidgets', 'tqdm', "
+        "'requests_cache', 'requests') "
         "if m in sys.modules))"
     )
     result = subprocess.run(
@@ -62,3 +63,14 @@ def test_the_client_imports_no_front_end() -> None:
     for name in imports_of("client"):
         assert name.startswith(allowed), name
         assert not name.startswith(("profnet_sheets.batch", "profnet_sheets.excel")), name
+
+
+def test_lazy_names_resolve_and_unknown_names_fail() -> None:
+    import pytest
+
+    from profnet_sheets import batch
+
+    assert profnet_sheets.Client.__name__ == "Client"
+    assert batch.enrich.__name__ == "enrich"
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        _ = profnet_sheets.Nope  # type: ignore[attr-defined]
