@@ -241,6 +241,8 @@ def enrich(
         plan = make_plan(spec, columns, distinct, rows, options or {}, client.is_cached)
     if dry_run:
         return plan
+    if progress is None:
+        progress = not client.settings.quiet  # PROFNET_QUIET silences the bar too
     outcomes, interrupted = fetch_all(client, plan, concurrency=concurrency, progress=progress)
     table = _lookup_frame(plan, outcomes, distinct.schema, chosen, prefix, error_column)
     added = [name for name in table.columns if name not in key_cols]
