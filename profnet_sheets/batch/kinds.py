@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from profnet_sheets.client import normalize
@@ -26,7 +26,6 @@ class Kind:
     record: Callable[[Any], dict[str, Any] | None]  # payload -> fields (None: nothing found)
     options: tuple[str, ...] = ()
     description: str = ""
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 def _same(payload: Any) -> dict[str, Any] | None:

@@ -61,10 +61,6 @@ class MemoCache:
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
 
-    def discard(self, key: MemoKey) -> None:
-        with self._lock:
-            self._entries.pop(key, None)
-
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

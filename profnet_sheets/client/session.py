@@ -34,9 +34,6 @@ KEY_VERSION = "k1"  # change it when call_key changes: old entries then simply m
 IGNORED_PARAMETERS = (*requests_cache.DEFAULT_IGNORED_PARAMS, API_KEY_HEADER)
 
 
-ACCOUNT_PATHS = frozenset(endpoint.path for endpoint in ENDPOINTS if endpoint.search)
-
-
 def account_of(request: Any) -> str:
     """A one-way digest of the request's key: search jobs belong to one account."""
     key = request.headers.get(API_KEY_HEADER, "")

@@ -11,12 +11,13 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from profnet_sheets.sandbox.operations import RESULTS_PAGE_SIZE, Operations
+from profnet_sheets.sandbox.operations import FAIL_TRIGGER, RESULTS_PAGE_SIZE, Operations
 from profnet_sheets.sandbox.params import ApiError, parse
 from profnet_sheets.sandbox.store import Job, Store
 from profnet_sheets.sandbox.world import World, stable_hash
 from profnet_sheets.spec import errors
 from profnet_sheets.spec.endpoints import BY_NAME, Endpoint
+from profnet_sheets.spec.resources import SEARCH_TYPE_STANDARD
 
 
 @dataclass
@@ -184,7 +185,7 @@ class Backend:
         seq = self.store.next_job_seq()
         request_id = str(uuid.uuid4())  # unique, as the service's are: never reissued
         keywords = str(params.get("keywords", "")).lower()
-        fails = "sandbox-fail" in keywords or self._random.random() < self.faults.job_fail_rate
+        fails = FAIL_TRIGGER in keywords or self._random.random() < self.faults.job_fail_rate
         total = min(params["limit"], self.operations.search_total(kind, params))
         fail_at = 10 + stable_hash(request_id) % 80 if fails else None
         self.store.add_job(
@@ -195,7 +196,7 @@ class Backend:
             "created. Poll its status with the request_id, then read its results.",
             "request_id": request_id,
             "status": "processing",
-            "search_type": "standard",
+            "search_type": SEARCH_TYPE_STANDARD,
         }
 
     def _job(self, endpoint: Endpoint, key: str, request_id: str) -> Job:

@@ -207,10 +207,6 @@ class World:
     def cities(self) -> tuple[Place, ...]:
         return tuple(place for place in self.places.values() if place.type == "CITY")
 
-    def cities_within(self, place: Place) -> tuple[Place, ...]:
-        found = tuple(city for city in self.cities if place.key in city.ancestors)
-        return found or self.cities
-
     def geocode(self, query: str) -> list[Place]:
         """Places whose name, or a part of it, starts with the query (best matches first)."""
         wanted = " ".join(query.lower().split())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from profnet_sheets.spec import resources as r
@@ -108,7 +108,6 @@ class Endpoint:
     search_role: SearchRole | None = None
     not_found: str | None = None  # what a 404 means here (spec section 7, or decisions.md #20)
     payload_at: tuple[str, ...] = ("data",)  # where the answer sits in the envelope
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def path(self) -> str:
