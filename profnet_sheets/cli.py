@@ -35,7 +35,9 @@ def main() -> None:
 )
 @click.option("--credits", default=100_000, show_default=True, help="Starting balance per key.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the synthetic world.")
-@click.option("--latency-ms", default=0.0, show_default=True, help="Added latency per call.")
+@click.option(
+    "--latency-ms", default=0.0, show_default=True, help="Response time per call (work included)."
+)
 @click.option(
     "--latency-jitter-ms", default=0.0, show_default=True, help="Random extra latency, 0 to this."
 )

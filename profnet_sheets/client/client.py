@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
 from profnet_sheets.client.ledger import Budget, Ledger, price_ceiling
 from profnet_sheets.client.memo import PROCESS_LOCKS, MemoCache, MemoKey, canonical_json
-from profnet_sheets.client.policy import error_for
+from profnet_sheets.client.policy import error_for, fresh_for
 from profnet_sheets.client.prepare import prepare
-from profnet_sheets.client.session import Sent, Transport
-from profnet_sheets.config import NOT_FOUND_EXPIRY, ApiKey, Settings
+from profnet_sheets.client.session import Sent, Transport, storable
+from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import (
     ConfigurationError,
     NotFound,
@@ -234,16 +234,14 @@ class Client:
                 try:
                     # The store was just asked (under this key's lock): sending skips asking
                     # it again, and saves the answer.
-                    sent = shared.transport.send(ep, payload, shared.api_key, refresh=True)
+                    sent = shared.transport.send(ep, payload, shared.api_key)
                 except TransportError as error:
                     if error.may_have_been_charged:
                         charged = ceiling
                         self._record(ep, ceiling, None, uncertain=True)
                     raise
-                ok = sent.response.status_code == 200 and not sent.from_cache
-                body = _json_or_text(sent.response.text) if ok else None
-                if ok and is_answer(ep, body):
-                    charged = ep.price.charge(body)
+                if sent.response.status_code == 200 and is_answer(ep, sent.body):
+                    charged = ep.price.charge(sent.body)
                     items = charged // max(ep.price.credits, 1)
                     self._record(ep, charged, items if ep.price.kind == "per_item" else None)
                 if sent.uncertain:  # earlier attempts went out and lost their answers
@@ -264,13 +262,11 @@ class Client:
     def _remember(self, ep: Endpoint, key: MemoKey, sent: Sent) -> Any:
         """Keep a real answer in memory (no longer than the HTTP cache keeps it), hand it out."""
         status, text = sent.response.status_code, sent.response.text
-        body = _json(ep, text) if status in (200, 404) else _json_or_text(text)
-        if status == 404 or (status == 200 and is_answer(ep, body)):
-            ttl = self.settings.expiry.get(ep.name, 86400.0)
-            if ep.search_role == "create":
-                ttl = self.settings.search_reuse_hours * 3600
-            if status == 404:
-                ttl = min(ttl, NOT_FOUND_EXPIRY)
+        body = sent.body
+        if body is None:
+            body = _json(ep, text) if status in (200, 404) else _json_or_text(text)
+        if storable(ep, status, body):
+            ttl = fresh_for(self.settings, ep, status)
             expires = getattr(sent.response, "expires", None)
             if sent.from_cache and expires is not None:
                 ttl = min(ttl, (expires - datetime.now(UTC)).total_seconds())
@@ -295,7 +291,7 @@ class Client:
 
     def cache_info(self) -> dict[str, Any]:
         """Where answers are cached, how many, and the ledger's place."""
-        cache = self._shared.transport.session.cache
+        cache = self._shared.transport.cache
         location = getattr(cache, "db_path", None) or self.settings.cache or "memory"
         return {
             "service": self.base_url
@@ -308,7 +304,7 @@ class Client:
 
     def clear_cache(self) -> None:
         """Forget every cached answer of this service (memory and HTTP cache)."""
-        self._shared.transport.session.cache.clear()  # type: ignore[no-untyped-call]
+        self._shared.transport.cache.clear()  # type: ignore[no-untyped-call]
         self._shared.memo.clear()
         self._shared.prepared.clear()
 

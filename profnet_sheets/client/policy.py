@@ -9,6 +9,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
 from profnet_sheets import errors
+from profnet_sheets.config import NOT_FOUND_EXPIRY, Settings
 from profnet_sheets.spec import Endpoint
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -77,6 +78,20 @@ class RetryPolicy:
         if failure != "connect" and risky:
             return None
         return self.wait_before(attempt, rng)
+
+
+def fresh_for(settings: Settings, endpoint: Endpoint, status: int) -> float:
+    """Seconds an answer of this endpoint stays fresh in the caches (0: it is never kept).
+
+    The expiry table per endpoint; a search creation for the reuse window; a 404 for no
+    longer than NOT_FOUND_EXPIRY.
+    """
+    seconds = settings.expiry.get(endpoint.name, 86400.0)
+    if endpoint.search_role == "create":
+        seconds = settings.search_reuse_hours * 3600
+    if status == 404:
+        seconds = min(seconds, NOT_FOUND_EXPIRY)
+    return seconds
 
 
 def parse_retry_after(value: str | None) -> float | None:

@@ -63,22 +63,31 @@ class SandboxApp:
                     {"Allow": endpoint.method},
                 )
             else:
-                await self._delay()
+                # The latency is the service's response time: the answer leaves `delay` after
+                # the request arrived, however long the work took (when it took less).
+                loop = asyncio.get_running_loop()
+                answer_at = loop.time() + self._delay()
                 if self._random.random() < self.backend.faults.drop_rate:
-                    await _drop(send)
+                    await asyncio.sleep(answer_at - loop.time())
+                    await _drop(send)  # before the work: a dropped call is never charged
                 raw = _query(scope) if method == "GET" else _json_object(body)
                 reply = self.backend.handle(
                     endpoint.name, _api_key(scope), raw, from_query=method == "GET"
                 )
+                encoded = json.dumps(reply.body).encode()
+                if answer_at > loop.time():
+                    await asyncio.sleep(answer_at - loop.time())
+                await _send(send, reply.status, encoded, reply.headers)
+                return
         await _send(send, reply.status, json.dumps(reply.body).encode(), reply.headers)
 
-    async def _delay(self) -> None:
+    def _delay(self) -> float:
+        """Seconds from a request's arrival to its answer: latency, jitter and spikes."""
         faults = self.backend.faults
         delay = faults.latency_ms + self._random.random() * faults.latency_jitter_ms
         if faults.spike_rate and self._random.random() < faults.spike_rate:
             delay += faults.spike_ms
-        if delay > 0:
-            await asyncio.sleep(delay / 1000)
+        return delay / 1000
 
     def _control(self, action: str, method: str, scope: Scope, body: bytes) -> Reply:
         backend = self.backend
