@@ -7,9 +7,9 @@ import copy
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -240,7 +240,7 @@ class Client:
                         charged = ceiling
                         self._record(ep, ceiling, None, uncertain=True)
                     raise
-                if sent.response.status_code == 200 and is_answer(ep, sent.body):
+                if sent.status == 200 and is_answer(ep, sent.body):
                     charged = ep.price.charge(sent.body)
                     items = charged // max(ep.price.credits, 1)
                     self._record(ep, charged, items if ep.price.kind == "per_item" else None)
@@ -261,17 +261,16 @@ class Client:
 
     def _remember(self, ep: Endpoint, key: MemoKey, sent: Sent) -> Any:
         """Keep a real answer in memory (no longer than the HTTP cache keeps it), hand it out."""
-        status, text = sent.response.status_code, sent.response.text
+        status, text = sent.status, sent.text
         body = sent.body
         if body is None:
             body = _json(ep, text) if status in (200, 404) else _json_or_text(text)
         if storable(ep, status, body):
             ttl = fresh_for(self.settings, ep, status)
-            expires = getattr(sent.response, "expires", None)
-            if sent.from_cache and expires is not None:
-                ttl = min(ttl, (expires - datetime.now(UTC)).total_seconds())
+            if sent.from_cache and sent.expires is not None:
+                ttl = min(ttl, sent.expires - time.time())
             self._shared.memo.put(key, status, text, ttl)
-        return self._answer(ep, status, body, sent.response.headers)
+        return self._answer(ep, status, body, sent.headers)
 
     @staticmethod
     def _answer(ep: Endpoint, status: int, body: Any, headers: Any = None) -> Any:

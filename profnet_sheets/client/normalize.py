@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import ipaddress
 import math
 import numbers
 import re
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final, NamedTuple, TypeVar
 from urllib.parse import quote, unquote
@@ -83,6 +86,31 @@ EXCEL_ERRORS: Final = frozenset(
 
 _MAX_FLOAT_INT: Final = 2**53  # above this a float (an Excel number) no longer holds every integer
 _MAX_DIGITS: Final = 100
+
+
+_R = TypeVar("_R")
+_REMEMBERED_MAX: Final = 100_000
+
+
+def _remembered(normalise: Callable[[object], _R]) -> Callable[[object], _R]:
+    """The same normaliser, remembering what it made of each text (only text: 1, 1.0 and True
+    are equal keys). They are pure, and a batch or a recalculating workbook hands the same
+    cell text over many times."""
+    known: dict[str, _R] = {}
+
+    @functools.wraps(normalise)
+    def remembered(value: object) -> _R:
+        if type(value) is not str:
+            return normalise(value)
+        with contextlib.suppress(KeyError):
+            return known[value]
+        result = normalise(value)
+        if len(known) >= _REMEMBERED_MAX:
+            known.clear()
+        known[value] = result
+        return result
+
+    return remembered
 
 
 def _show(value: object) -> str:
@@ -356,6 +384,7 @@ def _is_profnet(host: str) -> bool:
     return bool(dot) and rest == _PROFNET and bool(_SUBDOMAIN.fullmatch(subdomain))
 
 
+@_remembered
 def domain(value: object) -> str:
     """A company's domain as spec section 4.1 rule 1 normalises it, and more.
 
@@ -461,6 +490,7 @@ def _page_url(
     return f"{_CANONICAL_HOST}/{kind}/{quoted}/"
 
 
+@_remembered
 def company_url(value: object) -> str:
     """The canonical URL of a company page: `https://www.profnet.com/company/<slug>/`.
 
@@ -473,6 +503,7 @@ def company_url(value: object) -> str:
     return _page_url(value, ("company", "showcase"), _KINDS["company"], _COMPANY_EXAMPLE)
 
 
+@_remembered
 def profile_url(value: object) -> str:
     """The canonical URL of a profile: `https://www.profnet.com/in/<slug>/`.
 
@@ -483,6 +514,7 @@ def profile_url(value: object) -> str:
     return _page_url(value, ("in",), _KINDS["in"], _PROFILE_EXAMPLE, bare_kind="in")
 
 
+@_remembered
 def school_or_company_url(value: object) -> str:
     """The canonical company, showcase or school page URL (what find-custom-headcount takes)."""
     return _page_url(
@@ -496,6 +528,7 @@ def school_or_company_url(value: object) -> str:
 _IDENTIFIER: Final = "company_id, profnet_url, or domain"  # spec section 4.1 rule 2
 
 
+@_remembered
 def company_identifier(value: object) -> tuple[str, str]:
     """What a cell names a company by, as `(parameter, normalised value)` for get-company-details.
 
@@ -534,6 +567,7 @@ _URN: Final = re.compile(r"urn:[a-z0-9._-]+:[a-z0-9._-]+:([0-9]+)", re.IGNORECAS
 _TRAILING_DIGITS: Final = re.compile(r"([0-9]+)/*\Z")
 
 
+@_remembered
 def post_urn(value: object) -> str:
     """The numeric post id get-post-details takes (decisions.md #10).
 

@@ -10,7 +10,6 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -18,12 +17,12 @@ import requests
 import requests_cache
 from requests.adapters import HTTPAdapter
 from requests_cache.backends.base import BaseCache
-from requests_cache.backends.sqlite import SQLiteCache
 
 from profnet_sheets.client.memo import canonical_json
 from profnet_sheets.client.policy import Failure, RetryPolicy, fresh_for
+from profnet_sheets.client.store import open_backend, read_stored
 from profnet_sheets.config import ApiKey, Settings
-from profnet_sheets.errors import ConfigurationError, ServiceError, TransportError
+from profnet_sheets.errors import ServiceError, TransportError
 from profnet_sheets.spec import API_KEY_HEADER, Endpoint
 from profnet_sheets.spec.endpoints import BY_PATH, is_answer
 
@@ -76,29 +75,6 @@ def cache_key_function(service: str) -> Callable[..., str]:
 def storable(endpoint: Endpoint, status: int, body: Any) -> bool:
     """Only real answers go into the HTTP cache: a 404, or a 200 that holds the answer."""
     return status == 404 or (status == 200 and is_answer(endpoint, body))
-
-
-def open_backend(settings: Settings, service: str) -> BaseCache:
-    """The cache store: SQLite (WAL) in the user's cache directory, Redis, or memory."""
-    where = settings.cache or ""
-    if where in ("memory", "off"):
-        return BaseCache()
-    if where.startswith(("redis://", "rediss://", "unix://")):
-        try:
-            import redis
-        except ImportError:  # pragma: no cover - depends on the extra being installed
-            raise ConfigurationError(
-                "PROFNET_CACHE names Redis but the redis package is missing: "
-                "install profnet-sheets[redis]."
-            ) from None
-        from requests_cache.backends.redis import RedisCache
-
-        return RedisCache(namespace=f"profnet:{service}", connection=redis.Redis.from_url(where))
-    path = Path(where).expanduser() if where else settings.cache_dir
-    if path.suffix not in (".sqlite", ".db"):
-        path = path / f"{service}-http.sqlite"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return SQLiteCache(path, wal=True, timeout=30)
 
 
 def build_session(settings: Settings, service: str) -> requests_cache.CachedSession:
@@ -174,15 +150,18 @@ class KeyHeader(requests.auth.AuthBase):
 
 @dataclass
 class Sent:
-    """One answer from the wire or the HTTP cache, its body parsed once (None: not JSON);
-    `uncertain`: earlier attempts that may have been charged (their answer was lost after the
-    request went out)."""
+    """One answer, from the wire or the HTTP cache: its body parsed once (None: not JSON).
+    `expires`: until when a cached one is fresh (unix time); `uncertain`: earlier attempts
+    that may have been charged (their answer was lost after the request went out)."""
 
-    response: requests.Response
+    status: int
+    text: str
     body: Any
+    headers: Mapping[str, str]
     from_cache: bool
     attempts: int
     uncertain: int = 0
+    expires: float | None = None
 
 
 def is_risky(endpoint: Endpoint) -> bool:
@@ -232,12 +211,11 @@ class Transport:
         """The fresh answer the HTTP cache's store holds for this call, read straight by key
         (no request built), or None."""
         cache_key = call_key(self.service, endpoint, payload, key.fingerprint)
-        response = self.cache.get_response(cache_key)
-        if response is None or response.is_expired:
+        stored = read_stored(self.cache, cache_key)
+        if stored is None or stored.status not in CACHED_STATUSES:
             return None
-        if response.status_code not in CACHED_STATUSES:
-            return None
-        return Sent(response, _json_or_none(response), True, 0)
+        body = _json_text_or_none(stored.text)
+        return Sent(stored.status, stored.text, body, stored.headers, True, 0, 0, stored.expires)
 
     def send(self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey) -> Sent:
         """Make the call, retrying what is safe to retry; the final answer, whatever its status.
@@ -287,7 +265,9 @@ class Transport:
                 )
                 if wait is None:
                     self._keep(endpoint, payload, key, response, body)
-                    return Sent(response, body, False, attempt + 1, uncertain)
+                    return Sent(
+                        status, response.text, body, response.headers, False, attempt + 1, uncertain
+                    )
             attempt += 1
             self.sleep(wait)
 
@@ -375,5 +355,12 @@ def _never_sent(error: Exception) -> bool:
 def _json_or_none(response: requests.Response) -> Any:
     try:
         return response.json()
+    except ValueError:
+        return None
+
+
+def _json_text_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
     except ValueError:
         return None

@@ -923,3 +923,13 @@ def test_numeric_id_of_any_non_negative_int(number: int) -> None:
 def test_numeric_id_of_an_excel_float(number: int) -> None:
     assert n.numeric_id(float(number), "company_id") == str(number)
     assert n.company_identifier(float(number)) == ("company_id", str(number))
+
+
+def test_normalisers_remember_text_but_not_numbers_or_errors() -> None:
+    first = n.company_identifier("https://www.Acme.com/about")
+    assert n.company_identifier("https://www.Acme.com/about") == first
+    assert n.company_identifier(12345.0) == ("company_id", "12345")
+    assert n.company_identifier(12345) == ("company_id", "12345")
+    for _ in range(2):  # refused each time: a failure is never remembered as an answer
+        with pytest.raises(NormalizationError):
+            n.domain("localhost")

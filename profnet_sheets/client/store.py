@@ -1,0 +1,160 @@
+"""Where cached answers live: requests-cache's SQLite (readers never queue), Redis, or memory."""
+
+from __future__ import annotations
+
+import pickle
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from requests_cache.backends.base import BaseCache
+from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
+from requests_cache.models.response import CachedResponse
+
+from profnet_sheets.config import Settings
+from profnet_sheets.errors import ConfigurationError
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A cached answer as the client needs it: status, body text, headers, and until when
+    it is fresh (unix time; None: for ever)."""
+
+    status: int
+    text: str
+    headers: Mapping[str, str]
+    expires: float | None
+
+
+def read_stored(cache: BaseCache, key: str) -> Stored | None:
+    """The fresh answer stored under `key`, or None.
+
+    On SQLite the row is read and unpickled directly (~0.1 ms, against ~0.3 ms for
+    requests-cache's full CachedResponse, which a warm batch of thousands feels); any other
+    backend, or a row in another shape, goes through requests-cache.
+    """
+    if isinstance(cache, ThreadReadsSQLiteCache):
+        found = cache.responses.read_raw(key)
+        if found is None:
+            return None
+        stored = _from_unstructured(*found)
+        if stored is not None:
+            return stored if _fresh(stored.expires) else None
+    try:  # the answers table itself: no redirect aliases are ever saved, none looked up
+        response = cache.responses.get(key)
+    except (AttributeError, KeyError):  # an entry requests-cache can no longer read
+        return None
+    if not isinstance(response, CachedResponse) or response.is_expired:
+        return None
+    expires = response.expires.timestamp() if response.expires is not None else None
+    return Stored(response.status_code, response.text, dict(response.headers), expires)
+
+
+def _fresh(expires: float | None) -> bool:
+    return expires is None or expires > time.time()
+
+
+def _from_unstructured(value: bytes, expires: float | None) -> Stored | None:
+    """requests-cache's SQLite rows hold a pickled dict (its cattrs form of CachedResponse);
+    None when the row is not in that shape."""
+    try:
+        fields = pickle.loads(value)
+        content, status = fields["_content"], fields["status_code"]
+        text = content.decode(fields.get("encoding") or "utf-8")
+        headers = dict(fields.get("headers") or {})
+    except Exception:
+        return None
+    if not isinstance(status, int):
+        return None
+    return Stored(status, text, headers, expires)
+
+
+class ThreadReadsSQLiteDict(SQLiteDict):
+    """requests-cache's SQLite table, with reads on one connection per thread.
+
+    requests-cache shares one connection and one lock between every thread: a worker looking
+    up a key waits while another one writes. In WAL mode readers do not need the writer's lock
+    at all, so each thread reads on a connection of its own; writes are unchanged (serial, on
+    the shared connection).
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._readers = threading.local()
+        self._reader_connections: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        super().__init__(*args, **kwargs)
+
+    @contextmanager
+    def connection(self, commit: bool = False) -> Iterator[sqlite3.Connection]:
+        if commit:
+            with super().connection(commit) as shared:
+                yield shared
+            return
+        reader: sqlite3.Connection | None = getattr(self._readers, "connection", None)
+        if reader is None:
+            reader = sqlite3.connect(self.db_path, isolation_level=None, **self.connection_kwargs)
+            if self.busy_timeout is not None:
+                reader.execute(f"PRAGMA busy_timeout={int(self.busy_timeout)}")
+            self._readers.connection = reader
+            with self._readers_lock:
+                self._reader_connections.append(reader)
+        yield reader
+
+    def read_raw(self, key: str) -> tuple[bytes, float | None] | None:
+        """The stored bytes of `key` and its expiry (unix time), without deserialising."""
+        with self.connection() as reader:
+            row = reader.execute(
+                f"SELECT value, expires FROM {self.table_name} WHERE key = ?",
+                (key,),
+            ).fetchone()
+        return (bytes(row[0]), row[1]) if row is not None else None
+
+    def close(self) -> None:
+        with self._readers_lock:
+            readers, self._reader_connections = self._reader_connections, []
+            self._readers = threading.local()
+        for reader in readers:
+            reader.close()
+        super().close()  # type: ignore[no-untyped-call]
+
+
+class ThreadReadsSQLiteCache(SQLiteCache):
+    """requests-cache's SQLite backend (WAL) whose answers table reads per thread."""
+
+    responses: ThreadReadsSQLiteDict
+
+    def __init__(self, db_path: Path, **kwargs: Any) -> None:
+        super().__init__(db_path, **kwargs)
+        shared_lock = self.responses._lock
+        self.responses.close()
+        self.responses = ThreadReadsSQLiteDict(
+            db_path, table_name="responses", lock=shared_lock, **kwargs
+        )
+
+
+def open_backend(settings: Settings, service: str) -> BaseCache:
+    """The cache store: SQLite (WAL) in the user's cache directory, Redis, or memory."""
+    where = settings.cache or ""
+    if where in ("memory", "off"):
+        return BaseCache()
+    if where.startswith(("redis://", "rediss://", "unix://")):
+        try:
+            import redis
+        except ImportError:  # pragma: no cover - depends on the extra being installed
+            raise ConfigurationError(
+                "PROFNET_CACHE names Redis but the redis package is missing: "
+                "install profnet-sheets[redis]."
+            ) from None
+        from requests_cache.backends.redis import RedisCache
+
+        return RedisCache(namespace=f"profnet:{service}", connection=redis.Redis.from_url(where))
+    path = Path(where).expanduser() if where else settings.cache_dir
+    if path.suffix not in (".sqlite", ".db"):
+        path = path / f"{service}-http.sqlite"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return ThreadReadsSQLiteCache(path, wal=True, timeout=30)

@@ -1,0 +1,163 @@
+"""The cache store on a real SQLite file: per-thread readers, the direct read, the wire options."""
+
+from __future__ import annotations
+
+import pickle
+import sqlite3
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from profnet_sheets import Client, NotFound
+from profnet_sheets.client.session import Transport
+from profnet_sheets.client.store import (
+    Stored,
+    ThreadReadsSQLiteCache,
+    read_stored,
+)
+from profnet_sheets.config import Settings
+from profnet_sheets.spec import API_KEY_HEADER, endpoint
+
+from .conftest import MakeClient
+
+
+def _answers_table(client_cache: Path) -> Path:
+    (found,) = client_cache.glob("*-http.sqlite")
+    return found
+
+
+def test_the_direct_read_gives_what_requests_cache_reads(
+    make_client: MakeClient, tmp_path: Path
+) -> None:
+    client = make_client()
+    client.get_company_details(domain="direct.io")
+    with pytest.raises(NotFound):
+        client.get_company_details(domain="missing.invalid")
+    cache = _cache(client)
+    keys = list(cache.responses.keys())
+    assert len(keys) == 2
+    for key in keys:
+        fast = read_stored(cache, key)
+        full = cache.responses[key]
+        assert fast is not None
+        assert fast.status == full.status_code
+        assert fast.text == full.text
+        assert dict(fast.headers) == dict(full.headers)
+        assert full.expires is not None
+        assert fast.expires == pytest.approx(full.expires.timestamp(), abs=1)
+    assert {read_stored(cache, key).status for key in keys} == {200, 404}  # type: ignore[union-attr]
+
+
+def test_a_row_in_another_shape_is_read_by_requests_cache(
+    make_client: MakeClient,
+) -> None:
+    client = make_client()
+    client.get_company_details(domain="shape.io")
+    cache = _cache(client)
+    (key,) = list(cache.responses.keys())
+    expected = read_stored(cache, key)
+    # What a future requests-cache might write: not the dict the fast path knows.
+    raw = cache.responses.read_raw(key)
+    assert raw is not None
+    with sqlite3.connect(cache.db_path) as con:
+        con.execute(
+            "UPDATE responses SET value = ? WHERE key = ?",
+            (pickle.dumps(("a", "tuple")), key),
+        )
+    assert read_stored(cache, key) is None, "unreadable by both: a miss, not an error"
+    with sqlite3.connect(cache.db_path) as con:
+        con.execute("UPDATE responses SET value = ? WHERE key = ?", (raw[0], key))
+    assert read_stored(cache, key) == expected
+
+
+def test_an_expired_row_is_a_miss(make_client: MakeClient) -> None:
+    client = make_client()
+    client.get_company_details(domain="old.io")
+    cache = _cache(client)
+    (key,) = list(cache.responses.keys())
+    with sqlite3.connect(cache.db_path) as con:
+        con.execute("UPDATE responses SET expires = ? WHERE key = ?", (int(time.time()) - 1, key))
+    assert read_stored(cache, key) is None
+
+
+def test_readers_do_not_wait_for_a_writer_and_all_see_it(tmp_path: Path) -> None:
+    cache = ThreadReadsSQLiteCache(tmp_path / "t-http.sqlite", wal=True, timeout=30)
+    table = cache.responses
+    table["k0"] = "v0"
+    seen: list[str] = []
+    with table.connection(commit=True) as writer:  # a write transaction held open
+        writer.execute(
+            "INSERT OR REPLACE INTO responses (key, value, expires) VALUES (?, ?, NULL)",
+            ("k1", table.serialize("v1")),
+        )
+
+        def read() -> None:
+            seen.append(table["k0"])  # would wait for the writer on the shared connection
+
+        thread = threading.Thread(target=read)
+        thread.start()
+        thread.join(timeout=5)
+        assert not thread.is_alive(), "a reader waited for the open write transaction"
+    assert seen == ["v0"]
+    with ThreadPoolExecutor(8) as pool:
+        assert set(pool.map(lambda _: table["k1"], range(32))) == {"v1"}
+    assert len(table._reader_connections) >= 2, "one connection per reading thread"
+    cache.close()  # type: ignore[no-untyped-call]
+    assert table._reader_connections == []
+
+
+def test_the_direct_read_of_a_memory_store_goes_through_requests_cache() -> None:
+    from requests_cache.backends.base import BaseCache
+
+    assert read_stored(BaseCache(), "nothing") is None
+
+
+def test_the_key_header_is_redacted_in_what_is_saved(make_client: MakeClient) -> None:
+    client = make_client()
+    client.get_company_details(domain="redacted.io")
+    cache = _cache(client)
+    (key,) = list(cache.responses.keys())
+    saved = cache.responses[key]
+    assert saved.request.headers[API_KEY_HEADER] == "REDACTED"
+
+
+def test_a_remote_service_takes_the_proxy_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.corp.example:3128")
+    monkeypatch.setenv("NO_PROXY", "")
+    settings = Settings.load(cache="memory", cache_dir=tmp_path)
+    transport = Transport(settings, "https://api.example.com", "svc-test")
+    try:
+        assert transport.wire_options["proxies"].get("https") == "http://proxy.corp.example:3128"
+    finally:
+        transport.close()
+    loopback = Transport(settings, "http://127.0.0.1:9", "svc-test")
+    try:
+        assert loopback.wire_options["proxies"] == {}, "loopback never goes through a proxy"
+    finally:
+        loopback.close()
+
+
+def test_stored_is_what_the_client_keeps(make_client: MakeClient) -> None:
+    client = make_client()
+    client.get_company_details(domain="kept.io")
+    again = make_client()  # a new client: memory is empty, the store holds the answer
+    ep = endpoint("get-company-details")
+    held = again.is_cached(ep.name, {"domain": "kept.io"})
+    assert held
+    assert isinstance(read_stored(_cache(again), _only_key(again)), Stored)
+
+
+def _cache(client: Client) -> ThreadReadsSQLiteCache:
+    cache = client._shared.transport.cache
+    assert isinstance(cache, ThreadReadsSQLiteCache)
+    return cache
+
+
+def _only_key(client: Client) -> str:
+    (key,) = list(_cache(client).responses.keys())
+    return str(key)
