@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +26,7 @@ from profnet_sheets.errors import (
 )
 
 Frame = pl.DataFrame | pl.LazyFrame
+Progress = bool | Callable[[int, int], None] | None  # a bar, none, or a hook (done, total)
 NOT_FETCHED = "budget reached: not fetched (raise the budget and run again; done rows are free)"
 INTERRUPTED = "interrupted: not fetched (run again; done rows are free)"
 
@@ -46,7 +47,9 @@ class Outcome:
     error: str | None
 
 
-def _as_polars(frame: Any) -> Frame:
+def as_polars(frame: Any) -> Frame:
+    """A polars DataFrame or LazyFrame as it is; a pandas DataFrame converted (no pyarrow
+    needed); anything else a TypeError."""
     if isinstance(frame, pl.DataFrame | pl.LazyFrame):
         return frame
     if type(frame).__module__.startswith("pandas"):
@@ -82,7 +85,25 @@ def _fetch(client: Client, kind: Kind, lookup: Lookup) -> Outcome:
     return Outcome(record, None if record is not None else "not found")
 
 
-def _progress(total: int, kind: Kind, enabled: bool | None) -> Any:
+class _Hook:
+    """A progress hook `(done, total)` in the shape of a bar. A KeyboardInterrupt raised in
+    the hook stops the run as Ctrl-C does (what is done is kept)."""
+
+    def __init__(self, report: Callable[[int, int], None], total: int) -> None:
+        self.report, self.total, self.done = report, total, 0
+        report(0, total)
+
+    def update(self, count: int) -> None:
+        self.done += count
+        self.report(self.done, self.total)
+
+    def close(self) -> None:
+        """Nothing to close: the hook's owner keeps its display."""
+
+
+def _progress(total: int, kind: Kind, enabled: Progress) -> Any:
+    if callable(enabled):
+        return _Hook(enabled, total)
     if enabled is False or total == 0:
         return None
     from tqdm.auto import tqdm
@@ -95,7 +116,7 @@ def fetch_all(
     plan: Plan,
     *,
     concurrency: int = 8,
-    progress: bool | None = None,
+    progress: Progress = None,
 ) -> tuple[dict[str, Outcome], bool]:
     """Every lookup of the plan, concurrently (cached ones first, free). Returns the outcomes
     and whether the run was interrupted (Ctrl-C): whatever finished is kept."""
@@ -131,12 +152,15 @@ def fetch_all(
     except KeyboardInterrupt:
         interrupted = True
         stop.set()
-        for future, lookup in pending.items():
+        for future in pending:
             future.cancel()
-            if future.done() and not future.cancelled():
-                outcomes[lookup.key] = future.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        # Calls already under way when the run was stopped have finished now (paid, cached):
+        # their answers are kept, not marked as interrupted.
+        for future, lookup in pending.items():
+            if future.done() and not future.cancelled() and future.exception() is None:
+                outcomes[lookup.key] = future.result()
         if bar is not None:
             bar.close()
     return outcomes, interrupted
@@ -182,14 +206,14 @@ def _lookup_frame(
 def enrich(
     frame: Any,
     column: str | Mapping[str, str],
-    kind: str,
+    kind: str | Kind,
     fields: list[str] | None = None,
     *,
     client: Client | None = None,
     options: Mapping[str, Any] | None = None,
     concurrency: int = 8,
     budget: int | None = None,
-    progress: bool | None = None,
+    progress: Progress = None,
     prefix: str | None = None,
     dry_run: bool = False,
     plan: Plan | None = None,
@@ -197,18 +221,21 @@ def enrich(
     """The input table with the kind's fields added, each unique key fetched once.
 
     `column`: the column holding the keys (domains, URLs, ids...), or for kinds that read
-    several (find_profile, headcount, school) a mapping parameter -> column. `fields`: only
+    several (find_profile, headcount, school) a mapping parameter -> column. `kind`: a name of
+    batch.kinds.KINDS, or a Kind (one derived from them). `fields`: only
     these (default: all the kind's fields). New columns are named `{kind}_{field}` (or
     `prefix + field`) and typed from the spec; `{kind}_error` says per row what went wrong.
     Input rows, their order, duplicates and nulls are kept exactly. `budget`: credits this run
-    may spend (rows past it are marked, not fetched). `dry_run`: return the cost Plan instead;
+    may spend (rows past it are marked, not fetched). `progress`: a bar (default unless
+    PROFNET_QUIET), False for none, or a hook called with (lookups done, lookups in all).
+    `dry_run`: return the cost Plan instead;
     `plan`: a Plan made earlier for the same input (its preview), so it is not made twice.
     A DataFrame in gives a DataFrame out; a LazyFrame in gives a LazyFrame out (unique keys
     are collected with the streaming engine; memory grows with them, not with the rows).
     Ctrl-C raises EnrichmentInterrupted whose `.result` keeps what was fetched.
     """
-    spec = kind_named(kind)
-    data = _as_polars(frame)
+    spec = kind if isinstance(kind, Kind) else kind_named(kind)
+    data = as_polars(frame)
     lazy = data.lazy() if isinstance(data, pl.DataFrame) else data
     columns = key_columns(spec, column)
     missing = [name for name in columns.values() if name not in lazy.collect_schema()]

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 SearchKind = Literal["leads", "companies"]
 Progress = Callable[["SearchStatus"], None]
+PageProgress = Callable[[int, int], None]  # (results read so far, results expected)
 
 
 @dataclass(frozen=True)
@@ -133,8 +134,16 @@ class SearchJob:
         finally:
             close()
 
-    def results(self, *, progress: Progress | bool | None = None) -> list[dict[str, Any]]:
-        """Every result, page by page, once the search has completed (waits if it has not)."""
+    def results(
+        self,
+        *,
+        progress: Progress | bool | None = None,
+        on_page: PageProgress | None = None,
+    ) -> list[dict[str, Any]]:
+        """Every result, page by page, once the search has completed (waits if it has not).
+
+        `on_page(read, expected)` is called after each page (a progress bar's hook; an
+        exception raised in it stops the reading, and the pages read stay cached)."""
         status = self.last if self.last and self.last.completed else self.wait(progress=progress)
         rows: list[dict[str, Any]] = []
         expected = status.total_results
@@ -147,6 +156,8 @@ class SearchJob:
             items = list(body.get("results") or [])
             rows.extend(items)
             expected = max(expected, int(body.get("total_results") or 0))
+            if on_page is not None:
+                on_page(len(rows), expected)
             total_pages = int(body.get("total_pages") or 0)
             if not items or (total_pages and page >= total_pages):
                 break
@@ -154,15 +165,16 @@ class SearchJob:
             page += 1
         return rows
 
-    def frame(self) -> polars.DataFrame:
-        """The results as a polars DataFrame (columns of the spec's result item)."""
+    def frame(self, *, on_page: PageProgress | None = None) -> polars.DataFrame:
+        """The results as a polars DataFrame (columns of the spec's result item); `on_page` as
+        in `results`."""
         import polars as pl
 
         from profnet_sheets.spec import resources
 
         item = resources.LEAD_ITEM if self.kind == "leads" else resources.COMPANY_SEARCH_ITEM
         schema = dict.fromkeys(item.field_names, pl.String)
-        return pl.DataFrame(self.results(), schema=schema, orient="row")
+        return pl.DataFrame(self.results(on_page=on_page), schema=schema, orient="row")
 
 
 def _reporter(

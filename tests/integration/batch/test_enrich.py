@@ -121,10 +121,40 @@ def test_ctrl_c_keeps_what_is_done_and_a_rerun_pays_for_the_rest(
     partial = caught.value.result
     assert partial.height == 10
     done = partial["company_company_name"].drop_nulls().len()
-    assert done == 4
+    assert done >= 4, "the four calls before the interruption"
+    assert done == charged(sandbox), "every call paid for is in the result"
     client.call = original  # type: ignore[method-assign]
     enrich(frame, "site", "company", client=client, progress=False)
     assert charged(sandbox) == 10, "each company paid once across the two runs"
+
+
+def test_calls_in_flight_when_stopped_keep_their_answers(
+    client: Client, sandbox: RunningSandbox
+) -> None:
+    frame = pl.DataFrame({"site": [f"flight{i}.io" for i in range(12)]})
+    faults = f"{sandbox.base_url}/_sandbox/faults"
+    requests.put(faults, json={"latency_ms": 150}, timeout=5).raise_for_status()
+
+    def stop_after_the_first(done: int, total: int) -> None:
+        if done == 1:
+            raise KeyboardInterrupt  # what Ctrl-C (or a form's Cancel) does
+
+    try:
+        with pytest.raises(EnrichmentInterrupted) as caught:
+            enrich(
+                frame,
+                "site",
+                "company",
+                client=client,
+                concurrency=4,
+                progress=stop_after_the_first,
+            )
+    finally:
+        requests.put(faults, json={"latency_ms": 0}, timeout=5).raise_for_status()
+    partial = caught.value.result
+    kept = partial["company_company_name"].drop_nulls().len()
+    assert kept > 1, "the calls under way when it stopped finished and were kept"
+    assert kept == charged(sandbox), "every call paid for is in the result"
 
 
 def test_lazy_frames_stay_lazy(client: Client) -> None:

@@ -1,0 +1,199 @@
+"""EnrichForm: a file (path or upload) or a DataFrame, a column, a kind; cost; run; download."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from profnet_sheets.batch import KINDS, kind_named, plan_enrichment
+from profnet_sheets.batch.engine import as_polars
+from profnet_sheets.batch.io import CSV_SUFFIXES, PARQUET_SUFFIXES, XLSX_SUFFIXES, read_table
+from profnet_sheets.batch.plan import make_plan
+from profnet_sheets.client.client import Client
+from profnet_sheets.spec import endpoint
+from profnet_sheets.widgets.base import Form, frame_html, run_enrichment
+from profnet_sheets.widgets.controls import FieldControl, classed, make_control
+from profnet_sheets.widgets.export import ExportPanel
+from profnet_sheets.widgets.fields import field_for, param_value
+from profnet_sheets.widgets.progress import Bar
+from profnet_sheets.widgets.runner import Feedback, Runner
+from profnet_sheets.widgets.tables import message
+
+SUFFIXES = sorted(CSV_SUFFIXES | XLSX_SUFFIXES | PARQUET_SUFFIXES)
+SAMPLE_ROWS = 100
+
+
+def likely_column(frame: pl.DataFrame, kind_name: str) -> str | None:
+    """The column whose first values are most often valid keys of the kind (the first column
+    when none is better): what the form picks until the user chooses."""
+    kind = kind_named(kind_name)
+    head = frame.head(SAMPLE_ROWS)
+    best, most = (frame.columns[0] if frame.columns else None), 0
+    for column in frame.columns:
+        distinct = head.select(column).unique(maintain_order=True)
+        valid = len(make_plan(kind, {kind.inputs[0]: column}, distinct, head.height, {}).call_of)
+        if valid > most:
+            best, most = column, valid
+    return best
+
+
+class EnrichForm(Form):
+    """Enrich a table: load it from a path, an upload or a DataFrame; pick the column and the
+    kind; preview the cost; run with progress (Cancel keeps what is done); export."""
+
+    def __init__(self, frame: Any = None, client: Client | None = None) -> None:
+        import ipywidgets as w
+
+        self.client = client or Client()
+        self.source: pl.DataFrame | None = None
+        self.result: pl.DataFrame | None = None
+        self.feedback = Feedback()
+        self.path = w.Text(
+            placeholder="a .csv, .xlsx or .parquet file", layout=w.Layout(width="24em")
+        )
+        self.load_button = w.Button(description="Load")
+        self.upload = w.FileUpload(accept=",".join(SUFFIXES), multiple=False)
+        self.loaded = w.HTML()
+        self.column = w.Dropdown(options=[], description="Column")
+        self.kind = w.Dropdown(
+            options=[(f"{name}: {kind.description}", name) for name, kind in KINDS.items()],
+            value="company",
+            description="Kind",
+            layout=w.Layout(width="40em"),
+        )
+        self.options_box = w.VBox()
+        self.options: dict[str, FieldControl] = {}
+        self.cost = classed(w.HTML(), "profnet-cost")
+        self.preview_button = w.Button(description="Preview cost")
+        self.run_button = classed(
+            w.Button(description="Enrich", button_style="primary"), "profnet-enrich"
+        )
+        self.cancel_button = w.Button(description="Cancel", icon="stop")
+        self.bar = Bar("enrich")
+        self.table = classed(w.HTML(), "profnet-results")
+        self.export = ExportPanel("enriched", lambda: self.result, self.feedback)
+        self.runner = Runner(
+            self.feedback,
+            [self.run_button, self.preview_button, self.load_button],
+            self.cancel_button,
+            on_idle=lambda: self.export.enable(self.result is not None),
+        )
+        self.load_button.on_click(lambda _: self.feedback.attempt(self.load_path))
+        self.upload.observe(lambda _: self.feedback.attempt(self._uploaded), names="value")
+        self.kind.observe(lambda _: self._kind_changed(), names="value")
+        self.column.observe(lambda _: self._clear_cost(), names="value")
+        self.preview_button.on_click(lambda _: self.feedback.attempt(self.preview))
+        self.run_button.on_click(lambda _: self.run())
+        self.widget = classed(
+            w.VBox(
+                [
+                    w.HTML("<h3>Enrich a table</h3>"),
+                    w.HBox([w.Label("File"), self.path, self.load_button, self.upload]),
+                    self.loaded,
+                    self.column,
+                    self.kind,
+                    self.options_box,
+                    w.HBox([self.preview_button, self.run_button, self.cancel_button]),
+                    self.cost,
+                    self.bar.widget,
+                    self.feedback.status_widget,
+                    self.feedback.error_widget,
+                    self.table,
+                    self.export.widget,
+                ]
+            ),
+            "profnet-form",
+            "profnet-enrich-form",
+        )
+        self._kind_changed()
+        if frame is not None:
+            self.use(frame, "the DataFrame given")
+
+    # -- the table ------------------------------------------------------------------------------
+
+    def use(self, frame: Any, name: str = "the DataFrame") -> None:
+        """Enrich this table (a polars or pandas DataFrame)."""
+        data = as_polars(frame)
+        source = data.collect() if isinstance(data, pl.LazyFrame) else data
+        self.source, self.result = source, None
+        self.loaded.value = message(f"{name}: {source.height:,} rows, {source.width} columns.")
+        self.column.options = list(source.columns)
+        self.column.value = likely_column(source, self.kind.value)
+        self.table.value = frame_html(source.head(20), "rows (a preview of the input)")
+        self.export.enable(False)
+        self._clear_cost()
+
+    def load_path(self) -> None:
+        """Read the file named in the path field."""
+        path = Path(self.path.value.strip()).expanduser()
+        self.use(read_table(path), path.name)
+
+    def _uploaded(self) -> None:
+        files = self.upload.value
+        if not files:
+            return
+        upload = files[0]
+        name = Path(str(upload["name"])).name
+        with tempfile.TemporaryDirectory(prefix="profnet-upload-") as folder:
+            path = Path(folder) / name
+            path.write_bytes(bytes(upload["content"]))
+            self.use(read_table(path), name)
+
+    # -- kind, options, cost --------------------------------------------------------------------
+
+    def _kind_changed(self) -> None:
+        if self.source is not None:
+            self.column.value = likely_column(self.source, self.kind.value)
+        kind = kind_named(self.kind.value)
+        ep = endpoint(kind.endpoint)
+        self.options = {name: make_control(field_for(ep.param(name))) for name in kind.options}
+        self.options_box.children = [control.widget for control in self.options.values()]
+        self._clear_cost()
+
+    def option_values(self) -> dict[str, Any]:
+        values = {name: param_value(c.spec, c.get()) for name, c in self.options.items()}
+        return {name: value for name, value in values.items() if value is not None}
+
+    def _clear_cost(self) -> None:
+        self.cost.value = message("Press Preview cost to see what enriching will cost.")
+
+    def _ready(self) -> pl.DataFrame:
+        if self.source is None:
+            raise ValueError("Load a table first: a file path, an upload, or EnrichForm(frame).")
+        if not self.column.value:
+            raise ValueError("Choose the column that holds the keys.")
+        return self.source
+
+    def preview(self) -> None:
+        """Show what enriching will cost (asks the cache; nothing is paid)."""
+        plan = plan_enrichment(
+            self._ready(),
+            self.column.value,
+            self.kind.value,
+            client=self.client,
+            options=self.option_values(),
+        )
+        self.cost.value = message(plan.summary(self.client.budget.left) + ".")
+
+    # -- the run --------------------------------------------------------------------------------
+
+    def run(self, *, wait: bool = False) -> bool:
+        """Enrich in the background (what the Enrich button does); `wait`: until it ends."""
+        return self.start(self._run, wait=wait)
+
+    def _run(self) -> None:
+        source = self._ready()
+        self.result = run_enrichment(
+            self.client,
+            source,
+            self.column.value,
+            self.kind.value,
+            runner=self.runner,
+            bar=self.bar,
+            feedback=self.feedback,
+            options=self.option_values(),
+        )
+        self.table.value = frame_html(self.result, "rows")

@@ -1,0 +1,58 @@
+"""Export buttons: CSV or XLSX written through batch.io (escaped), plus a browser download."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from profnet_sheets.batch.io import write_table
+from profnet_sheets.widgets.runner import Feedback
+from profnet_sheets.widgets.tables import download_link, export_path
+
+FORMATS = (("CSV", ".csv"), ("XLSX", ".xlsx"))
+
+
+class ExportPanel:
+    """`Export to [name] [CSV] [XLSX]`: writes the table to that path (every string escaped
+    against formula injection) and offers the written file as a download."""
+
+    def __init__(
+        self, default_name: str, source: Callable[[], pl.DataFrame | None], feedback: Feedback
+    ) -> None:
+        import ipywidgets as w
+
+        self.source = source
+        self.name = w.Text(value=default_name, layout=w.Layout(width="20em"))
+        self.buttons: dict[str, Any] = {}
+        for label, suffix in FORMATS:
+            button = w.Button(description=label, icon="download", disabled=True)
+            button.add_class(f"profnet-export-{label.lower()}")
+            button.on_click(lambda _, suffix=suffix: feedback.attempt(lambda: self.export(suffix)))
+            self.buttons[suffix] = button
+        self.link = w.HTML()
+        self.last_path: Path | None = None
+        self.widget: Any = w.VBox(
+            [w.HBox([w.Label("Export to"), self.name, *self.buttons.values()]), self.link]
+        )
+        self.widget.add_class("profnet-export")
+
+    def enable(self, ready: bool) -> None:
+        for button in self.buttons.values():
+            button.disabled = not ready
+
+    def export(self, suffix: str) -> Path:
+        """Write the table to the name typed, with `suffix` (.csv or .xlsx); the path written."""
+        frame = self.source()
+        if frame is None:
+            raise ValueError("Nothing to export yet.")
+        path = write_table(frame, export_path(self.name.value, suffix)).resolve()
+        self.last_path = path
+        self.link.value = (
+            f"Saved {frame.height:,} rows to <code>{html.escape(str(path))}</code> · "
+            + download_link(path.read_bytes(), path.name)
+        )
+        return path

@@ -1,0 +1,61 @@
+"""The notebooks run top to bottom on the embedded sandbox, and are committed without outputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+pytestmark = pytest.mark.integration
+
+FOLDER = Path(__file__).resolve().parents[2] / "notebooks"
+NOTEBOOKS = (
+    "01_quickstart.ipynb",
+    "02_batch_enrichment.ipynb",
+    "03_lead_search.ipynb",
+    "04_company_search.ipynb",
+)
+# Something each notebook must show when it ran as a user runs it.
+SHOWS = {
+    "01_quickstart.ipynb": " ms, 0 credits",
+    "02_batch_enrichment.ipynb": "0 credits",
+    "03_lead_search.ipynb": "request id",
+    "04_company_search.ipynb": "companies from search",
+}
+
+
+def test_the_four_notebooks_are_there_and_no_other() -> None:
+    assert sorted(path.name for path in FOLDER.glob("*.ipynb")) == list(NOTEBOOKS)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_committed_without_outputs(name: str) -> None:
+    notebook = nbformat.read(FOLDER / name, as_version=4)
+    nbformat.validate(notebook)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [], f"{name}: a cell has outputs; clear them before committing"
+            assert cell.execution_count is None, f"{name}: clear the execution counts"
+    assert "widgets" not in notebook.metadata, f"{name}: saved widget state; clear it"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_runs_top_to_bottom_on_the_embedded_sandbox(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A cache and an embedded sandbox of its own (tests/conftest.py cleared every PROFNET_*
+    # setting, so the kernel, which inherits this environment, uses the embedded sandbox).
+    monkeypatch.setenv("PROFNET_CACHE_DIR", str(tmp_path / "cache"))
+    notebook = nbformat.read(FOLDER / name, as_version=4)
+    NotebookClient(
+        notebook,
+        timeout=120,  # per cell; a search on the embedded sandbox takes seconds
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},  # files it writes go there
+    ).execute()
+    shown = json.dumps([cell.get("outputs", []) for cell in notebook.cells])
+    assert '"output_type": "error"' not in shown
+    assert SHOWS[name] in shown, f"{name} did not show {SHOWS[name]!r}"

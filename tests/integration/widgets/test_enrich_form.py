@@ -1,0 +1,111 @@
+"""EnrichForm headless: a file by path or upload, or a DataFrame; cost preview; run; Cancel."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pandas as pd
+import polars as pl
+import pytest
+import requests
+
+from profnet_sheets.batch.engine import INTERRUPTED
+from profnet_sheets.sandbox import RunningSandbox
+from profnet_sheets.widgets import EnrichForm
+from tests.integration.widgets.conftest import MakeClient, charged, eventually
+
+pytestmark = pytest.mark.integration
+SITES = ["stripe.com", "https://www.stripe.com/about", None, "acme.io", "not a domain", "=cmd"]
+
+
+def test_a_csv_by_path_previewed_enriched_and_exported(
+    make_client: MakeClient, fresh: RunningSandbox, tmp_path: Path
+) -> None:
+    source = tmp_path / "accounts.csv"
+    pl.DataFrame({"account": list("abcdef"), "website": SITES}).write_csv(source)
+    form = EnrichForm(client=make_client())
+    form.path.value = str(source)
+    form.load_button.click()
+    assert form.loaded.value.count("accounts.csv: 6 rows, 2 columns") == 1
+    assert form.column.value == "website", "the column of domains is guessed"
+    form.preview_button.click()
+    assert (
+        "6 rows, 2 unique company lookups (0 already cached, 2 to fetch), 2 invalid, 1 blank; "
+        "at most 2 credits." in form.cost.value
+    )
+    assert charged(fresh) == 0, "the preview sends nothing"
+    form.run_button.click()
+    form.join(30)
+    assert form.feedback.error_text == ""
+    assert form.result is not None
+    assert form.result["company_company_name"].to_list()[:2] == ["Stripe", "Stripe"]
+    assert (form.bar.n, form.bar.total, form.bar.style) == (2, 2, "success")
+    assert charged(fresh, "get-company-details") == 2
+    form.export.name.value = str(tmp_path / "accounts-enriched")
+    path = form.export.export(".csv")
+    assert "'=cmd" in path.read_text(encoding="utf-8-sig")
+    form.preview_button.click()
+    assert "(2 already cached, 0 to fetch)" in form.cost.value
+
+
+def test_an_upload_and_the_options_of_the_kind(
+    make_client: MakeClient, fresh: RunningSandbox, tmp_path: Path
+) -> None:
+    profiles = ["https://www.profnet.com/in/anna-schmidt/", "profnet.com/in/bo-li"]
+    path = tmp_path / "people.xlsx"
+    pl.DataFrame({"url": profiles}).write_excel(path)
+    form = EnrichForm(client=make_client())
+    form.upload.value = (
+        {
+            "name": "people.xlsx",
+            "type": "",
+            "size": path.stat().st_size,
+            "content": memoryview(path.read_bytes()),
+            "last_modified": dt.datetime.now(dt.UTC),
+        },
+    )
+    assert form.feedback.error_text == ""
+    assert form.column.value == "url"
+    form.kind.value = "profile"
+    assert set(form.options) == {"include_skills", "include_certifications"}
+    form.options["include_skills"].set("true")
+    form.run(wait=True)
+    assert form.result is not None
+    assert all(form.result["profile_skills"].to_list())
+    assert charged(fresh, "get-profile-details") == 2
+
+
+def test_a_pandas_frame_and_cancel_keeps_what_is_done(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    domains = [f"company-{number}.com" for number in range(60)]
+    requests.put(f"{fresh.base_url}/_sandbox/faults", json={"latency_ms": 50}, timeout=5)
+    form = EnrichForm(pd.DataFrame({"domain": domains}), client=make_client())
+    assert form.column.value == "domain"
+    form.run()
+    eventually(lambda: form.bar.n >= 8)
+    form.cancel_button.click()
+    form.join(30)
+    assert form.feedback.status_text.startswith("Cancelled: the lookups done are kept")
+    assert form.bar.style == "danger"
+    assert form.result is not None
+    errors = form.result["company_error"].to_list()
+    done = sum(error is None for error in errors)
+    assert 8 <= done < 60
+    assert errors.count(INTERRUPTED) == 60 - done
+    # Lookups in flight when Cancel was pressed were paid and cached, though not shown yet.
+    assert done <= charged(fresh, "get-company-details") <= done + 8
+    form.run(wait=True)
+    assert form.result is not None
+    assert form.result["company_error"].null_count() == 60
+    assert charged(fresh, "get-company-details") == 60, "running again pays only the rest"
+
+
+def test_nothing_loaded_is_one_clear_message(make_client: MakeClient) -> None:
+    form = EnrichForm(client=make_client())
+    form.run(wait=True)
+    assert form.feedback.error_text.startswith("Load a table first")
+    form.path.value = "/no/such/file.csv"
+    form.load_button.click()
+    assert form.feedback.error_text == "/no/such/file.csv: no such file"

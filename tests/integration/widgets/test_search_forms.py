@@ -1,0 +1,217 @@
+"""The search forms headless: values set, buttons clicked, the worker joined; what the form
+shows, and what the server charged."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import openpyxl
+import pytest
+import requests
+
+from profnet_sheets.sandbox import RunningSandbox
+from profnet_sheets.widgets import CompanySearchForm, LeadSearchForm
+from profnet_sheets.widgets.search import SearchForm
+from tests.integration.widgets.conftest import MakeClient, charged, eventually
+
+pytestmark = pytest.mark.integration
+TITLES = "Head of Data\n=2+3"  # a hostile title: the results carry it, exports must escape it
+
+
+def pick_place(form: SearchForm, field: str, name: str) -> None:
+    """Type a place name, Find, take the first match, Add: as a user does."""
+    picker = form.pickers[field]
+    picker.query.value = name
+    picker.find.click()
+    picker.runner.join()
+    assert picker.matches.options, form.feedback.error_text
+    picker.add.click()
+
+
+def test_a_lead_search_from_filters_to_table_export_and_reuse(
+    make_client: MakeClient, fresh: RunningSandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    client = make_client(budget=5000)
+    form = LeadSearchForm(client)
+    assert form.cost.value.count("Not ready to search") == 1
+    form.controls["title_keywords"].set(TITLES)
+    pick_place(form, "geo_codes", "Berlin")
+    form.controls["limit"].set(40)
+    assert form.params() == {
+        "title_keywords": TITLES,
+        "geo_codes": [form.pickers["geo_codes"].matches.value],
+        "limit": 40,
+    }
+    assert "At most 90 credits: 50 credits to start the search" in form.cost.value
+    assert "Budget left: 4,999 credits" in form.cost.value  # the place lookup cost 1
+    assert charged(fresh) == 1, "the cost line is computed without sending anything"
+
+    form.search_button.click()
+    assert form.search_button.disabled, "the button is disabled while the search runs"
+    form.join(30)
+
+    assert form.feedback.error_text == ""
+    rows = form.frame
+    assert rows is not None
+    assert form.feedback.status_text.startswith(f"{rows.height} leads from search ")
+    assert form.feedback.status_text.endswith(f"Spent {50 + rows.height} credits.")
+    assert 0 < rows.height <= 40
+    assert (form.bar.n, form.bar.total, form.bar.style) == (rows.height, rows.height, "success")
+    assert form.table.value.count("<tr>") == rows.height + 1
+    assert "<td>=2+3</td>" in form.table.value
+    assert not form.search_button.disabled
+    assert not form.enrich_button.disabled
+    assert form.job is not None
+    assert form.request_id.value == form.job.request_id, "ready to re-attach"
+    assert charged(fresh, "search-leads") == 50
+    assert charged(fresh, "get-lead-results") == rows.height
+    assert charged(fresh, "find-geocode-by-location") == 1
+
+    exported = form.export.export(".csv")
+    assert exported == tmp_path / "leads-results.csv"
+    with exported.open(encoding="utf-8-sig", newline="") as handle:
+        written = list(csv.DictReader(handle))
+    assert len(written) == rows.height
+    assert "'=2+3" in {row["title"] for row in written}
+    assert "=2+3" not in {row["title"] for row in written}
+    assert "download" in form.export.link.value
+    form.export.buttons[".xlsx"].click()
+    sheet = openpyxl.load_workbook(tmp_path / "leads-results.xlsx").active
+    assert sheet is not None
+    titles = {row[1] for row in sheet.iter_rows(min_row=2, values_only=True)}
+    assert "'=2+3" in titles
+
+    assert form.cost.value.count("Free: the same search ran within the last 24 h") == 1
+    before = charged(fresh)
+    form.search(wait=True)
+    assert charged(fresh) == before, "the same search again is reused, and its pages cached"
+
+
+def test_enrich_adds_each_leads_profile_with_its_own_progress(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    form = LeadSearchForm(make_client())
+    form.fill(title_keywords=["Engineer"], limit=12)
+    form.search(wait=True)
+    assert form.frame is not None
+    assert form.frame.height == 12
+    form.enrich_button.click()
+    form.join(30)
+    assert form.feedback.error_text == ""
+    assert form.enriched is not None
+    assert form.enriched.height == 12
+    assert "profile_full_name" in form.enriched.columns
+    assert (form.enrich_bar.n, form.enrich_bar.style) == (12, "success")
+    assert form.feedback.status_text.startswith("Enriched 12 rows (12 lookups, 0 rows with")
+    assert charged(fresh, "get-profile-details") == 12
+    assert "profile_full_name" in form.table.value
+    assert form.table_frame() is form.enriched, "Export writes the enriched table"
+
+
+def test_a_company_search_with_every_kind_of_filter(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    form = CompanySearchForm(make_client())
+    headcounts = form.controls["company_headcounts"]
+    headcounts.set(["C", "D", "E"])
+    form.controls["company_headcount_growth"].set(("-50", "200"))
+    form.controls["hiring_on_profnet"].set("true")
+    pick_place(form, "headquarters_location", "United States")
+    form.controls["keywords"].set("")
+    form.controls["limit"].set(25)
+    params = form.params()
+    assert params["company_headcounts"] == ["C", "D", "E"]
+    assert params["company_headcount_growth"] == ("-50", "200")
+    assert params["hiring_on_profnet"] == "true"
+    assert "At most 50 credits: 25 credits to start the search" in form.cost.value
+    form.search(wait=True)
+    assert form.feedback.error_text == ""
+    assert form.frame is not None
+    assert set(form.frame["company_size"].to_list()) <= {"51-200", "201-500", "501-1000"}
+    assert charged(fresh, "search-companies") == 25
+    assert charged(fresh, "get-company-results") == form.frame.height
+    form.enrich(wait=True)
+    assert form.enriched is not None
+    assert charged(fresh, "get-company-details") == form.frame["profnet_url"].n_unique()
+
+
+def test_a_sales_navigator_url_replaces_the_filters(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    form = CompanySearchForm(make_client())
+    form.fill(keywords="cloud", sales_nav_url="https://www.profnet.com/sales/search/company?x=1")
+    assert form.mode.value == "url"
+    assert form.filters_box.layout.display == "none"
+    assert form.params() == {
+        "sales_nav_url": "https://www.profnet.com/sales/search/company?x=1",
+        "limit": 100,
+    }
+    form.controls["limit"].set(5)
+    form.search(wait=True)
+    assert form.frame is not None
+    assert form.frame.height == 5
+    assert charged(fresh, "search-companies") == 25
+
+
+def test_mistakes_show_one_clear_message_and_cost_nothing(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    form = CompanySearchForm(make_client())
+    form.search(wait=True)
+    assert form.feedback.error_text.startswith("search-companies needs at least one filter")
+    form.controls["company_headcount_growth"].set(("10", ""))
+    assert "give both bounds" in form.cost.value
+    form.search(wait=True)
+    assert form.feedback.error_text == (
+        "Company headcount growth: give both bounds (min and max), or leave both empty."
+    )
+    form.controls["company_headcount_growth"].set(("", ""))
+    form.pickers["headquarters_location"].find.click()
+    form.pickers["headquarters_location"].runner.join()
+    assert form.feedback.error_text == "Type a place name first, then press Find."
+    assert charged(fresh) == 0
+    assert not form.search_button.disabled
+
+
+def test_a_failed_search_and_the_budget_are_told_in_the_form(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    form = LeadSearchForm(make_client(budget=60))
+    form.fill(keywords="sandbox-fail", limit=10)
+    assert "Over the budget" not in form.cost.value
+    form.search(wait=True)
+    assert "failed at the service" in form.feedback.error_text
+    assert form.bar.style == "danger"
+    form.fill(keywords="something else", limit=100)
+    assert "Over the budget: lower the limit or raise the budget." in form.cost.value
+    form.search(wait=True)
+    assert form.feedback.error_text.startswith("search-leads may cost 50 credits and only 10")
+    assert charged(fresh) == 50
+
+
+def test_cancel_stops_waiting_and_attach_picks_the_search_up_again(
+    make_client: MakeClient, fresh: RunningSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fresh.backend, "job_seconds", 600.0)
+    form = LeadSearchForm(make_client())
+    form.fill(title_keywords="Designer", limit=30)
+    form.search()
+    eventually(lambda: "processing" in form.feedback.status_text)
+    assert not form.cancel_button.disabled
+    form.cancel_button.click()
+    form.join(5)
+    assert not form.runner.running, "Cancel ends the wait at once"
+    request_id = form.request_id.value
+    assert form.feedback.status_text.startswith(f"Cancelled. The search {request_id} goes on")
+    assert form.bar.style == "danger"
+    assert form.cancel_button.disabled
+    assert charged(fresh) == 50
+
+    requests.post(f"{fresh.base_url}/_sandbox/clock", json={"advance": 601}, timeout=5)
+    other = LeadSearchForm(make_client())  # another session, knowing only the request id
+    other.attach(request_id, wait=True)
+    assert other.frame is not None
+    assert other.frame.height == 30
+    assert charged(fresh) == 50 + 30, "attaching pays for the results only"

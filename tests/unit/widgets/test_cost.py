@@ -1,0 +1,78 @@
+"""The cost lines: creation price + up to `limit` results; reused searches; the budget."""
+
+from __future__ import annotations
+
+import pytest
+
+from profnet_sheets.client.client import Estimate
+from profnet_sheets.widgets.cost import (
+    SearchCost,
+    budget_text,
+    lookup_cost_text,
+    search_cost_text,
+)
+
+
+def cost(
+    *,
+    reused: bool = False,
+    limit: int = 100,
+    results_read: int = 0,
+    total_results: int | None = None,
+    budget_left: int | None = None,
+) -> SearchCost:
+    """A lead search's cost (50 credits to start, 1 per result)."""
+    return SearchCost(50, reused, limit, 1, results_read, total_results, budget_left)
+
+
+def test_a_new_search_costs_its_creation_plus_up_to_limit_results() -> None:
+    line = search_cost_text(cost(budget_left=1000))
+    assert line == (
+        "At most 150 credits: 50 credits to start the search, then up to 100 credits for its "
+        "results (1 per result, limit 100). Budget left: 1,000 credits."
+    )
+
+
+def test_a_reused_search_is_free_to_start() -> None:
+    line = search_cost_text(cost(reused=True))
+    assert line.startswith("At most 100 credits: the same search ran within the last 24 h")
+    assert "(reused, free)" in line
+    assert line.endswith("No budget set.")
+
+
+def test_a_reused_search_whose_results_were_read_is_free() -> None:
+    reused = cost(reused=True, results_read=31, total_results=31)
+    assert reused.credits == 0
+    assert search_cost_text(reused).startswith(
+        "Free: the same search ran within the last 24 h (reused, free) and its 31 results"
+    )
+
+
+def test_results_read_partly_count_only_the_rest() -> None:
+    partly = cost(reused=True, results_read=25, total_results=60, limit=100)
+    assert partly.results_to_pay == 35
+    assert "25 results already read" in search_cost_text(partly)
+
+
+def test_the_limit_caps_what_results_cost() -> None:
+    assert cost(reused=True, results_read=0, total_results=500, limit=40).results_to_pay == 40
+
+
+def test_over_the_budget_is_said() -> None:
+    assert search_cost_text(cost(budget_left=120)).endswith(
+        "Budget left: 120 credits. Over the budget: lower the limit or raise the budget."
+    )
+
+
+@pytest.mark.parametrize(
+    ("left", "text"), [(None, "No budget set."), (1, "Budget left: 1 credit.")]
+)
+def test_budget_text(left: int | None, text: str) -> None:
+    assert budget_text(left, 0) == text
+
+
+def test_lookup_cost() -> None:
+    assert lookup_cost_text(Estimate(1, 1, 1, 0, None)).startswith("Free: the answer is in")
+    assert lookup_cost_text(Estimate(1, 1, 0, 1, 10)) == (
+        "At most 1 credit (free next time: answers are cached). Budget left: 10 credits."
+    )
