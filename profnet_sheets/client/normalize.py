@@ -30,6 +30,7 @@ __all__ = [
     "numeric_id",
     "post_urn",
     "profile_url",
+    "school_ids",
     "school_or_company_url",
     "string_list",
     "text",
@@ -661,6 +662,31 @@ def id_list(value: object, parameter: str) -> list[str]:
                 continue
             found.append(numeric_id(piece, parameter))
     return _unique(found)
+
+
+def school_ids(value: object, parameter: str) -> list[str]:
+    """School ids (spec: not shown): what follows /school/ in a school page's URL, a slug
+    (`stanford-university`) or a number; given as ids, slugs or whole school page URLs, from a
+    scalar, list or range. Text splits on commas, semicolons and whitespace; duplicates go."""
+    found: list[str] = []
+    for item in _flatten(value, parameter):
+        pieces: list[object] = list(_ID_SEPARATORS.split(item)) if isinstance(item, str) else [item]
+        for piece in pieces:
+            if isinstance(piece, str) and not _strip(piece.translate(_INVISIBLE)):
+                continue
+            if not isinstance(piece, str):
+                found.append(numeric_id(piece, parameter))
+                continue
+            try:
+                url = _page_url(piece, ("school",), _SCHOOL_WANTED, _SCHOOL_EXAMPLE, "school")
+            except NormalizationError as error:
+                raise NormalizationError(str(error), parameter, value) from None
+            found.append(url.rstrip("/").rsplit("/", 1)[1])
+    return _unique(found)
+
+
+_SCHOOL_WANTED: Final = "a school id or school page URL"
+_SCHOOL_EXAMPLE: Final = f"{_CANONICAL_HOST}/school/stanford-university/"
 
 
 def int_list(value: object, parameter: str) -> list[int]:

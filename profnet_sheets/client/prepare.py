@@ -27,6 +27,7 @@ _IDENTIFIERS = ("company_id", "profnet_url", "domain")
 _ID_LISTS: dict[str, Callable[[Any, str], list[Any]]] = {
     "string": normalize.string_list,
     "id": normalize.id_list,
+    "school": normalize.school_ids,
     "integer": normalize.int_list,
 }
 

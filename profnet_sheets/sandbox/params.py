@@ -77,6 +77,7 @@ def _array(param: Param, value: Any) -> list[Any]:
             "string": isinstance(item, str),
             "integer": isinstance(item, int) and not isinstance(item, bool),
             "id": isinstance(item, str | int) and not isinstance(item, bool),
+            "school": isinstance(item, str | int) and not isinstance(item, bool),
             "headcount_code": isinstance(item, str) and item in (param.enum or ()),
         }[param.items or "string"]
         if not ok:
@@ -84,6 +85,7 @@ def _array(param: Param, value: Any) -> list[Any]:
                 "string": "strings",
                 "integer": "integers (numeric ids)",
                 "id": "ids (strings or integers)",
+                "school": "school ids (strings or integers)",
                 "headcount_code": "headcount codes A to H",
             }[param.items or "string"]
             raise invalid(param.name, f"{param.name} must hold {expected}; got {item!r}.")

@@ -9,7 +9,7 @@ from profnet_sheets.spec import resources as r
 from profnet_sheets.spec.schema import STRING, ArrayOf, Field, ObjectOf, Shape, obj
 
 ParamType = Literal["string", "integer", "number", "flag", "array", "object"]
-ItemType = Literal["string", "integer", "id", "headcount_code"]
+ItemType = Literal["string", "integer", "id", "school", "headcount_code"]
 Location = Literal["query", "body"]
 PriceKind = Literal["fixed", "per_item", "free"]
 SearchKind = Literal["leads", "companies"]
@@ -164,7 +164,7 @@ _SEARCH_LEADS_FILTERS = (
     Param("past_company_ids", "array", items="id", description="Past company ids"),
     Param("geo_codes", "array", items="integer", description="Location geo ids (numeric)"),
     Param("industry_codes", "array", items="id", description="Industry codes"),
-    Param("school_ids", "array", items="id", description="School ids"),
+    Param("school_ids", "array", items="school", description="School ids"),
     Param("keywords", description="General keywords"),
 )
 
@@ -554,7 +554,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                 pattern=HEADCOUNT_URL_PATTERN,
             ),
             Param("where_they_live", "array", items="string", description="Geographic region ids"),
-            Param("where_they_studied", "array", items="string", description="School ids"),
+            Param("where_they_studied", "array", items="school", description="School ids"),
             Param("what_they_do", "array", items="string", description="Function ids"),
             Param("what_they_are_skilled_at", "array", items="string", description="Skill ids"),
             Param("what_they_studied", "array", items="string", description="Field-of-study ids"),

@@ -59,6 +59,7 @@ _ITEM_SCHEMAS: dict[str, Schema] = {
     "string": {"type": "string"},
     "integer": {"type": "integer"},
     "id": {"type": ["string", "integer"]},
+    "school": {"type": ["string", "integer"]},
 }
 
 

@@ -52,7 +52,7 @@ def _control(param: Param) -> Control:
         # headquarters_location...): a numeric-id list is a list of places.
         if param.items == "integer":
             return "places"
-        return "ids" if param.items == "id" else "lines"
+        return "ids" if param.items in ("id", "school") else "lines"
     if param.type == "object":
         return "range"
     if param.type == "flag":

@@ -933,3 +933,23 @@ def test_normalisers_remember_text_but_not_numbers_or_errors() -> None:
     for _ in range(2):  # refused each time: a failure is never remembered as an answer
         with pytest.raises(NormalizationError):
             n.domain("localhost")
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("https://www.profnet.com/school/stanford-university/", ["stanford-university"]),
+        ("profnet.com/school/Stanford-University", ["stanford-university"]),
+        ("stanford-university, mit", ["stanford-university", "mit"]),
+        (1792.0, ["1792"]),
+        (["1792", " 1792 ", None, ""], ["1792"]),
+    ],
+)
+def test_school_ids_are_slugs_or_numbers_from_urls_or_ids(given: Any, expected: list[str]) -> None:
+    assert n.school_ids(given, "school_ids") == expected
+
+
+def test_a_company_url_is_not_a_school_id() -> None:
+    with pytest.raises(NormalizationError, match="school") as caught:
+        n.school_ids("https://www.profnet.com/company/acme/", "school_ids")
+    assert caught.value.parameter == "school_ids"

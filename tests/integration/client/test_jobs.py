@@ -95,3 +95,18 @@ def test_a_reused_search_that_the_service_forgot_is_run_again(
     assert again.request_id != first.request_id or again.status().completed
     assert len(again.results()) == 5
     assert calls(fresh, "search-leads") == 1
+
+
+def test_a_school_found_by_name_filters_a_lead_search(make_client: MakeClient) -> None:
+    client = make_client()
+    everyone = client.search_leads(keywords="alumni", limit=2500).results()
+    schools = client.google_schools(school_name="university")["results"]
+    assert schools
+    counts = []
+    for school in schools[:3]:
+        url = school["profnet_url"]  # the school's id is the part after /school/
+        leads = client.search_leads(keywords="alumni", school_ids=[url], limit=2500).results()
+        assert {lead["profnet_url"] for lead in leads} <= {p["profnet_url"] for p in everyone}
+        counts.append(len(leads))
+    assert any(counts), "a school's alumni are found by its page URL"
+    assert all(count < len(everyone) for count in counts), "the filter narrows"
