@@ -21,6 +21,7 @@ from profnet_sheets.errors import (
     InsufficientCredits,
     InvalidParameter,
     NotFound,
+    OfflineMiss,
     ProfnetError,
     Unauthorized,
 )
@@ -29,6 +30,7 @@ Frame = pl.DataFrame | pl.LazyFrame
 Progress = bool | Callable[[int, int], None] | None  # a bar, none, or a hook (done, total)
 NOT_FETCHED = "budget reached: not fetched (raise the budget and run again; done rows are free)"
 INTERRUPTED = "interrupted: not fetched (run again; done rows are free)"
+OFFLINE_MISS = "offline: not in the cache (run online to fetch it)"
 
 
 class EnrichmentInterrupted(KeyboardInterrupt):
@@ -69,6 +71,8 @@ def _error_text(error: ProfnetError) -> str:
         return "not found"
     if isinstance(error, BudgetExceeded):
         return NOT_FETCHED
+    if isinstance(error, OfflineMiss):
+        return OFFLINE_MISS
     if isinstance(error, InsufficientCredits):
         return f"out of credits: {error}"
     return f"service error: {error}"

@@ -264,3 +264,16 @@ def test_a_pandas_frame_is_accepted(client: Client) -> None:
     assert isinstance(out, pl.DataFrame)
     assert out["company_company_name"].to_list() == ["Stripe", None, "Acme"]
     assert out["n"].to_list() == [1, 2, 3]
+
+
+def test_offline_rows_say_they_are_not_in_the_cache(
+    client: Client, sandbox: RunningSandbox
+) -> None:
+    from profnet_sheets.batch.engine import OFFLINE_MISS
+
+    client.get_company_details(domain="stripe.com")
+    frame = pl.DataFrame({"site": ["stripe.com", "never-fetched.io"]})
+    offline = client.with_options(offline=True)
+    out = enrich(frame, "site", "company", client=offline, progress=False)
+    assert out["company_error"].to_list() == [None, OFFLINE_MISS]
+    assert charged(sandbox) == 1

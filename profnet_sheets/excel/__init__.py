@@ -1,0 +1,1 @@
+"""Excel front end: PROFNET_* formulas (classic xlwings UDFs), search macros, cell conversions."""

@@ -1,0 +1,175 @@
+"""Excel values <-> Python: keys from cells, ranges and their shape, cell values out, #PROFNET!."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from profnet_sheets.client import normalize
+from profnet_sheets.client.normalize import NormalizationError
+
+ERROR_PREFIX: Final = "#PROFNET!"
+# Excel's error values as COM hands them over (pywin32 ints); xlwings turns them into None, or
+# into their text with err_to_str, but a raw COM caller still sees these.
+EXCEL_ERROR_CODES: Final = {
+    -2146826281: "#DIV/0!",
+    -2146826246: "#N/A",
+    -2146826259: "#NAME?",
+    -2146826288: "#NULL!",
+    -2146826252: "#NUM!",
+    -2146826265: "#REF!",
+    -2146826273: "#VALUE!",
+}
+MAX_CELL_TEXT: Final = 32_767  # the most characters one Excel cell holds
+MAX_ERROR_TEXT: Final = 300  # an error stays readable in a cell
+_EXACT: Final = 2**53  # above this an Excel number (a double) no longer holds every integer
+_NAME_SEPARATORS: Final = re.compile(r"[,;\n\r\t]+")
+
+CellValue = str | int | float | bool
+Rows = list[list[CellValue]]
+Result = CellValue | Rows  # what a formula hands back: one value, or rows that spill
+
+
+# -- values in ------------------------------------------------------------------------------------
+
+
+def key(value: Any, parameter: str) -> str | None:
+    """One key cell as text (`12345.0` -> `"12345"`, spaces stripped), None when blank.
+
+    Raises NormalizationError, saying what to do, for Excel error values (as text or COM
+    codes), true/false values, dates, lists, and numbers Excel has already rounded.
+    """
+    if value is None:
+        return None
+    value = clean(value)
+    if isinstance(value, dt.date | dt.time | dt.timedelta):
+        raise NormalizationError(
+            f"{parameter} comes from a cell holding a date or time ({value}): "
+            "format the cell as Text or General and type the value again",
+            parameter,
+            value,
+        )
+    if isinstance(value, float) and value.is_integer() and abs(value) > _EXACT:
+        raise NormalizationError(
+            f"{parameter} {value:.15g} has more digits than an Excel number holds, so Excel has "
+            "rounded it: format the cells as Text and type the id again",
+            parameter,
+            value,
+        )
+    return normalize.text(value, parameter)
+
+
+def clean(value: Any) -> Any:
+    """`value` with COM error codes turned into Excel's error text, at any depth, so that the
+    client's normalisation refuses them instead of reading them as numbers."""
+    if isinstance(value, list | tuple):
+        return [clean(item) for item in value]
+    if isinstance(value, int) and not isinstance(value, bool) and value in EXCEL_ERROR_CODES:
+        return EXCEL_ERROR_CODES[value]
+    return value
+
+
+def flag(value: Any, parameter: str) -> bool | None:
+    """An optional TRUE/FALSE argument (also 1/0, yes/no); None when left blank."""
+    if not isinstance(value, bool) and key(value, parameter) is None:
+        return None
+    return normalize.flag(value, parameter) == "true"
+
+
+def names(value: Any, parameter: str) -> list[str]:
+    """Names from a text (`"a, b; c"`) or a range of cells holding them, in order, once each."""
+    if value is None:
+        return []
+    found: list[str] = []
+    for cell in grid(value).cells:
+        text = key(cell, parameter)
+        if text is not None:
+            found.extend(part.strip() for part in _NAME_SEPARATORS.split(text) if part.strip())
+    return list(dict.fromkeys(found))
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The cells of an argument in reading order (left to right, top to bottom), its shape."""
+
+    cells: tuple[Any, ...]
+    rows: int
+    cols: int
+    is_range: bool  # a list came in (a range), even of one cell
+
+    @property
+    def single(self) -> bool:
+        """One value: a scalar, or a range of one cell."""
+        return len(self.cells) == 1
+
+    def shape(self, values: Sequence[CellValue]) -> Rows:
+        """`values` (one per cell, in reading order) laid out in this grid's shape."""
+        return [list(values[row * self.cols : (row + 1) * self.cols]) for row in range(self.rows)]
+
+
+def grid(value: Any) -> Grid:
+    """A scalar, a 1-D range (a list: taken as a column) or a 2-D range (a list of rows); an
+    empty list is one blank cell (Excel never hands over a range of no cells)."""
+    if not isinstance(value, list | tuple):
+        return Grid((value,), 1, 1, is_range=False)
+    if not any(isinstance(row, list | tuple) for row in value):
+        cells = tuple(value) or (None,)
+        return Grid(cells, len(cells), 1, is_range=True)
+    rows = [list(row) if isinstance(row, list | tuple) else [row] for row in value]
+    width = max(len(row) for row in rows) or 1
+    cells = tuple(cell for row in rows for cell in row + [None] * (width - len(row)))
+    return Grid(cells, len(rows), width, is_range=True)
+
+
+# -- values out -----------------------------------------------------------------------------------
+
+
+def cell(value: Any) -> CellValue:
+    """A Python value as one Excel cell: None -> "", lists of text -> "a; b", nested data ->
+    JSON; integers Excel cannot hold exactly become text; text is cut to Excel's limit."""
+    kind = type(value)
+    if kind is str:
+        return value if len(value) <= MAX_CELL_TEXT else _fit(value)
+    if value is None:
+        return ""
+    if kind is int:
+        return value if -_EXACT <= value <= _EXACT else str(value)
+    if kind is float:
+        return value if math.isfinite(value) else ""
+    if kind is bool:
+        return bool(value)
+    if isinstance(value, list | tuple):
+        if all(type(item) is str for item in value):
+            return _fit("; ".join(value))
+        if not any(isinstance(item, dict | list) for item in value):
+            return _fit("; ".join(str(cell(item)) for item in value if item is not None))
+    for plain in (str, int, float):  # subclasses (numpy floats, enums) as their plain value
+        if isinstance(value, plain):
+            return cell(plain(value))
+    return _fit(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str))
+
+
+def _fit(text: str, limit: int = MAX_CELL_TEXT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def error_text(message: object) -> str:
+    """`#PROFNET! ...`: one short line saying what went wrong and what to do."""
+    line = " ".join(str(message).split()) or "something went wrong"
+    return f"{ERROR_PREFIX} {_fit(line, MAX_ERROR_TEXT)}"
+
+
+def is_error_text(value: object) -> bool:
+    return isinstance(value, str) and value.startswith(ERROR_PREFIX)
+
+
+def rows_or_value(rows: Rows) -> Result:
+    """A single cell as its value (Excel shows it in the formula's cell), else the rows."""
+    if len(rows) == 1 and len(rows[0]) == 1:
+        return rows[0][0]
+    return rows if rows else ""

@@ -1,0 +1,260 @@
+"""Lookups by key: one cell is one call (from memory when warm); a range is one enrich() call."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from profnet_sheets.batch.kinds import Kind
+from profnet_sheets.client.normalize import NormalizationError
+from profnet_sheets.errors import ProfnetError
+from profnet_sheets.excel import cells
+from profnet_sheets.excel.cells import CellValue, Grid, Result, Rows
+from profnet_sheets.excel.messages import NOT_FOUND, ArgumentError, message_for, row_message
+from profnet_sheets.excel.session import ExcelSession
+from profnet_sheets.spec.schema import ArrayOf, ObjectOf
+
+Answer = dict[str, Any] | str | None  # a record, a #PROFNET! text, or None for a blank key
+_OUT = "out."  # prefix of the columns enrich() adds: never a key column's name
+
+
+def canonical_name(name: str) -> str:
+    """`Company Name`, `company-name` -> `company_name`."""
+    return "_".join(name.strip().lower().replace("-", " ").split())
+
+
+def choose_fields(
+    shape: ObjectOf, asked: Any, function: str, default: Sequence[str] | None = None
+) -> list[str]:
+    """The fields named in `asked` (text or cells; any case, spaces for underscores), or
+    `default` (all the shape's fields) when none are named."""
+    fallback = None if default is None else tuple(default)
+    try:
+        # id(shape): shapes are the spec's constants, and hashing one walks all its fields
+        key = (id(shape), asked, function, fallback)
+        known = _CHOSEN.get(key)
+    except TypeError:  # a range of names (a list): not hashable, so not remembered
+        return list(_choose(shape, asked, function, fallback))
+    if known is None:
+        if len(_CHOSEN) >= 4096:
+            _CHOSEN.clear()
+        known = _CHOSEN[key] = _choose(shape, asked, function, fallback)
+    return list(known)
+
+
+def _choose(
+    shape: ObjectOf, asked: Any, function: str, default: tuple[str, ...] | None
+) -> tuple[str, ...]:
+    names = cells.names(asked, "fields")
+    if not names:
+        return shape.field_names if default is None else default
+    known = {canonical_name(name): name for name in shape.field_names}
+    unknown = [name for name in names if canonical_name(name) not in known]
+    if unknown:
+        raise ArgumentError(
+            f"{function} has no field {', '.join(map(repr, unknown))}: "
+            f"use {', '.join(shape.field_names)}"
+        )
+    return tuple(dict.fromkeys(known[canonical_name(name)] for name in names))
+
+
+_CHOSEN: dict[tuple[int, Any, str, tuple[str, ...] | None], tuple[str, ...]] = {}
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """A formula over a kind of enrichment. With `items` (the record's list of posts or
+    recommendations) each item is a row, after the key when there are several keys."""
+
+    function: str
+    kind: Kind
+    items: str | None = None
+    key_name: str = "key"
+
+    @property
+    def shape(self) -> ObjectOf:
+        """The fields a user may choose: the record's, or one item's."""
+        if self.items is None:
+            return self.kind.output
+        field = self.kind.output.field(self.items).shape
+        if not (isinstance(field, ArrayOf) and isinstance(field.items, ObjectOf)):
+            raise TypeError(f"{self.kind.name}.{self.items} is not a list of records")
+        return field.items
+
+    def with_record(self, record: Callable[[Any], dict[str, Any] | None]) -> Lookup:
+        """The same lookup keeping another part of the answer (e.g. a place of one type)."""
+        return dataclasses.replace(self, kind=dataclasses.replace(self.kind, record=record))
+
+
+def lookup(
+    session: ExcelSession,
+    spec: Lookup,
+    inputs: Mapping[str, Any],
+    fields: list[str],
+    header: bool | None,
+    options: Mapping[str, Any] | None = None,
+) -> Result:
+    """`spec` for one key (a value, or a row) or for ranges of keys (one table, one batch).
+
+    `inputs`: parameter -> argument (a value or a range); ranges must have as many cells as
+    the largest, single values apply to every row. `options` apply to every lookup.
+    """
+    grids = {name: cells.grid(value) for name, value in inputs.items()}
+    main = max(grids.values(), key=lambda grid: len(grid.cells))
+    given = {
+        name: cells.clean(value) for name, value in (options or {}).items() if value is not None
+    }
+    if main.single:
+        first = {name: grid.cells[0] for name, grid in grids.items()}
+        answers = [fetch_one(session, spec.kind, first, given)]
+    else:
+        columns = _columns(spec, grids, len(main.cells))
+        ranged = {name for name, grid in grids.items() if not grid.single}
+        answers = fetch_many(session, spec.kind, columns, given, ranged)
+    if main.single and (answers[0] is None or isinstance(answers[0], str)):
+        return answers[0] or ""  # one blank key, or one key's error: nothing to spill
+    if spec.items is None:
+        return _records(answers, fields, bool(header), main)
+    keys = None if main.single else [cells.cell(value) for value in main.cells]
+    return _items(spec.items, answers, fields, header, keys, spec.key_name)
+
+
+def _columns(spec: Lookup, grids: Mapping[str, Grid], size: int) -> dict[str, Sequence[Any]]:
+    """Each input's cells, a single value repeated on every row."""
+    uneven = [name for name, grid in grids.items() if len(grid.cells) not in (1, size)]
+    if uneven:
+        raise ArgumentError(
+            f"{spec.function}: the ranges of {', '.join(grids)} must have as many cells each "
+            f"({', '.join(f'{name} {len(grid.cells)}' for name, grid in grids.items())})"
+        )
+    return {name: grid.cells * (size // len(grid.cells)) for name, grid in grids.items()}
+
+
+def fetch_one(
+    session: ExcelSession, kind: Kind, inputs: Mapping[str, Any], options: Mapping[str, Any]
+) -> Answer:
+    """One key's record: a call the client answers from memory when it can."""
+    try:
+        row = {name: cells.key(value, name) for name, value in inputs.items()}
+        if all(value is None for value in row.values()):
+            return None
+        raw = (kind.name, *row.items(), *sorted(options.items()))
+        try:
+            params = session.call_for(raw, lambda: kind.call(row, options))
+        except TypeError:  # a list among the options: not hashable, normalised every time
+            params = kind.call(row, options)
+        payload = session.client.call(kind.endpoint, params)
+    except (ProfnetError, NormalizationError) as error:
+        return message_for(error)
+    record = kind.record(payload)
+    return record if record is not None else cells.error_text(NOT_FOUND)
+
+
+def _key_rows(
+    columns: Mapping[str, Sequence[Any]], ranged: set[str]
+) -> tuple[dict[str, list[str | None]], dict[int, str]]:
+    """Each row's keys as text, and the message of each row with a cell that cannot be a key.
+    Such a row, and a row whose ranged cells are all blank, is left blank: no lookup."""
+    texts: dict[str, list[str | None]] = {name: [] for name in columns}
+    invalid: dict[int, str] = {}
+    for index, values in enumerate(zip(*columns.values(), strict=True)):
+        try:
+            row = [cells.key(value, name) for name, value in zip(columns, values, strict=True)]
+        except NormalizationError as error:
+            invalid[index] = message_for(error)
+            row = [None] * len(columns)
+        if all(text is None for name, text in zip(columns, row, strict=True) if name in ranged):
+            row = [None] * len(columns)
+        for name, text in zip(columns, row, strict=True):
+            texts[name].append(text)
+    return texts, invalid
+
+
+def fetch_many(
+    session: ExcelSession,
+    kind: Kind,
+    columns: Mapping[str, Sequence[Any]],
+    options: Mapping[str, Any],
+    ranged: set[str] | None = None,
+) -> list[Answer]:
+    """Every row's record through ONE enrich() call: each unique key fetched once,
+    concurrently; rows in order. `ranged`: the columns that came from ranges (default all):
+    a row whose ranged cells are blank is blank, whatever the single values say."""
+    import polars as pl
+
+    from profnet_sheets.batch.engine import enrich
+
+    texts, invalid = _key_rows(columns, set(columns) if ranged is None else ranged)
+    frame = pl.DataFrame(texts, schema=dict.fromkeys(texts, pl.String))
+    fields = list(kind.output.field_names)
+    out = enrich(
+        frame,
+        {name: name for name in texts},
+        kind,
+        fields=fields,
+        client=session.client,
+        options=options,
+        concurrency=session.client.settings.concurrency,
+        progress=False,
+        prefix=_OUT,
+    )
+    errors = out[_OUT + "error"].to_list()
+    records = out.select([_OUT + name for name in fields]).rows()
+    answers: list[Answer] = []
+    for index, (error, values) in enumerate(zip(errors, records, strict=True)):
+        if index in invalid:
+            answers.append(invalid[index])
+        elif error is not None:
+            answers.append(row_message(error))
+        elif all(column[index] is None for column in texts.values()):
+            answers.append(None)
+        else:
+            answers.append(dict(zip(fields, values, strict=True)))
+    return answers
+
+
+def _row(answer: Answer, fields: Sequence[str]) -> list[CellValue]:
+    if isinstance(answer, dict):
+        return [cells.cell(answer.get(name)) for name in fields]
+    return [answer or "", *[""] * (len(fields) - 1)]
+
+
+def _records(answers: list[Answer], fields: list[str], header: bool, grid: Grid) -> Result:
+    """One field: the keys' shape (a value for one key); several: one row per key."""
+    if len(fields) == 1:
+        rows = grid.shape([_row(answer, fields)[0] for answer in answers])
+        top: Rows = [[fields[0], *[""] * (grid.cols - 1)]]
+    else:
+        rows = [_row(answer, fields) for answer in answers]
+        top = [list(fields)]
+    return cells.rows_or_value(top + rows if header else rows)
+
+
+def _items(
+    items: str,
+    answers: list[Answer],
+    fields: list[str],
+    header: bool | None,
+    keys: list[CellValue] | None,
+    key_name: str,
+) -> Result:
+    """One row per item (post, recommendation, result), after its key when there are several
+    keys; a header row unless turned off."""
+    rows: Rows = []
+    for index, answer in enumerate(answers):
+        lead = [] if keys is None else [keys[index]]
+        if isinstance(answer, dict):
+            found = answer.get(items) or []
+            rows.extend(lead + _row(item, fields) for item in found if isinstance(item, dict))
+        elif answer is not None:
+            rows.append(lead + _row(answer, fields))
+    heading: list[CellValue] = [*([] if keys is None else [key_name]), *fields]
+    top: Rows = [heading]
+    return cells.rows_or_value(top + rows if header is not False else rows)
+
+
+def item_rows(items: Sequence[Any], fields: list[str], header: bool | None) -> Result:
+    """The results of one search, one row each (a header row unless turned off)."""
+    return _items("items", [{"items": list(items)}], fields, header, None, "")

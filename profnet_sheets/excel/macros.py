@@ -1,0 +1,87 @@
+"""RunPython entry points behind the search buttons: thin shells over xlwings; searches.py decides.
+
+A button's VBA macro:
+    RunPython "from profnet_sheets.excel.macros import lead_search; lead_search()"
+or the xlwings tab's Run main, with the template's .py file beside the workbook.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from profnet_sheets.client.jobs import SearchKind
+from profnet_sheets.errors import SearchError
+from profnet_sheets.excel import searches, session
+from profnet_sheets.excel.cells import Rows
+from profnet_sheets.excel.messages import message_for
+
+FILTER_CELLS: Final = "A2:B60"  # (name, value) rows under the Filters sheet's header
+REPORT_CELL: Final = "E1"  # the 'Last run' block
+REPORT_CLEAR: Final = "E1:F12"
+REQUEST_ID_CELL: Final = "F3"  # in that block: the request_id (=PROFNET_LEADS(Filters!F3))
+
+
+def lead_search(book: Any = None) -> None:
+    """Run the lead search of the Filters sheet; results on the Results sheet."""
+    run_search(_caller(book), "leads")
+
+
+def company_search(book: Any = None) -> None:
+    """Run the company search of the Filters sheet; results on the Results sheet."""
+    run_search(_caller(book), "companies")
+
+
+def _caller(book: Any) -> Any:
+    if book is not None:
+        return book
+    import xlwings as xw
+
+    return xw.Book.caller()
+
+
+def _sheet(book: Any, name: str) -> Any:
+    try:
+        return book.sheets[name]
+    except Exception:  # xlwings raises different errors on Windows and macOS
+        return book.sheets.add(name, after=book.sheets[-1])
+
+
+def _report(book: Any, rows: Rows) -> None:
+    sheet = _sheet(book, searches.FILTERS_SHEET)
+    sheet.range(REPORT_CLEAR).clear_contents()
+    sheet.range(REPORT_CELL).value = rows
+
+
+def run_search(book: Any, kind: SearchKind) -> None:
+    """Filters -> the cost (asked for confirmation) -> the search, with progress in the
+    status bar -> the Results sheet, and a 'Last run' block beside the filters."""
+    app = book.app
+    request = None
+    try:
+        current = session.current(lambda: session.book_config(book))
+        rows = _sheet(book, searches.FILTERS_SHEET).range(FILTER_CELLS).value
+        request = searches.read_filters(kind, rows or [])
+        cost = searches.cost(current.client, request)
+        if not cost.within_budget:
+            _report(book, searches.summary(request, f"{cost.line()} Over the budget: not run."))
+            return
+        prompt = f"{cost.line()} Run it?"
+        if cost.total and app.alert(prompt, title="profnet", buttons="ok_cancel") != "ok":
+            _report(book, searches.summary(request, "cancelled: nothing spent"))
+            return
+
+        def show(line: str) -> None:
+            app.status_bar = line
+
+        done = searches.run(current.client, request, show)
+        results = _sheet(book, searches.RESULTS_SHEET)
+        results.clear_contents()
+        results.range("A1").value = searches.sheet_rows(done.frame)
+        _report(book, searches.summary(request, done))
+    except Exception as error:  # a button never shows a traceback: the reason, and what to do
+        request_id = error.request_id if isinstance(error, SearchError) else ""
+        if request is None:
+            request = searches.SearchRequest(kind, {})
+        _report(book, searches.summary(request, message_for(error), request_id or ""))
+    finally:
+        app.status_bar = False

@@ -1,0 +1,203 @@
+"""The search macros' logic over cell values: a Filters sheet -> a search, its cost, its rows."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from profnet_sheets.batch.io import escape_formula
+from profnet_sheets.batch.kinds import KINDS
+from profnet_sheets.client.jobs import SearchKind, SearchStatus
+from profnet_sheets.client.ledger import price_ceiling
+from profnet_sheets.client.prepare import prepare
+from profnet_sheets.excel import cells
+from profnet_sheets.excel.cells import CellValue, Rows
+from profnet_sheets.excel.lookups import canonical_name
+from profnet_sheets.excel.messages import ArgumentError
+from profnet_sheets.spec import Endpoint, Param, endpoint, search_endpoint
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from profnet_sheets.client.client import Client
+
+FILTERS_SHEET: Final = "Filters"
+RESULTS_SHEET: Final = "Results"
+ENRICH: Final = "enrich"  # the Filters row that adds each result's details
+ENRICH_KIND: Final[dict[SearchKind, str]] = {"leads": "profile", "companies": "company"}
+LABEL: Final[dict[SearchKind, str]] = {"leads": "Lead search", "companies": "Company search"}
+WAIT_SECONDS: Final = 900.0  # how long a macro waits for the service before it hands back
+_PAIR: Final = re.compile(r"[,;]")
+Report = Callable[[str], None]  # a line for Excel's status bar
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """A search as the Filters sheet asks for it: the filters as typed (the client normalises
+    them), and whether to add each result's details."""
+
+    kind: SearchKind
+    filters: dict[str, Any]
+    enrich: bool = False
+
+    @property
+    def endpoint(self) -> Endpoint:
+        return search_endpoint(self.kind, "create")
+
+    @property
+    def limit(self) -> int:
+        """The most results the search gives (the spec's default when not given)."""
+        return int(prepare(self.endpoint, self.filters)["limit"])
+
+
+def filter_rows(kind: SearchKind) -> list[tuple[str, str]]:
+    """Every filter a Filters sheet may hold, with what it is (from the spec)."""
+    rows = [(param.name, param.description) for param in search_endpoint(kind, "create").params]
+    return [*rows, (ENRICH, "TRUE to add each result's details (1 credit per result)")]
+
+
+def _value(param: Param, value: Any) -> Any:
+    """A cell's value as the client takes it: `min, max` for a range of numbers."""
+    if param.type == "object" and isinstance(value, str) and _PAIR.search(value):
+        low, high = _PAIR.split(value, maxsplit=1)
+        return (low.strip(), high.strip())
+    return value
+
+
+def read_filters(kind: SearchKind, rows: Iterable[Sequence[Any] | None]) -> SearchRequest:
+    """The search the (name, value) rows of a Filters sheet ask for, checked against the spec
+    before anything is paid (InvalidParameter names the filter that is wrong)."""
+    ep = search_endpoint(kind, "create")
+    filters: dict[str, Any] = {}
+    enrich = False
+    unknown: list[str] = []
+    for row in rows:
+        name, value = ([*row, None, None] if row else [None, None])[:2]
+        label = cells.key(name, "filter name")
+        value = cells.clean(value)
+        if label is None or (not isinstance(value, bool) and cells.key(value, label) is None):
+            continue  # a blank row, or a filter left empty
+        wanted = canonical_name(label)
+        if wanted == ENRICH:
+            enrich = bool(cells.flag(value, ENRICH))
+        elif wanted in ep.param_names:
+            filters[wanted] = _value(ep.param(wanted), value)
+        else:
+            unknown.append(label)
+    if unknown:
+        raise ArgumentError(
+            f"{FILTERS_SHEET} sheet: no filter {', '.join(map(repr, unknown))}; use "
+            f"{', '.join(ep.param_names)} or {ENRICH}"
+        )
+    prepare(ep, filters)
+    return SearchRequest(kind, filters, enrich)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """The most a search can cost, before it runs."""
+
+    kind: SearchKind
+    search: int  # 0: an identical search ran within the reuse window, and is reused
+    results: int
+    enrichment: int
+    budget_left: int | None
+
+    @property
+    def total(self) -> int:
+        return self.search + self.results + self.enrichment
+
+    @property
+    def within_budget(self) -> bool:
+        return self.budget_left is None or self.total <= self.budget_left
+
+    def line(self) -> str:
+        search = f"the search {self.search}" if self.search else "the search reused (free)"
+        parts = [search, f"up to {self.results} for the results"]
+        if self.enrichment:
+            parts.append(f"up to {self.enrichment} for their details")
+        left = "" if self.budget_left is None else f"; budget left {self.budget_left}"
+        return f"{LABEL[self.kind]}: at most {self.total} credits ({', '.join(parts)}){left}."
+
+
+def cost(client: Client, request: SearchRequest) -> Cost:
+    """What the request can cost at most: its creation (nothing if reused), 1 credit per
+    result, and 1 per result's details when asked for."""
+    estimate = client.estimate([(request.endpoint.name, request.filters)])
+    results = search_endpoint(request.kind, "results").price.upper_bound(request.limit)
+    details = endpoint(KINDS[ENRICH_KIND[request.kind]].endpoint)
+    enrichment = request.limit * price_ceiling(details, {}) if request.enrich else 0
+    return Cost(request.kind, estimate.credits, results, enrichment, client.budget.left)
+
+
+@dataclass(frozen=True)
+class SearchRun:
+    """A finished search: its id, last status, results (with details if asked), credits."""
+
+    request_id: str
+    status: SearchStatus
+    frame: pl.DataFrame
+    spent: int
+
+
+def run(
+    client: Client, request: SearchRequest, report: Report, timeout: float | None = None
+) -> SearchRun:
+    """Start (or reuse) the search, wait for it with progress (WAIT_SECONDS at most, then
+    SearchTimedOut: the search goes on), read every result, add their details if asked."""
+    spent = client.budget.spent
+    label = LABEL[request.kind]
+    job = client.search(request.kind, **request.filters)
+    report(f"{label} {job.request_id}: started")
+    status = job.wait(
+        timeout=WAIT_SECONDS if timeout is None else timeout,
+        progress=lambda now: report(f"{label} {now.request_id}: {now.status} {now.progress}%"),
+    )
+    report(f"{label} {job.request_id}: reading {status.total_results} results")
+    frame = job.frame()
+    if request.enrich and frame.height:
+        from profnet_sheets.batch.engine import enrich
+
+        kind = KINDS[ENRICH_KIND[request.kind]]
+        report(f"{label} {job.request_id}: adding the details of {frame.height} results")
+        new = [name for name in kind.output.field_names if name not in frame.columns]
+        prefix = f"{kind.name}_"
+        frame = enrich(
+            frame, "profnet_url", kind, new, client=client, progress=False, prefix=prefix
+        )
+    return SearchRun(job.request_id, status, frame, client.budget.spent - spent)
+
+
+def _safe(value: CellValue) -> CellValue:
+    return escape_formula(value) if isinstance(value, str) else value
+
+
+def sheet_rows(frame: pl.DataFrame) -> Rows:
+    """A header and one row per result, each value a cell value, every text escaped against
+    formula injection (the service's text is untrusted; a macro's write is parsed by Excel)."""
+    rows: Rows = [[_safe(name) for name in frame.columns]]
+    rows.extend([_safe(cells.cell(value)) for value in row] for row in frame.iter_rows())
+    return rows
+
+
+def summary(request: SearchRequest, outcome: SearchRun | str, request_id: str = "") -> Rows:
+    """The 'Last run' block beside the filters: what happened, and the id to fetch it again."""
+    if isinstance(outcome, str):
+        lines: list[tuple[str, CellValue]] = [("status", outcome), ("request_id", request_id)]
+    else:
+        function = "PROFNET_LEADS" if request.kind == "leads" else "PROFNET_COMPANIES"
+        lines = [
+            (
+                "status",
+                f"{outcome.status.status}: {outcome.frame.height} results on the "
+                f"{RESULTS_SHEET} sheet",
+            ),
+            ("request_id", outcome.request_id),
+            ("credits spent", outcome.spent),
+            ("fetch again", f"{function}(request_id) with the id above (free once read)"),
+        ]
+    return [
+        [_safe(label), _safe(value)] for label, value in [("last run", LABEL[request.kind]), *lines]
+    ]

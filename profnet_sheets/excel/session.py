@@ -1,0 +1,184 @@
+"""The Excel session: one client per Excel process, its budget and offline mode, and where from."""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from profnet_sheets.client import normalize
+from profnet_sheets.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from profnet_sheets.client.client import Client
+    from profnet_sheets.client.jobs import SearchStatus
+    from profnet_sheets.config import Settings
+
+BUDGET_KEY: Final = "PROFNET_EXCEL_BUDGET"
+OFFLINE_KEY: Final = "PROFNET_EXCEL_OFFLINE"
+DEFAULT_BUDGET: Final = 1_000  # credits one Excel session may spend unless told otherwise
+_UNLIMITED: Final = frozenset({"none", "unlimited", "no limit"})
+CONF_SHEET: Final = "xlwings.conf"
+CONF_ROWS: Final = 100  # rows of the xlwings.conf sheet read
+MAX_REMEMBERED: Final = 200_000  # normalised calls kept for recalculation
+
+Source = tuple[str, Mapping[str, Any]]  # (where, its settings), e.g. the xlwings.conf sheet
+WorkbookConfig = Callable[[], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """What an Excel session may spend, whether it only reads the cache, and where that came
+    from (said in messages, so that users know what to change)."""
+
+    budget: int | None = DEFAULT_BUDGET
+    offline: bool = False
+    budget_from: str = "the default"
+
+
+def _find(sources: Sequence[Source], name: str) -> tuple[Any, str] | None:
+    """The first non-blank value of `name` (any case) in the sources, and its source."""
+    for where, values in sources:
+        for found, value in values.items():
+            blank = value is None or not str(value).strip()
+            if not blank and str(found).strip().upper() == name:
+                return value, where
+    return None
+
+
+def _budget(value: Any, where: str) -> int | None:
+    text = str(value).strip().lower()
+    if text in _UNLIMITED:
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number) or number < 0 or not number.is_integer():
+        raise ConfigurationError(
+            f"{BUDGET_KEY} = {value!r} in {where} is not a number of credits: give a whole "
+            "number such as 1000, or none for no limit"
+        )
+    return int(number)
+
+
+def session_config(sources: Sequence[Source], settings: Settings | None = None) -> SessionConfig:
+    """The session's settings: the first source naming a key wins; then the client's own
+    settings (PROFNET_BUDGET, PROFNET_OFFLINE); then a budget of DEFAULT_BUDGET credits."""
+    budget: int | None = DEFAULT_BUDGET
+    budget_from = "the default"
+    found = _find(sources, BUDGET_KEY)
+    if found is not None:
+        budget, budget_from = _budget(*found), f"{BUDGET_KEY} in {found[1]}"
+    elif settings is not None and settings.budget is not None:
+        budget, budget_from = settings.budget, "PROFNET_BUDGET"
+    offline = settings.offline if settings is not None else False
+    switch = _find(sources, OFFLINE_KEY)
+    if switch is not None:
+        try:
+            offline = normalize.flag(switch[0], OFFLINE_KEY) == "true"
+        except normalize.NormalizationError as error:
+            raise ConfigurationError(f"{OFFLINE_KEY} in {switch[1]}: {error}") from None
+    return SessionConfig(budget, offline, budget_from)
+
+
+@dataclass
+class ExcelSession:
+    """The client every formula of this Excel process uses, with the session's budget."""
+
+    client: Client
+    config: SessionConfig
+    completed: dict[str, SearchStatus] = field(default_factory=dict)  # searches seen completed
+    calls: dict[Hashable, dict[str, Any]] = field(default_factory=dict)  # key cells -> call
+
+    def call_for(self, raw: Hashable, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """The call a key makes, normalised once per distinct cell value (recalculation runs
+        through here for every cell: normalising a URL costs more than the cached answer)."""
+        known = self.calls.get(raw)
+        if known is None:
+            if len(self.calls) >= MAX_REMEMBERED:
+                self.calls.clear()
+            known = self.calls[raw] = make()
+        return known
+
+    @classmethod
+    def start(cls, client: Client, config: SessionConfig) -> ExcelSession:
+        view = client.with_budget(config.budget)
+        return cls(view.with_options(offline=True) if config.offline else view, config)
+
+
+def book_config(book: Any) -> Mapping[str, Any]:
+    """A workbook's xlwings.conf sheet (names in column A, values in B), or nothing."""
+    try:
+        rows = book.sheets[CONF_SHEET].range(f"A1:B{CONF_ROWS}").value
+    except Exception:  # no such sheet, or Excel refused
+        return {}
+    return {str(row[0]).strip(): row[1] for row in rows or [] if row and row[0] is not None}
+
+
+def active_workbook_config() -> Mapping[str, Any]:
+    """The xlwings.conf sheet of the active workbook, or nothing (no Excel, no workbook)."""
+    try:
+        import xlwings as xw
+
+        book = xw.books.active
+    except Exception:  # no Excel here (Linux, a test), or no workbook open
+        return {}
+    return book_config(book)
+
+
+def user_xlwings_config() -> Mapping[str, Any]:
+    """The user's xlwings.conf file (the one the xlwings ribbon writes), or nothing."""
+    try:
+        from xlwings import utils
+
+        read: Callable[[], Any] = utils.read_user_config
+        return dict(read())
+    except Exception:  # xlwings not installed, or an unreadable file
+        return {}
+
+
+def sources(workbook: WorkbookConfig = active_workbook_config) -> list[Source]:
+    """Where the session's settings are looked for, first wins."""
+    return [
+        ("the environment", os.environ),
+        ("the workbook's xlwings.conf sheet", workbook()),
+        ("your xlwings.conf file", user_xlwings_config()),
+    ]
+
+
+_lock = threading.Lock()
+_state: dict[str, ExcelSession] = {}
+
+
+def current(workbook: WorkbookConfig = active_workbook_config) -> ExcelSession:
+    """This process's session, started on first use (the client, then the settings, once)."""
+    session = _state.get("session")
+    if session is not None:
+        return session
+    with _lock:
+        if "session" not in _state:
+            from profnet_sheets.client.client import Client
+
+            client = Client()
+            _state["session"] = ExcelSession.start(
+                client, session_config(sources(workbook), client.settings)
+            )
+        return _state["session"]
+
+
+def install(client: Client, config: SessionConfig | None = None) -> ExcelSession:
+    """Use this client (and settings) for the formulas of this process: tests, benchmarks,
+    or a host application that builds its own client."""
+    with _lock:
+        _state["session"] = ExcelSession.start(client, config or SessionConfig())
+        return _state["session"]
+
+
+def reset() -> None:
+    """Forget the session: the next formula starts a new one (and reads the settings again)."""
+    with _lock:
+        _state.pop("session", None)

@@ -1,0 +1,95 @@
+"""The Excel session's settings: where the budget and offline mode come from, first wins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from profnet_sheets.config import Settings
+from profnet_sheets.errors import ConfigurationError
+from profnet_sheets.excel import session
+from profnet_sheets.excel.session import DEFAULT_BUDGET, SessionConfig, session_config
+
+
+def test_a_safe_default_budget() -> None:
+    assert session_config([]) == SessionConfig(DEFAULT_BUDGET, False, "the default")
+
+
+def test_first_source_naming_a_key_wins_and_is_named() -> None:
+    config = session_config(
+        [
+            ("the environment", {"PATH": "/bin"}),
+            ("the workbook's xlwings.conf sheet", {"profnet_excel_budget": 250.0}),
+            ("your xlwings.conf file", {"PROFNET_EXCEL_BUDGET": "9"}),
+        ]
+    )
+    assert config.budget == 250
+    assert config.budget_from == "PROFNET_EXCEL_BUDGET in the workbook's xlwings.conf sheet"
+
+
+@pytest.mark.parametrize(("value", "budget"), [("none", None), ("Unlimited", None), (0, 0)])
+def test_no_limit_or_nothing_at_all(value: object, budget: int | None) -> None:
+    assert session_config([("env", {"PROFNET_EXCEL_BUDGET": value})]).budget == budget
+
+
+@pytest.mark.parametrize("value", ["lots", -1, 2.5, "#N/A"])
+def test_a_budget_that_is_not_a_number_says_where_it_is(value: object) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        session_config([("the environment", {"PROFNET_EXCEL_BUDGET": value})])
+    assert "PROFNET_EXCEL_BUDGET" in str(caught.value)
+    assert "the environment" in str(caught.value)
+
+
+def test_blank_values_do_not_count() -> None:
+    config = session_config(
+        [("sheet", {"PROFNET_EXCEL_BUDGET": "  "}), ("file", {"PROFNET_EXCEL_BUDGET": "30"})]
+    )
+    assert config.budget == 30
+
+
+def test_the_clients_own_settings_come_after_the_excel_keys() -> None:
+    settings = Settings(budget=70, offline=True)
+    assert session_config([], settings) == SessionConfig(70, True, "PROFNET_BUDGET")
+    overridden = session_config(
+        [("env", {"PROFNET_EXCEL_BUDGET": "5", "PROFNET_EXCEL_OFFLINE": "no"})], settings
+    )
+    assert (overridden.budget, overridden.offline) == (5, False)
+    with pytest.raises(ConfigurationError, match="PROFNET_EXCEL_OFFLINE"):
+        session_config([("env", {"PROFNET_EXCEL_OFFLINE": "maybe"})])
+
+
+class Range:
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class Sheet:
+    def __init__(self, rows: list[list[Any]]) -> None:
+        self.rows = rows
+
+    def range(self, address: str) -> Range:
+        return Range(self.rows)
+
+
+class Book:
+    def __init__(self, sheets: dict[str, Sheet]) -> None:
+        self.sheets = sheets
+
+
+def test_a_workbooks_xlwings_conf_sheet_is_read_as_name_value_pairs() -> None:
+    rows = [["UDF Modules", "profnet_sheets.excel.udfs"], ["PROFNET_EXCEL_BUDGET", 300.0]]
+    book = Book({"xlwings.conf": Sheet([*rows, [None, None]])})
+    assert session.book_config(book) == dict(rows)
+    assert session.book_config(Book({})) == {}
+    assert session_config([("sheet", session.book_config(book))]).budget == 300
+
+
+def test_without_excel_the_workbook_and_user_files_say_nothing() -> None:
+    assert session.active_workbook_config() == {}
+    names = [where for where, _ in session.sources(lambda: {"x": 1})]
+    assert names == [
+        "the environment",
+        "the workbook's xlwings.conf sheet",
+        "your xlwings.conf file",
+    ]
