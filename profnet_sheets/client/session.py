@@ -20,7 +20,7 @@ from requests_cache.backends.base import BaseCache
 
 from profnet_sheets.client.memo import canonical_json
 from profnet_sheets.client.policy import Failure, RetryPolicy, fresh_for
-from profnet_sheets.client.store import open_backend, read_stored
+from profnet_sheets.client.store import open_backend, read_stored, save_answer
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TransportError
 from profnet_sheets.spec import API_KEY_HEADER, Endpoint
@@ -306,10 +306,12 @@ class Transport:
         seconds = fresh_for(self.settings, endpoint, response.status_code)
         if seconds <= 0:
             return
-        self.cache.save_response(
+        save_answer(
+            self.cache,
+            call_key(self.service, endpoint, payload, key.fingerprint),
             response,
-            cache_key=call_key(self.service, endpoint, payload, key.fingerprint),
-            expires=datetime.now(UTC) + timedelta(seconds=seconds),
+            datetime.now(UTC) + timedelta(seconds=seconds),
+            IGNORED_PARAMETERS,
         )
 
     def _transport_error(
