@@ -214,7 +214,6 @@ class Client:
             if memo is not None:
                 return self._answer(ep, memo.status, memo.body())
         with PROCESS_LOCKS(key):
-            ceiling = price_ceiling(ep, payload, max_items)
             if not refresh:
                 memo = shared.memo.get(key)
                 if memo is not None:
@@ -228,28 +227,37 @@ class Client:
                     f"({canonical_json(payload)}). Go online (offline=False) to fetch it.",
                     endpoint=ep.name,
                 )
-            reserved = self._budget.reserve(ceiling, ep.name)
-            charged = 0  # what the budget settles on: the charge, and what may have been charged
-            try:
-                try:
-                    # The store was just asked (under this key's lock): sending skips asking
-                    # it again, and saves the answer.
-                    sent = shared.transport.send(ep, payload, shared.api_key)
-                except TransportError as error:
-                    if error.may_have_been_charged:
-                        charged = ceiling
-                        self._record(ep, ceiling, None, uncertain=True)
-                    raise
-                if sent.status == 200 and is_answer(ep, sent.body):
-                    charged = ep.price.charge(sent.body)
-                    items = charged // max(ep.price.credits, 1)
-                    self._record(ep, charged, items if ep.price.kind == "per_item" else None)
-                if sent.uncertain:  # earlier attempts went out and lost their answers
-                    charged += sent.uncertain * ceiling
-                    self._record(ep, sent.uncertain * ceiling, None, uncertain=True)
-            finally:
-                self._budget.settle(reserved, charged)
+            with shared.transport.claim(ep, payload, shared.api_key):
+                if not refresh:  # another process may have paid for it while this one waited
+                    held = shared.transport.stored(ep, payload, shared.api_key)
+                    if held is not None:
+                        return self._remember(ep, key, held)
+                sent = self._send(ep, payload, price_ceiling(ep, payload, max_items))
             return self._remember(ep, key, sent)
+
+    def _send(self, ep: Endpoint, payload: dict[str, Any], ceiling: int) -> Sent:
+        """Send a call the caches cannot answer, within the budget; record what it cost."""
+        shared = self._shared
+        reserved = self._budget.reserve(ceiling, ep.name)
+        charged = 0  # what the budget settles on: the charge, and what may have been charged
+        try:
+            try:
+                sent = shared.transport.send(ep, payload, shared.api_key)
+            except TransportError as error:
+                if error.may_have_been_charged:
+                    charged = ceiling
+                    self._record(ep, ceiling, None, uncertain=True)
+                raise
+            if sent.status == 200 and is_answer(ep, sent.body):
+                charged = ep.price.charge(sent.body)
+                items = charged // max(ep.price.credits, 1)
+                self._record(ep, charged, items if ep.price.kind == "per_item" else None)
+            if sent.uncertain:  # earlier attempts went out and lost their answers
+                charged += sent.uncertain * ceiling
+                self._record(ep, sent.uncertain * ceiling, None, uncertain=True)
+        finally:
+            self._budget.settle(reserved, charged)
+        return sent
 
     def _record(
         self, ep: Endpoint, credits: int, items: int | None, uncertain: bool = False

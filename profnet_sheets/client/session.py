@@ -20,7 +20,7 @@ from requests_cache.backends.base import BaseCache
 
 from profnet_sheets.client.memo import canonical_json
 from profnet_sheets.client.policy import Failure, RetryPolicy, fresh_for
-from profnet_sheets.client.store import open_backend, read_stored, save_answer
+from profnet_sheets.client.store import open_backend, open_claims, read_stored, save_answer
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TransportError
 from profnet_sheets.spec import API_KEY_HEADER, Endpoint
@@ -178,6 +178,7 @@ class Transport:
         self.service = service
         self.session = build_session(settings, service)
         self.cache: BaseCache = self.session.cache
+        self.claims = open_claims(settings, service, self.cache)
         self.limiter = RateLimiter(settings.rate_limit)
         self.adapter = LimitedAdapter(
             self.limiter,
@@ -206,6 +207,10 @@ class Transport:
         )
         self.sleep: Callable[[float], None] = time.sleep
         self._random = random.Random()
+
+    def claim(self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey) -> Any:
+        """The claim on this call across processes sharing the cache (a context manager)."""
+        return self.claims.hold(call_key(self.service, endpoint, payload, key.fingerprint))
 
     def stored(self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey) -> Sent | None:
         """The fresh answer the HTTP cache's store holds for this call, read straight by key

@@ -18,6 +18,7 @@ from requests_cache.backends.base import BaseCache
 from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
 from requests_cache.models.response import CachedResponse
 
+from profnet_sheets.client.claims import Claims, FileClaims, NoClaims, RedisClaims
 from profnet_sheets.config import Settings
 from profnet_sheets.errors import ConfigurationError
 
@@ -175,9 +176,27 @@ def open_backend(settings: Settings, service: str) -> BaseCache:
             ) from None
         from requests_cache.backends.redis import RedisCache
 
-        return RedisCache(namespace=f"profnet:{service}", connection=redis.Redis.from_url(where))
+        return RedisCache(namespace=namespace(service), connection=redis.Redis.from_url(where))
     path = Path(where).expanduser() if where else settings.cache_dir
     if path.suffix not in (".sqlite", ".db"):
         path = path / f"{service}-http.sqlite"
     path.parent.mkdir(parents=True, exist_ok=True)
     return ThreadReadsSQLiteCache(path, wal=True, timeout=30)
+
+
+def namespace(service: str) -> str:
+    """The prefix of this service's keys in a shared Redis."""
+    return f"profnet:{service}"
+
+
+def open_claims(settings: Settings, service: str, cache: BaseCache) -> Claims:
+    """Claims that every process sharing `cache` sees: lock files beside a SQLite cache, keys
+    in its Redis; none for a cache in memory. A claim lasts at most as long as a call can."""
+    lease = min(600.0, settings.connect_timeout + settings.timeout * (settings.retries + 1))
+    if isinstance(cache, SQLiteCache):
+        path = Path(cache.db_path)
+        return FileClaims(path.parent / f"{path.stem}-claims", lease)
+    connection = getattr(cache.responses, "connection", None)
+    if connection is not None and hasattr(connection, "register_script"):
+        return RedisClaims(connection, namespace(service), lease)
+    return NoClaims()

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
-import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -109,34 +104,6 @@ def test_the_key_never_reaches_the_cache_or_ledger_files(
     for path in files:
         assert KEY.encode() not in path.read_bytes(), path
     assert KEY not in repr(client)
-
-
-@pytest.fixture(scope="module")
-def redis_url() -> Iterator[str]:
-    server = shutil.which("redis-server")
-    assert server, "redis-server is required (apt-get install redis-server; .ci/run installs it)"
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    process = subprocess.Popen(
-        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    import redis
-
-    connection = redis.Redis(port=port)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            connection.ping()
-            break
-        except redis.ConnectionError:
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.05)
-    yield f"redis://127.0.0.1:{port}/0"
-    process.terminate()
-    process.wait(timeout=10)
 
 
 def test_a_team_shares_one_redis_cache_and_the_key_is_not_in_it(

@@ -1,0 +1,140 @@
+"""Claims across processes: real lock files (flock) and a real redis-server."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from profnet_sheets.client.claims import FileClaims, RedisClaims
+
+KEY = "0123abcd" * 5
+
+
+def _order_of_two_holders(claims: FileClaims | RedisClaims) -> list[str]:
+    """Two threads claim one key; the first holds it 0.2 s. What each saw, in order."""
+    seen: list[str] = []
+    first_in = threading.Event()
+
+    def first() -> None:
+        with claims.hold(KEY):
+            seen.append("first in")
+            first_in.set()
+            time.sleep(0.2)
+            seen.append("first out")
+
+    def second() -> None:
+        first_in.wait(5)
+        with claims.hold(KEY):
+            seen.append("second in")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    return seen
+
+
+def test_a_file_claim_is_held_by_one_at_a_time(tmp_path: Path) -> None:
+    claims = FileClaims(tmp_path / "claims", lease=30)
+    assert _order_of_two_holders(claims) == ["first in", "first out", "second in"]
+
+
+def test_different_calls_do_not_wait_for_each_other(tmp_path: Path) -> None:
+    claims = FileClaims(tmp_path / "claims", lease=30)
+    other = "fedcba98" * 5
+    assert claims.path(KEY) != claims.path(other)
+    with claims.hold(KEY):
+        started = time.monotonic()
+        with claims.hold(other):
+            pass
+        assert time.monotonic() - started < 0.05
+
+
+def test_the_os_releases_the_claim_of_a_killed_process(tmp_path: Path) -> None:
+    directory = tmp_path / "claims"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                f"""
+                import sys, time
+                from pathlib import Path
+                from profnet_sheets.client.claims import FileClaims
+                with FileClaims(Path({str(directory)!r}), lease=600).hold({KEY!r}):
+                    print("held", flush=True)
+                    time.sleep(600)
+                """
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "held"
+        claims = FileClaims(directory, lease=0.3)
+        started = time.monotonic()
+        with claims.hold(KEY):
+            assert time.monotonic() - started > 0.25, "held by the other process"
+        claims = FileClaims(directory, lease=600)
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(10)
+        started = time.monotonic()
+        with claims.hold(KEY):
+            assert time.monotonic() - started < 1, "the killed holder's claim went with it"
+    finally:
+        holder.kill()
+        holder.wait(10)
+
+
+def test_a_claim_is_not_waited_for_longer_than_its_lease(tmp_path: Path) -> None:
+    patient = FileClaims(tmp_path / "claims", lease=600)
+    hasty = FileClaims(tmp_path / "claims", lease=0.2)
+    with patient.hold(KEY):
+        started = time.monotonic()
+        with hasty.hold(KEY):
+            waited = time.monotonic() - started
+    assert 0.15 < waited < 2, "a hung holder delays the others; it does not stop them"
+
+
+def test_a_redis_claim_is_held_by_one_at_a_time(redis_url: str) -> None:
+    import redis
+
+    connection = redis.Redis.from_url(redis_url)
+    claims = RedisClaims(connection, "profnet:test-claims", lease=30)
+    assert _order_of_two_holders(claims) == ["first in", "first out", "second in"]
+    assert connection.exists(f"profnet:test-claims:claim:{KEY}") == 0, "released"
+
+
+def test_a_redis_claim_expires_and_is_released_only_by_its_owner(redis_url: str) -> None:
+    import redis
+
+    connection = redis.Redis.from_url(redis_url)
+    name = f"profnet:test-lease:claim:{KEY}"
+    connection.set(name, "a dead process", px=300)  # a holder that died without releasing
+    claims = RedisClaims(connection, "profnet:test-lease", lease=30)
+    started = time.monotonic()
+    with claims.hold(KEY):
+        assert 0.2 < time.monotonic() - started < 3, "taken over when the lease ran out"
+        connection.set(name, "someone else")  # ours expired meanwhile and was taken over
+    assert connection.get(name) == b"someone else", "never deletes another holder's claim"
+
+
+@pytest.mark.parametrize("lease", [0.05])
+def test_waiting_for_redis_ends_with_the_lease(redis_url: str, lease: float) -> None:
+    import redis
+
+    connection = redis.Redis.from_url(redis_url)
+    connection.set(f"profnet:test-hung:claim:{KEY}", "a hung process", px=60_000)
+    started = time.monotonic()
+    with RedisClaims(connection, "profnet:test-hung", lease=lease).hold(KEY):
+        assert time.monotonic() - started < 1
