@@ -269,7 +269,10 @@ def enrich(
         plan = None
     if plan is None:
         rows = int(lazy.select(pl.len()).collect(engine="streaming").item())
-        plan = make_plan(spec, columns, distinct, rows, options or {}, client.is_cached)
+        # What the cache holds matters to a preview; a run asks it per call anyway, in the
+        # workers, so that fetching starts at once.
+        is_cached = client.is_cached if dry_run else None
+        plan = make_plan(spec, columns, distinct, rows, options or {}, is_cached)
     if dry_run:
         return plan
     if progress is None:
