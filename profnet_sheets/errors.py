@@ -112,7 +112,12 @@ class ServiceError(ApiError):
 class TransportError(ProfnetError):
     """No answer: the connection was refused or cut, or the call timed out."""
 
-    may_have_been_charged: bool = False  # an attempt went out and its answer was lost
+    uncertain_attempts: int = 0  # attempts that went out and lost their answers
+
+    @property
+    def may_have_been_charged(self) -> bool:
+        """Whether the service may have done (and charged) the call all the same."""
+        return self.uncertain_attempts > 0
 
 
 class BudgetExceeded(ProfnetError):  # noqa: N818

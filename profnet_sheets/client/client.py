@@ -245,14 +245,14 @@ class Client:
                 sent = shared.transport.send(ep, payload, shared.api_key)
             except TransportError as error:
                 if error.may_have_been_charged:
-                    charged = ceiling
-                    self._record(ep, ceiling, None, uncertain=True)
+                    charged = ceiling * error.uncertain_attempts
+                    self._record(ep, charged, None, uncertain=True)
                 raise
             if sent.status == 200 and is_answer(ep, sent.body):
                 charged = ep.price.charge(sent.body)
                 items = charged // max(ep.price.credits, 1)
                 self._record(ep, charged, items if ep.price.kind == "per_item" else None)
-            if sent.uncertain:  # earlier attempts went out and lost their answers
+            if sent.uncertain:  # attempts that went out and may have been done unanswered
                 charged += sent.uncertain * ceiling
                 self._record(ep, sent.uncertain * ceiling, None, uncertain=True)
         finally:

@@ -19,7 +19,7 @@ from requests.adapters import HTTPAdapter
 from requests_cache.backends.base import BaseCache
 
 from profnet_sheets.client.memo import canonical_json
-from profnet_sheets.client.policy import Failure, RetryPolicy, fresh_for
+from profnet_sheets.client.policy import MAYBE_DONE_STATUSES, Failure, RetryPolicy, fresh_for
 from profnet_sheets.client.store import open_backend, open_claims, read_stored, save_answer
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TransportError
@@ -151,8 +151,9 @@ class KeyHeader(requests.auth.AuthBase):
 @dataclass
 class Sent:
     """One answer, from the wire or the HTTP cache: its body parsed once (None: not JSON).
-    `expires`: until when a cached one is fresh (unix time); `uncertain`: earlier attempts
-    that may have been charged (their answer was lost after the request went out)."""
+    `expires`: until when a cached one is fresh (unix time); `uncertain`: attempts that may
+    have been charged without an answer (lost after the request went out, or a 500, 502 or
+    504, after which the service may have done the work)."""
 
     status: int
     text: str
@@ -265,6 +266,8 @@ class Transport:
                         status=status,
                     )
                 body = _json_or_none(response)
+                if status in MAYBE_DONE_STATUSES and endpoint.price.kind != "free":
+                    uncertain += 1  # the service (or a gateway's upstream) may have done it
                 wait = self.policy.after_status(
                     attempt, status, response.headers, body, self._random, risky=risky
                 )
@@ -337,7 +340,7 @@ class Transport:
             endpoint=endpoint.name,
             details=failure,
         )
-        error.may_have_been_charged = uncertain > 0
+        error.uncertain_attempts = uncertain
         return error
 
     def close(self) -> None:

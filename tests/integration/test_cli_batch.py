@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,10 +14,11 @@ import pytest
 import requests
 
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from tests.integration.conftest import CLI, cli_env
+from tests.integration.conftest import run_cli as run
 
 pytestmark = pytest.mark.integration
 KEY = "cli-batch-key"
-CLI = [sys.executable, "-m", "profnet_sheets"]
 
 
 @pytest.fixture(scope="module")
@@ -32,20 +31,7 @@ def sandbox() -> Iterator[RunningSandbox]:
 def env(sandbox: RunningSandbox, tmp_path: Path) -> dict[str, str]:
     requests.post(f"{sandbox.base_url}/_sandbox/reset", timeout=5).raise_for_status()
     requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 0}, timeout=5)
-    values = {k: v for k, v in os.environ.items() if not k.startswith("PROFNET_")}
-    values.update(
-        PROFNET_API_KEY=KEY,
-        PROFNET_BASE_URL=sandbox.base_url,
-        PROFNET_CACHE_DIR=str(tmp_path / "cache"),
-        PROFNET_CONFIG=str(tmp_path / "config.toml"),
-    )
-    return values
-
-
-def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args], capture_output=True, text=True, env=env, timeout=120, check=False
-    )
+    return cli_env(sandbox.base_url, KEY, tmp_path)
 
 
 def charged(sandbox: RunningSandbox) -> int:
