@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from profnet_sheets.client.client import Client
+from profnet_sheets.client.search_cost import search_cost
 
 FILTERS_SHEET: Final = "Filters"
 RESULTS_SHEET: Final = "Results"
@@ -123,13 +124,14 @@ class Cost:
 
 
 def cost(client: Client, request: SearchRequest) -> Cost:
-    """What the request can cost at most: its creation (nothing if reused), 1 credit per
-    result, and 1 per result's details when asked for."""
-    estimate = client.estimate([(request.endpoint.name, request.filters)])
-    results = search_endpoint(request.kind, "results").price.upper_bound(request.limit)
+    """What the request can cost at most: its creation (nothing if reused), the results not
+    read yet, and 1 per result's details when asked for."""
+    search = search_cost(client, request.kind, request.filters)
     details = endpoint(KINDS[ENRICH_KIND[request.kind]].endpoint)
     enrichment = request.limit * price_ceiling(details, {}) if request.enrich else 0
-    return Cost(request.kind, estimate.credits, results, enrichment, client.budget.left)
+    start = 0 if search.reused else search.create_credits
+    results = search.results_to_pay * search.per_result
+    return Cost(request.kind, start, results, enrichment, client.budget.left)
 
 
 @dataclass(frozen=True)

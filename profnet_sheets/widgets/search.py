@@ -10,11 +10,12 @@ import polars as pl
 from profnet_sheets.batch import kind_named
 from profnet_sheets.client.client import Client
 from profnet_sheets.client.jobs import SearchJob, SearchKind, SearchStatus
+from profnet_sheets.client.search_cost import search_cost
 from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import endpoint, search_endpoint
 from profnet_sheets.widgets.base import Form, frame_html, run_enrichment
 from profnet_sheets.widgets.controls import FieldControl, classed, make_control
-from profnet_sheets.widgets.cost import search_cost, search_cost_text
+from profnet_sheets.widgets.cost import search_cost_text
 from profnet_sheets.widgets.export import ExportPanel
 from profnet_sheets.widgets.fields import (
     MODES,

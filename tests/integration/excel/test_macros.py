@@ -212,7 +212,8 @@ def test_the_logic_against_the_service_and_a_search_that_takes_long(
     assert done.spent == 53
     assert lines[0].endswith("started")
     assert "reading 3 results" in lines[-1]
-    assert searches.cost(client, request).search == 0, "now reused for free"
+    again = searches.cost(client, request)
+    assert (again.search, again.results) == (0, 0), "reused, and its results already read"
 
     with start_sandbox(api_keys=("slow",), job_seconds=600) as slow:
         slow_client = Client(api_key="slow", base_url=slow.base_url, cache="memory")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from profnet_sheets.client.client import Estimate
+from profnet_sheets.client.search_cost import SearchCost
 from profnet_sheets.widgets.cost import (
-    SearchCost,
     budget_text,
     lookup_cost_text,
     search_cost_text,

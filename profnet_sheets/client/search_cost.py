@@ -1,0 +1,84 @@
+"""What a search will cost before it runs: its creation (free when reused), results still unread."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from profnet_sheets.client.client import Client, PlannedCall
+from profnet_sheets.client.jobs import SearchKind
+from profnet_sheets.client.prepare import prepare
+from profnet_sheets.errors import ProfnetError
+from profnet_sheets.spec import search_endpoint
+
+
+@dataclass(frozen=True)
+class SearchCost:
+    """What starting a search and reading its results can cost."""
+
+    create_credits: int  # the price of starting it
+    reused: bool  # the same search ran within the reuse window: starting it is free
+    limit: int
+    per_result: int  # credits per result read
+    results_read: int = 0  # results of the reused search already read (free again)
+    total_results: int | None = None  # known when the reused search's results were read
+    budget_left: int | None = None
+    reuse_hours: float = 24.0
+
+    @property
+    def results_to_pay(self) -> int:
+        """The most results still to be paid for."""
+        if self.total_results is None:
+            return self.limit
+        return max(0, min(self.limit, self.total_results) - self.results_read)
+
+    @property
+    def credits(self) -> int:
+        """The most the search can cost."""
+        start = 0 if self.reused else self.create_credits
+        return start + self.results_to_pay * self.per_result
+
+
+def _read_before(client: Client, kind: SearchKind, payload: Mapping[str, Any]) -> tuple[int, int]:
+    """(results already read, total results) of a search the cache holds; nothing is sent."""
+    offline = client.with_options(offline=True)
+    request_id = str(offline.call(search_endpoint(kind, "create").name, payload)["request_id"])
+    read, page, total = 0, 1, None
+    try:
+        while True:
+            body = offline.results_page(kind, request_id, page, max_items=0)
+            read += len(body.get("results") or [])
+            total = int(body.get("total_results") or 0)
+            if page >= int(body.get("total_pages") or 0) or not body.get("results"):
+                break
+            page += 1
+    except ProfnetError:  # a page not read yet (OfflineMiss), or nothing cached after all
+        pass
+    if total is None:
+        raise LookupError("no results page of this search is cached")
+    return read, total
+
+
+def search_cost(client: Client, kind: SearchKind, params: Mapping[str, Any]) -> SearchCost:
+    """The cost of a search with these parameters for this client (from its cache; nothing is
+    sent). Raises InvalidParameter when the service would refuse them."""
+    create = search_endpoint(kind, "create")
+    payload = prepare(create, params)
+    estimate = client.estimate([PlannedCall(create.name, payload)])
+    reused = estimate.cached == 1
+    read, total = 0, None
+    if reused:
+        with contextlib.suppress(LookupError, ProfnetError):  # nothing read yet
+            read, total = _read_before(client, kind, payload)
+    return SearchCost(
+        create_credits=create.price.credits,
+        reused=reused,
+        limit=int(payload["limit"]),
+        per_result=search_endpoint(kind, "results").price.credits,
+        results_read=read,
+        total_results=total,
+        budget_left=client.budget.left,
+        reuse_hours=client.settings.search_reuse_hours,
+    )
