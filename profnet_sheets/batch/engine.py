@@ -246,6 +246,14 @@ def enrich(
     if missing:
         available = ", ".join(lazy.collect_schema().names())
         raise ValueError(f"no column {', '.join(missing)} in the table; it has {available}")
+    schema = lazy.collect_schema()
+    for name in columns.values():
+        dtype = schema[name]
+        if dtype.is_nested() or dtype == pl.Object:  # a list is no key (and is unhashable)
+            raise ValueError(
+                f"column {name!r} holds {dtype} values, not keys: choose a column of text or "
+                "numbers (domains, URLs, ids...)"
+            )
     unknown_options = sorted(set(options or {}) - set(spec.options) - set(spec.inputs))
     if unknown_options:
         raise ValueError(f"{spec.name} takes no option {', '.join(unknown_options)}")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from profnet_sheets.widgets.fields import FieldSpec
+from profnet_sheets.widgets.values import choice_values, dropdown_value, range_bounds, text_value
 
 LABEL_WIDTH = "15em"
 FIELD_WIDTH = "28em"
@@ -59,9 +60,7 @@ def _text(spec: FieldSpec, placeholder: str, area: bool = False) -> FieldControl
         widget.rows = 2
 
     def set_(value: Any) -> None:
-        if isinstance(value, list | tuple):
-            value = ("\n" if area else ", ").join(str(item) for item in value)
-        widget.value = "" if value is None else str(value)
+        widget.value = text_value(value, "\n" if area else ", ")
 
     return FieldControl(spec, row(spec, widget), lambda: widget.value, set_, (widget,))
 
@@ -77,7 +76,7 @@ def _choices(spec: FieldSpec) -> FieldControl:
         box.add_class(f"profnet-choice-{value}")
 
     def set_(values: Any) -> None:
-        chosen = set(values or ())
+        chosen = set(choice_values(spec, values))
         for value, box in boxes.items():
             box.value = value in chosen
 
@@ -99,7 +98,7 @@ def _dropdown(spec: FieldSpec) -> FieldControl:
         spec,
         row(spec, widget),
         lambda: widget.value,
-        lambda value: setattr(widget, "value", "" if value is None else str(value)),
+        lambda value: setattr(widget, "value", dropdown_value(spec, value)),
         (widget,),
     )
 
@@ -111,10 +110,7 @@ def _range(spec: FieldSpec) -> FieldControl:
     high = w.Text(placeholder="max", layout=w.Layout(width="8em"))
 
     def set_(value: Any) -> None:
-        if isinstance(value, dict):
-            value = (value.get("min"), value.get("max"))
-        bounds = tuple(value or ("", ""))
-        low.value, high.value = ("" if bound is None else str(bound) for bound in bounds)
+        low.value, high.value = range_bounds(spec, value)
 
     return FieldControl(
         spec,

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from profnet_sheets.client.client import Estimate
 from profnet_sheets.client.search_cost import SearchCost
+from profnet_sheets.widgets.tables import counted
 
 
-def _credits(number: int) -> str:
-    return f"{number:,} credit" + ("" if number == 1 else "s")
+def credits_text(number: int) -> str:
+    """`1 credit`, `50 credits`."""
+    return counted(number, "credit")
 
 
 def budget_text(left: int | None, needed: int) -> str:
@@ -15,7 +17,7 @@ def budget_text(left: int | None, needed: int) -> str:
     if left is None:
         return "No budget set."
     over = " Over the budget: lower the limit or raise the budget." if needed > left else ""
-    return f"Budget left: {_credits(left)}.{over}"
+    return f"Budget left: {credits_text(left)}.{over}"
 
 
 def search_cost_text(cost: SearchCost) -> str:
@@ -23,24 +25,24 @@ def search_cost_text(cost: SearchCost) -> str:
     window = f"{cost.reuse_hours:g} h"
     results = cost.results_to_pay
     paid = (
-        f"up to {_credits(results * cost.per_result)} for its results "
+        f"up to {credits_text(results * cost.per_result)} for its results "
         f"({cost.per_result} per result, limit {cost.limit})"
     )
     if cost.reused and results == 0:
         head = (
             f"Free: the same search ran within the last {window} (reused, free) and its "
-            f"{cost.results_read} results are already read."
+            f"results are already read ({counted(cost.results_read, 'result')})."
         )
     elif cost.reused:
-        read = f"; {cost.results_read} results already read" if cost.results_read else ""
+        read = f"; {counted(cost.results_read, 'result')} already read" if cost.results_read else ""
         head = (
-            f"At most {_credits(cost.credits)}: the same search ran within the last {window} "
+            f"At most {credits_text(cost.credits)}: the same search ran within the last {window} "
             f"(reused, free){read}; {paid}."
         )
     else:
         head = (
-            f"At most {_credits(cost.credits)}: {_credits(cost.create_credits)} to start the "
-            f"search, then {paid}."
+            f"At most {credits_text(cost.credits)}: {credits_text(cost.create_credits)} to "
+            f"start the search, then {paid}."
         )
     return f"{head} {budget_text(cost.budget_left, cost.credits)}"
 
@@ -50,5 +52,5 @@ def lookup_cost_text(estimate: Estimate) -> str:
     if estimate.cached == estimate.unique:
         head = "Free: the answer is in the cache."
     else:
-        head = f"At most {_credits(estimate.credits)} (free next time: answers are cached)."
+        head = f"At most {credits_text(estimate.credits)} (free next time: answers are cached)."
     return f"{head} {budget_text(estimate.budget_left, estimate.credits)}"

@@ -20,19 +20,31 @@ from profnet_sheets.widgets.export import ExportPanel
 from profnet_sheets.widgets.fields import field_for, param_value
 from profnet_sheets.widgets.progress import Bar
 from profnet_sheets.widgets.runner import Feedback, Runner
-from profnet_sheets.widgets.tables import message
+from profnet_sheets.widgets.tables import counted, message
 
 SUFFIXES = sorted(CSV_SUFFIXES | XLSX_SUFFIXES | PARQUET_SUFFIXES)
 SAMPLE_ROWS = 100
+PREVIEW = ("row (a preview of the input)", "rows (a preview of the input)")
+
+
+def key_candidates(frame: pl.DataFrame) -> list[str]:
+    """The columns that may hold keys: text or integers (not lists, records, floats...)."""
+    return [
+        name
+        for name, dtype in frame.schema.items()
+        if dtype.is_integer() or dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum)
+    ]
 
 
 def likely_column(frame: pl.DataFrame, kind_name: str) -> str | None:
-    """The column whose first values are most often valid keys of the kind (the first column
-    when none is better): what the form picks until the user chooses."""
+    """Among the columns of text or integers, the one whose first values are most often valid
+    keys of the kind (the first of them when none is better; None when there is none): what
+    the form picks until the user chooses."""
     kind = kind_named(kind_name)
     head = frame.head(SAMPLE_ROWS)
-    best, most = (frame.columns[0] if frame.columns else None), 0
-    for column in frame.columns:
+    candidates = key_candidates(frame)
+    best, most = (candidates[0] if candidates else None), 0
+    for column in candidates:
         distinct = head.select(column).unique(maintain_order=True)
         valid = len(make_plan(kind, {kind.inputs[0]: column}, distinct, head.height, {}).call_of)
         if valid > most:
@@ -119,10 +131,12 @@ class EnrichForm(Form):
         data = as_polars(frame)
         source = data.collect() if isinstance(data, pl.LazyFrame) else data
         self.source, self.result = source, None
-        self.loaded.value = message(f"{name}: {source.height:,} rows, {source.width} columns.")
+        self.loaded.value = message(
+            f"{name}: {counted(source.height, 'row')}, {counted(source.width, 'column')}."
+        )
         self.column.options = list(source.columns)
         self.column.value = likely_column(source, self.kind.value)
-        self.table.value = frame_html(source.head(20), "rows (a preview of the input)")
+        self.table.value = frame_html(source.head(20), PREVIEW)
         self.export.enable(False)
         self._clear_cost()
 
@@ -196,4 +210,4 @@ class EnrichForm(Form):
             feedback=self.feedback,
             options=self.option_values(),
         )
-        self.table.value = frame_html(self.result, "rows")
+        self.table.value = frame_html(self.result, ("row", "rows"))

@@ -34,6 +34,7 @@ class FieldSpec:
     minimum: int | None = None
     maximum: int | None = None
     default: Any = None
+    items: str | None = None  # the spec's item type of a list (headcount_code, id...)
 
 
 def label_of(name: str) -> str:
@@ -86,6 +87,7 @@ def field_for(param: Param) -> FieldSpec:
         minimum=None if param.minimum is None else int(param.minimum),
         maximum=None if param.maximum is None else int(param.maximum),
         default=param.default,
+        items=param.items,
     )
 
 

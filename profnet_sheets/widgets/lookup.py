@@ -13,8 +13,9 @@ from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import endpoint
 from profnet_sheets.widgets.base import Form
 from profnet_sheets.widgets.controls import classed
-from profnet_sheets.widgets.cost import lookup_cost_text
+from profnet_sheets.widgets.cost import credits_text, lookup_cost_text
 from profnet_sheets.widgets.runner import Feedback, Runner, error_message
+from profnet_sheets.widgets.spend import for_one_action
 from profnet_sheets.widgets.tables import message
 
 
@@ -87,10 +88,10 @@ class LookupForm(Form):
 
     def _lookup(self) -> None:
         name, params = lookup_params(self.kind.value, self.value.value)
-        before = self.spent()
+        client, spend = for_one_action(self.client)
         self.feedback.status("Looking up…")
-        self.answer = self.client.call(name, params)
+        self.answer = client.call(name, params)
         shown = json.dumps(self.answer, indent=2, ensure_ascii=False)
         self.result.value = f"<pre>{html.escape(shown)}</pre>"
-        self.feedback.status(f"{name}: spent {self.spent() - before} credits.", "success")
+        self.feedback.status(f"{name}: spent {credits_text(spend.spent)}.", "success")
         self.update_cost()

@@ -9,6 +9,7 @@ from profnet_sheets.spec import endpoint
 from profnet_sheets.widgets.controls import FIELD_WIDTH, FieldControl, row
 from profnet_sheets.widgets.fields import FieldSpec
 from profnet_sheets.widgets.runner import Feedback, Runner
+from profnet_sheets.widgets.values import items_of
 
 GEOCODE = "find-geocode-by-location"
 
@@ -78,10 +79,10 @@ class PlacePicker:
         return [geo_id for _, geo_id in self.chosen.options]
 
     def set(self, places: Any) -> None:
-        """Set the chosen places: geo ids, (label, geo id) pairs, or place names (each looked
-        up, its first match taken)."""
+        """Set the chosen places: one or a list of geo ids, (label, geo id) pairs, or place
+        names (each looked up once, its first match taken). A string is one place."""
         chosen: list[tuple[str, str]] = []
-        for place in places or ():
+        for place in items_of(places):
             if isinstance(place, tuple):
                 chosen.append((str(place[0]), str(place[1])))
             elif str(place).strip().isdigit():

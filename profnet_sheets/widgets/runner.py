@@ -68,6 +68,11 @@ class Runner:
         self.cancel_button = cancel_button
         self.on_idle = on_idle  # called when a task ends (to set what depends on its outcome)
         self.thread: threading.Thread | None = None
+        self.busy_text = (
+            "Already running: wait for it to end"
+            + (" or press Cancel" if cancel_button is not None else "")
+            + "; nothing new was started."
+        )
         self._cancel = threading.Event()
         self._lock = threading.Lock()
         if cancel_button is not None:
@@ -79,9 +84,11 @@ class Runner:
         return self.thread is not None and self.thread.is_alive()
 
     def start(self, task: Callable[[], None]) -> bool:
-        """Run `task` in the background; False (and nothing done) while another runs."""
+        """Run `task` in the background; False (nothing done but a message) while another
+        runs."""
         with self._lock:
             if self.running:
+                self.feedback.error(self.busy_text)
                 return False
             self._cancel.clear()
             self.feedback.error("")
@@ -106,8 +113,11 @@ class Runner:
         except Cancelled:
             self.feedback.status("Cancelled.")
         except Exception as error:
+            self.feedback.status("")  # it said what was under way: the error says the rest
             self.feedback.error(error_message(error))
         finally:
+            if self.feedback.error_text == self.busy_text:  # a refusal told while it ran
+                self.feedback.error("")
             self._enable(True)
 
     def cancel(self) -> None:

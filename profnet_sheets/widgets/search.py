@@ -9,13 +9,13 @@ import polars as pl
 
 from profnet_sheets.batch import kind_named
 from profnet_sheets.client.client import Client
-from profnet_sheets.client.jobs import SearchJob, SearchKind, SearchStatus
+from profnet_sheets.client.jobs import SearchJob, SearchKind
 from profnet_sheets.client.search_cost import search_cost
 from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import endpoint, search_endpoint
 from profnet_sheets.widgets.base import Form, frame_html, run_enrichment
 from profnet_sheets.widgets.controls import FieldControl, classed, make_control
-from profnet_sheets.widgets.cost import search_cost_text
+from profnet_sheets.widgets.cost import credits_text, search_cost_text
 from profnet_sheets.widgets.export import ExportPanel
 from profnet_sheets.widgets.fields import (
     MODES,
@@ -26,10 +26,12 @@ from profnet_sheets.widgets.fields import (
     search_params,
     shared_fields,
 )
+from profnet_sheets.widgets.follow import Follow
 from profnet_sheets.widgets.places import PlacePicker
 from profnet_sheets.widgets.progress import Bar
-from profnet_sheets.widgets.runner import Cancelled, Feedback, Runner, error_message
-from profnet_sheets.widgets.tables import message
+from profnet_sheets.widgets.runner import Feedback, Runner, error_message
+from profnet_sheets.widgets.spend import ActionSpend, for_one_action
+from profnet_sheets.widgets.tables import counted, message
 
 
 class SearchForm(Form):
@@ -39,7 +41,8 @@ class SearchForm(Form):
 
     kind: ClassVar[SearchKind]
     title: ClassVar[str]
-    noun: ClassVar[str]
+    noun: ClassVar[str]  # what the results are, in the plural ("leads")
+    noun_one: ClassVar[str]  # one of them ("lead")
     enrich_kind: ClassVar[str]  # what "Enrich" looks up for each result's profnet_url
     css_class: ClassVar[str]
 
@@ -188,19 +191,21 @@ class SearchForm(Form):
 
     def search(self, *, wait: bool = False) -> bool:
         """Start the search in the background (what the Search button does); `wait`: until it
-        ends. False when a search or enrichment is already running."""
+        ends. False (and a message in the form) when a search or enrichment is already running."""
         return self.start(self._search, wait=wait)
 
     def attach(self, request_id: str | None = None, *, wait: bool = False) -> bool:
         """Follow a search started earlier (here, elsewhere or before a restart) by its
         request id: its status is free, pages already read are free."""
-        if request_id is not None:
-            self.request_id.value = request_id
-        return self.start(self._attach, wait=wait)
+        return self.start(lambda: self._attach(request_id), wait=wait)
 
     def enrich(self, *, wait: bool = False) -> bool:
         """Enrich the results (profile or company details) in the background."""
         return self.start(self._enrich, wait=wait)
+
+    @property
+    def nouns(self) -> tuple[str, str]:
+        return (self.noun_one, self.noun)
 
     def table_frame(self) -> pl.DataFrame | None:
         """What the table shows and Export writes: the enriched results, else the results."""
@@ -210,55 +215,36 @@ class SearchForm(Form):
 
     def _search(self) -> None:
         params = self.params()
-        before = self.spent()
+        client, spend = for_one_action(self.client)
         self.feedback.status("Starting the search…")
-        job = self.client.search(self.kind, **params)
-        self._follow(job, before)
+        self._follow(client.search(self.kind, **params), spend)
 
-    def _attach(self) -> None:
+    def _attach(self, given: str | None) -> None:
+        if given is not None:  # set here, once started: a refused attach leaves the field be
+            self.request_id.value = given
         request_id = self.request_id.value.strip()
         if not request_id:
             raise ValueError("Paste the request id of an earlier search, then press Attach.")
-        self._follow(self.client.attach_search(self.kind, request_id), self.spent())
+        client, spend = for_one_action(self.client)
+        self._follow(client.attach_search(self.kind, request_id), spend)
 
-    def _follow(self, job: SearchJob, before: int) -> None:
+    def _follow(self, job: SearchJob, spend: ActionSpend) -> None:
         self.job = job
         self.request_id.value = job.request_id
-        job.sleep = self.runner.sleep  # Cancel ends a poll's wait at once
-        self.bar.start("search", 100)
+        follow = Follow(self.runner, self.bar, self.feedback, self.nouns, self.timeout)
         try:
-            status = job.wait(progress=self._on_status, timeout=self.timeout)
-            self.bar.start(f"read {self.noun}", status.total_results)
-            frame = job.frame(on_page=self._on_page)
-        except Cancelled:
-            self.bar.finish(ok=False)
-            self.feedback.status(
-                f"Cancelled. The search {job.request_id} goes on at the service: press Attach "
-                "later to follow it (its status is free; pages read are not paid again)."
-            )
-            return
-        except Exception:
-            self.bar.finish(ok=False)
-            raise
+            frame = follow.results(job, spend)
         finally:
             self.update_cost()
-        self.bar.finish()
+        if frame is None:
+            return
         self.frame, self.enriched = frame, None
-        self.table.value = frame_html(frame, self.noun)
+        self.table.value = frame_html(frame, self.nouns)
         self.feedback.status(
-            f"{frame.height:,} {self.noun} from search {job.request_id}. "
-            f"Spent {self.spent() - before} credits.",
+            f"{counted(frame.height, *self.nouns)} from search {job.request_id}. "
+            f"Spent {credits_text(spend.spent)}.",
             "success",
         )
-
-    def _on_status(self, status: SearchStatus) -> None:
-        self.bar.to(status.progress)
-        self.feedback.status(f"Search {status.request_id}: {status.status}, {status.progress}%")
-
-    def _on_page(self, read: int, expected: int) -> None:
-        self.runner.check()
-        self.bar.to(read, expected)
-        self.feedback.status(f"Reading results: {read:,} of {expected:,} {self.noun}")
 
     def _enrich(self) -> None:
         frame = self.frame
@@ -273,7 +259,7 @@ class SearchForm(Form):
             bar=self.enrich_bar,
             feedback=self.feedback,
         )
-        self.table.value = frame_html(self.enriched, self.noun)
+        self.table.value = frame_html(self.enriched, self.nouns)
 
 
 class LeadSearchForm(SearchForm):
@@ -282,6 +268,7 @@ class LeadSearchForm(SearchForm):
     kind = "leads"
     title = "Lead search"
     noun = "leads"
+    noun_one = "lead"
     enrich_kind = "profile"
     css_class = "profnet-lead-search"
 
@@ -292,5 +279,6 @@ class CompanySearchForm(SearchForm):
     kind = "companies"
     title = "Company search"
     noun = "companies"
+    noun_one = "company"
     enrich_kind = "company"
     css_class = "profnet-company-search"

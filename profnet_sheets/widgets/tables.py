@@ -32,6 +32,11 @@ Tone = Literal["info", "error", "success"]
 _COLOURS: dict[Tone, str] = {"info": "#333", "error": "#b00020", "success": "#1b5e20"}
 
 
+def counted(number: int, one: str, many: str | None = None) -> str:
+    """`1 credit`, `2 credits`, `1,200 leads` (`many`: the plural, when not `one` + s)."""
+    return f"{number:,} " + (one if number == 1 else many or one + "s")
+
+
 def cell_text(value: Any) -> str:
     """A value as a table shows it: nested values as compact JSON, long ones cut."""
     if value is None:
@@ -48,13 +53,14 @@ def html_table(
     columns: Sequence[str],
     *,
     total: int | None = None,
-    noun: str = "rows",
+    noun: tuple[str, str] = ("row", "rows"),
     max_rows: int = MAX_ROWS_SHOWN,
 ) -> str:
-    """An HTML table of `rows` (at most `max_rows`), every value escaped, with a caption."""
+    """An HTML table of `rows` (at most `max_rows`), every value escaped, with a caption
+    counting them (`noun`: the singular and the plural)."""
     total = len(rows) if total is None else total
     shown = rows[:max_rows]
-    caption = f"{total:,} {noun}"
+    caption = counted(total, *noun)
     if len(shown) < total:
         caption += f" (the first {len(shown):,} shown; export them all)"
     head = "".join(f"<th>{html.escape(name)}</th>" for name in columns)

@@ -23,6 +23,11 @@ def charged(running: RunningSandbox, endpoint: str | None = None) -> int:
     return int(spent["calls"].get(endpoint, {}).get("credits", 0))
 
 
+def calls_made(running: RunningSandbox) -> int:
+    """Calls the server received from the tests' key, paid or free (status calls too)."""
+    return sum(int(entry["calls"]) for entry in usage(running)["calls"].values())
+
+
 def eventually(condition: Callable[[], bool], timeout: float = 10.0) -> None:
     """Wait until `condition()` holds (a worker thread's effect), or fail."""
     deadline = time.monotonic() + timeout
@@ -31,4 +36,4 @@ def eventually(condition: Callable[[], bool], timeout: float = 10.0) -> None:
         time.sleep(0.02)
 
 
-__all__ = ["MakeClient", "charged", "eventually"]
+__all__ = ["MakeClient", "calls_made", "charged", "eventually"]

@@ -12,7 +12,7 @@ import requests
 
 from profnet_sheets.batch.engine import INTERRUPTED
 from profnet_sheets.sandbox import RunningSandbox
-from profnet_sheets.widgets import EnrichForm
+from profnet_sheets.widgets import CompanySearchForm, EnrichForm
 from tests.integration.widgets.conftest import MakeClient, charged, eventually
 
 pytestmark = pytest.mark.integration
@@ -94,6 +94,10 @@ def test_a_pandas_frame_and_cancel_keeps_what_is_done(
     done = sum(error is None for error in errors)
     assert 8 <= done < 60
     assert errors.count(INTERRUPTED) == 60 - done
+    assert (form.bar.n, form.bar.total) == (done, 60), "the bar shows every lookup done"
+    assert form.feedback.status_text.endswith(
+        f"Spent {charged(fresh, 'get-company-details')} credits."
+    )
     # Lookups in flight when Cancel was pressed were paid and cached, though not shown yet.
     assert done <= charged(fresh, "get-company-details") <= done + 8
     form.run(wait=True)
@@ -109,3 +113,30 @@ def test_nothing_loaded_is_one_clear_message(make_client: MakeClient) -> None:
     form.path.value = "/no/such/file.csv"
     form.load_button.click()
     assert form.feedback.error_text == "/no/such/file.csv: no such file"
+
+
+def test_the_enriched_results_of_a_search_with_list_columns(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    client = make_client()
+    search = CompanySearchForm(client)
+    search.fill(keywords="software", limit=5)
+    search.search(wait=True)
+    search.enrich(wait=True)
+    assert search.enriched is not None
+    lists = [name for name, dtype in search.enriched.schema.items() if dtype.is_nested()]
+    assert lists, "the natural next table has list columns"
+    form = EnrichForm(search.enriched, client=client)  # no crash on the list columns
+    assert form.feedback.error_text == ""
+    assert form.column.value == "profnet_url", "a column of keys, never a list column"
+    before = charged(fresh)
+    form.column.value = lists[0]
+    form.preview_button.click()
+    dtype = search.enriched.schema[lists[0]]
+    assert form.feedback.error_text == (
+        f"column {lists[0]!r} holds {dtype} values, not keys: choose a column of text or "
+        "numbers (domains, URLs, ids...)"
+    )
+    form.run(wait=True)
+    assert form.feedback.error_text.startswith(f"column {lists[0]!r} holds")
+    assert charged(fresh) == before

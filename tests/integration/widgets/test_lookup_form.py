@@ -24,7 +24,7 @@ def test_a_lookup_then_the_same_again_for_free(
     assert form.feedback.error_text == ""
     assert form.answer[0]["name"] == "Berlin, Berlin, Germany"
     assert "Berlin, Berlin, Germany" in form.result.value
-    assert form.feedback.status_text == "find-geocode-by-location: spent 1 credits."
+    assert form.feedback.status_text == "find-geocode-by-location: spent 1 credit."
     assert form.cost.value.count("Free: the answer is in the cache.") == 1
     form.lookup(wait=True)
     assert charged(fresh) == 1

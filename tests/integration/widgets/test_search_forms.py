@@ -13,7 +13,7 @@ import requests
 from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.widgets import CompanySearchForm, LeadSearchForm
 from profnet_sheets.widgets.search import SearchForm
-from tests.integration.widgets.conftest import MakeClient, charged, eventually
+from tests.integration.widgets.conftest import MakeClient, calls_made, charged, eventually
 
 pytestmark = pytest.mark.integration
 TITLES = "Head of Data\n=2+3"  # a hostile title: the results carry it, exports must escape it
@@ -47,6 +47,7 @@ def test_a_lead_search_from_filters_to_table_export_and_reuse(
     assert "At most 90 credits: 50 credits to start the search" in form.cost.value
     assert "Budget left: 4,999 credits" in form.cost.value  # the place lookup cost 1
     assert charged(fresh) == 1, "the cost line is computed without sending anything"
+    assert calls_made(fresh) == 1, "not even a free call: only the place lookup went out"
 
     form.search_button.click()
     assert form.search_button.disabled, "the button is disabled while the search runs"
@@ -183,11 +184,13 @@ def test_a_failed_search_and_the_budget_are_told_in_the_form(
     assert "Over the budget" not in form.cost.value
     form.search(wait=True)
     assert "failed at the service" in form.feedback.error_text
+    assert form.feedback.status_text == "", "no progress line left beside the error"
     assert form.bar.style == "danger"
     form.fill(keywords="something else", limit=100)
     assert "Over the budget: lower the limit or raise the budget." in form.cost.value
     form.search(wait=True)
     assert form.feedback.error_text.startswith("search-leads may cost 50 credits and only 10")
+    assert form.feedback.status_text == "", "not 'Starting the search…' beside the error"
     assert charged(fresh) == 50
 
 
@@ -200,11 +203,15 @@ def test_cancel_stops_waiting_and_attach_picks_the_search_up_again(
     form.search()
     eventually(lambda: "processing" in form.feedback.status_text)
     assert not form.cancel_button.disabled
+    assert form.attach("another-request-id") is False, "one task at a time"
+    assert form.feedback.error_text.startswith("Already running: wait for it to end or press")
     form.cancel_button.click()
     form.join(5)
     assert not form.runner.running, "Cancel ends the wait at once"
+    assert form.feedback.error_text == "", "the refusal is no longer news"
     request_id = form.request_id.value
     assert form.feedback.status_text.startswith(f"Cancelled. The search {request_id} goes on")
+    assert form.feedback.status_text.endswith("Spent 50 credits.")
     assert form.bar.style == "danger"
     assert form.cancel_button.disabled
     assert charged(fresh) == 50
@@ -215,3 +222,90 @@ def test_cancel_stops_waiting_and_attach_picks_the_search_up_again(
     assert other.frame is not None
     assert other.frame.height == 30
     assert charged(fresh) == 50 + 30, "attaching pays for the results only"
+
+
+def test_cancel_while_reading_says_the_search_is_complete_and_shows_the_true_count(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    form = LeadSearchForm(make_client())
+    form.fill(title_keywords="Engineer", limit=300)
+    requests.put(f"{fresh.base_url}/_sandbox/faults", json={"latency_ms": 150}, timeout=5)
+    form.search()
+    eventually(lambda: form.bar.n >= 50 and "Reading results" in form.feedback.status_text, 30)
+    form.cancel_button.click()
+    form.join(10)
+    read = charged(fresh, "get-lead-results")  # 1 credit per lead read
+    assert 50 <= read < 300
+    text = form.feedback.status_text
+    assert text.startswith(f"Cancelled while reading the results ({read} of 300 leads read).")
+    assert "is complete at the service" in text
+    assert "goes on" not in text
+    assert text.endswith(f"Spent {50 + read} credits.")
+    assert (form.bar.n, form.bar.total, form.bar.style) == (read, 300, "danger")
+    assert form.frame is None
+
+    form.attach(wait=True)
+    assert form.frame is not None
+    assert form.frame.height == 300
+    assert charged(fresh, "get-lead-results") == 300, "the pages read are not paid again"
+    assert form.feedback.status_text.endswith(f"Spent {300 - read} credits.")
+
+
+def test_two_forms_on_one_client_each_tell_their_own_spend(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    requests.put(f"{fresh.base_url}/_sandbox/faults", json={"latency_ms": 40}, timeout=5)
+    client = make_client()
+    leads, companies = LeadSearchForm(client), CompanySearchForm(client)
+    leads.fill(title_keywords="Engineer", limit=60)
+    companies.fill(keywords="software", limit=40)
+    assert leads.search()
+    assert companies.search()  # at the same time: the ledger moves for both
+    leads.join(30)
+    companies.join(30)
+    assert leads.frame is not None
+    assert companies.frame is not None
+    assert leads.feedback.status_text.endswith(f"Spent {50 + leads.frame.height} credits.")
+    assert companies.feedback.status_text.endswith(f"Spent {25 + companies.frame.height} credits.")
+    assert client.ledger.total() == charged(fresh), "and the client's ledger has both"
+
+
+def test_fill_takes_a_plain_value_as_one_value(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    client = make_client()
+    form = CompanySearchForm(client)
+    form.fill(headquarters_location="Berlin")  # one place, not six one-letter ones
+    assert calls_made(fresh) == 1, "one place name, one geocode call"
+    assert charged(fresh, "find-geocode-by-location") == 1
+    berlin = client.find_geocode_by_location(location="Berlin")[0]  # cached: free
+    assert form.pickers["headquarters_location"].value() == [str(berlin["geo_id"])]
+    form.fill(company_headcounts="B-D")
+    assert form.params()["company_headcounts"] == ["B", "C", "D"], "C is not dropped"
+    form.fill(hiring_on_profnet=True, recent_activities="senior hires", limit=5)
+    assert form.params() == {
+        "headquarters_location": [str(berlin["geo_id"])],
+        "company_headcounts": ["B", "C", "D"],
+        "hiring_on_profnet": "true",
+        "recent_activities": "senior hires",
+        "limit": 5,
+    }
+    for given, flag in (("no", "false"), (False, "false"), ("Yes", "true"), ("any", None)):
+        form.fill(hiring_on_profnet=given)
+        assert form.params().get("hiring_on_profnet") == flag, given
+    form.fill(company_headcounts="C", headquarters_location=str(berlin["geo_id"]))
+    assert form.params()["company_headcounts"] == ["C"]
+    assert form.params()["headquarters_location"] == [str(berlin["geo_id"])]
+    assert calls_made(fresh) == 1, "a geo id is no lookup"
+    form.search(wait=True)
+    assert form.feedback.error_text == ""
+    assert form.frame is not None
+
+    with pytest.raises(ValueError, match="not a headcount code"):
+        form.fill(company_headcounts="Z")
+    with pytest.raises(ValueError, match="Hiring on profnet: 'maybe' is not a true/false"):
+        form.fill(hiring_on_profnet="maybe")
+    leads = LeadSearchForm(client)
+    leads.fill(geo_codes="Berlin")
+    assert leads.params()["geo_codes"] == [str(berlin["geo_id"])]
+    assert charged(fresh, "find-geocode-by-location") == 1, "Berlin again: from the cache"

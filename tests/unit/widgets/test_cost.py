@@ -44,8 +44,11 @@ def test_a_reused_search_whose_results_were_read_is_free() -> None:
     reused = cost(reused=True, results_read=31, total_results=31)
     assert reused.credits == 0
     assert search_cost_text(reused).startswith(
-        "Free: the same search ran within the last 24 h (reused, free) and its 31 results"
+        "Free: the same search ran within the last 24 h (reused, free) and its results are "
+        "already read (31 results)."
     )
+    one = cost(reused=True, results_read=1, total_results=1)
+    assert "(1 result)." in search_cost_text(one)
 
 
 def test_results_read_partly_count_only_the_rest() -> None:

@@ -11,6 +11,7 @@ import pytest
 from profnet_sheets.widgets.tables import (
     MAX_CELL_CHARS,
     cell_text,
+    counted,
     download_link,
     export_path,
     html_table,
@@ -20,16 +21,16 @@ from profnet_sheets.widgets.tables import (
 
 def test_service_text_is_escaped_not_run() -> None:
     rows = [{"name": "<script>alert(1)</script>", "title": "=2+3"}]
-    table = html_table(rows, ["name", "title"], noun="leads")
+    table = html_table(rows, ["name", "title"], noun=("lead", "leads"))
     assert "<script>alert" not in table
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in table
     assert "<td>=2+3</td>" in table  # shown as it is; exports escape it for spreadsheets
-    assert "1 leads" in table
+    assert "1 lead<" in table, "one lead, not 1 leads"
 
 
 def test_long_tables_say_how_many_are_shown() -> None:
     rows = [{"n": i} for i in range(5)]
-    table = html_table(rows, ["n"], total=1200, noun="leads", max_rows=3)
+    table = html_table(rows, ["n"], total=1200, noun=("lead", "leads"), max_rows=3)
     assert table.count("<tr>") == 4  # header + 3
     assert "1,200 leads (the first 3 shown; export them all)" in table
 
@@ -68,3 +69,16 @@ def test_download_link_carries_the_file() -> None:
 )
 def test_export_path(typed: str, suffix: str, expected: str) -> None:
     assert export_path(typed, suffix) == Path(expected)
+
+
+@pytest.mark.parametrize(
+    ("number", "words", "text"),
+    [
+        (1, ("credit",), "1 credit"),
+        (0, ("credit",), "0 credits"),
+        (1200, ("company", "companies"), "1,200 companies"),
+        (1, ("company", "companies"), "1 company"),
+    ],
+)
+def test_counted(number: int, words: tuple[str, ...], text: str) -> None:
+    assert counted(number, *words) == text

@@ -1,0 +1,73 @@
+"""A search followed in a form: its status with progress, then every page of its results;
+what Cancel means in each phase (the search still running at the service, or complete)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from profnet_sheets.client.jobs import SearchJob, SearchStatus
+from profnet_sheets.widgets.cost import credits_text
+from profnet_sheets.widgets.progress import Bar
+from profnet_sheets.widgets.runner import Cancelled, Feedback, Runner
+from profnet_sheets.widgets.spend import ActionSpend
+from profnet_sheets.widgets.tables import counted
+
+
+@dataclass
+class Follow:
+    """Where a form shows a search it follows, and how long it waits for it."""
+
+    runner: Runner
+    bar: Bar
+    feedback: Feedback
+    noun: tuple[str, str]  # ("lead", "leads")
+    timeout: float
+
+    def results(self, job: SearchJob, spend: ActionSpend) -> pl.DataFrame | None:
+        """Wait for the search, then read every page; None when Cancel was pressed (the status
+        line then says what that means for the search). Errors go up, the bar turned red."""
+        job.sleep = self.runner.sleep  # Cancel ends a poll's wait at once
+        self.bar.start("search", 100)
+        reading = False
+        try:
+            status = job.wait(progress=self._on_status, timeout=self.timeout)
+            reading = True
+            self.bar.start(f"read {self.noun[1]}", status.total_results)
+            frame = job.frame(on_page=self._on_page)
+        except Cancelled:
+            self.bar.finish(ok=False)
+            self.feedback.status(
+                f"{self._cancelled(job, reading)} Spent {credits_text(spend.spent)}."
+            )
+            return None
+        except Exception:
+            self.bar.finish(ok=False)
+            raise
+        self.bar.finish()
+        return frame
+
+    def _cancelled(self, job: SearchJob, reading: bool) -> str:
+        """What Cancel did: stopped waiting for a search that goes on, or stopped reading the
+        results of a search that is complete."""
+        if not reading:
+            return (
+                f"Cancelled. The search {job.request_id} goes on at the service: press Attach "
+                "later to follow it (its status is free; pages read are not paid again)."
+            )
+        return (
+            f"Cancelled while reading the results ({self.bar.n:,} of "
+            f"{counted(self.bar.total, *self.noun)} read). The search {job.request_id} is "
+            "complete at the service: press Attach to read them all (the pages read are not "
+            "paid again)."
+        )
+
+    def _on_status(self, status: SearchStatus) -> None:
+        self.bar.to(status.progress)
+        self.feedback.status(f"Search {status.request_id}: {status.status}, {status.progress}%")
+
+    def _on_page(self, read: int, expected: int) -> None:
+        self.bar.to(read, expected)  # first: the bar shows what is read, Cancel or not
+        self.feedback.status(f"Reading results: {read:,} of {counted(expected, *self.noun)}")
+        self.runner.check()
