@@ -8,8 +8,10 @@
    time itself, and to enrich() on the same rows (what the Excel layer adds).
 2. 5,000 warm single-cell calls in one process: a column of =PROFNET_COMPANY(A1) ... (A5000)
    recalculated, every answer cached by the first calculation: under 0.25 s in all (median of
-   several recalculations); the server sees no call. Informational: the first calculation of
-   the column after the range call had fetched everything (each cell's value normalised once).
+   several recalculations); the server sees no call. Each cell's value is handed over as
+   xlwings hands it with ndim=2: [[value]], a one-cell range. Informational: the first
+   calculation of the column after the range call had fetched everything (each cell's value
+   normalised once). Every result line is followed by the load average when it was measured.
 Before timing, one small untimed range call pays the process's first-use costs (imports, the
 first connections), as a running Excel session has.
 """
@@ -56,8 +58,14 @@ WARM_LIMIT_S = 0.25  # the issue: "5,000 warm single-cell calls ... under 0.25 s
 
 
 def _column(values: list[str]) -> list[list[str]]:
-    """A column of cells as xlwings hands a range over with ndim=2."""
+    """A column of cells as xlwings hands a range over with ndim=2; for one cell,
+    `_column([value])` is the [[value]] a single-cell argument arrives as."""
     return [[value] for value in values]
+
+
+def _loaded(text: str) -> str:
+    """`text` with the load average when it was measured (other work on the machine)."""
+    return f"{text}; load average {load_average()}"
 
 
 def warm_up(base_url: str, cache: Path) -> None:
@@ -84,17 +92,19 @@ def cold_range(
 
 
 def warm_singles(base_url: str, values: list[str], passes: int) -> tuple[float, list[float], Usage]:
-    """The first calculation of the column (answers cached), then `passes` recalculations."""
+    """The first calculation of the column (answers cached), then `passes` recalculations;
+    every cell's value as xlwings hands it to a formula: [[value]] (ndim=2)."""
+    cells = [_column([value]) for value in values]
     before = usage(base_url)
     started = time.perf_counter()
-    for value in values:
-        udfs.PROFNET_COMPANY(value)
+    for cell in cells:
+        udfs.PROFNET_COMPANY(cell)
     first = time.perf_counter() - started
     walls = []
     for _ in range(passes):
         started = time.perf_counter()
-        for value in values:
-            udfs.PROFNET_COMPANY(value)
+        for cell in cells:
+            udfs.PROFNET_COMPANY(cell)
         walls.append(time.perf_counter() - started)
     return first, walls, usage(base_url) - before
 
@@ -113,9 +123,11 @@ def report_range(report: Report, wall: float, out: list[list[object]], spent: Us
     report.ratio_line(f"range_{ROWS}_rows_cold", wall, "s", ENGINE_LIMIT_S, RANGE_LIMIT_RATIO)
     failed = sum(1 for row in out if isinstance(row[0], str) and row[0].startswith("#"))
     report.detail(
-        f"=PROFNET_COMPANY(A1:A{ROWS}) (all fields) on an empty cache: one call, {len(out)} "
-        f"rows spilled, {failed} with #PROFNET!; ideal here = the batch engine's limit, 1.2 x "
-        f"{UNIQUE} x {LATENCY_MS:g} ms / {WORKERS} = {ENGINE_LIMIT_S:g} s"
+        _loaded(
+            f"=PROFNET_COMPANY(A1:A{ROWS}) (all fields) on an empty cache: one call, "
+            f"{len(out)} rows spilled, {failed} with #PROFNET!; ideal here = the batch engine's "
+            f"limit, 1.2 x {UNIQUE} x {LATENCY_MS:g} ms / {WORKERS} = {ENGINE_LIMIT_S:g} s"
+        )
     )
     report.ratio_line(
         "range_vs_latency_bound", wall, "s", IDEAL_RANGE_S, RANGE_LIMIT_RATIO, informational=True
@@ -129,9 +141,12 @@ def report_warm(report: Report, first: float, walls: list[float], warm: Usage) -
     median = statistics.median(walls)
     report.line(f"warm_{ROWS}_single_cells_s", median, "s", WARM_LIMIT_S)
     report.detail(
-        f"= median of {len(walls)} recalculations of a column of {ROWS} =PROFNET_COMPANY(cell) "
-        f"(all fields, one row each): {', '.join(f'{w:.3f}' for w in walls)} s; "
-        f"{median / ROWS * 1e6:.1f} us per cell"
+        _loaded(
+            f"= median of {len(walls)} recalculations of a column of {ROWS} "
+            f"=PROFNET_COMPANY(cell), each cell handed over as [[value]] (all fields, one row "
+            f"each): {', '.join(f'{w:.3f}' for w in walls)} s; "
+            f"{median / ROWS * 1e6:.1f} us per cell"
+        )
     )
     report.info(
         f"first_calculation_{ROWS}_single_cells_s",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -64,6 +65,12 @@ def main() -> None:
 )
 @click.option("--retry-after", default=1, show_default=True, help="Retry-After seconds on 429.")
 @click.option(
+    "--hostile-rate",
+    default=0.0,
+    show_default=True,
+    help="Share of text fields answered as formulas (=, +, -, @...), to test exports.",
+)
+@click.option(
     "--db",
     type=click.Path(dir_okay=False),
     default=None,
@@ -85,6 +92,7 @@ def sandbox(
     job_fail_rate: float,
     rate_limit: float | None,
     retry_after: int,
+    hostile_rate: float,
     db: str | None,
 ) -> None:
     """Run the sandbox of the service in the foreground (Ctrl-C stops it)."""
@@ -96,6 +104,7 @@ def sandbox(
         ("--drop-rate", drop_rate),
         ("--geocode-timeout-rate", geocode_timeout_rate),
         ("--job-fail-rate", job_fail_rate),
+        ("--hostile-rate", hostile_rate),
     ):
         if not 0 <= rate <= 1:
             raise click.BadParameter(f"{rate} is not a share between 0 and 1.", param_hint=name)
@@ -115,6 +124,7 @@ def sandbox(
         job_fail_rate=job_fail_rate,
         rate_limit=rate_limit,
         retry_after=retry_after,
+        hostile_rate=hostile_rate,
         db=db,
     )
     click.echo(
@@ -142,6 +152,7 @@ def config(
     """Keep settings in your config file (readable by you only); with no option, show them."""
     values = {"api_key": api_key, "base_url": base_url, "cache": cache, "budget": budget}
     if any(value is not None for value in values.values()):
+        _load(config_path, **values)  # a value that cannot be used is refused, never saved
         path = save_config(values, config_path)
         click.echo(f"Saved to {path} (permissions 0600).", err=True)
     settings = _load(config_path)
@@ -151,9 +162,9 @@ def config(
     click.echo(f"budget:   {settings.budget if settings.budget is not None else '(none)'}")
 
 
-def _load(config_path: str | None) -> Settings:
+def _load(config_path: str | None, **explicit: Any) -> Settings:
     try:
-        return Settings.load(config_path=config_path)
+        return Settings.load(config_path=config_path, **explicit)
     except ProfnetError as error:
         raise click.ClickException(str(error)) from None
 
@@ -234,6 +245,8 @@ def _enrich_file(
     from profnet_sheets.batch import EnrichmentInterrupted, enrich, plan_enrichment
     from profnet_sheets.batch.io import (
         BatchInputError,
+        check_excel_limits,
+        check_target,
         read_table,
         scan_table,
         sink_table,
@@ -246,11 +259,16 @@ def _enrich_file(
         ".parquet",
     )
     try:
-        table: Any = (
-            scan_table(source)
-            if streaming
-            else read_table(source, sheet=int(sheet) if sheet and sheet.isdigit() else sheet)
-        )
+        check_target(target)  # before anything is paid
+        table: Any = None
+        if streaming:
+            with contextlib.suppress(BatchInputError):  # not UTF-8, old Mac line ends: read whole
+                table = scan_table(source)
+        if table is None:
+            table = read_table(source, sheet=int(sheet) if sheet and sheet.isdigit() else sheet)
+        _check_column(source, table, column)
+        if isinstance(table, pl.DataFrame) and target.suffix.lower() in (".xlsx", ".xlsm"):
+            check_excel_limits(table, target)
         with _client() as client:
             spent_before = client.ledger.total(service=client._shared.service)
             plan = plan_enrichment(table, column, kind, client=client)
@@ -289,6 +307,11 @@ def _enrich_file(
         raise click.ClickException(str(error)) from None
     except ProfnetError as error:
         raise click.ClickException(str(error)) from None
+    except pl.exceptions.PolarsError as error:  # content polars could not read after all
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise click.ClickException(
+            f"{source}: cannot be read ({first}); save it as CSV UTF-8, XLSX or Parquet"
+        ) from None
     errors_note = "" if failed is None else f", {failed} with an error"
     click.echo(
         f"{plan.rows} rows, {plan.unique_keys} unique keys{errors_note}; {spent} credits spent; "
@@ -301,6 +324,21 @@ def _enrich_file(
             err=True,
         )
         sys.exit(130)
+
+
+def _check_column(source: Path, table: Any, column: str) -> None:
+    """Say which file lacks the column (or is empty) before anything else happens."""
+    names = table.collect_schema().names()
+    if not names:
+        raise click.ClickException(
+            f"{source}: the file is empty (no header row); give a table whose first row names "
+            f"its columns, {column!r} among them"
+        )
+    if column not in names:
+        raise click.ClickException(
+            f"{source}: no column {column!r}; its columns are {', '.join(map(repr, names))} "
+            "(give one of them with --column)"
+        )
 
 
 @main.command()
@@ -326,12 +364,17 @@ def lookup(kind: str, values: tuple[str, ...], skills: bool, certifications: boo
         options = {"include_skills": skills, "include_certifications": certifications}
     answers = []
     with _client() as client:
-        for value in values:
+        calls = []
+        for value in values:  # every value checked (free) before any is paid for
             try:
                 params = spec.call({spec.inputs[0]: value}, options)
-                answers.append(client.call(spec.endpoint, params))
-            except ValueError as error:  # a value that cannot be a key of this kind
+                client.estimate([(spec.endpoint, params)])
+            except (ValueError, ProfnetError) as error:  # cannot be a key of this kind
                 raise click.ClickException(f"{value!r}: {error}") from None
+            calls.append((value, params))
+        for value, params in calls:
+            try:
+                answers.append(client.call(spec.endpoint, params))
             except ProfnetError as error:
                 raise click.ClickException(f"{value!r}: {error}") from None
     json.dump(answers[0] if len(answers) == 1 else answers, sys.stdout, indent=2)
@@ -428,6 +471,12 @@ def _search_command(kind: SearchKind) -> click.Command:
             for name, value in values.items()
             if value not in (None, ())
         }
+        from profnet_sheets.batch.io import BatchInputError, check_target, write_table
+
+        try:
+            check_target(out)  # before a search is paid for
+        except BatchInputError as error:
+            raise click.ClickException(str(error)) from None
         with _client() as client:
             view = client.with_options(refresh=True) if refresh else client
             try:
@@ -443,9 +492,13 @@ def _search_command(kind: SearchKind) -> click.Command:
             except ProfnetError as error:
                 raise click.ClickException(str(error)) from None
             spent = client.ledger.total(service=client._shared.service)
-        from profnet_sheets.batch.io import write_table
-
-        path = write_table(frame, out)
+        try:
+            path = write_table(frame, out)
+        except BatchInputError as error:
+            raise click.ClickException(
+                f"{error} (the search's results are cached: run again with --request-id "
+                f"{job.request_id} and another --out, free)"
+            ) from None
         click.echo(
             f"{frame.height} {kind} written to {path}; credits spent so far: {spent}.", err=True
         )

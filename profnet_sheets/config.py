@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -53,6 +54,14 @@ class ApiKey:
         value = value.strip()
         if not value:
             raise ConfigurationError("The API key is empty: set PROFNET_API_KEY or pass api_key.")
+        if not (value.isascii() and value.isprintable()):
+            # Sent as it is, http.client would refuse it in an error that quotes it in full.
+            del value
+            raise ConfigurationError(
+                "The API key holds a character that cannot be sent in a request header (a line "
+                "break, a control character, or a non-ASCII one such as a typographic quote): "
+                "copy it again from your account page, as plain text."
+            )
         self._value = value
 
     def reveal(self) -> str:
@@ -65,6 +74,8 @@ class ApiKey:
         return hashlib.sha256(self._value.encode()).hexdigest()[:12]
 
     def __repr__(self) -> str:
+        if not hasattr(self, "_value"):  # refused in __init__ (a traceback shows `self`)
+            return "ApiKey(refused)"
         return f"ApiKey(fingerprint={self.fingerprint})"
 
     __str__ = __repr__
@@ -98,6 +109,9 @@ class Settings:
     budget: int | None = None  # credits this client may spend; None: no limit
     offline: bool = False
     refresh: bool = False
+    # Answers stay in use after their freshness ran out: only calls never answered are paid
+    # for (Excel's recalculation must never spend again); refresh=True fetches anew.
+    stale_ok: bool = False
     timeout: float = 60.0  # seconds to wait for an answer (the real service takes 3-5 s)
     connect_timeout: float = 10.0
     retries: int = 4
@@ -135,22 +149,38 @@ class Settings:
         **explicit: Any,
     ) -> Settings:
         """Resolve settings: explicit arguments, then PROFNET_* variables, then the config file."""
-        environ = os.environ if environ is None else environ
-        path = Path(config_path or environ.get(f"{ENV_PREFIX}CONFIG") or default_config_path())
-        from_file = _read_config(path)
-        known = {f.name: f for f in fields(cls)}
-        values: dict[str, Any] = {}
-        for name in known:
-            if explicit.get(name) is not None:
-                values[name] = explicit[name]
-            elif f"{ENV_PREFIX}{name.upper()}" in environ:
-                values[name] = environ[f"{ENV_PREFIX}{name.upper()}"]
-            elif name in from_file:
-                values[name] = from_file[name]
+        known = [f.name for f in fields(cls)]
         unknown = set(explicit) - set(known)
         if unknown:
             raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
+        values = _gather(known, explicit, os.environ if environ is None else environ, config_path)
+        # The key is an ApiKey from here on; the raw sources are dropped, so that a traceback
+        # showing local variables (rich, Sentry, capture_locals) never shows the key.
+        del explicit, environ
         return cls(**{name: _coerce(name, value) for name, value in values.items()})
+
+
+def _gather(
+    known: list[str],
+    explicit: Mapping[str, Any],
+    environ: Mapping[str, str],
+    config_path: Path | str | None,
+) -> dict[str, Any]:
+    """Each known setting's raw value, from the arguments, the environment or the file; the
+    key already wrapped in an ApiKey."""
+    path = Path(config_path or environ.get(f"{ENV_PREFIX}CONFIG") or default_config_path())
+    from_file = _read_config(path)
+    values: dict[str, Any] = {}
+    for name in known:
+        if explicit.get(name) is not None:
+            values[name] = explicit[name]
+        elif f"{ENV_PREFIX}{name.upper()}" in environ:
+            values[name] = environ[f"{ENV_PREFIX}{name.upper()}"]
+        elif name in from_file:
+            values[name] = from_file[name]
+    if "api_key" in values:
+        values["api_key"] = _coerce("api_key", values["api_key"])
+    return values
 
 
 def _masked(value: Any) -> Any:
@@ -189,7 +219,7 @@ def _coerce(name: str, value: Any) -> Any:
             if count is not None and count < 0:
                 raise ValueError("it must not be negative")
             return count
-        if name in ("offline", "refresh", "quiet"):
+        if name in ("offline", "refresh", "stale_ok", "quiet"):
             return _truthy(value)
         if name == "cache_dir":
             return Path(value).expanduser()
@@ -231,6 +261,15 @@ def _truthy(value: Any) -> bool:
     raise ValueError("it must be true or false")
 
 
+_TOML_ESCAPED = re.compile(r'[\\"\x00-\x08\x0a-\x1f\x7f]')
+
+
+def _toml_string(value: str) -> str:
+    """`value` as a TOML basic string: what TOML forbids raw escaped, everything else as is.
+    (JSON's escapes are not TOML's: it writes an emoji as a surrogate pair TOML refuses.)"""
+    return '"' + _TOML_ESCAPED.sub(lambda found: f"\\u{ord(found[0]):04x}", value) + '"'
+
+
 def save_config(values: Mapping[str, Any], path: Path | str | None = None) -> Path:
     """Write settings to the config file, readable by its owner only (0600)."""
     target = Path(path or os.environ.get(f"{ENV_PREFIX}CONFIG") or default_config_path())
@@ -250,10 +289,14 @@ def save_config(values: Mapping[str, Any], path: Path | str | None = None) -> Pa
         elif isinstance(value, int | float):
             lines.append(f"{name} = {value}")
         elif isinstance(value, Mapping):
-            lines.append(f"{name} = {json.dumps(json.dumps(dict(value)))}")
+            lines.append(f"{name} = {_toml_string(json.dumps(dict(value)))}")
         else:
-            lines.append(f"{name} = {json.dumps(str(value))}")
+            lines.append(f"{name} = {_toml_string(str(value))}")
     descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # An existing file keeps its mode through os.open: make it private before the key is in it
+    # (POSIX; on Windows, mode bits do not restrict reading).
+    if hasattr(os, "fchmod"):
+        os.fchmod(descriptor, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write("\n".join(lines) + "\n")
     os.chmod(target, 0o600)

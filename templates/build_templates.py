@@ -22,7 +22,13 @@ from xlsxwriter.worksheet import Worksheet
 
 from profnet_sheets.client.jobs import SearchKind
 from profnet_sheets.excel import macros, searches
-from profnet_sheets.excel.session import BUDGET_KEY, CONF_SHEET, DEFAULT_BUDGET, OFFLINE_KEY
+from profnet_sheets.excel.session import (
+    BUDGET_KEY,
+    CONF_SHEET,
+    DEFAULT_BUDGET,
+    OFFLINE_KEY,
+    REFRESH_KEY,
+)
 
 HERE = Path(__file__).resolve().parent
 CREATED = dt.datetime(2024, 1, 1)  # fixed, so that a rebuild gives the same bytes
@@ -31,11 +37,15 @@ GUIDE = "docs/excel.md in the profnet-sheets repository"
 SETUP = [
     "Once per computer: install profnet-sheets with its excel extra, then run: xlwings addin "
     "install (the xlwings tab appears in Excel). Details for Windows and macOS: the guide.",
-    "Your API key: set PROFNET_API_KEY and PROFNET_BASE_URL, or run: profnet-sheets config "
-    "--api-key ... --base-url ... Without a key, everything runs on the built-in SANDBOX "
-    "(synthetic data, nothing paid).",
-    "Once per workbook: File > Save As > Excel Macro-Enabled Workbook (.xlsm), then xlwings tab "
-    "> Import Functions, then Ctrl+Alt+F9 to calculate.",
+    "Your API key: run profnet-sheets config --api-key ... --base-url ... (read when the UDF "
+    "server starts: after a change, xlwings tab > Restart UDF Server). The PROFNET_API_KEY and "
+    "PROFNET_BASE_URL environment variables work too, but Excel must be closed and opened again "
+    "to see a change. Without a key, everything runs on the built-in SANDBOX (synthetic data, "
+    "nothing paid): =PROFNET_CREDITS(TRUE) and the searches' Last run block say so.",
+    "Once per workbook, on Windows: File > Save As > Excel Macro-Enabled Workbook (.xlsm), then "
+    "xlwings tab > Import Functions, then Ctrl+Alt+F9 to calculate. On macOS there are no "
+    "PROFNET_ formulas (xlwings' formulas are Windows only: they show #NAME?); the search "
+    "macros work.",
 ]
 MONEY = [
     f"Money: every new lookup costs credits, once; recalculating is free (answers are cached). "
@@ -43,6 +53,8 @@ MONEY = [
     f"it on the {CONF_SHEET} sheet, then xlwings tab > Restart UDF Server). "
     "=PROFNET_CREDITS(TRUE) shows what was spent.",
     f"Offline: {OFFLINE_KEY} = TRUE answers only from the cache (no credits at all).",
+    "Answers are kept whatever their age, so recalculating never pays again; "
+    f"{REFRESH_KEY} = TRUE fetches (and pays for) the answers past their freshness.",
     "Errors show as #PROFNET! and say what to do.",
 ]
 
@@ -101,6 +113,8 @@ def _conf(book: Workbook) -> None:
     sheet.write_number(1, 1, DEFAULT_BUDGET)
     sheet.write_string(2, 0, OFFLINE_KEY)
     sheet.write_boolean(2, 1, False)
+    sheet.write_string(3, 0, REFRESH_KEY)
+    sheet.write_boolean(3, 1, False)
 
 
 def _header(sheet: Worksheet, formats: Formats, names: Sequence[str], column: int = 0) -> None:
@@ -133,18 +147,26 @@ def _companies(book: Workbook, formats: Formats) -> None:
     single = book.add_worksheet("One cell at a time")
     single.set_column(0, 0, 44)
     single.set_column(1, 4, 30)
+    # (what, formula, rows it takes): an answer spills over the rows below it, so the next
+    # example starts under it (a spill onto another formula shows #SPILL!).
     examples = [
-        ("Industry of one company", '=PROFNET_COMPANY("stripe.com", "industry")'),
-        ("Its page URL", '=PROFNET_COMPANY("stripe.com", "profnet_url")'),
-        ("Geo id of Berlin", '=PROFNET_GEOCODE("Berlin")'),
-        ("Its people living in Berlin (headcount)", "=PROFNET_HEADCOUNT(B3, B4)"),
-        ("Credits spent, budget left", "=PROFNET_CREDITS(TRUE)"),
-        ("Its latest posts (they spill below)", '=PROFNET_COMPANY_POSTS(B3, , "posted_at, text")'),
+        ("Industry of one company", '=PROFNET_COMPANY("stripe.com", "industry")', 1),
+        ("Its page URL", '=PROFNET_COMPANY("stripe.com", "profnet_url")', 1),
+        ("Geo id of Berlin", '=PROFNET_GEOCODE("Berlin")', 1),
+        ("Its people living in Berlin (headcount)", "=PROFNET_HEADCOUNT(B3, B4)", 1),
+        ("Credits spent, budget left, data (spills below)", "=PROFNET_CREDITS(TRUE)", 3),
+        (
+            "Its latest posts (they spill below)",
+            '=PROFNET_COMPANY_POSTS(B3, , "posted_at, text")',
+            1,
+        ),
     ]
     _header(single, formats, ["What", "Formula"])
-    for row, (what, formula) in enumerate(examples, start=1):
+    row = 1
+    for what, formula, rows in examples:
         single.write_string(row, 0, what)
         _spill(single, f"B{row + 1}", formula)
+        row += rows
 
 
 def _leads(book: Workbook, formats: Formats) -> None:
@@ -252,7 +274,12 @@ TEMPLATES = [
     Template(
         "profnet_lead_search",
         "Lead search: people by title, company, place and more",
-        _search_steps("leads", "profnet_lead_search"),
+        [
+            *_search_steps("leads", "profnet_lead_search"),
+            'geo_codes holds =PROFNET_GEOCODE("Berlin"). Where it shows #NAME? (always on '
+            "macOS; on Windows until xlwings tab > Import Functions) the search stops and says "
+            "so: type the geo id itself instead (profnet-sheets lookup geocode Berlin gives it).",
+        ],
         _search(
             "leads",
             {

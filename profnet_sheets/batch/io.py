@@ -6,6 +6,7 @@ import codecs
 import contextlib
 import logging
 import os
+import re
 import secrets
 import stat
 from collections.abc import Callable, Iterable, Iterator
@@ -24,6 +25,8 @@ __all__ = [
     "PARQUET_SUFFIXES",
     "XLSX_SUFFIXES",
     "BatchInputError",
+    "check_excel_limits",
+    "check_target",
     "escape_formula",
     "escape_frame",
     "read_table",
@@ -62,6 +65,10 @@ _BOMS: Final = (
 # Excel's sheet limits: rows including the header, and columns.
 _XLSX_MAX_ROWS: Final = 1_048_576
 _XLSX_MAX_COLS: Final = 16_384
+_XLSX_MAX_CHARS: Final = 32_767  # characters in one cell; xlsxwriter cuts longer text
+# A CR that does not start a CRLF: a line end of classic Mac files (polars would take it as data).
+_LONE_CR: Final = re.compile(rb"\r(?!\n)")
+_CHECK_CHUNK: Final = 1 << 20
 # Integers beyond this lose digits as Excel numbers (doubles): they are written as text.
 _EXACT_INT: Final = 2**53
 
@@ -296,14 +303,8 @@ def scan_table(path: str | Path) -> pl.LazyFrame:
             "or use read_table"
         )
         raise BatchInputError(msg, path=source)
-    try:
-        sample = codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
-    except UnicodeDecodeError as error:
-        msg = (
-            f"{source}: not UTF-8 (byte {error.start}); streaming needs UTF-8: save it as "
-            "CSV UTF-8, or use read_table, which detects the encoding"
-        )
-        raise BatchInputError(msg, path=source) from error
+    _check_streamable(source)
+    sample = codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
     return pl.scan_csv(
         source,
         separator=_sniff_separator(sample, complete=len(head) < _SNIFF_BYTES),
@@ -311,6 +312,40 @@ def scan_table(path: str | Path) -> pl.LazyFrame:
         truncate_ragged_lines=True,
         raise_if_empty=False,
     )
+
+
+def _check_streamable(source: Path) -> None:
+    """Raise unless the whole file is UTF-8 with LF or CRLF line ends (what polars streams
+    right): checked before anything is read for real, so a bad byte deep in a big file is an
+    error up front, not half way through (and after the lookups were paid)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset, pending_cr = 0, False
+    try:
+        with source.open("rb") as file:
+            while chunk := file.read(_CHECK_CHUNK):
+                decoder.decode(chunk)
+                lone_cr = (pending_cr and not chunk.startswith(b"\n")) or bool(
+                    _LONE_CR.search(chunk, 0, len(chunk) - 1)
+                )
+                if lone_cr:
+                    msg = (
+                        f"{source}: has line ends made of a CR alone (an old Mac format), which "
+                        "cannot be streamed; use read_table, or save it with Windows or Unix "
+                        "line ends"
+                    )
+                    raise BatchInputError(msg, path=source)
+                pending_cr = chunk.endswith(b"\r")
+                offset += len(chunk)
+            decoder.decode(b"", final=True)
+    except UnicodeDecodeError as error:
+        msg = (
+            f"{source}: not UTF-8 (near byte {offset + error.start}); streaming needs UTF-8: "
+            "save it as CSV UTF-8, or use read_table, which detects the encoding"
+        )
+        raise BatchInputError(msg, path=source) from error
+    except OSError as error:
+        msg = f"{source}: cannot be read ({error.strerror or error})"
+        raise BatchInputError(msg, path=source) from error
 
 
 def _read_bytes(source: Path, *, limit: int | None = None) -> bytes:
@@ -323,7 +358,7 @@ def _read_bytes(source: Path, *, limit: int | None = None) -> bytes:
 
 
 def _read_csv(source: Path, encoding: str | None) -> pl.DataFrame:
-    data = _utf8(_read_bytes(source), encoding, source)
+    data = _lone_cr_as_newlines(_utf8(_read_bytes(source), encoding, source))
     if not data or data.isspace():
         return pl.DataFrame()
     separator = _sniff_separator(
@@ -377,6 +412,16 @@ def _utf8(data: bytes, encoding: str | None, source: Path) -> bytes:
         return data.decode("cp1252").encode("utf-8")
     except UnicodeDecodeError:  # the five bytes cp1252 leaves undefined
         return data.decode("latin-1").encode("utf-8")
+
+
+def _lone_cr_as_newlines(data: bytes) -> bytes:
+    """Line ends made of a CR alone (classic Mac files) as LF, outside quoted fields (where a
+    CR is data): polars would otherwise read such a file as one row, and cut it."""
+    if not _LONE_CR.search(data):
+        return data
+    parts = data.split(b'"')
+    parts[::2] = [_LONE_CR.sub(b"\n", part) for part in parts[::2]]
+    return b'"'.join(parts)
 
 
 def _sniff_separator(sample: str, *, complete: bool) -> str:
@@ -517,13 +562,7 @@ def write_table(frame: pl.DataFrame, path: str | Path, *, escape: bool = True) -
 
     elif kind == "xlsx":
         flat = _flatten(frame, escape=escape, csv=False)
-        if flat.height + 1 > _XLSX_MAX_ROWS or flat.width > _XLSX_MAX_COLS:
-            msg = (
-                f"{target}: {flat.height} rows x {flat.width} columns do not fit in an Excel "
-                f"sheet ({_XLSX_MAX_ROWS - 1} rows, {_XLSX_MAX_COLS} columns at most): "
-                "write CSV or Parquet"
-            )
-            raise BatchInputError(msg, path=target)
+        check_excel_limits(flat, target)
 
         def write(temp: Path) -> None:
             _write_xlsx(flat, temp)
@@ -535,6 +574,48 @@ def write_table(frame: pl.DataFrame, path: str | Path, *, escape: bool = True) -
 
     _atomic_write(target, write)
     return target
+
+
+def check_target(path: str | Path) -> Path:
+    """``path`` (user expanded) if a table can be written there, else BatchInputError: a kind
+    :func:`write_table` writes, in a folder that exists, not a folder itself. For checking an
+    output before any work (or money) is spent on it."""
+    target = Path(path).expanduser()
+    _kind(target, writing=True)
+    if target.is_dir():
+        raise BatchInputError(f"{target}: is a folder; give a file name", path=target)
+    if not target.parent.is_dir():
+        msg = f"{target}: the folder {target.parent} does not exist"
+        raise BatchInputError(msg, path=target)
+    return target
+
+
+def check_excel_limits(frame: pl.DataFrame, path: str | Path) -> None:
+    """Raise BatchInputError unless ``frame`` fits in one Excel sheet: at most 1,048,575 rows
+    under the header, 16,384 columns and 32,767 characters in a cell (longer text would be cut,
+    silently, by the writer). Nested columns are measured as the JSON text written."""
+    target = Path(path)
+    if frame.height + 1 > _XLSX_MAX_ROWS or frame.width > _XLSX_MAX_COLS:
+        msg = (
+            f"{target}: {frame.height} rows x {frame.width} columns do not fit in an Excel "
+            f"sheet ({_XLSX_MAX_ROWS - 1} rows, {_XLSX_MAX_COLS} columns at most): "
+            "write CSV or Parquet"
+        )
+        raise BatchInputError(msg, path=target)
+    flat = _flatten(frame, escape=True, csv=False)  # as written: quoted, nested as JSON
+    texts = [name for name, dtype in flat.schema.items() if isinstance(dtype, pl.String)]
+    if not texts or not flat.height:
+        return
+    longest = flat.select(pl.col(texts).str.len_chars().max()).row(0)
+    for name, length in zip(texts, longest, strict=True):
+        if length is not None and length > _XLSX_MAX_CHARS:
+            row = (flat[name].str.len_chars().arg_max() or 0) + 1
+            msg = (
+                f"{target}: column {name!r} holds {length:,} characters in row {row} under the "
+                f"header; an Excel cell holds at most {_XLSX_MAX_CHARS:,}: write CSV or Parquet "
+                "instead"
+            )
+            raise BatchInputError(msg, path=target)
 
 
 def sink_table(lazy: pl.LazyFrame, path: str | Path, *, escape: bool = True) -> Path:

@@ -6,6 +6,7 @@ import contextlib
 import copy
 import hashlib
 import json
+import sqlite3
 import threading
 import time
 from collections.abc import Hashable, Iterable, Mapping, Sequence
@@ -68,7 +69,7 @@ class _Shared:
 
     def __init__(self, settings: Settings) -> None:
         if settings.uses_sandbox:
-            base_url, api_key, service = embedded_base_url(settings), SANDBOX_KEY, "sandbox"
+            base_url, key, service = embedded_base_url(settings), ApiKey(SANDBOX_KEY), "sandbox"
         else:
             if settings.api_key is None:
                 raise ConfigurationError(
@@ -79,15 +80,25 @@ class _Shared:
                     "An API key is set but no base URL of the service: set PROFNET_BASE_URL, or "
                     "pass base_url (the address your provider gives with the key)."
                 )
-            base_url, api_key = settings.base_url, settings.api_key.reveal()
+            base_url, key = settings.base_url, settings.api_key  # never revealed here
             service = "svc-" + hashlib.sha256(base_url.encode()).hexdigest()[:10]
         self.base_url = base_url
         self.service = service
-        self.api_key = ApiKey(api_key)
-        self.transport = Transport(settings, base_url, service)
-        self.memo = MemoCache()
+        self.api_key = key
         in_memory = settings.cache in ("memory", "off")
-        self.ledger = Ledger(None if in_memory else settings.cache_dir / f"{service}-ledger.sqlite")
+        try:
+            self.transport = Transport(settings, base_url, service)
+            self.ledger = Ledger(
+                None if in_memory else settings.cache_dir / f"{service}-ledger.sqlite"
+            )
+        except (OSError, sqlite3.Error) as error:  # no such folder, no right; not a database
+            where = getattr(error, "filename", None) or settings.cache or settings.cache_dir
+            reason = getattr(error, "strerror", None) or error
+            raise ConfigurationError(
+                f"Cannot keep the cache at {where}: {reason}. Set "
+                "PROFNET_CACHE_DIR (or PROFNET_CACHE) to a folder you can write to."
+            ) from None
+        self.memo = MemoCache()
         self.budget = Budget(settings.budget)
         # The same raw arguments (as Excel hands them over) -> the key of their normalised call,
         # so that a warm repeat skips normalisation entirely.
@@ -121,8 +132,14 @@ class Client:
         settings: Settings | None = None,
         **options: Any,
     ) -> None:
+        try:
+            key = ApiKey(api_key) if isinstance(api_key, str) else api_key
+        except ConfigurationError:
+            del api_key  # a traceback showing local variables must not show the key
+            raise
+        del api_key
         self.settings = settings or Settings.load(
-            api_key=api_key,
+            api_key=key,
             base_url=base_url,
             cache=str(cache) if cache is not None else None,
             budget=budget,
@@ -136,6 +153,8 @@ class Client:
     # -- the client itself ----------------------------------------------------------------------
 
     def __repr__(self) -> str:
+        if not hasattr(self, "_shared"):  # its __init__ failed (a traceback shows `self`)
+            return "<Client (not set up)>"
         mode = " sandbox" if self.settings.uses_sandbox else ""
         return (
             f"<Client{mode} {self._shared.base_url} key={self._shared.api_key!r} "
@@ -198,11 +217,11 @@ class Client:
     def _body(self, ep: Endpoint, params: dict[str, Any], max_items: int | None = None) -> Any:
         """The body of a successful answer, from memory, the HTTP cache or the service."""
         shared = self._shared
-        refresh = self.settings.refresh
+        refresh, stale = self.settings.refresh, self.settings.stale_ok
         raw = _frozen(ep.name, params)
         if not refresh and raw is not None:
             known = shared.prepared.get(raw)
-            memo = shared.memo.get(known) if known is not None else None
+            memo = shared.memo.get(known, stale) if known is not None else None
             if memo is not None:
                 return self._answer(ep, memo.status, memo.body())
         payload = prepare(ep, params)
@@ -210,15 +229,17 @@ class Client:
         if raw is not None:
             shared.remember_prepared(raw, key)
         if not refresh:
-            memo = shared.memo.get(key)
+            memo = shared.memo.get(key, stale)
             if memo is not None:
                 return self._answer(ep, memo.status, memo.body())
         with PROCESS_LOCKS(key):
             if not refresh:
-                memo = shared.memo.get(key)
+                memo = shared.memo.get(key, stale)
                 if memo is not None:
                     return self._answer(ep, memo.status, memo.body())
-                held = shared.transport.stored(ep, payload, shared.api_key)
+                held = shared.transport.stored(
+                    ep, payload, shared.api_key, stale_ok=self.settings.stale_ok
+                )
                 if held is not None:
                     return self._remember(ep, key, held)
             if self.settings.offline:
@@ -229,7 +250,9 @@ class Client:
                 )
             with shared.transport.claim(ep, payload, shared.api_key):
                 if not refresh:  # another process may have paid for it while this one waited
-                    held = shared.transport.stored(ep, payload, shared.api_key)
+                    held = shared.transport.stored(
+                        ep, payload, shared.api_key, stale_ok=self.settings.stale_ok
+                    )
                     if held is not None:
                         return self._remember(ep, key, held)
                 sent = self._send(ep, payload, price_ceiling(ep, payload, max_items))
@@ -277,7 +300,7 @@ class Client:
             ttl = fresh_for(self.settings, ep, status)
             if sent.from_cache and sent.expires is not None:
                 ttl = min(ttl, sent.expires - time.time())
-            self._shared.memo.put(key, status, text, ttl)
+            self._shared.memo.put(key, status, text, ttl, self.settings.stale_ok)
         return self._answer(ep, status, body, sent.headers)
 
     @staticmethod
@@ -327,9 +350,9 @@ class Client:
         payload = prepare(ep, params)
         key = self._key(ep, payload)
         shared = self._shared
-        if shared.memo.get(key) is not None:
+        if shared.memo.get(key, self.settings.stale_ok) is not None:
             return True
-        held = shared.transport.stored(ep, payload, shared.api_key)
+        held = shared.transport.stored(ep, payload, shared.api_key, stale_ok=self.settings.stale_ok)
         if held is None:
             return False
         with contextlib.suppress(ProfnetError):  # a cached 404 is held too

@@ -42,18 +42,20 @@ class MemoCache:
         self._entries: OrderedDict[MemoKey, Memo] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: MemoKey) -> Memo | None:
+    def get(self, key: MemoKey, stale_ok: bool = False) -> Memo | None:
+        """The answer kept for `key` while fresh (with `stale_ok`, also after), or None."""
         entry = self._entries.get(key)
         if entry is None:
             return None
-        if entry.expires < time.monotonic():
+        if entry.expires < time.monotonic() and not stale_ok:
             with self._lock:
                 self._entries.pop(key, None)
             return None
         return entry
 
-    def put(self, key: MemoKey, status: int, text: str, ttl: float) -> None:
-        if ttl <= 0:
+    def put(self, key: MemoKey, status: int, text: str, ttl: float, stale_ok: bool = False) -> None:
+        """Keep an answer for `ttl` seconds (an already stale one only for `stale_ok` readers)."""
+        if ttl <= 0 and not stale_ok:
             return
         with self._lock:
             self._entries[key] = Memo(status, text, time.monotonic() + ttl)

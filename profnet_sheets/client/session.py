@@ -213,11 +213,13 @@ class Transport:
         """The claim on this call across processes sharing the cache (a context manager)."""
         return self.claims.hold(call_key(self.service, endpoint, payload, key.fingerprint))
 
-    def stored(self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey) -> Sent | None:
-        """The fresh answer the HTTP cache's store holds for this call, read straight by key
-        (no request built), or None."""
+    def stored(
+        self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey, *, stale_ok: bool = False
+    ) -> Sent | None:
+        """The fresh answer (with `stale_ok`, any answer) the HTTP cache's store holds for this
+        call, read straight by key (no request built), or None."""
         cache_key = call_key(self.service, endpoint, payload, key.fingerprint)
-        stored = read_stored(self.cache, cache_key)
+        stored = read_stored(self.cache, cache_key, stale_ok=stale_ok)
         if stored is None or stored.status not in CACHED_STATUSES:
             return None
         body = _json_text_or_none(stored.text)

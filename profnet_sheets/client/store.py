@@ -55,8 +55,8 @@ def save_answer(
     cache.responses[key] = cached
 
 
-def read_stored(cache: BaseCache, key: str) -> Stored | None:
-    """The fresh answer stored under `key`, or None.
+def read_stored(cache: BaseCache, key: str, *, stale_ok: bool = False) -> Stored | None:
+    """The fresh answer stored under `key` (with `stale_ok`, any answer still stored), or None.
 
     On SQLite the row is read and unpickled directly (~0.1 ms, against ~0.3 ms for
     requests-cache's full CachedResponse, which a warm batch of thousands feels); any other
@@ -68,12 +68,12 @@ def read_stored(cache: BaseCache, key: str) -> Stored | None:
             return None
         stored = _from_unstructured(*found)
         if stored is not None:
-            return stored if _fresh(stored.expires) else None
+            return stored if stale_ok or _fresh(stored.expires) else None
     try:  # the answers table itself: no redirect aliases are ever saved, none looked up
         response = cache.responses.get(key)
     except (AttributeError, KeyError):  # an entry requests-cache can no longer read
         return None
-    if not isinstance(response, CachedResponse) or response.is_expired:
+    if not isinstance(response, CachedResponse) or (response.is_expired and not stale_ok):
         return None
     expires = response.expires.timestamp() if response.expires is not None else None
     return Stored(response.status_code, response.text, dict(response.headers), expires)
@@ -91,6 +91,9 @@ def _from_unstructured(value: bytes, expires: float | None) -> Stored | None:
         content, status = fields["_content"], fields["status_code"]
         text = content.decode(fields.get("encoding") or "utf-8")
         headers = dict(fields.get("headers") or {})
+        stamp = fields.get("expires")
+        if isinstance(stamp, str):  # to the microsecond (the table's column holds whole seconds)
+            expires = datetime.fromisoformat(stamp).timestamp()
     except Exception:
         return None
     if not isinstance(status, int):

@@ -38,6 +38,25 @@ Result = CellValue | Rows  # what a formula hands back: one value, or rows that 
 # -- values in ------------------------------------------------------------------------------------
 
 
+def blank(value: Any) -> bool:
+    """An empty cell: None, NaN, or text of spaces only (an error value is not blank)."""
+    if isinstance(value, float):
+        return math.isnan(value)
+    if isinstance(value, str):
+        try:
+            return normalize.text(value, "value") is None
+        except NormalizationError:  # an Excel error's text
+            return False
+    return value is None
+
+
+def lookup_key(value: Any, parameter: str) -> str | None:
+    """A key of a lookup (an id, a URL, a name), None when blank. A number 0 is blank too:
+    it is what `=A1` gives for an empty A1, and no company, job or post has the id 0."""
+    is_number = isinstance(value, int | float) and not isinstance(value, bool)
+    return None if is_number and value == 0 else key(value, parameter)
+
+
 def key(value: Any, parameter: str) -> str | None:
     """One key cell as text (`12345.0` -> `"12345"`, spaces stripped), None when blank.
 
@@ -47,13 +66,7 @@ def key(value: Any, parameter: str) -> str | None:
     if value is None:
         return None
     value = clean(value)
-    if isinstance(value, dt.date | dt.time | dt.timedelta):
-        raise NormalizationError(
-            f"{parameter} comes from a cell holding a date or time ({value}): "
-            "format the cell as Text or General and type the value again",
-            parameter,
-            value,
-        )
+    refuse_date(value, parameter)
     if isinstance(value, float) and value.is_integer() and abs(value) > _EXACT:
         raise NormalizationError(
             f"{parameter} {value:.15g} has more digits than an Excel number holds, so Excel has "
@@ -62,6 +75,17 @@ def key(value: Any, parameter: str) -> str | None:
             value,
         )
     return normalize.text(value, parameter)
+
+
+def refuse_date(value: Any, parameter: str) -> None:
+    """Raise NormalizationError for a date or time: Excel made one of what was typed (`1-10`)."""
+    if isinstance(value, dt.date | dt.time | dt.timedelta):
+        raise NormalizationError(
+            f"{parameter} comes from a cell holding a date or time ({value}): "
+            "format the cell as Text or General and type the value again",
+            parameter,
+            value,
+        )
 
 
 def clean(value: Any) -> Any:
@@ -117,6 +141,8 @@ def grid(value: Any) -> Grid:
     empty list is one blank cell (Excel never hands over a range of no cells)."""
     if not isinstance(value, list | tuple):
         return Grid((value,), 1, 1, is_range=False)
+    if len(value) == 1 and isinstance(value[0], list | tuple) and len(value[0]) == 1:
+        return Grid((value[0][0],), 1, 1, is_range=True)  # one cell, as ndim=2 hands it: fast
     if not any(isinstance(row, list | tuple) for row in value):
         cells = tuple(value) or (None,)
         return Grid(cells, len(cells), 1, is_range=True)
@@ -168,8 +194,22 @@ def is_error_text(value: object) -> bool:
     return isinstance(value, str) and value.startswith(ERROR_PREFIX)
 
 
-def rows_or_value(rows: Rows) -> Result:
-    """A single cell as its value (Excel shows it in the formula's cell), else the rows."""
+def rows_or_value(rows: Rows, headers: int = 0) -> Result:
+    """A single cell as its value (Excel shows it in the formula's cell), else the rows.
+    `headers`: how many of the rows are header rows; with nothing under them the answer is
+    an empty cell, never a lone field name that reads as a value."""
+    if len(rows) <= headers:
+        return ""
     if len(rows) == 1 and len(rows[0]) == 1:
         return rows[0][0]
-    return rows if rows else ""
+    return rows
+
+
+def literal(value: CellValue) -> CellValue:
+    """`value` for a macro's write to a sheet. Excel parses text written to a cell as if it
+    were typed (`1-10` becomes a date, `007` the number 7, a long id a rounded number, `=...`
+    a formula), so every text but the empty one gets the leading `'` that makes Excel keep it
+    as it is, as text; the `'` is not part of the cell's value. Numbers and TRUE/FALSE stay."""
+    if isinstance(value, str) and value:
+        return "'" + _fit(value, MAX_CELL_TEXT - 1)
+    return value

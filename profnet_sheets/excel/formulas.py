@@ -171,8 +171,8 @@ def geocode(location: Any, type: Any = None, fields: Any = None, header: Any = N
 
 
 def _count(limit: Any, most: int) -> int:
-    text = cells.key(limit, "limit")
-    return 1 if text is None else normalize.limit(text, "limit", 1, most)
+    limit = cells.clean(limit)
+    return 1 if cells.blank(limit) else normalize.limit(limit, "limit", 1, most)
 
 
 def _best_or_several(
@@ -342,10 +342,13 @@ def companies(request_id: Any, fields: Any = None, header: Any = None) -> Result
 
 @formula
 def credits(header: Any = None) -> Result:
-    """Credits this Excel session has spent, and what its budget leaves."""
-    budget = session.current().client.budget
+    """Credits this Excel session has spent, what its budget leaves, and where the data comes
+    from (the SANDBOX's synthetic data when no API key is set)."""
+    client = session.current().client
     values: list[cells.CellValue] = [
-        budget.spent,
-        "no limit" if budget.left is None else budget.left,
+        client.budget.spent,
+        "no limit" if client.budget.left is None else client.budget.left,
+        session.data_source(client),
     ]
-    return [["credits spent", "budget left"], values] if cells.flag(header, "header") else [values]
+    top: list[cells.CellValue] = ["credits spent", "budget left", "data"]
+    return [top, values] if cells.flag(header, "header") else [values]

@@ -137,7 +137,7 @@ def fetch_one(
 ) -> Answer:
     """One key's record: a call the client answers from memory when it can."""
     try:
-        row = {name: cells.key(value, name) for name, value in inputs.items()}
+        row = {name: cells.lookup_key(value, name) for name, value in inputs.items()}
         if all(value is None for value in row.values()):
             return None
         raw = (kind.name, *row.items(), *sorted(options.items()))
@@ -161,7 +161,9 @@ def _key_rows(
     invalid: dict[int, str] = {}
     for index, values in enumerate(zip(*columns.values(), strict=True)):
         try:
-            row = [cells.key(value, name) for name, value in zip(columns, values, strict=True)]
+            row = [
+                cells.lookup_key(value, name) for name, value in zip(columns, values, strict=True)
+            ]
         except NormalizationError as error:
             invalid[index] = message_for(error)
             row = [None] * len(columns)
@@ -229,7 +231,7 @@ def _records(answers: list[Answer], fields: list[str], header: bool, grid: Grid)
     else:
         rows = [_row(answer, fields) for answer in answers]
         top = [list(fields)]
-    return cells.rows_or_value(top + rows if header else rows)
+    return cells.rows_or_value(top + rows, 1) if header else cells.rows_or_value(rows)
 
 
 def _items(
@@ -252,7 +254,9 @@ def _items(
             rows.append(lead + _row(answer, fields))
     heading: list[CellValue] = [*([] if keys is None else [key_name]), *fields]
     top: Rows = [heading]
-    return cells.rows_or_value(top + rows if header is not False else rows)
+    if header is False:
+        return cells.rows_or_value(rows)
+    return cells.rows_or_value(top + rows, 1)
 
 
 def item_rows(items: Sequence[Any], fields: list[str], header: bool | None) -> Result:

@@ -47,6 +47,7 @@ def _sheet(book: Any, name: str) -> Any:
 
 
 def _report(book: Any, rows: Rows) -> None:
+    """The 'Last run' block (its texts already made literal by searches.summary)."""
     sheet = _sheet(book, searches.FILTERS_SHEET)
     sheet.range(REPORT_CLEAR).clear_contents()
     sheet.range(REPORT_CELL).value = rows
@@ -57,17 +58,21 @@ def run_search(book: Any, kind: SearchKind) -> None:
     status bar -> the Results sheet, and a 'Last run' block beside the filters."""
     app = book.app
     request = None
+    data = ""  # where the data comes from, once the session is known
     try:
         current = session.current(lambda: session.book_config(book))
-        rows = _sheet(book, searches.FILTERS_SHEET).range(FILTER_CELLS).value
+        data = session.data_source(current.client)
+        # Errors as text: read as empty, a filter showing #NAME? would widen the search.
+        rows = session.read_cells(_sheet(book, searches.FILTERS_SHEET), FILTER_CELLS)
         request = searches.read_filters(kind, rows or [])
         cost = searches.cost(current.client, request)
         if not cost.within_budget:
-            _report(book, searches.summary(request, f"{cost.line()} Over the budget: not run."))
+            line = f"{cost.line()} Over the budget: not run."
+            _report(book, searches.summary(request, line, data=data))
             return
         prompt = f"{cost.line()} Run it?"
         if cost.total and app.alert(prompt, title="profnet", buttons="ok_cancel") != "ok":
-            _report(book, searches.summary(request, "cancelled: nothing spent"))
+            _report(book, searches.summary(request, "cancelled: nothing spent", data=data))
             return
 
         def show(line: str) -> None:
@@ -77,11 +82,11 @@ def run_search(book: Any, kind: SearchKind) -> None:
         results = _sheet(book, searches.RESULTS_SHEET)
         results.clear_contents()
         results.range("A1").value = searches.sheet_rows(done.frame)
-        _report(book, searches.summary(request, done))
+        _report(book, searches.summary(request, done, data=data))
     except Exception as error:  # a button never shows a traceback: the reason, and what to do
         request_id = error.request_id if isinstance(error, SearchError) else ""
         if request is None:
             request = searches.SearchRequest(kind, {})
-        _report(book, searches.summary(request, message_for(error), request_id or ""))
+        _report(book, searches.summary(request, message_for(error), request_id or "", data))
     finally:
         app.status_bar = False

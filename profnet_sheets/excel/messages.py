@@ -27,13 +27,28 @@ BUDGET_SPENT = (
     f"(xlwings.conf sheet or environment), {RESTART}; what was fetched stays free"
 )
 OFFLINE = (
-    f"offline: not in the cache yet. Set {OFFLINE_KEY} to FALSE to fetch it (it costs credits)"
+    f"offline: not in the cache yet. To fetch it (it costs credits), set {OFFLINE_KEY} to "
+    f"FALSE, {RESTART}"
 )
-NOT_FOUND = "not found"
+NOT_FOUND = "not found: check the id, URL or name it was looked up by"
+INTERRUPTED = "interrupted before it was fetched: recalculate"
+UNAUTHORIZED = (
+    "the service refused the API key: run profnet-sheets config --api-key YOUR_KEY, "
+    f"{RESTART} (a changed environment variable needs Excel itself restarted)"
+)
+# How the batch engine words a row's error (batch/engine.py) -> the same words as one key's.
+_ENGINE_SERVICE = "service error: "
+_ENGINE_CREDITS = "out of credits: "
+_ENGINE_NOT_FOUND = "not found"
 
 
 class ArgumentError(ValueError):
     """A formula argument that cannot work; the message says what to give instead."""
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 credit`, `2 credits`."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def message_for(error: BaseException) -> str:
@@ -53,30 +68,38 @@ def _explain(error: BaseException) -> str:
     if isinstance(error, NotFound):
         return NOT_FOUND
     if isinstance(error, Unauthorized):
-        return (
-            "the service refused the API key: set PROFNET_API_KEY (or run profnet-sheets "
-            f"config --api-key ...), {RESTART}"
-        )
+        return UNAUTHORIZED
     if isinstance(error, InsufficientCredits):
-        return f"out of credits at the service: {error}"
+        return out_of_credits(str(error))
     if isinstance(error, ProfnetError):  # the service or the network failed
-        return f"the service failed: {error} Recalculate later (nothing fetched is paid again)"
+        return service_failed(str(error))
     log.error("unexpected error in a PROFNET formula", exc_info=error)
     return f"unexpected {type(error).__name__}: {error}. Please report it"
 
 
-def row_message(engine_error: str) -> str:
-    """The `#PROFNET! ...` text for a row's error as the batch engine words it."""
-    from profnet_sheets.batch.engine import (  # polars: ranges only
-        INTERRUPTED,
-        NOT_FETCHED,
-        OFFLINE_MISS,
-    )
+def out_of_credits(detail: str) -> str:
+    return f"out of credits at the service: {detail} Recalculate once topped up"
 
-    if engine_error == NOT_FETCHED:
-        return error_text(BUDGET_SPENT)
-    if engine_error == INTERRUPTED:
-        return error_text("interrupted before it was fetched: recalculate")
-    if engine_error == OFFLINE_MISS:
-        return error_text(OFFLINE)
+
+def service_failed(detail: str) -> str:
+    return f"the service failed: {detail} Recalculate later (nothing fetched is paid again)"
+
+
+def row_message(engine_error: str) -> str:
+    """The `#PROFNET! ...` text for a row's error as the batch engine words it: the same
+    words as for one key's error (one wording, whether a cell holds one key or a range)."""
+    from profnet_sheets.batch import engine  # polars: ranges only
+
+    fixed = {
+        engine.NOT_FETCHED: BUDGET_SPENT,
+        engine.INTERRUPTED: INTERRUPTED,
+        engine.OFFLINE_MISS: OFFLINE,
+        _ENGINE_NOT_FOUND: NOT_FOUND,
+    }
+    if engine_error in fixed:
+        return error_text(fixed[engine_error])
+    if engine_error.startswith(_ENGINE_SERVICE):
+        return error_text(service_failed(engine_error.removeprefix(_ENGINE_SERVICE)))
+    if engine_error.startswith(_ENGINE_CREDITS):
+        return error_text(out_of_credits(engine_error.removeprefix(_ENGINE_CREDITS)))
     return error_text(engine_error)

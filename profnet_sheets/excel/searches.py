@@ -7,15 +7,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from profnet_sheets.batch.io import escape_formula
 from profnet_sheets.batch.kinds import KINDS
+from profnet_sheets.client import normalize
 from profnet_sheets.client.jobs import SearchKind, SearchStatus
 from profnet_sheets.client.ledger import price_ceiling
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.excel import cells
 from profnet_sheets.excel.cells import CellValue, Rows
 from profnet_sheets.excel.lookups import canonical_name
-from profnet_sheets.excel.messages import ArgumentError
+from profnet_sheets.excel.messages import ArgumentError, plural
 from profnet_sheets.spec import Endpoint, Param, endpoint, search_endpoint
 
 if TYPE_CHECKING:
@@ -67,9 +67,39 @@ def _value(param: Param, value: Any) -> Any:
     return value
 
 
+WAITING: Final = "#N/A waiting"  # what xlwings shows in a cell whose formula is still running
+
+
+def _refuse_error(label: str, value: Any) -> None:
+    """A filter showing an error stops the search: read as empty, it would run a broader
+    (paid) search than the one asked for; read as text, a search for the error's words."""
+    if not isinstance(value, str):
+        return
+    shown = value.strip()
+    if shown.upper() in normalize.EXCEL_ERRORS:
+        what, hint = f"the Excel error {shown.upper()}", "fix the cell, or clear it to leave it out"
+        if shown.upper() == "#NAME?":
+            hint = (
+                "a PROFNET_ formula there needs its functions imported (Windows: xlwings tab > "
+                "Import Functions; macOS has no PROFNET_ formulas): or type the value itself, "
+                "such as the geo id"
+            )
+    elif shown.startswith(WAITING):
+        what, hint = "a formula still calculating", "wait for its answer, then run again"
+    elif cells.is_error_text(shown):
+        what, hint = f"the error of its formula ({shown})", "fix it, or type the value itself"
+    else:
+        return
+    raise ArgumentError(
+        f"{FILTERS_SHEET} sheet: {label} shows {what}, so the search was not run (nothing "
+        f"spent): {hint}"
+    )
+
+
 def read_filters(kind: SearchKind, rows: Iterable[Sequence[Any] | None]) -> SearchRequest:
     """The search the (name, value) rows of a Filters sheet ask for, checked against the spec
-    before anything is paid (InvalidParameter names the filter that is wrong)."""
+    before anything is paid (InvalidParameter names the filter that is wrong). The rows must
+    be read with Excel errors as text: a filter showing one stops the search."""
     ep = search_endpoint(kind, "create")
     filters: dict[str, Any] = {}
     enrich = False
@@ -78,8 +108,10 @@ def read_filters(kind: SearchKind, rows: Iterable[Sequence[Any] | None]) -> Sear
         name, value = ([*row, None, None] if row else [None, None])[:2]
         label = cells.key(name, "filter name")
         value = cells.clean(value)
-        if label is None or (not isinstance(value, bool) and cells.key(value, label) is None):
+        if label is None or cells.blank(value):
             continue  # a blank row, or a filter left empty
+        _refuse_error(label, value)
+        cells.refuse_date(value, label)
         wanted = canonical_name(label)
         if wanted == ENRICH:
             enrich = bool(cells.flag(value, ENRICH))
@@ -120,7 +152,8 @@ class Cost:
         if self.enrichment:
             parts.append(f"up to {self.enrichment} for their details")
         left = "" if self.budget_left is None else f"; budget left {self.budget_left}"
-        return f"{LABEL[self.kind]}: at most {self.total} credits ({', '.join(parts)}){left}."
+        most = plural(self.total, "credit")
+        return f"{LABEL[self.kind]}: at most {most} ({', '.join(parts)}){left}."
 
 
 def cost(client: Client, request: SearchRequest) -> Cost:
@@ -157,13 +190,13 @@ def run(
         timeout=WAIT_SECONDS if timeout is None else timeout,
         progress=lambda now: report(f"{label} {now.request_id}: {now.status} {now.progress}%"),
     )
-    report(f"{label} {job.request_id}: reading {status.total_results} results")
+    report(f"{label} {job.request_id}: reading {plural(status.total_results, 'result')}")
     frame = job.frame()
     if request.enrich and frame.height:
         from profnet_sheets.batch.engine import enrich
 
         kind = KINDS[ENRICH_KIND[request.kind]]
-        report(f"{label} {job.request_id}: adding the details of {frame.height} results")
+        report(f"{label} {job.request_id}: adding the details of {plural(frame.height, 'result')}")
         new = [name for name in kind.output.field_names if name not in frame.columns]
         prefix = f"{kind.name}_"
         frame = enrich(
@@ -172,20 +205,20 @@ def run(
     return SearchRun(job.request_id, status, frame, client.budget.spent - spent)
 
 
-def _safe(value: CellValue) -> CellValue:
-    return escape_formula(value) if isinstance(value, str) else value
-
-
 def sheet_rows(frame: pl.DataFrame) -> Rows:
-    """A header and one row per result, each value a cell value, every text escaped against
-    formula injection (the service's text is untrusted; a macro's write is parsed by Excel)."""
-    rows: Rows = [[_safe(name) for name in frame.columns]]
-    rows.extend([_safe(cells.cell(value)) for value in row] for row in frame.iter_rows())
+    """A header and one row per result, for a macro to write: every text written as text
+    (`cells.literal`), so that Excel neither reinterprets it (`1-10` as a date, `007` as 7)
+    nor runs it as a formula (the service's text is untrusted)."""
+    rows: Rows = [[cells.literal(name) for name in frame.columns]]
+    rows.extend([cells.literal(cells.cell(value)) for value in row] for row in frame.iter_rows())
     return rows
 
 
-def summary(request: SearchRequest, outcome: SearchRun | str, request_id: str = "") -> Rows:
-    """The 'Last run' block beside the filters: what happened, and the id to fetch it again."""
+def summary(
+    request: SearchRequest, outcome: SearchRun | str, request_id: str = "", data: str = ""
+) -> Rows:
+    """The 'Last run' block beside the filters: what happened, the id to fetch it again, and
+    where the data comes from (`data`: said when given, the sandbox's above all)."""
     if isinstance(outcome, str):
         lines: list[tuple[str, CellValue]] = [("status", outcome), ("request_id", request_id)]
     else:
@@ -193,13 +226,16 @@ def summary(request: SearchRequest, outcome: SearchRun | str, request_id: str = 
         lines = [
             (
                 "status",
-                f"{outcome.status.status}: {outcome.frame.height} results on the "
+                f"{outcome.status.status}: {plural(outcome.frame.height, 'result')} on the "
                 f"{RESULTS_SHEET} sheet",
             ),
             ("request_id", outcome.request_id),
             ("credits spent", outcome.spent),
             ("fetch again", f"{function}(request_id) with the id above (free once read)"),
         ]
+    if data:
+        lines.append(("data", data))
     return [
-        [_safe(label), _safe(value)] for label, value in [("last run", LABEL[request.kind]), *lines]
+        [cells.literal(label), cells.literal(value)]
+        for label, value in [("last run", LABEL[request.kind]), *lines]
     ]

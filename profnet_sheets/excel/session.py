@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import urlsplit
 
 from profnet_sheets.client import normalize
 from profnet_sheets.errors import ConfigurationError
@@ -19,6 +20,10 @@ if TYPE_CHECKING:
 
 BUDGET_KEY: Final = "PROFNET_EXCEL_BUDGET"
 OFFLINE_KEY: Final = "PROFNET_EXCEL_OFFLINE"
+REFRESH_KEY: Final = "PROFNET_EXCEL_REFRESH"
+SANDBOX_NOTICE: Final = (
+    "SANDBOX: synthetic data, nothing paid (no API key set: profnet-sheets config --api-key ...)"
+)
 DEFAULT_BUDGET: Final = 1_000  # credits one Excel session may spend unless told otherwise
 _UNLIMITED: Final = frozenset({"none", "unlimited", "no limit"})
 CONF_SHEET: Final = "xlwings.conf"
@@ -31,12 +36,14 @@ WorkbookConfig = Callable[[], Mapping[str, Any]]
 
 @dataclass(frozen=True)
 class SessionConfig:
-    """What an Excel session may spend, whether it only reads the cache, and where that came
-    from (said in messages, so that users know what to change)."""
+    """What an Excel session may spend, whether it only reads the cache, where that came from
+    (said in messages, so that users know what to change), and whether answers past their
+    freshness are fetched again (`refresh`) or kept (the default: recalculation never pays)."""
 
     budget: int | None = DEFAULT_BUDGET
     offline: bool = False
     budget_from: str = "the default"
+    refresh: bool = False
 
 
 def _find(sources: Sequence[Source], name: str) -> tuple[Any, str] | None:
@@ -75,14 +82,19 @@ def session_config(sources: Sequence[Source], settings: Settings | None = None) 
         budget, budget_from = _budget(*found), f"{BUDGET_KEY} in {found[1]}"
     elif settings is not None and settings.budget is not None:
         budget, budget_from = settings.budget, "PROFNET_BUDGET"
-    offline = settings.offline if settings is not None else False
-    switch = _find(sources, OFFLINE_KEY)
-    if switch is not None:
-        try:
-            offline = normalize.flag(switch[0], OFFLINE_KEY) == "true"
-        except normalize.NormalizationError as error:
-            raise ConfigurationError(f"{OFFLINE_KEY} in {switch[1]}: {error}") from None
-    return SessionConfig(budget, offline, budget_from)
+    offline = _switch(sources, OFFLINE_KEY, settings is not None and settings.offline)
+    return SessionConfig(budget, offline, budget_from, _switch(sources, REFRESH_KEY, False))
+
+
+def _switch(sources: Sequence[Source], name: str, default: bool) -> bool:
+    """A TRUE/FALSE setting: the first source naming it, else `default`."""
+    switch = _find(sources, name)
+    if switch is None:
+        return default
+    try:
+        return normalize.flag(switch[0], name) == "true"
+    except normalize.NormalizationError as error:
+        raise ConfigurationError(f"{name} in {switch[1]}: {error}") from None
 
 
 @dataclass
@@ -110,10 +122,24 @@ class ExcelSession:
         return cls(view.with_options(offline=True) if config.offline else view, config)
 
 
+def data_source(client: Client) -> str:
+    """Where the session's answers come from, said where Excel users see it (Excel never shows
+    the sandbox notice the client writes to stderr)."""
+    if client.settings.uses_sandbox:
+        return SANDBOX_NOTICE
+    return f"the service at {urlsplit(client.base_url).hostname or client.base_url}"
+
+
+def read_cells(sheet: Any, address: str) -> Any:
+    """The values of a block of cells, an Excel error as its text (`#N/A`, `#NAME?`): xlwings
+    reads errors as empty cells unless told otherwise, and an error is not an empty value."""
+    return sheet.range(address).options(err_to_str=True).value
+
+
 def book_config(book: Any) -> Mapping[str, Any]:
     """A workbook's xlwings.conf sheet (names in column A, values in B), or nothing."""
     try:
-        rows = book.sheets[CONF_SHEET].range(f"A1:B{CONF_ROWS}").value
+        rows = read_cells(book.sheets[CONF_SHEET], f"A1:B{CONF_ROWS}")
     except Exception:  # no such sheet, or Excel refused
         return {}
     return {str(row[0]).strip(): row[1] for row in rows or [] if row and row[0] is not None}
@@ -161,13 +187,21 @@ def current(workbook: WorkbookConfig = active_workbook_config) -> ExcelSession:
         return session
     with _lock:
         if "session" not in _state:
-            from profnet_sheets.client.client import Client
+            from profnet_sheets.config import Settings
 
-            client = Client()
-            _state["session"] = ExcelSession.start(
-                client, session_config(sources(workbook), client.settings)
-            )
+            _state["session"] = open_session(Settings.load(), sources(workbook))
         return _state["session"]
+
+
+def open_session(settings: Settings, found: Sequence[Source]) -> ExcelSession:
+    """A session on a new client of `settings`: an answer once stored is served whatever its
+    age (`stale_ok`: recalculating, reopening the workbook or restarting Excel never pays
+    again), unless the session is set to refresh (REFRESH_KEY), or offline."""
+    from profnet_sheets.client.client import Client
+
+    config = session_config(found, settings)
+    client = Client(settings=settings.with_changes(stale_ok=not config.refresh))
+    return ExcelSession.start(client, config)
 
 
 def install(client: Client, config: SessionConfig | None = None) -> ExcelSession:

@@ -10,6 +10,7 @@ wizard is open (no paid call for a half-typed formula).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -40,14 +41,36 @@ def _untyped(function: F) -> F:
     return function
 
 
+def _arg(name: str, doc: str, **options: Any) -> Callable[[F], F]:
+    """An argument with its help. Every argument takes cell values, so every one receives an
+    Excel error as its text (`#N/A`): without err_to_str xlwings hands it over as None, an
+    empty cell, and the formula would answer blank instead of saying what is wrong."""
+    declare: Callable[[F], F] = xw.arg(name, doc=doc, err_to_str=True, **options)
+    return declare
+
+
+def _from_spec(endpoint_name: str) -> Callable[[F], F]:
+    """Help from the spec for every argument named as a parameter of the endpoint (an `_arg`
+    above this decorator gives an argument other help)."""
+
+    def declare(function: F) -> F:
+        known = endpoint(endpoint_name).param_names
+        for name in inspect.signature(function).parameters:
+            if name in known:
+                function = _arg(name, _spec(endpoint_name, name))(function)
+        return function
+
+    return declare
+
+
 def _table(function: F) -> F:
     """The `fields` and `header` arguments, with their help."""
-    return xw.arg("fields", doc=FIELDS)(xw.arg("header", doc=HEADER)(function))
+    return _arg("fields", FIELDS)(_arg("header", HEADER)(function))
 
 
 @network
 @_table
-@xw.arg("id_url_or_domain", ndim=2, doc="A company id, page URL or domain (any form)." + RANGE)
+@_arg("id_url_or_domain", "A company id, page URL or domain (any form)." + RANGE, ndim=2)
 @_untyped
 def PROFNET_COMPANY(id_url_or_domain: Any, fields: Any = None, header: Any = None) -> Any:
     """Company details by id, page URL or domain: one field, a row, or a table for a range.
@@ -57,9 +80,9 @@ def PROFNET_COMPANY(id_url_or_domain: Any, fields: Any = None, header: Any = Non
 
 @network
 @_table
-@xw.arg("url", ndim=2, doc="A profile URL." + RANGE)
-@xw.arg("skills", doc="Optional. TRUE adds the skills.")
-@xw.arg("certifications", doc="Optional. TRUE adds the certifications.")
+@_arg("url", "A profile URL." + RANGE, ndim=2)
+@_arg("skills", "Optional. TRUE adds the skills.")
+@_arg("certifications", "Optional. TRUE adds the certifications.")
 @_untyped
 def PROFNET_PROFILE(
     url: Any, fields: Any = None, skills: Any = None, certifications: Any = None, header: Any = None
@@ -70,14 +93,9 @@ def PROFNET_PROFILE(
 
 
 @network
-@xw.arg("url", ndim=2, doc="A company or school page URL." + RANGE)
-@xw.arg("where_they_live", doc=_spec("find-custom-headcount", "where_they_live"))
-@xw.arg("where_they_studied", doc=_spec("find-custom-headcount", "where_they_studied"))
-@xw.arg("what_they_do", doc=_spec("find-custom-headcount", "what_they_do"))
-@xw.arg("what_they_are_skilled_at", doc=_spec("find-custom-headcount", "what_they_are_skilled_at"))
-@xw.arg("what_they_studied", doc=_spec("find-custom-headcount", "what_they_studied"))
-@xw.arg("keywords", doc=_spec("find-custom-headcount", "keywords"))
-@xw.arg("include_subsidiaries", doc="Optional. TRUE counts subsidiaries too.")
+@_arg("url", "A company or school page URL." + RANGE, ndim=2)
+@_arg("include_subsidiaries", "Optional. TRUE counts subsidiaries too.")
+@_from_spec("find-custom-headcount")
 @_untyped
 def PROFNET_HEADCOUNT(
     url: Any,
@@ -105,7 +123,7 @@ def PROFNET_HEADCOUNT(
 
 @network
 @_table
-@xw.arg("job_id", ndim=2, doc="A job posting id." + RANGE)
+@_arg("job_id", "A job posting id." + RANGE, ndim=2)
 @_untyped
 def PROFNET_JOB(job_id: Any, fields: Any = None, header: Any = None) -> Any:
     """A job posting by id: one field, a row, or a table for a range. 1 credit per new job."""
@@ -114,7 +132,7 @@ def PROFNET_JOB(job_id: Any, fields: Any = None, header: Any = None) -> Any:
 
 @network
 @_table
-@xw.arg("urn", ndim=2, doc="A post id, or the URN-style value post lists give." + RANGE)
+@_arg("urn", "A post id, or the URN-style value post lists give." + RANGE, ndim=2)
 @_untyped
 def PROFNET_POST(urn: Any, fields: Any = None, header: Any = None) -> Any:
     """A post by id or URN: one field, a row, or a table for a range. 1 credit per new post."""
@@ -123,8 +141,8 @@ def PROFNET_POST(urn: Any, fields: Any = None, header: Any = None) -> Any:
 
 @network
 @_table
-@xw.arg("company_url", ndim=2, doc="A company page URL, or a range of them.")
-@xw.arg("type", doc=_spec("get-company-posts", "type"))
+@_arg("company_url", "A company page URL, or a range of them.", ndim=2)
+@_from_spec("get-company-posts")
 @_untyped
 def PROFNET_COMPANY_POSTS(
     company_url: Any, type: Any = None, fields: Any = None, header: Any = None
@@ -136,8 +154,8 @@ def PROFNET_COMPANY_POSTS(
 
 @network
 @_table
-@xw.arg("profile_url", ndim=2, doc="A profile URL, or a range of them.")
-@xw.arg("type", doc=_spec("get-profile-posts", "type"))
+@_arg("profile_url", "A profile URL, or a range of them.", ndim=2)
+@_from_spec("get-profile-posts")
 @_untyped
 def PROFNET_PROFILE_POSTS(
     profile_url: Any, type: Any = None, fields: Any = None, header: Any = None
@@ -149,10 +167,8 @@ def PROFNET_PROFILE_POSTS(
 
 @network
 @_table
-@xw.arg("keyword", doc="The search keyword.")
-@xw.arg("sort_by", doc=_spec("search-posts", "sort_by"))
-@xw.arg("date_posted", doc=_spec("search-posts", "date_posted"))
-@xw.arg("start", doc=_spec("search-posts", "start"))
+@_arg("keyword", "The search keyword.")
+@_from_spec("search-posts")
 @_untyped
 def PROFNET_SEARCH_POSTS(
     keyword: Any,
@@ -168,15 +184,9 @@ def PROFNET_SEARCH_POSTS(
 
 @network
 @_table
-@xw.arg("keyword", doc="The search keyword (may be empty if another filter is given).")
-@xw.arg("geo_id", doc="Optional. A place's geo id, e.g. from PROFNET_GEOCODE.")
-@xw.arg("date_posted", doc=_spec("search-jobs", "date_posted"))
-@xw.arg("experience_level", doc=_spec("search-jobs", "experience_level"))
-@xw.arg("job_type", doc=_spec("search-jobs", "job_type"))
-@xw.arg("remote", doc=_spec("search-jobs", "remote"))
-@xw.arg("company_id", doc=_spec("search-jobs", "company_id"))
-@xw.arg("industry_id", doc=_spec("search-jobs", "industry_id"))
-@xw.arg("start", doc=_spec("search-jobs", "start"))
+@_arg("keyword", "The search keyword (may be empty if another filter is given).")
+@_arg("geo_id", "Optional. A place's geo id, e.g. from PROFNET_GEOCODE.")
+@_from_spec("search-jobs")
 @_untyped
 def PROFNET_SEARCH_JOBS(
     keyword: Any,
@@ -209,8 +219,8 @@ def PROFNET_SEARCH_JOBS(
 
 @network
 @_table
-@xw.arg("location", ndim=2, doc="A place name, e.g. Berlin." + RANGE)
-@xw.arg("type", doc="Optional. The first place of this type: CITY, METRO_AREA, COUNTRY...")
+@_arg("location", "A place name, e.g. Berlin." + RANGE, ndim=2)
+@_arg("type", "Optional. The first place of this type: CITY, METRO_AREA, COUNTRY...")
 @_untyped
 def PROFNET_GEOCODE(location: Any, type: Any = None, fields: Any = None, header: Any = None) -> Any:
     """The geo id of a place (for search filters); fields name, type on request. 1 credit per
@@ -220,12 +230,12 @@ def PROFNET_GEOCODE(location: Any, type: Any = None, fields: Any = None, header:
 
 @network
 @_table
-@xw.arg("name", ndim=2, doc="A person's name, or a range of names (one search per row).")
-@xw.arg("company_name", ndim=2, doc="Optional. Company name (or a range, per row).")
-@xw.arg("job_title", ndim=2, doc="Optional. Job title (or a range, per row).")
-@xw.arg("location", ndim=2, doc="Optional. Location (or a range, per row).")
-@xw.arg("keywords", ndim=2, doc="Optional. Keywords (or a range, per row).")
-@xw.arg("limit", doc="Optional. Profiles for one search, 1 to 5 (default 1: the best match).")
+@_arg("name", "A person's name, or a range of names (one search per row).", ndim=2)
+@_arg("company_name", "Optional. Company name (or a range, per row).", ndim=2)
+@_arg("job_title", "Optional. Job title (or a range, per row).", ndim=2)
+@_arg("location", "Optional. Location (or a range, per row).", ndim=2)
+@_arg("keywords", "Optional. Keywords (or a range, per row).", ndim=2)
+@_arg("limit", "Optional. Profiles for one search, 1 to 5 (default 1: the best match).")
 @_untyped
 def PROFNET_FIND_PROFILES(
     name: Any,
@@ -246,10 +256,10 @@ def PROFNET_FIND_PROFILES(
 
 @network
 @_table
-@xw.arg("school_name", ndim=2, doc="A school name, or a range of names (one search per row).")
-@xw.arg("location", ndim=2, doc="Optional. Location filter (or a range, per row).")
-@xw.arg("keyword", ndim=2, doc="Optional. Keywords (or a range, per row).")
-@xw.arg("limit", doc="Optional. Schools for one search (default 1: the best match).")
+@_arg("school_name", "A school name, or a range of names (one search per row).", ndim=2)
+@_arg("location", "Optional. Location filter (or a range, per row).", ndim=2)
+@_arg("keyword", "Optional. Keywords (or a range, per row).", ndim=2)
+@_arg("limit", "Optional. Schools for one search (default 1: the best match).")
 @_untyped
 def PROFNET_SCHOOLS(
     school_name: Any,
@@ -266,8 +276,8 @@ def PROFNET_SCHOOLS(
 
 @network
 @_table
-@xw.arg("url", ndim=2, doc="A profile URL, or a range of them.")
-@xw.arg("given", doc="Optional. TRUE for the recommendations the person gave.")
+@_arg("url", "A profile URL, or a range of them.", ndim=2)
+@_arg("given", "Optional. TRUE for the recommendations the person gave.")
 @_untyped
 def PROFNET_RECOMMENDATIONS(
     url: Any, given: Any = None, fields: Any = None, header: Any = None
@@ -278,7 +288,7 @@ def PROFNET_RECOMMENDATIONS(
 
 @network
 @_table
-@xw.arg("request_id", doc="The request_id of a lead search (the Lead search macro shows it).")
+@_arg("request_id", "The request_id of a lead search (the Lead search macro shows it).")
 @_untyped
 def PROFNET_LEADS(request_id: Any, fields: Any = None, header: Any = None) -> Any:
     """The leads of a completed lead search, one row each. 1 credit per lead, once."""
@@ -287,7 +297,7 @@ def PROFNET_LEADS(request_id: Any, fields: Any = None, header: Any = None) -> An
 
 @network
 @_table
-@xw.arg("request_id", doc="The request_id of a company search (its macro shows it).")
+@_arg("request_id", "The request_id of a company search (its macro shows it).")
 @_untyped
 def PROFNET_COMPANIES(request_id: Any, fields: Any = None, header: Any = None) -> Any:
     """The companies of a completed company search, one row each. 1 credit each, once."""
@@ -295,8 +305,9 @@ def PROFNET_COMPANIES(request_id: Any, fields: Any = None, header: Any = None) -
 
 
 @xw.func(volatile=True)
-@xw.arg("header", doc=HEADER)
+@_arg("header", HEADER)
 @_untyped
 def PROFNET_CREDITS(header: Any = None) -> Any:
-    """Credits this Excel session has spent, and what its budget (PROFNET_EXCEL_BUDGET) leaves."""
+    """Credits this Excel session has spent, what its budget (PROFNET_EXCEL_BUDGET) leaves, and
+    where the data comes from: SANDBOX (synthetic) when no API key is set."""
     return formulas.credits(header)

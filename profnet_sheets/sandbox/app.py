@@ -119,6 +119,15 @@ class SandboxApp:
             except ValueError as error:
                 return Reply(400, {"message": "invalid_parameter", "details": str(error)})
             return Reply(200, backend.faults.as_dict())
+        if action == "hostile" and method in ("GET", "PUT"):
+            try:
+                if set(payload) - {"rate"}:
+                    raise ValueError('send {"rate": a share between 0 and 1}')
+                if "rate" in payload:
+                    backend.set_hostile(payload["rate"])
+            except ValueError as error:
+                return Reply(400, {"message": "invalid_parameter", "details": str(error)})
+            return Reply(200, {"rate": backend.hostile_rate})
         if (action, method) == ("clock", "POST"):
             advance = payload.get("advance", 0)
             if not isinstance(advance, int | float) or advance < 0:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from profnet_sheets.sandbox.hostile import plant
 from profnet_sheets.sandbox.operations import FAIL_TRIGGER, RESULTS_PAGE_SIZE, Operations
 from profnet_sheets.sandbox.params import ApiError, parse
 from profnet_sheets.sandbox.store import Job, Store
@@ -93,11 +94,14 @@ class Backend:
         job_seconds: float = 5.0,
         db: str | None = None,
         faults: Faults | None = None,
+        hostile_rate: float = 0.0,
     ) -> None:
         self.world = World(seed)
         self.store = Store(db)
         self.operations = Operations(self.world, self.store)
         self.faults = faults or Faults()
+        self.hostile_rate = 0.0  # share of free-text strings planted with formulas (hostile.py)
+        self.set_hostile(hostile_rate)
         self.job_seconds = job_seconds
         self.credits = credits
         self._random = random.Random(seed)
@@ -136,6 +140,8 @@ class Backend:
                 self.store.record_call(key, name, 0, error=True)
                 return Reply(error.status, error.body, error.headers)
             self.store.record_call(key, name, endpoint.price.charge(reply.body), error=False)
+            if self.hostile_rate:
+                return Reply(reply.status, plant(reply.body, self.hostile_rate), reply.headers)
             return reply
 
     def _injected_fault(self, endpoint: Endpoint, key: str) -> None:
@@ -257,6 +263,12 @@ class Backend:
         with self._lock:
             self.store.reset()
             self.clock_offset = 0.0
+
+    def set_hostile(self, rate: object) -> None:
+        """Plant formula-like text in `rate` of the answers' free-text strings (0: never)."""
+        if not isinstance(rate, int | float) or isinstance(rate, bool) or not 0 <= rate <= 1:
+            raise ValueError(f"rate is a share of strings between 0 and 1, got {rate!r}")
+        self.hostile_rate = float(rate)
 
     def set_key(self, key: str, credits: int) -> None:
         self.store.set_balance(key, credits)

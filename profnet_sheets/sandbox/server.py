@@ -39,6 +39,7 @@ class SandboxConfig:
     job_fail_rate: float = 0.0
     retry_after: int = 1
     latency_jitter_ms: float = 0.0
+    hostile_rate: float = 0.0  # share of free-text strings planted with formulas (hostile.py)
 
     def faults(self) -> Faults:
         names = {f.name for f in fields(Faults)}
@@ -52,6 +53,7 @@ class SandboxConfig:
             job_seconds=self.job_seconds,
             db=self.db,
             faults=self.faults(),
+            hostile_rate=self.hostile_rate,
         )
 
 

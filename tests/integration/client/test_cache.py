@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -170,3 +171,18 @@ def test_calls_that_mean_the_same_share_one_payment(
         "google-schools": 1,
         "get-company-details": 1,
     }
+
+
+def test_stale_answers_serve_when_asked_and_only_new_calls_are_paid(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    short = {"get-company-details": 0.5}
+    make_client(expiry=short).get_company_details(domain="stale.io")
+    time.sleep(0.7)  # its freshness ran out
+    patient = make_client(expiry=short, stale_ok=True)  # memory cold: the store answers
+    assert patient.get_company_details(domain="stale.io")["company_name"]
+    assert calls(fresh, "get-company-details") == 1, "a stale answer, free"
+    patient.get_company_details(domain="new-one.io")
+    assert calls(fresh, "get-company-details") == 2, "what was never fetched is paid"
+    make_client(expiry=short).get_company_details(domain="stale.io")
+    assert calls(fresh, "get-company-details") == 3, "without stale_ok: fetched anew"

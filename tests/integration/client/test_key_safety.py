@@ -12,7 +12,7 @@ from typing import ClassVar
 
 import pytest
 
-from profnet_sheets import Client, ServiceError, TransportError
+from profnet_sheets import Client, ConfigurationError, ServiceError, TransportError
 from profnet_sheets.client.session import RateLimiter
 from profnet_sheets.sandbox import RunningSandbox
 from tests.integration.client.conftest import KEY, MakeClient
@@ -118,3 +118,13 @@ def test_the_rate_limiter_spaces_requests() -> None:
         session_module.time = original
     assert slept == pytest.approx([0.1, 0.1, 0.1, 0.1])
     RateLimiter(None).wait()
+
+
+def test_a_cache_folder_that_cannot_be_made_is_a_clear_configuration_error(
+    tmp_path: Path,
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    with pytest.raises(ConfigurationError, match="PROFNET_CACHE_DIR") as caught:
+        Client(api_key="k", base_url="http://127.0.0.1:9", cache_dir=blocker / "cache")
+    assert str(blocker) in str(caught.value)

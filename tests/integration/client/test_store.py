@@ -73,14 +73,18 @@ def test_a_row_in_another_shape_is_read_by_requests_cache(
     assert read_stored(cache, key) == expected
 
 
-def test_an_expired_row_is_a_miss(make_client: MakeClient) -> None:
-    client = make_client()
+def test_an_expired_row_is_a_miss_unless_stale_answers_are_wanted(
+    make_client: MakeClient,
+) -> None:
+    client = make_client(expiry={"get-company-details": 0.3})
     client.get_company_details(domain="old.io")
     cache = _cache(client)
     (key,) = list(cache.responses.keys())
-    with sqlite3.connect(cache.db_path) as con:
-        con.execute("UPDATE responses SET expires = ? WHERE key = ?", (int(time.time()) - 1, key))
+    assert read_stored(cache, key) is not None
+    time.sleep(0.4)  # to the microsecond, as requests-cache's CachedResponse.expires says
     assert read_stored(cache, key) is None
+    assert cache.responses[key].is_expired, "requests-cache agrees"
+    assert read_stored(cache, key, stale_ok=True) is not None
 
 
 def test_readers_do_not_wait_for_a_writer_and_all_see_it(tmp_path: Path) -> None:

@@ -7,13 +7,15 @@ from typing import Any
 import pytest
 
 from profnet_sheets.batch import engine
-from profnet_sheets.excel import cells, formulas, udfs
+from profnet_sheets.excel import cells, formulas, messages, udfs
 from profnet_sheets.spec import resources as r
 from tests.integration.excel.conftest import Excel
 
 pytestmark = pytest.mark.integration
 
 COMPANY_FIELDS = list(r.COMPANY.field_names)
+NOT_FOUND = cells.error_text(messages.NOT_FOUND)
+SERVICE = "the service at 127.0.0.1"  # where the data comes from: the test's sandbox
 
 
 def is_error(value: object) -> bool:
@@ -185,8 +187,8 @@ def test_the_session_budget_stops_a_runaway_workbook(excel: Excel) -> None:
     single = formulas.company("one-more.io")
     assert isinstance(single, str)
     assert "PROFNET_EXCEL_BUDGET" in single
-    assert formulas.credits() == [[5, 0]]
-    assert formulas.credits(True) == [["credits spent", "budget left"], [5, 0]]
+    assert formulas.credits() == [[5, 0, SERVICE]]
+    assert formulas.credits(True) == [["credits spent", "budget left", "data"], [5, 0, SERVICE]]
     assert formulas.company("runaway0.io", "company_name") == filled[0], "fetched stays free"
     assert excel.charged() == 5
 
@@ -249,7 +251,7 @@ def test_geocode_gives_the_geo_id_or_the_first_place_of_a_type(excel: Excel) -> 
     assert row[0][1].startswith("Berlin")
     city = rows_of(formulas.geocode([["Berlin"], ["Paris"]], "city", "name, type"))
     assert all(found[1] == "CITY" for found in city)
-    assert formulas.geocode("Berlin", "metro area", "type") in ("METRO_AREA", "#PROFNET! not found")
+    assert formulas.geocode("Berlin", "metro area", "type") in ("METRO_AREA", NOT_FOUND)
     assert formulas.geocode("sandbox-timeout").startswith("#PROFNET!")
 
 
@@ -276,7 +278,7 @@ def test_posts_and_recommendations_spill_one_row_per_item(excel: Excel) -> None:
     rounded = formulas.post(float(post), "urn")
     assert isinstance(rounded, str)
     assert "format the cells as Text" in rounded, "ids above 2**53 are rounded by Excel"
-    assert formulas.post("123") == "#PROFNET! not found"
+    assert formulas.post("123") == NOT_FOUND
 
 
 def test_searches_spill_their_results(excel: Excel) -> None:
@@ -350,7 +352,7 @@ def test_leads_and_companies_of_a_finished_search(excel: Excel) -> None:
     found = rows_of(formulas.companies(search.request_id, None, False))
     assert len(found) == 3
     assert len(found[0]) == len(r.COMPANY_SEARCH_ITEM.field_names)
-    assert formulas.leads("no-such-search") == "#PROFNET! not found"
+    assert formulas.leads("no-such-search") == NOT_FOUND
     assert formulas.leads(None).startswith("#PROFNET! PROFNET_LEADS needs")
 
 
@@ -377,3 +379,70 @@ def test_the_udfs_hand_everything_to_the_formulas(excel: Excel) -> None:
     )
     assert udfs.PROFNET_GEOCODE("Berlin") == formulas.geocode("Berlin")
     assert udfs.PROFNET_CREDITS() == formulas.credits()
+
+
+# -- edge cases of review ---------------------------------------------------------------------
+
+
+def test_a_zero_key_is_a_blank_cell_not_a_paid_lookup(excel: Excel) -> None:
+    # =PROFNET_COMPANY(A2) with A2 =B2 and B2 empty: Excel hands over 0.
+    assert formulas.company(0.0) == ""
+    assert formulas.company(-0.0, "industry") == ""
+    column = rows_of(formulas.company([[0.0], ["stripe.com"], [0]], "industry"))
+    assert column[0] == column[2] == [""]
+    assert not is_error(column[1][0])
+    assert excel.calls("get-company-details") == 1, "only stripe.com"
+
+
+@pytest.mark.parametrize("fields", ["urn", "urn, text"])
+def test_a_list_with_no_results_is_empty_not_its_header(excel: Excel, fields: str) -> None:
+    beyond = 5_000  # an offset past the last post
+    assert formulas.search_posts("python", None, None, beyond, fields) == ""
+    assert formulas.search_posts("python", None, None, beyond, fields, False) == ""
+
+
+def test_one_key_and_a_range_say_the_same_for_the_same_error(excel: Excel) -> None:
+    gone = formulas.post("123")
+    assert gone == NOT_FOUND
+    assert "check the id, URL" in gone
+    assert rows_of(formulas.post([["123"], ["124"]], "urn"))[0] == [gone]
+    failed = formulas.geocode("sandbox-timeout")
+    assert isinstance(failed, str)
+    assert failed.startswith("#PROFNET! the service failed:")
+    assert rows_of(formulas.geocode([["sandbox-timeout"], ["Berlin"]]))[0] == [failed]
+
+
+def test_out_of_credits_reads_the_same_for_one_key_and_a_range() -> None:
+    from profnet_sheets import Client
+    from profnet_sheets.excel import session
+    from profnet_sheets.excel.session import SessionConfig
+    from profnet_sheets.sandbox import start_sandbox
+
+    with start_sandbox(api_keys=("poor",), credits=0) as poor:
+        client = Client(api_key="poor", base_url=poor.base_url, cache="memory")
+        session.install(client, SessionConfig(budget=None))
+        one = formulas.company("stripe.com", "industry")
+        column = formulas.company([["stripe.com"], ["acme.io"]], "industry")
+        client.close()
+    session.reset()
+    assert isinstance(one, str)
+    assert one.startswith("#PROFNET! out of credits at the service: get-company-details")
+    assert rows_of(column)[0] == [one]
+
+
+def test_credits_say_when_the_data_is_the_sandboxs(excel: Excel) -> None:
+    from profnet_sheets import Client
+    from profnet_sheets.excel import session
+    from profnet_sheets.excel.session import SANDBOX_NOTICE, SessionConfig
+
+    assert formulas.credits()[0][2] == SERVICE
+    sandboxed = Client(cache="memory")  # no key, no base URL: the embedded sandbox
+    session.install(sandboxed, SessionConfig(budget=None))
+    try:
+        assert formulas.credits(True) == [
+            ["credits spent", "budget left", "data"],
+            [0, "no limit", SANDBOX_NOTICE],
+        ]
+        assert SANDBOX_NOTICE.startswith("SANDBOX: synthetic data")
+    finally:
+        sandboxed.close()

@@ -3,7 +3,7 @@ driven through a small stand-in for an xlwings workbook."""
 
 from __future__ import annotations
 
-import re
+import datetime as dt
 from typing import Any
 
 import pytest
@@ -16,105 +16,17 @@ from profnet_sheets.excel.session import SessionConfig
 from profnet_sheets.sandbox import start_sandbox
 from profnet_sheets.spec import resources as r
 from tests.integration.excel.conftest import Excel
+from tests.unit.excel import workbook
+from tests.unit.excel.workbook import ExcelError
 
 pytestmark = pytest.mark.integration
 
-_CELL = re.compile(r"([A-Z]+)([0-9]+)")
 
-
-def _position(address: str) -> tuple[int, int]:
-    match = _CELL.fullmatch(address)
-    assert match, address
-    column = 0
-    for letter in match.group(1):
-        column = column * 26 + ord(letter) - 64
-    return int(match.group(2)), column
-
-
-class Range:
-    """A block of a Sheet, read and written as xlwings does (2-D lists for 2-D blocks)."""
-
-    def __init__(self, sheet: Sheet, address: str) -> None:
-        first, _, last = address.partition(":")
-        self.sheet, self.top, self.bottom = sheet, _position(first), _position(last or first)
-
-    @property
-    def value(self) -> Any:
-        (r1, c1), (r2, c2) = self.top, self.bottom
-        rows = [
-            [self.sheet.cells.get((r, c)) for c in range(c1, c2 + 1)] for r in range(r1, r2 + 1)
-        ]
-        return rows[0][0] if (r1, c1) == (r2, c2) else rows
-
-    @value.setter
-    def value(self, value: Any) -> None:
-        rows = value if isinstance(value, list) else [[value]]
-        for i, row in enumerate(rows):
-            for j, cell in enumerate(row if isinstance(row, list) else [row]):
-                self.sheet.cells[(self.top[0] + i, self.top[1] + j)] = cell
-
-    def clear_contents(self) -> None:
-        (r1, c1), (r2, c2) = self.top, self.bottom
-        for key in [k for k in self.sheet.cells if r1 <= k[0] <= r2 and c1 <= k[1] <= c2]:
-            del self.sheet.cells[key]
-
-
-class Sheet:
-    def __init__(self, name: str, rows: list[list[Any]] | None = None) -> None:
-        self.name = name
-        self.cells: dict[tuple[int, int], Any] = {}
-        Range(self, "A1").value = rows or []
-
-    def range(self, address: str) -> Range:
-        return Range(self, address)
-
-    def clear_contents(self) -> None:
-        self.cells.clear()
-
-    def table(self) -> list[list[Any]]:
-        if not self.cells:
-            return []
-        height = max(r for r, _ in self.cells)
-        width = max(c for _, c in self.cells)
-        return [[self.cells.get((r, c)) for c in range(1, width + 1)] for r in range(1, height + 1)]
-
-
-class Sheets(dict[str, Sheet]):
-    def __getitem__(self, key: str | int) -> Sheet:
-        if isinstance(key, int):
-            return list(self.values())[key]
-        return super().__getitem__(key)
-
-    def add(self, name: str, after: Any = None) -> Sheet:
-        self[name] = Sheet(name)
-        return self[name]
-
-
-class App:
-    def __init__(self, answer: str = "ok") -> None:
-        self.answer = answer
-        self.prompts: list[str] = []
-        self.bar: list[Any] = []
-
-    def alert(self, prompt: str, title: str = "", buttons: str = "ok") -> str:
-        self.prompts.append(prompt)
-        return self.answer
-
-    @property
-    def status_bar(self) -> Any:
-        return self.bar[-1] if self.bar else False
-
-    @status_bar.setter
-    def status_bar(self, value: Any) -> None:
-        self.bar.append(value)
-
-
-class Book:
-    """Just what the macros use of an xlwings Book."""
+class Book(workbook.Book):
+    """A workbook with a Filters sheet holding `filters` under its header row."""
 
     def __init__(self, filters: list[list[Any]], answer: str = "ok") -> None:
-        self.app = App(answer)
-        self.sheets = Sheets(Filters=Sheet("Filters", [["Filter", "Value"], *filters]))
+        super().__init__({"Filters": [["Filter", "Value"], *filters]}, answer)
 
     def report(self) -> dict[str, Any]:
         block = self.sheets["Filters"].range(macros.REPORT_CLEAR).value
@@ -227,3 +139,51 @@ def test_the_logic_against_the_service_and_a_search_that_takes_long(
     report = book.report()
     assert "still processing" in report["status"]
     assert report["request_id"]
+
+
+@pytest.mark.parametrize(
+    ("shown", "says"),
+    [("#NAME?", "Import Functions"), ("#N/A", "fix the cell, or clear it")],
+)
+def test_a_filter_showing_an_excel_error_stops_the_search(
+    excel: Excel, shown: str, says: str
+) -> None:
+    # The lead search template's geo_codes is =PROFNET_GEOCODE("Berlin"): #NAME? on macOS or
+    # before Import Functions. Read as empty, the search would run without it: wider, paid.
+    book = Book([["title_keywords", "CTO"], ["geo_codes", ExcelError(shown)], ["limit", 5]])
+    macros.lead_search(book)
+    status = book.report()["status"]
+    assert status.startswith(f"#PROFNET! Filters sheet: geo_codes shows the Excel error {shown}")
+    assert "not run (nothing spent)" in status
+    assert says in status
+    assert book.app.prompts == []
+    assert "Results" not in book.sheets
+    assert excel.calls() == 0
+
+
+def test_results_are_written_so_that_excel_keeps_them_as_text(excel: Excel) -> None:
+    book = Book([["company_headcounts", "A-C"], ["limit", 10]])
+    macros.company_search(book)
+    assert book.report()["status"].startswith("completed"), book.report()
+    table = book.sheets["Results"].table()
+    column = table[0].index("company_size")
+    sizes = {row[column] for row in table[1:]}
+    assert sizes, table
+    assert sizes <= {"1-10", "11-50", "51-200"}, "1-10 and 11-50 stay text, not dates"
+    assert not any(
+        isinstance(cell, workbook.Formula | dt.datetime) for row in table for cell in row
+    )
+    assert isinstance(book.report()["request_id"], str)
+
+
+def test_the_last_run_block_says_where_the_data_comes_from(excel: Excel) -> None:
+    book = Book([["salary", 5]])
+    macros.lead_search(book)
+    assert book.report()["data"] == "the service at 127.0.0.1"
+    sandboxed = Client(cache="memory")  # no key, no base URL: the embedded sandbox
+    session.install(sandboxed, SessionConfig(budget=None))
+    book = Book([["salary", 5]])
+    macros.lead_search(book)
+    sandboxed.close()
+    assert book.report()["data"].startswith("SANDBOX: synthetic data")
+    assert "profnet-sheets config --api-key" in book.report()["data"]

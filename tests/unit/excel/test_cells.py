@@ -157,6 +157,46 @@ def test_rows_or_value() -> None:
     assert cells.rows_or_value([["x"]]) == "x"
     assert cells.rows_or_value([]) == ""
     assert cells.rows_or_value([["a", "b"]]) == [["a", "b"]]
+    assert cells.rows_or_value([["name"], ["Ann"]], 1) == [["name"], ["Ann"]]
+
+
+@pytest.mark.parametrize("header", [["headline"], ["urn", "text"]])
+def test_a_header_with_nothing_under_it_is_an_empty_answer(header: list[str]) -> None:
+    # One field and no results: the lone header would read as a value ("headline").
+    assert cells.rows_or_value([header], 1) == ""
+
+
+@pytest.mark.parametrize(("value", "blank"), [(0, True), (0.0, True), (-0.0, True), (7.0, False)])
+def test_a_zero_in_a_key_position_is_blank(value: float, blank: bool) -> None:
+    # =A1 of an empty A1 gives 0: not a paid lookup of company "0" (no real id is 0).
+    assert (cells.lookup_key(value, "company") is None) is blank
+    assert cells.lookup_key("0", "company") == "0", "typed as text, it is what was asked"
+    with pytest.raises(NormalizationError):
+        cells.lookup_key(False, "company")  # FALSE is not a zero: refused, as by key()
+
+
+@pytest.mark.parametrize(
+    ("value", "blank"),
+    [(None, True), ("  ", True), (math.nan, True), ("#N/A", False), (0, False), (1e20, False)],
+)
+def test_blank(value: object, blank: bool) -> None:
+    assert cells.blank(value) is blank
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ("1-10", "'1-10"),
+        ("=HYPERLINK(1)", "'=HYPERLINK(1)"),
+        ("'quoted", "''quoted"),  # Excel takes one leading ' off: the value stays 'quoted
+        ("", ""),
+        (7, 7),
+        (1.5, 1.5),
+        (True, True),
+    ],
+)
+def test_literal_text_for_a_macros_write(value: cells.CellValue, written: object) -> None:
+    assert cells.literal(value) == written
 
 
 SCALARS = st.one_of(

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import polars as pl
 import pytest
 
+from profnet_sheets.client.normalize import NormalizationError
 from profnet_sheets.errors import InvalidParameter
 from profnet_sheets.excel import searches
 from profnet_sheets.excel.messages import ArgumentError
 from profnet_sheets.excel.searches import Cost, SearchRequest, read_filters
 from profnet_sheets.spec import search_endpoint
+from tests.unit.excel import workbook
 
 
 def test_the_filters_a_sheet_may_hold_come_from_the_spec() -> None:
@@ -88,25 +92,85 @@ def test_the_cost_line() -> None:
     assert not Cost("leads", 50, 100, 0, 120).within_budget
 
 
-def test_rows_for_the_sheet_are_escaped_against_formula_injection() -> None:
+def test_rows_written_to_a_sheet_read_back_as_the_service_gave_them() -> None:
+    text = [
+        '=HYPERLINK("http://evil")',  # would run as a formula
+        "1-10",  # company_size: a date once Excel has read it
+        "11-50",
+        "00123",  # an id with leading zeros: the number 123
+        "12345678901234567890",  # a long id: a rounded number
+        "-5",
+        "TRUE",
+        "'quoted'",
+        "Ann",
+    ]
     frame = pl.DataFrame(
         {
-            "name": ['=HYPERLINK("http://evil")', "Ann"],
-            "score": [1, 2],
-            "skills": [["+1 trick", "SQL"], None],
+            "text": text,
+            "score": list(range(len(text))),
+            "skills": [["+1 trick", "SQL"], *[None] * (len(text) - 1)],
         }
     )
-    rows = searches.sheet_rows(frame)
-    assert rows[0] == ["name", "score", "skills"]
-    assert rows[1] == ['\'=HYPERLINK("http://evil")', 1, "'+1 trick; SQL"]
-    assert rows[2] == ["Ann", 2, ""]
+    sheet = workbook.Sheet("Results")
+    sheet.range("A1").value = searches.sheet_rows(frame)
+    table = sheet.table()
+    assert table[0] == ["text", "score", "skills"]
+    assert [row[0] for row in table[1:]] == text
+    assert [row[1] for row in table[1:]] == list(range(len(text)))
+    assert table[1][2] == "+1 trick; SQL"
+    assert [row[2] for row in table[2:]] == [None] * (len(text) - 1), "empty stays empty"
 
 
 def test_the_last_run_block_when_something_went_wrong() -> None:
     request = SearchRequest("leads", {})
-    rows = searches.summary(request, "#PROFNET! it failed", "-abc")
-    assert rows == [
-        ["last run", "Lead search"],
+    sheet = workbook.Sheet("Filters")
+    sheet.range("E1").value = searches.summary(request, "#PROFNET! it failed", "-abc", "SANDBOX")
+    assert sheet.table()[0][4:] == ["last run", "Lead search"]
+    assert [row[4:] for row in sheet.table()[1:]] == [
         ["status", "#PROFNET! it failed"],
-        ["request_id", "'-abc"],
+        ["request_id", "-abc"],
+        ["data", "SANDBOX"],
     ]
+
+
+@pytest.mark.parametrize("shown", ["#NAME?", "#N/A", " #ref! "])
+def test_a_filter_showing_an_excel_error_is_refused_not_left_out(shown: str) -> None:
+    with pytest.raises(ArgumentError) as caught:
+        read_filters("leads", [["title_keywords", "CTO"], ["geo_codes", shown]])
+    message = str(caught.value)
+    assert message.startswith("Filters sheet: geo_codes shows the Excel error #")
+    assert "nothing spent" in message
+    assert ("Import Functions" in message) is (shown == "#NAME?")
+
+
+@pytest.mark.parametrize(
+    ("shown", "says"),
+    [
+        ("#N/A waiting...", "still calculating"),  # xlwings' text while a formula runs
+        ("#PROFNET! not found: check the id", "the error of its formula"),
+    ],
+)
+def test_a_filter_showing_a_formulas_text_error_is_not_searched_for(shown: str, says: str) -> None:
+    with pytest.raises(ArgumentError) as caught:
+        read_filters("leads", [["keywords", shown]])
+    assert says in str(caught.value)
+    assert "nothing spent" in str(caught.value)
+
+
+def test_a_code_excel_made_a_date_says_so() -> None:
+    with pytest.raises(NormalizationError, match="format the cell as Text"):
+        read_filters("companies", [["company_headcounts", dt.datetime(2024, 1, 10)]])
+
+
+def test_a_limit_too_large_is_not_called_an_id() -> None:
+    with pytest.raises(InvalidParameter) as caught:
+        read_filters("leads", [["keywords", "x"], ["limit", 1e20]])
+    assert caught.value.parameter == "limit"
+    assert " id" not in str(caught.value)
+    assert "1 to 2500" in str(caught.value)
+
+
+def test_one_credit_is_singular() -> None:
+    assert Cost("leads", 0, 1, 0, None).line() == (
+        "Lead search: at most 1 credit (the search reused (free), up to 1 for the results)."
+    )

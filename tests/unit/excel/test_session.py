@@ -10,6 +10,7 @@ from profnet_sheets.config import Settings
 from profnet_sheets.errors import ConfigurationError
 from profnet_sheets.excel import session
 from profnet_sheets.excel.session import DEFAULT_BUDGET, SessionConfig, session_config
+from tests.unit.excel.workbook import Book, ExcelError
 
 
 def test_a_safe_default_budget() -> None:
@@ -59,30 +60,31 @@ def test_the_clients_own_settings_come_after_the_excel_keys() -> None:
         session_config([("env", {"PROFNET_EXCEL_OFFLINE": "maybe"})])
 
 
-class Range:
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
-class Sheet:
-    def __init__(self, rows: list[list[Any]]) -> None:
-        self.rows = rows
-
-    def range(self, address: str) -> Range:
-        return Range(self.rows)
-
-
-class Book:
-    def __init__(self, sheets: dict[str, Sheet]) -> None:
-        self.sheets = sheets
-
-
 def test_a_workbooks_xlwings_conf_sheet_is_read_as_name_value_pairs() -> None:
-    rows = [["UDF Modules", "profnet_sheets.excel.udfs"], ["PROFNET_EXCEL_BUDGET", 300.0]]
-    book = Book({"xlwings.conf": Sheet([*rows, [None, None]])})
+    rows: list[list[Any]] = [
+        ["UDF Modules", "profnet_sheets.excel.udfs"],
+        ["PROFNET_EXCEL_BUDGET", 300.0],
+    ]
+    book = Book({"xlwings.conf": [*rows, [None, None]]})
     assert session.book_config(book) == dict(rows)
     assert session.book_config(Book({})) == {}
     assert session_config([("sheet", session.book_config(book))]).budget == 300
+
+
+def test_a_setting_showing_an_excel_error_is_refused_not_taken_as_empty() -> None:
+    book = Book({"xlwings.conf": [["PROFNET_EXCEL_BUDGET", ExcelError("#REF!")]]})
+    with pytest.raises(ConfigurationError, match="#REF!"):
+        session_config([("the workbook's xlwings.conf sheet", session.book_config(book))])
+
+
+@pytest.mark.parametrize(("value", "refresh"), [(None, False), ("TRUE", True), (False, False)])
+def test_answers_are_kept_past_their_freshness_unless_told_to_refresh(
+    value: object, refresh: bool
+) -> None:
+    found = [] if value is None else [("env", {session.REFRESH_KEY: value})]
+    assert session_config(found).refresh is refresh
+    with pytest.raises(ConfigurationError, match=session.REFRESH_KEY):
+        session_config([("env", {session.REFRESH_KEY: "sometimes"})])
 
 
 def test_without_excel_the_workbook_and_user_files_say_nothing() -> None:

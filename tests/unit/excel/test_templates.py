@@ -106,6 +106,18 @@ def test_each_workbook_explains_itself_and_names_the_udf_module(name: str) -> No
     assert isinstance(conf[BUDGET_KEY], int)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_the_start_sheet_sends_no_macos_user_to_import_functions(name: str) -> None:
+    sheet = openpyxl.load_workbook(TEMPLATES / name)["Start here"]
+    lines = [str(c.value) for row in sheet.iter_rows() for c in row if isinstance(c.value, str)]
+    for line in (line for line in lines if "Import Functions" in line):
+        assert "Windows" in line, line
+        assert "macOS" in line, line  # and what happens there instead
+    text = " ".join(lines)
+    assert "profnet-sheets config --api-key" in text
+    assert "Excel must be closed and opened again" in text, "a new variable needs Excel restarted"
+
+
 @pytest.mark.parametrize("kind", ["leads", "companies"])
 def test_the_search_templates_filters_are_a_valid_search(kind: str) -> None:
     name = "profnet_lead_search.xlsx" if kind == "leads" else "profnet_company_search.xlsx"

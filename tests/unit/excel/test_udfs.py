@@ -97,6 +97,8 @@ def test_each_formula_is_declared_with_help_for_every_argument(
     assert sorted(arguments) == sorted(signature.parameters), "help for every argument"
     for argument, options in arguments.items():
         assert 5 <= len(options["doc"]) <= EXCEL_HELP_LIMIT, (argument, options["doc"])
+        # Without it xlwings hands a #N/A cell over as None: a blank answer, no message.
+        assert options.get("err_to_str") is True, f"{name}({argument}): errors as text"
     options = declared.functions[name]
     if name == "PROFNET_CREDITS":
         assert options == {"volatile": True}, "recalculates as the others spend"
