@@ -73,7 +73,8 @@ class _Shared:
         else:
             if settings.api_key is None:
                 raise ConfigurationError(
-                    "A base URL is set but no API key: set PROFNET_API_KEY, or pass api_key."
+                    "A base URL is set but no API key: run `profnet-sheets config --api-key ...` "
+                    "(or set PROFNET_API_KEY, or pass api_key)."
                 )
             if settings.base_url is None:
                 raise ConfigurationError(

@@ -298,7 +298,12 @@ def numeric_id(value: object, parameter: str) -> str:
 def limit(value: object, parameter: str, minimum: int, maximum: int) -> int:
     """A whole number in [minimum, maximum] from `100`, `100.0` or `"100"`."""
     wanted = f"a whole number from {minimum} to {maximum}"
-    number = _integer(value, parameter, f"{parameter} as {wanted}")
+    try:
+        number = _integer(value, parameter, f"{parameter} as {wanted}")
+    except NormalizationError:
+        if not (isinstance(value, float) and math.isfinite(value) and value.is_integer()):
+            raise
+        number = maximum + 1  # a whole number too large for a float to hold: out of range
     if not minimum <= number <= maximum:
         raise NormalizationError(
             f"{_show(value)} is outside the range of {parameter}: give {wanted}",

@@ -335,7 +335,7 @@ class Transport:
         if uncertain and is_risky(endpoint):
             advice = " It was not retried because the service may already have charged for it."
         else:
-            advice = f" Tried {attempts} times."
+            advice = f" Tried {attempts} time{'s' if attempts != 1 else ''}."
         error = TransportError(
             f"{endpoint.name}: {what} at {self.base_url}.{advice} "
             "Check the network and PROFNET_BASE_URL, then try again.",

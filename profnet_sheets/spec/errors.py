@@ -122,7 +122,10 @@ def insufficient_credits(required: int, balance: int) -> dict[str, Any]:
     """402 (decided): the balance cannot cover the call; nothing was charged."""
     return {
         "message": INSUFFICIENT_CREDITS.message,
-        "details": f"This call costs {required} credits and the balance is {balance}.",
+        "details": (
+            f"This call costs {required} credit{'' if required == 1 else 's'} "
+            f"and the balance is {balance}."
+        ),
         "required": required,
         "balance": balance,
     }

@@ -953,3 +953,8 @@ def test_a_company_url_is_not_a_school_id() -> None:
     with pytest.raises(NormalizationError, match="school") as caught:
         n.school_ids("https://www.profnet.com/company/acme/", "school_ids")
     assert caught.value.parameter == "school_ids"
+
+
+def test_a_huge_limit_is_out_of_range_not_an_id_to_type_as_text() -> None:
+    with pytest.raises(NormalizationError, match="outside the range of limit"):
+        n.limit(1e20, "limit", 1, 2500)
