@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,51 +122,89 @@ def fetch_all(
     progress: Progress = None,
 ) -> tuple[dict[str, Outcome], bool]:
     """Every lookup of the plan, concurrently (cached ones first, free). Returns the outcomes
-    and whether the run was interrupted (Ctrl-C): whatever finished is kept."""
-    outcomes: dict[str, Outcome] = {}
+    and whether the run was interrupted (Ctrl-C): whatever finished is kept, including the
+    calls under way when it was stopped (they are paid for and cached)."""
     ordered = [plan.lookups[key] for key in plan.lookups if key in plan.cached] + plan.to_fetch
     bar = _progress(len(ordered), plan.kind, progress)
-    interrupted = False
-    stop = threading.Event()
-
-    def task(lookup: Lookup) -> Outcome:
-        if stop.is_set():
-            return Outcome(None, INTERRUPTED)
-        return _fetch(client, plan.kind, lookup)
-
-    pool = ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="profnet-enrich")
-    pending: dict[Future[Outcome], Lookup] = {}
+    count = max(1, min(concurrency, len(ordered)))
+    run = _Run(client, plan.kind, ordered, count)
+    workers = [
+        threading.Thread(target=run.work, name=f"profnet-enrich-{n}", daemon=True)
+        for n in range(count)
+    ]
+    for worker in workers:
+        worker.start()
+    interrupted, shown = False, 0
     try:
-        queue = iter(ordered)
-        for lookup in queue:
-            pending[pool.submit(task, lookup)] = lookup
-            if len(pending) >= concurrency * 4:
-                break
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                lookup = pending.pop(future)
-                outcomes[lookup.key] = future.result()
-                if bar is not None:
-                    bar.update(1)
-                following = next(queue, None)
-                if following is not None:
-                    pending[pool.submit(task, following)] = following
+        # The workers take the lookups themselves; this thread only shows progress (and is
+        # where Ctrl-C arrives), waking a few times a second rather than once per lookup.
+        while not run.finished.wait(_PROGRESS_SECONDS):
+            shown = _show_progress(bar, run.done, shown)
     except KeyboardInterrupt:
         interrupted = True
-        stop.set()
-        for future in pending:
-            future.cancel()
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-        # Calls already under way when the run was stopped have finished now (paid, cached):
-        # their answers are kept, not marked as interrupted.
-        for future, lookup in pending.items():
-            if future.done() and not future.cancelled() and future.exception() is None:
-                outcomes[lookup.key] = future.result()
+        run.stop.set()
+        for worker in workers:
+            worker.join()
         if bar is not None:
+            try:
+                _show_progress(bar, run.done, shown)
+            except KeyboardInterrupt:  # a hook that stops the run: it is stopping already
+                interrupted = True
             bar.close()
-    return outcomes, interrupted
+    if run.failure is not None:
+        if isinstance(run.failure, KeyboardInterrupt):
+            interrupted = True
+        else:
+            raise run.failure
+    return run.outcomes, interrupted
+
+
+_PROGRESS_SECONDS = 0.1
+
+
+def _show_progress(bar: Any, done: int, shown: int) -> int:
+    if bar is not None and done > shown:
+        bar.update(done - shown)
+    return max(done, shown)
+
+
+class _Run:
+    """The shared state of one fetch: the lookups still to take, the outcomes, a stop flag."""
+
+    def __init__(self, client: Client, kind: Kind, lookups: list[Lookup], workers: int) -> None:
+        self.client, self.kind = client, kind
+        self._working = workers
+        self.finished = threading.Event()  # set when the last worker has ended
+        self._queue = iter(lookups)
+        self._lock = threading.Lock()
+        self.outcomes: dict[str, Outcome] = {}
+        self.done = 0
+        self.stop = threading.Event()
+        self.failure: BaseException | None = None  # what stops the whole run (bad key, ...)
+
+    def _next(self) -> Lookup | None:
+        with self._lock:
+            return None if self.stop.is_set() else next(self._queue, None)
+
+    def work(self) -> None:
+        try:
+            while (lookup := self._next()) is not None:
+                try:
+                    outcome = _fetch(self.client, self.kind, lookup)
+                except BaseException as error:  # handed to the main thread (Ctrl-C too)
+                    with self._lock:
+                        self.failure = self.failure or error
+                    self.stop.set()
+                    return
+                with self._lock:
+                    self.outcomes[lookup.key] = outcome
+                    self.done += 1
+        finally:
+            with self._lock:
+                self._working -= 1
+                if self._working == 0:
+                    self.finished.set()
 
 
 def _lookup_frame(
