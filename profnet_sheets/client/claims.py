@@ -5,8 +5,9 @@ one cache (Excel and a notebook on one SQLite file, a team on one Redis) need mo
 that the other processes see. The client claims a call only after the cache missed, then asks
 the cache again under the claim, so a process that waited finds the answer and pays nothing.
 
-- `FileClaims`: an OS file lock (flock, or msvcrt on Windows) on one of 4096 lock files beside
-  the SQLite cache. The operating system releases it when its process dies, however it dies.
+- `FileClaims`: an OS byte-range lock (lockf, or msvcrt on Windows) on one byte of a lock
+  file beside the SQLite cache. The operating system releases it when its process dies,
+  however it dies.
 - `RedisClaims`: `SET NX PX` with a lease, released by its owner only.
 - `NoClaims`: for a cache in memory, which no other process shares.
 
@@ -18,14 +19,16 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
-STRIPES = 4096  # lock files: two different calls rarely share one
+STRIPES = 1 << 20  # bytes of the lock file: two different calls practically never share one
+_IN_PROCESS = 1024  # threading locks: one claimant per stripe within a process
 _FIRST_WAIT = 0.002
 _LONGEST_WAIT = 0.05
 
@@ -54,61 +57,98 @@ def _waits(lease: float) -> Iterator[float]:
         pause = min(pause * 2, _LONGEST_WAIT)
 
 
-if sys.platform == "win32":  # pragma: no cover - Windows (Excel's home); the same contract as flock
+if sys.platform == "win32":  # pragma: no cover - Windows (Excel's home); the same contract
     import msvcrt
 
-    def _try_lock(fd: int) -> bool:
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
+    _SEEK = threading.Lock()  # msvcrt locks at the file position: seek and lock together
+
+    def _try_lock(fd: int, offset: int) -> bool:
+        with _SEEK:
+            os.lseek(fd, offset, os.SEEK_SET)
+            try:
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            except OSError:
+                return False
         return True
 
-    def _unlock(fd: int) -> None:
-        os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+    def _unlock(fd: int, offset: int) -> None:
+        with _SEEK:
+            os.lseek(fd, offset, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
 else:
     import fcntl
 
-    def _try_lock(fd: int) -> bool:
+    def _try_lock(fd: int, offset: int) -> bool:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, offset, os.SEEK_SET)
+        except OSError:  # BlockingIOError, or EACCES on some systems
             return False
         return True
 
-    def _unlock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
+    def _unlock(fd: int, offset: int) -> None:
+        fcntl.lockf(fd, fcntl.LOCK_UN, 1, offset, os.SEEK_SET)
+
+
+class _LockFile:
+    """One open lock file per process and path: a POSIX record lock goes when ANY descriptor
+    of its file is closed by the process, so the descriptor is opened once and never closed."""
+
+    _open: ClassVar[dict[Path, _LockFile]] = {}
+    _opening: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        self.threads = [threading.Lock() for _ in range(_IN_PROCESS)]
+
+    @classmethod
+    def of(cls, path: Path) -> _LockFile:
+        with cls._opening:
+            found = cls._open.get(path)
+            if found is None:
+                found = cls._open[path] = cls(path)
+            return found
 
 
 class FileClaims:
-    """Claims as OS file locks in `directory`: released by the OS if their process dies."""
+    """Claims as byte-range locks on one file: released by the OS if their process dies.
 
-    def __init__(self, directory: Path, lease: float) -> None:
-        self.directory = directory
+    Each call's claim is one byte of the file (of STRIPES); within a process, threads take
+    turns per stripe first (the OS lock belongs to the process, not to a thread).
+    """
+
+    def __init__(self, path: Path, lease: float) -> None:
+        self.path = path
         self.lease = lease
-        directory.mkdir(parents=True, exist_ok=True)
+        self._file = _LockFile.of(path.resolve())
 
-    def path(self, key: str) -> Path:
-        return self.directory / f"{int(key[:8], 16) % STRIPES:03x}.lock"
+    @staticmethod
+    def stripe(key: str) -> int:
+        return int(key[:8], 16) % STRIPES
 
     @contextmanager
     def hold(self, key: str) -> Iterator[None]:
-        fd = os.open(self.path(key), os.O_RDWR | os.O_CREAT, 0o600)
+        stripe = self.stripe(key)
+        deadline = time.monotonic() + self.lease
+        turn = self._file.threads[stripe % _IN_PROCESS]
+        mine = turn.acquire(timeout=self.lease)
+        if not mine:  # a thread of this process has held it past the lease: go on, unlocked
+            yield
+            return
         try:
-            locked = _try_lock(fd)
-            for pause in _waits(self.lease) if not locked else ():
+            locked = _try_lock(self._file.fd, stripe)
+            for pause in _waits(deadline - time.monotonic()) if not locked else ():
                 time.sleep(pause)
-                if locked := _try_lock(fd):
+                if locked := _try_lock(self._file.fd, stripe):
                     break
             try:
                 yield
             finally:
                 if locked:
-                    _unlock(fd)
+                    _unlock(self._file.fd, stripe)
         finally:
-            os.close(fd)
+            turn.release()
 
 
 # Deletes the claim only if it is still ours (it may have expired and been taken over).

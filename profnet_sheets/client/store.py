@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -41,18 +41,53 @@ def save_answer(
     expires: datetime,
     secrets: Iterable[str],
 ) -> None:
-    """Save an answer as requests-cache stores one (its CachedResponse, its serializer), with
-    the headers named in `secrets` redacted as requests-cache redacts them.
+    """Save an answer as requests-cache stores one, with the headers named in `secrets`
+    redacted as requests-cache redacts them.
 
-    requests-cache's own `save_response` also rewrites URLs and bodies for ignored parameters
-    (~70 µs a call); the client's secret only ever travels in a header, so headers suffice.
+    On SQLite the row is written directly, in requests-cache's own format (`row_of`; a test
+    compares the two byte for byte): building a CachedResponse and unstructuring it with cattrs
+    cost ~0.1 ms a call. Other backends go through requests-cache's CachedResponse. Either way,
+    unlike requests-cache's `save_response`, URLs and bodies are not rewritten for ignored
+    parameters: the client's secret only ever travels in a header.
     """
+    hidden = frozenset(secrets)
+    if isinstance(cache, ThreadReadsSQLiteCache):
+        row = row_of(response, expires, hidden)
+        cache.responses.write_raw(key, pickle.dumps(row), round(expires.timestamp()))
+        return
     cached = CachedResponse.from_response(response, expires=expires)
     for headers in (cached.request.headers, cached.headers):
-        for name in secrets:
+        for name in hidden:
             if name in headers:
                 headers[name] = "REDACTED"
     cache.responses[key] = cached
+
+
+def _redacted(headers: Mapping[str, str], hidden: frozenset[str]) -> dict[str, str]:
+    return {k: ("REDACTED" if k in hidden else v) for k, v in sorted(headers.items())}
+
+
+def row_of(
+    response: requests.Response, expires: datetime, hidden: frozenset[str]
+) -> dict[str, Any]:
+    """requests-cache's stored form of a response (cattrs' unstructured CachedResponse: fields
+    at their defaults left out), with the `hidden` headers redacted."""
+    sent = response.request
+    request: dict[str, Any] = {"headers": _redacted(sent.headers, hidden), "method": sent.method}
+    if sent.body:
+        request["body"] = sent.body.encode() if isinstance(sent.body, str) else sent.body
+    request["url"] = sent.url
+    return {
+        "_content": response.content,
+        "created_at": datetime.now(UTC).isoformat(),
+        "encoding": response.encoding,
+        "expires": expires.isoformat(),
+        "headers": _redacted(response.headers, hidden),
+        "reason": response.reason,
+        "request": request,
+        "status_code": response.status_code,
+        "url": response.url,
+    }
 
 
 def read_stored(cache: BaseCache, key: str, *, stale_ok: bool = False) -> Stored | None:
@@ -141,6 +176,14 @@ class ThreadReadsSQLiteDict(SQLiteDict):
             ).fetchone()
         return (bytes(row[0]), row[1]) if row is not None else None
 
+    def write_raw(self, key: str, value: bytes, expires: int | None) -> None:
+        """Store bytes already serialised (and their expiry, unix time) under `key`."""
+        with self.connection(commit=True) as writer:
+            writer.execute(
+                f"INSERT OR REPLACE INTO {self.table_name} (key, value, expires) VALUES (?, ?, ?)",
+                (key, sqlite3.Binary(value), expires),
+            )
+
     def close(self) -> None:
         with self._readers_lock:
             readers, self._reader_connections = self._reader_connections, []
@@ -198,7 +241,7 @@ def open_claims(settings: Settings, service: str, cache: BaseCache) -> Claims:
     lease = min(600.0, settings.connect_timeout + settings.timeout * (settings.retries + 1))
     if isinstance(cache, SQLiteCache):
         path = Path(cache.db_path)
-        return FileClaims(path.parent / f"{path.stem}-claims", lease)
+        return FileClaims(path.parent / f"{path.stem}-claims.lock", lease)
     connection = getattr(cache.responses, "connection", None)
     if connection is not None and hasattr(connection, "register_script"):
         return RedisClaims(connection, namespace(service), lease)

@@ -43,14 +43,14 @@ def _order_of_two_holders(claims: FileClaims | RedisClaims) -> list[str]:
 
 
 def test_a_file_claim_is_held_by_one_at_a_time(tmp_path: Path) -> None:
-    claims = FileClaims(tmp_path / "claims", lease=30)
+    claims = FileClaims(tmp_path / "claims.lock", lease=30)
     assert _order_of_two_holders(claims) == ["first in", "first out", "second in"]
 
 
 def test_different_calls_do_not_wait_for_each_other(tmp_path: Path) -> None:
-    claims = FileClaims(tmp_path / "claims", lease=30)
+    claims = FileClaims(tmp_path / "claims.lock", lease=30)
     other = "fedcba98" * 5
-    assert claims.path(KEY) != claims.path(other)
+    assert claims.stripe(KEY) != claims.stripe(other)
     with claims.hold(KEY):
         started = time.monotonic()
         with claims.hold(other):
@@ -59,7 +59,7 @@ def test_different_calls_do_not_wait_for_each_other(tmp_path: Path) -> None:
 
 
 def test_the_os_releases_the_claim_of_a_killed_process(tmp_path: Path) -> None:
-    directory = tmp_path / "claims"
+    directory = tmp_path / "claims.lock"
     holder = subprocess.Popen(
         [
             sys.executable,
@@ -97,8 +97,8 @@ def test_the_os_releases_the_claim_of_a_killed_process(tmp_path: Path) -> None:
 
 
 def test_a_claim_is_not_waited_for_longer_than_its_lease(tmp_path: Path) -> None:
-    patient = FileClaims(tmp_path / "claims", lease=600)
-    hasty = FileClaims(tmp_path / "claims", lease=0.2)
+    patient = FileClaims(tmp_path / "claims.lock", lease=600)
+    hasty = FileClaims(tmp_path / "claims.lock", lease=0.2)
     with patient.hold(KEY):
         started = time.monotonic()
         with hasty.hold(KEY):

@@ -165,3 +165,53 @@ def _cache(client: Client) -> ThreadReadsSQLiteCache:
 def _only_key(client: Client) -> str:
     (key,) = list(_cache(client).responses.keys())
     return str(key)
+
+
+def test_rows_are_written_in_requests_cache_s_own_format(make_client: MakeClient) -> None:
+    """The direct writer and requests-cache agree: same dict, and requests-cache reads it."""
+    from requests_cache.models.response import CachedResponse
+
+    client = make_client()
+    client.get_company_details(domain="format.io")  # a GET
+    client.search_leads(keywords="format", limit=2)  # a POST with a JSON body
+    cache = _cache(client)
+    for key in list(cache.responses.keys()):
+        raw = cache.responses.read_raw(key)
+        assert raw is not None
+        ours = pickle.loads(raw[0])
+        theirs_object = cache.responses[key]  # requests-cache deserialises our row ...
+        assert isinstance(theirs_object, CachedResponse)
+        theirs = pickle.loads(cache.responses.serialize(theirs_object))  # ... and writes it back
+        assert ours == theirs
+        assert theirs_object.request.headers[API_KEY_HEADER] == "REDACTED"
+        assert raw[1] == theirs_object.expires_unix
+
+
+@pytest.mark.parametrize(
+    ("name", "payload"),
+    [("get-company-details", {"domain": "direct.io"}), ("search-leads", {"keywords": "d"})],
+)
+def test_a_row_is_what_requests_cache_would_have_written(
+    make_client: MakeClient, name: str, payload: dict[str, str]
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from requests_cache.models.response import CachedResponse
+
+    from profnet_sheets.client.session import IGNORED_PARAMETERS
+    from profnet_sheets.client.store import row_of
+
+    client = make_client()
+    transport, key = client._shared.transport, client._shared.api_key
+    response = transport._request(endpoint(name), payload, key)
+    expires = datetime.now(UTC) + timedelta(days=1)
+    cache = _cache(client)
+    theirs_object = CachedResponse.from_response(response, expires=expires)
+    from requests_cache.cache_keys import redact_response
+
+    redact_response(theirs_object, IGNORED_PARAMETERS)
+    theirs = pickle.loads(cache.responses.serialize(theirs_object))
+    ours = row_of(response, expires, frozenset(IGNORED_PARAMETERS))
+    assert {k: v for k, v in ours.items() if k != "created_at"} == {
+        k: v for k, v in theirs.items() if k != "created_at"
+    }
