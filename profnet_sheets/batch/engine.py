@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
 from profnet_sheets.batch.kinds import Kind, kind_named
-from profnet_sheets.batch.plan import Lookup, Plan, key_columns, make_plan
+from profnet_sheets.batch.plan import Lookup, Plan, key_columns, make_plan, plan_lookups
 from profnet_sheets.batch.schema import dtype_of, schema_of
 from profnet_sheets.client.client import Client
 from profnet_sheets.errors import (
@@ -120,14 +120,20 @@ def fetch_all(
     *,
     concurrency: int = 8,
     progress: Progress = None,
+    lookups: Iterator[Lookup] | None = None,
 ) -> tuple[dict[str, Outcome], bool]:
-    """Every lookup of the plan, concurrently (cached ones first, free). Returns the outcomes
-    and whether the run was interrupted (Ctrl-C): whatever finished is kept, including the
-    calls under way when it was stopped (they are paid for and cached)."""
-    ordered = [plan.lookups[key] for key in plan.lookups if key in plan.cached] + plan.to_fetch
-    bar = _progress(len(ordered), plan.kind, progress)
-    count = max(1, min(concurrency, len(ordered)))
-    run = _Run(client, plan.kind, ordered, count)
+    """Every lookup of the plan (cached ones first, free), or of `lookups` as they come,
+    concurrently. Returns the outcomes and whether the run was interrupted (Ctrl-C): whatever
+    finished is kept, including the calls under way when it was stopped (paid and cached)."""
+    if lookups is None:
+        cached = [plan.lookups[key] for key in plan.lookups if key in plan.cached]
+        ordered = cached + plan.to_fetch
+        lookups, expected = iter(ordered), len(ordered)
+    else:  # at most one lookup per distinct key; the true count is known once all are planned
+        expected = plan.distinct.height if plan.distinct is not None else 0
+    bar = _progress(expected, plan.kind, progress)
+    count = max(1, min(concurrency, expected))
+    run = _Run(client, plan.kind, lookups, count)
     workers = [
         threading.Thread(target=run.work, name=f"profnet-enrich-{n}", daemon=True)
         for n in range(count)
@@ -139,7 +145,7 @@ def fetch_all(
         # The workers take the lookups themselves; this thread only shows progress (and is
         # where Ctrl-C arrives), waking a few times a second rather than once per lookup.
         while not run.finished.wait(_PROGRESS_SECONDS):
-            shown = _show_progress(bar, run.done, shown)
+            shown = _show_progress(bar, run.done, shown, run.total)
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -148,7 +154,7 @@ def fetch_all(
             worker.join()
         if bar is not None:
             try:
-                _show_progress(bar, run.done, shown)
+                _show_progress(bar, run.done, shown, run.total)
             except KeyboardInterrupt:  # a hook that stops the run: it is stopping already
                 interrupted = True
             bar.close()
@@ -163,8 +169,14 @@ def fetch_all(
 _PROGRESS_SECONDS = 0.1
 
 
-def _show_progress(bar: Any, done: int, shown: int) -> int:
-    if bar is not None and done > shown:
+def _show_progress(bar: Any, done: int, shown: int, total: int | None) -> int:
+    if bar is None:
+        return done
+    if total is not None and bar.total != total:  # every lookup is known now
+        bar.total = total
+        if hasattr(bar, "refresh"):
+            bar.refresh()
+    if done > shown:
         bar.update(done - shown)
     return max(done, shown)
 
@@ -172,11 +184,13 @@ def _show_progress(bar: Any, done: int, shown: int) -> int:
 class _Run:
     """The shared state of one fetch: the lookups still to take, the outcomes, a stop flag."""
 
-    def __init__(self, client: Client, kind: Kind, lookups: list[Lookup], workers: int) -> None:
+    def __init__(self, client: Client, kind: Kind, lookups: Iterator[Lookup], workers: int) -> None:
         self.client, self.kind = client, kind
         self._working = workers
         self.finished = threading.Event()  # set when the last worker has ended
-        self._queue = iter(lookups)
+        self._queue = lookups
+        self._taken = 0
+        self.total: int | None = None  # how many lookups there are, once all are known
         self._lock = threading.Lock()
         self.outcomes: dict[str, Outcome] = {}
         self.done = 0
@@ -185,7 +199,14 @@ class _Run:
 
     def _next(self) -> Lookup | None:
         with self._lock:
-            return None if self.stop.is_set() else next(self._queue, None)
+            if self.stop.is_set():
+                return None
+            lookup = next(self._queue, None)  # may normalise the next keys (a lazy plan)
+            if lookup is None:
+                self.total = self._taken
+            else:
+                self._taken += 1
+            return lookup
 
     def work(self) -> None:
         try:
@@ -312,17 +333,24 @@ def enrich(
     else:
         distinct = lazy.select(key_cols).unique(maintain_order=True).collect(engine="streaming")
         plan = None
+    lookups: Iterator[Lookup] | None = None
     if plan is None:
         rows = int(lazy.select(pl.len()).collect(engine="streaming").item())
-        # What the cache holds matters to a preview; a run asks it per call anyway, in the
-        # workers, so that fetching starts at once.
-        is_cached = client.is_cached if dry_run else None
-        plan = make_plan(spec, columns, distinct, rows, options or {}, is_cached)
+        if dry_run:
+            return make_plan(spec, columns, distinct, rows, options or {}, client.is_cached)
+        # A run asks the cache per call anyway, in the workers: fetching starts with the first
+        # key normalised, while the others are (the plan is complete when fetching ends).
+        plan, lookups = plan_lookups(spec, columns, distinct, rows, options or {})
     if dry_run:
         return plan
     if progress is None:
         progress = not client.settings.quiet  # PROFNET_QUIET silences the bar too
-    outcomes, interrupted = fetch_all(client, plan, concurrency=concurrency, progress=progress)
+    outcomes, interrupted = fetch_all(
+        client, plan, concurrency=concurrency, progress=progress, lookups=lookups
+    )
+    if lookups is not None:
+        for _ in lookups:  # what an interruption left unplanned: marked, not fetched
+            pass
     table = _lookup_frame(plan, outcomes, distinct.schema, chosen, prefix, error_column)
     added = [name for name in table.columns if name not in key_cols]
     clashes = [name for name in added if name in lazy.collect_schema()]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,10 +94,36 @@ def make_plan(
     is_cached: Callable[[str, dict[str, Any]], bool] | None = None,
 ) -> Plan:
     """Normalise each distinct raw key into the call it needs; identical calls merge."""
-    parameters: Sequence[str] = list(columns)
+    plan, lookups = plan_lookups(kind, columns, distinct, rows, options)
+    for _ in lookups:
+        pass
+    if is_cached is not None:
+        name = endpoint(kind.endpoint).name
+        plan.cached = {
+            key for key, lookup in plan.lookups.items() if is_cached(name, lookup.params)
+        }
+    return plan
+
+
+def plan_lookups(
+    kind: Kind,
+    columns: dict[str, str],
+    distinct: pl.DataFrame,
+    rows: int,
+    options: Mapping[str, Any],
+) -> tuple[Plan, Iterator[Lookup]]:
+    """A plan filled as its lookups are taken: each new call is handed out as soon as it is
+    known (fetching can start before every key is normalised); the plan is complete once the
+    iterator is exhausted."""
     plan = Plan(kind, columns, rows, [], distinct=distinct)
+    return plan, _discover(plan, options)
+
+
+def _discover(plan: Plan, options: Mapping[str, Any]) -> Iterator[Lookup]:
+    kind, parameters = plan.kind, list(plan.columns)
     ep = endpoint(kind.endpoint)
-    for values in distinct.iter_rows():
+    assert plan.distinct is not None
+    for values in plan.distinct.iter_rows():
         raw = tuple(values)
         plan.raw_keys.append(raw)
         row = dict(zip(parameters, raw, strict=True))
@@ -112,9 +138,5 @@ def make_plan(
         key = canonical_json(params)
         plan.call_of[raw] = key
         if key not in plan.lookups:
-            plan.lookups[key] = Lookup(key, params, price_ceiling(ep, params))
-    if is_cached is not None:
-        plan.cached = {
-            key for key, lookup in plan.lookups.items() if is_cached(ep.name, lookup.params)
-        }
-    return plan
+            lookup = plan.lookups[key] = Lookup(key, params, price_ceiling(ep, params))
+            yield lookup
