@@ -177,8 +177,10 @@ class ThreadReadsSQLiteDict(SQLiteDict):
         return (bytes(row[0]), row[1]) if row is not None else None
 
     def write_raw(self, key: str, value: bytes, expires: int | None) -> None:
-        """Store bytes already serialised (and their expiry, unix time) under `key`."""
-        with self.connection(commit=True) as writer:
+        """Store bytes already serialised (and their expiry, unix time) under `key`: one
+        INSERT in autocommit on the shared writer connection (requests-cache's explicit
+        BEGIN IMMEDIATE / COMMIT around it made three calls into SQLite of one)."""
+        with self._lock, super().connection() as writer:
             writer.execute(
                 f"INSERT OR REPLACE INTO {self.table_name} (key, value, expires) VALUES (?, ?, ?)",
                 (key, sqlite3.Binary(value), expires),
