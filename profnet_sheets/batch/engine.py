@@ -236,33 +236,48 @@ def _lookup_frame(
     prefix: str,
     error_column: str,
 ) -> pl.DataFrame:
+    """Every distinct raw key with its new columns: the answers are built once per call (many
+    raw keys can share one) and joined to the raw keys by polars."""
     output = plan.kind.output
-    columns: dict[str, list[Any]] = {name: [] for name in key_schema}
+    as_text = {name for name in fields if dtype_of(output.field(name).shape) == pl.String()}
+    keys: list[str] = []
     values: dict[str, list[Any]] = {prefix + name: [] for name in fields}
     errors: list[str | None] = []
+    for key in plan.lookups:
+        outcome = outcomes.get(key)
+        record = outcome.record if outcome is not None else None
+        keys.append(key)
+        for name in fields:
+            value = record.get(name) if record is not None else None
+            if isinstance(value, dict) and name in as_text:
+                value = json.dumps(value, sort_keys=True)
+            values[prefix + name].append(value)
+        errors.append(outcome.error if outcome is not None else INTERRUPTED)
+    answers = pl.DataFrame(
+        {_CALL: keys, **values, error_column: errors},
+        schema=pl.Schema(
+            {_CALL: pl.String(), **schema_of(output, prefix, fields), error_column: pl.String()}
+        ),
+    )
+    columns: dict[str, list[Any]] = {name: [] for name in key_schema}
+    calls: list[str | None] = []
+    invalid: list[str | None] = []
     for raw in plan.raw_keys:
         for name, value in zip(key_schema, raw, strict=True):
             columns[name].append(value)
-        key = plan.call_of.get(raw)
-        outcome = outcomes.get(key) if key is not None else None
-        record = outcome.record if outcome is not None else None
-        for name in fields:
-            value = record.get(name) if record is not None else None
-            if isinstance(value, dict) and dtype_of(output.field(name).shape) == pl.String():
-                value = json.dumps(value, sort_keys=True)
-            values[prefix + name].append(value)
-        if raw in plan.invalid:
-            errors.append(plan.invalid[raw])
-        elif key is None:
-            errors.append(None)  # blank: nothing to look up
-        elif outcome is None:
-            errors.append(INTERRUPTED)
-        else:
-            errors.append(outcome.error)
-    schema = pl.Schema(
-        {**key_schema, **schema_of(output, prefix, fields), error_column: pl.String()}
+        calls.append(plan.call_of.get(raw))
+        invalid.append(plan.invalid.get(raw))
+    raws = pl.DataFrame(
+        {**columns, _CALL: calls, _INVALID: invalid},
+        schema=pl.Schema({**key_schema, _CALL: pl.String(), _INVALID: pl.String()}),
     )
-    return pl.DataFrame({**columns, **values, error_column: errors}, schema=schema)
+    joined = raws.join(answers, on=_CALL, how="left", maintain_order="left")
+    return joined.with_columns(
+        pl.coalesce(_INVALID, error_column).alias(error_column)  # blank keys: no error
+    ).drop(_CALL, _INVALID)
+
+
+_CALL, _INVALID = "__profnet_call", "__profnet_invalid"  # never a user's column name
 
 
 def enrich(
@@ -319,7 +334,7 @@ def enrich(
     bad = [name for name in chosen if name not in spec.output.field_names]
     if bad:
         raise ValueError(
-            f"{spec.name} has no field {', '.join(bad)}; "
+            f"{spec.name} has no field {', '.join(map(repr, bad))}; "
             f"it has {', '.join(spec.output.field_names)}"
         )
     prefix = f"{spec.name}_" if prefix is None else prefix

@@ -244,7 +244,7 @@ def test_clear_errors_for_wrong_arguments(client: Client) -> None:
         enrich(frame, "site", "firm", client=client)
     with pytest.raises(ValueError, match="no column domain"):
         enrich(frame, "domain", "company", client=client)
-    with pytest.raises(ValueError, match="no field revenue"):
+    with pytest.raises(ValueError, match="no field 'revenue'"):
         enrich(frame, "site", "company", ["revenue"], client=client)
     with pytest.raises(ValueError, match="prefix"):
         enrich(
