@@ -8,7 +8,7 @@ import ipaddress
 import math
 import numbers
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final, NamedTuple, TypeVar
 from urllib.parse import quote, unquote
@@ -654,19 +654,22 @@ def string_list(value: object, parameter: str) -> list[str]:
     return _unique(found)
 
 
+def _id_pieces(value: object, parameter: str) -> Iterator[object]:
+    """The items of a scalar, list or range, text split on commas, semicolons and whitespace;
+    blanks dropped."""
+    for item in _flatten(value, parameter):
+        pieces: list[object] = list(_ID_SEPARATORS.split(item)) if isinstance(item, str) else [item]
+        for piece in pieces:
+            if not (isinstance(piece, str) and not _strip(piece.translate(_INVISIBLE))):
+                yield piece
+
+
 def id_list(value: object, parameter: str) -> list[str]:
     """A list of numeric ids (digits, by `numeric_id`'s rules) from a scalar, list or range.
 
     Text splits on commas, semicolons and whitespace. Blanks are dropped, and duplicates.
     """
-    found: list[str] = []
-    for item in _flatten(value, parameter):
-        pieces: list[object] = list(_ID_SEPARATORS.split(item)) if isinstance(item, str) else [item]
-        for piece in pieces:
-            if isinstance(piece, str) and not _strip(piece.translate(_INVISIBLE)):
-                continue
-            found.append(numeric_id(piece, parameter))
-    return _unique(found)
+    return _unique([numeric_id(piece, parameter) for piece in _id_pieces(value, parameter)])
 
 
 def school_ids(value: object, parameter: str) -> list[str]:
@@ -674,19 +677,15 @@ def school_ids(value: object, parameter: str) -> list[str]:
     (`stanford-university`) or a number; given as ids, slugs or whole school page URLs, from a
     scalar, list or range. Text splits on commas, semicolons and whitespace; duplicates go."""
     found: list[str] = []
-    for item in _flatten(value, parameter):
-        pieces: list[object] = list(_ID_SEPARATORS.split(item)) if isinstance(item, str) else [item]
-        for piece in pieces:
-            if isinstance(piece, str) and not _strip(piece.translate(_INVISIBLE)):
-                continue
-            if not isinstance(piece, str):
-                found.append(numeric_id(piece, parameter))
-                continue
-            try:
-                url = _page_url(piece, ("school",), _SCHOOL_WANTED, _SCHOOL_EXAMPLE, "school")
-            except NormalizationError as error:
-                raise NormalizationError(str(error), parameter, value) from None
-            found.append(url.rstrip("/").rsplit("/", 1)[1])
+    for piece in _id_pieces(value, parameter):
+        if not isinstance(piece, str):
+            found.append(numeric_id(piece, parameter))
+            continue
+        try:
+            url = _page_url(piece, ("school",), _SCHOOL_WANTED, _SCHOOL_EXAMPLE, "school")
+        except NormalizationError as error:
+            raise NormalizationError(str(error), parameter, value) from None
+        found.append(url.rstrip("/").rsplit("/", 1)[1])
     return _unique(found)
 
 
