@@ -15,6 +15,7 @@ from profnet_sheets.client.memo import canonical_json
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.errors import InvalidParameter
 from profnet_sheets.spec import endpoint
+from profnet_sheets.words import counted
 
 
 @dataclass(frozen=True)
@@ -57,10 +58,11 @@ class Plan:
     def summary(self, budget_left: int | None = None) -> str:
         budget = "" if budget_left is None else f"; budget left {budget_left}"
         return (
-            f"{self.rows} rows, {self.unique_keys} unique {self.kind.name} lookups "
+            f"{counted(self.rows, 'row')}, "
+            f"{counted(self.unique_keys, f'unique {self.kind.name} lookup')} "
             f"({len(self.cached)} already cached, {len(self.to_fetch)} to fetch), "
             f"{len(self.invalid)} invalid, {len(self.blank)} blank; "
-            f"at most {self.credits} credits{budget}"
+            f"at most {counted(self.credits, 'credit')}{budget}"
         )
 
 

@@ -25,6 +25,7 @@ from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TransportError
 from profnet_sheets.spec import API_KEY_HEADER, Endpoint
 from profnet_sheets.spec.endpoints import BY_PATH, is_answer
+from profnet_sheets.words import counted
 
 CACHED_STATUSES = (200, 404)
 USER_AGENT = "profnet-sheets"
@@ -335,7 +336,7 @@ class Transport:
         if uncertain and is_risky(endpoint):
             advice = " It was not retried because the service may already have charged for it."
         else:
-            advice = f" Tried {attempts} time{'s' if attempts != 1 else ''}."
+            advice = f" Tried {counted(attempts, 'time')}."
         error = TransportError(
             f"{endpoint.name}: {what} at {self.base_url}.{advice} "
             "Check the network and PROFNET_BASE_URL, then try again.",

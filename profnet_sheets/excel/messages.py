@@ -46,11 +46,6 @@ class ArgumentError(ValueError):
     """A formula argument that cannot work; the message says what to give instead."""
 
 
-def plural(count: int, noun: str) -> str:
-    """`1 credit`, `2 credits`."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 def message_for(error: BaseException) -> str:
     """The `#PROFNET! ...` text for an error raised while a formula ran."""
     return error_text(_explain(error))

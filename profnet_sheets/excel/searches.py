@@ -15,8 +15,9 @@ from profnet_sheets.client.prepare import prepare
 from profnet_sheets.excel import cells
 from profnet_sheets.excel.cells import CellValue, Rows
 from profnet_sheets.excel.lookups import canonical_name
-from profnet_sheets.excel.messages import ArgumentError, plural
+from profnet_sheets.excel.messages import ArgumentError
 from profnet_sheets.spec import Endpoint, Param, endpoint, search_endpoint
+from profnet_sheets.words import counted
 
 if TYPE_CHECKING:
     import polars as pl
@@ -152,7 +153,7 @@ class Cost:
         if self.enrichment:
             parts.append(f"up to {self.enrichment} for their details")
         left = "" if self.budget_left is None else f"; budget left {self.budget_left}"
-        most = plural(self.total, "credit")
+        most = counted(self.total, "credit")
         return f"{LABEL[self.kind]}: at most {most} ({', '.join(parts)}){left}."
 
 
@@ -190,13 +191,13 @@ def run(
         timeout=WAIT_SECONDS if timeout is None else timeout,
         progress=lambda now: report(f"{label} {now.request_id}: {now.status} {now.progress}%"),
     )
-    report(f"{label} {job.request_id}: reading {plural(status.total_results, 'result')}")
+    report(f"{label} {job.request_id}: reading {counted(status.total_results, 'result')}")
     frame = job.frame()
     if request.enrich and frame.height:
         from profnet_sheets.batch.engine import enrich
 
         kind = KINDS[ENRICH_KIND[request.kind]]
-        report(f"{label} {job.request_id}: adding the details of {plural(frame.height, 'result')}")
+        report(f"{label} {job.request_id}: adding the details of {counted(frame.height, 'result')}")
         new = [name for name in kind.output.field_names if name not in frame.columns]
         prefix = f"{kind.name}_"
         frame = enrich(
@@ -226,7 +227,7 @@ def summary(
         lines = [
             (
                 "status",
-                f"{outcome.status.status}: {plural(outcome.frame.height, 'result')} on the "
+                f"{outcome.status.status}: {counted(outcome.frame.height, 'result')} on the "
                 f"{RESULTS_SHEET} sheet",
             ),
             ("request_id", outcome.request_id),

@@ -15,7 +15,8 @@ from profnet_sheets.widgets.cost import credits_text
 from profnet_sheets.widgets.progress import Bar
 from profnet_sheets.widgets.runner import Feedback, Runner
 from profnet_sheets.widgets.spend import for_one_action
-from profnet_sheets.widgets.tables import MAX_ROWS_SHOWN, counted, html_table
+from profnet_sheets.widgets.tables import MAX_ROWS_SHOWN, html_table
+from profnet_sheets.words import counted
 
 
 class Form:

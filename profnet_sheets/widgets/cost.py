@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from profnet_sheets.client.client import Estimate
 from profnet_sheets.client.search_cost import SearchCost
-from profnet_sheets.widgets.tables import counted
+from profnet_sheets.words import counted
 
 
 def credits_text(number: int) -> str:

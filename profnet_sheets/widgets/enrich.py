@@ -20,7 +20,8 @@ from profnet_sheets.widgets.export import ExportPanel
 from profnet_sheets.widgets.fields import field_for, param_value
 from profnet_sheets.widgets.progress import Bar
 from profnet_sheets.widgets.runner import Feedback, Runner
-from profnet_sheets.widgets.tables import counted, message
+from profnet_sheets.widgets.tables import message
+from profnet_sheets.words import counted
 
 SUFFIXES = sorted(CSV_SUFFIXES | XLSX_SUFFIXES | PARQUET_SUFFIXES)
 SAMPLE_ROWS = 100

@@ -12,7 +12,7 @@ from profnet_sheets.widgets.cost import credits_text
 from profnet_sheets.widgets.progress import Bar
 from profnet_sheets.widgets.runner import Cancelled, Feedback, Runner
 from profnet_sheets.widgets.spend import ActionSpend
-from profnet_sheets.widgets.tables import counted
+from profnet_sheets.words import counted
 
 
 @dataclass

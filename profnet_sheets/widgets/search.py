@@ -31,7 +31,8 @@ from profnet_sheets.widgets.places import PlacePicker
 from profnet_sheets.widgets.progress import Bar
 from profnet_sheets.widgets.runner import Feedback, Runner, error_message
 from profnet_sheets.widgets.spend import ActionSpend, for_one_action
-from profnet_sheets.widgets.tables import counted, message
+from profnet_sheets.widgets.tables import message
+from profnet_sheets.words import counted
 
 
 class SearchForm(Form):

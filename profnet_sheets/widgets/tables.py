@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from profnet_sheets.batch.io import CSV_SUFFIXES, PARQUET_SUFFIXES, XLSX_SUFFIXES
+from profnet_sheets.words import counted
 
 MAX_ROWS_SHOWN = 200
 MAX_CELL_CHARS = 120
@@ -30,11 +31,6 @@ TABLE_STYLE = (
 )
 Tone = Literal["info", "error", "success"]
 _COLOURS: dict[Tone, str] = {"info": "#333", "error": "#b00020", "success": "#1b5e20"}
-
-
-def counted(number: int, one: str, many: str | None = None) -> str:
-    """`1 credit`, `2 credits`, `1,200 leads` (`many`: the plural, when not `one` + s)."""
-    return f"{number:,} " + (one if number == 1 else many or one + "s")
 
 
 def cell_text(value: Any) -> str:

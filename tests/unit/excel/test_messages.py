@@ -6,7 +6,6 @@ import pytest
 
 from profnet_sheets import errors
 from profnet_sheets.batch import engine
-from profnet_sheets.excel import messages
 from profnet_sheets.excel.messages import message_for, row_message
 
 
@@ -37,8 +36,3 @@ def test_the_messages_say_what_to_do() -> None:
     assert "restart the UDF server" in refused
     assert "Excel itself restarted" in refused, "the UDF server inherits Excel's environment"
     assert not refused.startswith("#PROFNET! the service refused the API key: set PROFNET_API_KEY")
-
-
-@pytest.mark.parametrize(("count", "said"), [(0, "0 credits"), (1, "1 credit"), (2, "2 credits")])
-def test_plural(count: int, said: str) -> None:
-    assert messages.plural(count, "credit") == said

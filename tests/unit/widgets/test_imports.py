@@ -33,6 +33,7 @@ def test_the_widgets_import_no_other_front_end() -> None:
         "profnet_sheets.config",
         "profnet_sheets.errors",
         "profnet_sheets.spec",
+        "profnet_sheets.words",
         "profnet_sheets.widgets",
     )
     for name in imports_of("widgets"):

@@ -11,12 +11,12 @@ import pytest
 from profnet_sheets.widgets.tables import (
     MAX_CELL_CHARS,
     cell_text,
-    counted,
     download_link,
     export_path,
     html_table,
     message,
 )
+from profnet_sheets.words import counted
 
 
 def test_service_text_is_escaped_not_run() -> None:
