@@ -210,8 +210,11 @@ class _Run:
 
     def work(self) -> None:
         try:
-            while (lookup := self._next()) is not None:
-                try:
+            while True:
+                try:  # planning the next key (a lazy plan) and fetching it may both fail
+                    lookup = self._next()
+                    if lookup is None:
+                        return
                     outcome = _fetch(self.client, self.kind, lookup)
                 except BaseException as error:  # handed to the main thread (Ctrl-C too)
                     with self._lock:
@@ -366,6 +369,11 @@ def enrich(
     if lookups is not None:
         for _ in lookups:  # what an interruption left unplanned: marked, not fetched
             pass
+    if len(plan.raw_keys) != distinct.height:  # never silently: every key row is accounted for
+        raise RuntimeError(
+            f"planned {len(plan.raw_keys)} of {distinct.height} distinct keys; nothing is lost "
+            "(fetched answers are cached): run again"
+        )
     table = _lookup_frame(plan, outcomes, distinct.schema, chosen, prefix, error_column)
     added = [name for name in table.columns if name not in key_cols]
     clashes = [name for name in added if name in lazy.collect_schema()]

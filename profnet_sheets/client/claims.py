@@ -11,12 +11,16 @@ the cache again under the claim, so a process that waited finds the answer and p
 - `RedisClaims`: `SET NX PX` with a lease, released by its owner only.
 - `NoClaims`: for a cache in memory, which no other process shares.
 
-A claim is never waited for longer than its lease: a hung holder delays the others, it does
-not block them for ever.
+A claim is waited for at most its lease (as long as a call can take, retries and their waits
+included). A waiter never pays without the claim: when the lease runs out while another
+holder is still at work (hung), it gives up with a TransportError and nothing is sent. A file
+system without locks (some network drives) turns file claims off, once, with a warning.
 """
 
 from __future__ import annotations
 
+import errno
+import logging
 import os
 import sys
 import threading
@@ -26,6 +30,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
+
+from profnet_sheets.errors import TransportError
 
 STRIPES = 1 << 20  # bytes of the lock file: two different calls practically never share one
 _IN_PROCESS = 1024  # threading locks: one claimant per stripe within a process
@@ -57,6 +63,20 @@ def _waits(lease: float) -> Iterator[float]:
         pause = min(pause * 2, _LONGEST_WAIT)
 
 
+LOG = logging.getLogger("profnet_sheets")
+
+
+class _LockingUnsupportedError(OSError):
+    """The file system of the lock file does not lock (ENOLCK, ENOSYS, ...)."""
+
+
+def _waited_too_long(lease: float) -> TransportError:
+    return TransportError(
+        f"another process (or thread) has been fetching this same call for {lease:.0f} s; "
+        "nothing was sent, so that it is not paid twice. Try again later."
+    )
+
+
 if sys.platform == "win32":  # pragma: no cover - Windows (Excel's home); the same contract
     import msvcrt
 
@@ -67,8 +87,10 @@ if sys.platform == "win32":  # pragma: no cover - Windows (Excel's home); the sa
             os.lseek(fd, offset, os.SEEK_SET)
             try:
                 msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-            except OSError:
-                return False
+            except OSError as error:
+                if error.errno in (errno.EACCES, errno.EDEADLK):
+                    return False
+                raise _LockingUnsupportedError(str(error)) from None
         return True
 
     def _unlock(fd: int, offset: int) -> None:
@@ -82,8 +104,10 @@ else:
     def _try_lock(fd: int, offset: int) -> bool:
         try:
             fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, offset, os.SEEK_SET)
-        except OSError:  # BlockingIOError, or EACCES on some systems
-            return False
+        except OSError as error:
+            if error.errno in (errno.EAGAIN, errno.EACCES):  # held by another process
+                return False
+            raise _LockingUnsupportedError(str(error)) from None
         return True
 
     def _unlock(fd: int, offset: int) -> None:
@@ -92,7 +116,8 @@ else:
 
 class _LockFile:
     """One open lock file per process and path: a POSIX record lock goes when ANY descriptor
-    of its file is closed by the process, so the descriptor is opened once and never closed."""
+    of its file is closed by the process, so the descriptor is opened once and never closed
+    (and the file is hidden, so that nobody opens it by chance)."""
 
     _open: ClassVar[dict[Path, _LockFile]] = {}
     _opening: ClassVar[threading.Lock] = threading.Lock()
@@ -101,6 +126,7 @@ class _LockFile:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         self.threads = [threading.Lock() for _ in range(_IN_PROCESS)]
+        self.works = True  # False once the file system said it cannot lock
 
     @classmethod
     def of(cls, path: Path) -> _LockFile:
@@ -132,16 +158,10 @@ class FileClaims:
         stripe = self.stripe(key)
         deadline = time.monotonic() + self.lease
         turn = self._file.threads[stripe % _IN_PROCESS]
-        mine = turn.acquire(timeout=self.lease)
-        if not mine:  # a thread of this process has held it past the lease: go on, unlocked
-            yield
-            return
+        if not turn.acquire(timeout=self.lease):
+            raise _waited_too_long(self.lease)
         try:
-            locked = _try_lock(self._file.fd, stripe)
-            for pause in _waits(deadline - time.monotonic()) if not locked else ():
-                time.sleep(pause)
-                if locked := _try_lock(self._file.fd, stripe):
-                    break
+            locked = self._lock(stripe, deadline)
             try:
                 yield
             finally:
@@ -149,6 +169,28 @@ class FileClaims:
                     _unlock(self._file.fd, stripe)
         finally:
             turn.release()
+
+    def _lock(self, stripe: int, deadline: float) -> bool:
+        """Take the OS lock of `stripe` (False: this file system cannot lock)."""
+        if not self._file.works:
+            return False
+        try:
+            if _try_lock(self._file.fd, stripe):
+                return True
+            for pause in _waits(deadline - time.monotonic()):
+                time.sleep(pause)
+                if _try_lock(self._file.fd, stripe):
+                    return True
+        except _LockingUnsupportedError as error:
+            self._file.works = False
+            LOG.warning(
+                "the file system of %s cannot lock files (%s): processes sharing this cache "
+                "may pay twice for a call they make at the same moment",
+                self.path,
+                error,
+            )
+            return False
+        raise _waited_too_long(self.lease)
 
 
 # Deletes the claim only if it is still ours (it may have expired and been taken over).
@@ -168,13 +210,15 @@ class RedisClaims:
     def hold(self, key: str) -> Iterator[None]:
         name, owner = f"{self.namespace}:claim:{key}", uuid.uuid4().hex
         lease_ms = max(1, int(self.lease * 1000))
+        # A dead holder's claim expires with its lease, before this waiter's patience ends.
         claimed = bool(self.connection.set(name, owner, nx=True, px=lease_ms))
-        for pause in _waits(self.lease) if not claimed else ():
+        for pause in _waits(self.lease * 1.1) if not claimed else ():
             time.sleep(pause)
             if claimed := bool(self.connection.set(name, owner, nx=True, px=lease_ms)):
                 break
+        if not claimed:
+            raise _waited_too_long(self.lease)
         try:
             yield
         finally:
-            if claimed:
-                self._release(keys=[name], args=[owner])
+            self._release(keys=[name], args=[owner])

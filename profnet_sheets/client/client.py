@@ -23,6 +23,7 @@ from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.session import Sent, Transport, storable
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import (
+    BudgetExceeded,
     ConfigurationError,
     NotFound,
     OfflineMiss,
@@ -262,11 +263,20 @@ class Client:
     def _send(self, ep: Endpoint, payload: dict[str, Any], ceiling: int) -> Sent:
         """Send a call the caches cannot answer, within the budget; record what it cost."""
         shared = self._shared
-        reserved = self._budget.reserve(ceiling, ep.name)
+        reserved = [self._budget.reserve(ceiling, ep.name)]
         charged = 0  # what the budget settles on: the charge, and what may have been charged
+
+        def afford_retry() -> bool:
+            """Another attempt after one that may have been charged: within the budget?"""
+            try:
+                reserved.append(self._budget.reserve(ceiling, ep.name))
+            except BudgetExceeded:
+                return False
+            return True
+
         try:
             try:
-                sent = shared.transport.send(ep, payload, shared.api_key)
+                sent = shared.transport.send(ep, payload, shared.api_key, afford_retry)
             except TransportError as error:
                 if error.may_have_been_charged:
                     charged = ceiling * error.uncertain_attempts
@@ -280,7 +290,7 @@ class Client:
                 charged += sent.uncertain * ceiling
                 self._record(ep, sent.uncertain * ceiling, None, uncertain=True)
         finally:
-            self._budget.settle(reserved, charged)
+            self._budget.settle(sum(reserved), charged)
         return sent
 
     def _record(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
@@ -16,6 +17,7 @@ from profnet_sheets.spec import Endpoint
 # results call is assumed to cost at most, when nothing better is known.
 MAX_PAGE_ITEMS = 100
 
+LOG = logging.getLogger("profnet_sheets")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS spend (
     at REAL NOT NULL, service TEXT NOT NULL, key TEXT NOT NULL, endpoint TEXT NOT NULL,
@@ -77,10 +79,19 @@ class Ledger:
     ) -> None:
         """Note credits spent; `uncertain`: a call whose answer was lost after it went out, so
         that the service may (or may not) have charged for it."""
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO spend VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (time.time(), service, key, endpoint, credits, items, int(uncertain)),
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT INTO spend VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (time.time(), service, key, endpoint, credits, items, int(uncertain)),
+                )
+        except sqlite3.Error as error:  # the call is done and paid: say so, do not fail it
+            LOG.warning(
+                "%s: %s credit(s) spent could not be written to the ledger %s (%s)",
+                endpoint,
+                credits,
+                self.path or "in memory",
+                error,
             )
 
     def total(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import random
 import threading
 import time
@@ -27,6 +28,7 @@ from profnet_sheets.spec import API_KEY_HEADER, Endpoint
 from profnet_sheets.spec.endpoints import BY_PATH, is_answer
 from profnet_sheets.words import counted
 
+LOG = logging.getLogger("profnet_sheets")
 CACHED_STATUSES = (200, 404)
 USER_AGENT = "profnet-sheets"
 KEY_VERSION = "k1"  # change it when call_key changes: old entries then simply miss
@@ -74,8 +76,11 @@ def cache_key_function(service: str) -> Callable[..., str]:
 
 
 def storable(endpoint: Endpoint, status: int, body: Any) -> bool:
-    """Only real answers go into the HTTP cache: a 404, or a 200 that holds the answer."""
-    return status == 404 or (status == 200 and is_answer(endpoint, body))
+    """Only real answers go into the HTTP cache: the service's own 404 (a JSON error body, not
+    a gateway's page), or a 200 that holds the answer."""
+    if status == 404:
+        return isinstance(body, dict)
+    return status == 200 and is_answer(endpoint, body)
 
 
 def build_session(settings: Settings, service: str) -> requests_cache.CachedSession:
@@ -226,16 +231,24 @@ class Transport:
         body = _json_text_or_none(stored.text)
         return Sent(stored.status, stored.text, body, stored.headers, True, 0, 0, stored.expires)
 
-    def send(self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey) -> Sent:
+    def send(
+        self,
+        endpoint: Endpoint,
+        payload: dict[str, Any],
+        key: ApiKey,
+        afford_retry: Callable[[], bool] | None = None,
+    ) -> Sent:
         """Make the call, retrying what is safe to retry; the final answer, whatever its status.
 
         A real answer (`storable`) is saved in the HTTP cache. Raises TransportError when no
         answer came; its `may_have_been_charged` says whether an attempt may have been done
-        (and charged) by the service all the same.
+        (and charged) by the service all the same. `afford_retry` is asked before repeating
+        an attempt that may have been charged (the budget): False ends the retries there.
         """
         risky = is_risky(endpoint)
         attempt = uncertain = 0
         while True:
+            was_uncertain = uncertain
             failure: Failure | None = None
             try:
                 response = self._request(endpoint, payload, key)
@@ -255,6 +268,8 @@ class Transport:
                 if failure != "connect":
                     uncertain += 1
                 wait = self.policy.after_failure(attempt, failure, self._random, risky=risky)
+                if wait is not None and uncertain > was_uncertain and afford_retry is not None:
+                    wait = wait if afford_retry() else None
                 if wait is None:
                     raise self._transport_error(endpoint, failure, attempt + 1, uncertain)
             else:
@@ -274,6 +289,8 @@ class Transport:
                 wait = self.policy.after_status(
                     attempt, status, response.headers, body, self._random, risky=risky
                 )
+                if wait is not None and uncertain > was_uncertain and afford_retry is not None:
+                    wait = wait if afford_retry() else None
                 if wait is None:
                     self._keep(endpoint, payload, key, response, body)
                     return Sent(
@@ -311,19 +328,32 @@ class Transport:
         response: requests.Response,
         body: Any,
     ) -> None:
-        """Save a real answer in the HTTP cache, fresh for its endpoint's time."""
+        """Save a real answer in the HTTP cache, fresh for its endpoint's time.
+
+        A save that fails (a disk full, a database locked past its busy timeout) is logged,
+        never raised: the answer is paid for, and the caller still gets (and counts) it.
+        """
         if self.settings.cache == "off" or not storable(endpoint, response.status_code, body):
             return
         seconds = fresh_for(self.settings, endpoint, response.status_code)
         if seconds <= 0:
             return
-        save_answer(
-            self.cache,
-            call_key(self.service, endpoint, payload, key.fingerprint),
-            response,
-            datetime.now(UTC) + timedelta(seconds=seconds),
-            IGNORED_PARAMETERS,
-        )
+        try:
+            save_answer(
+                self.cache,
+                call_key(self.service, endpoint, payload, key.fingerprint),
+                response,
+                datetime.now(UTC) + timedelta(seconds=seconds),
+                IGNORED_PARAMETERS,
+            )
+        except Exception as error:
+            LOG.warning(
+                "%s: the answer could not be saved in the cache (%s: %s); it is used now, and "
+                "would be fetched (and paid) again by another process",
+                endpoint.name,
+                type(error).__name__,
+                error,
+            )
 
     def _transport_error(
         self, endpoint: Endpoint, failure: Failure, attempts: int, uncertain: int

@@ -6,6 +6,7 @@ import pickle
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -147,8 +148,7 @@ class ThreadReadsSQLiteDict(SQLiteDict):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._readers = threading.local()
-        self._reader_connections: list[sqlite3.Connection] = []
-        self._readers_lock = threading.Lock()
+        self._generation = 0  # bumped by close(): every thread then opens a new reader
         super().__init__(*args, **kwargs)
 
     @contextmanager
@@ -157,15 +157,17 @@ class ThreadReadsSQLiteDict(SQLiteDict):
             with super().connection(commit) as shared:
                 yield shared
             return
-        reader: sqlite3.Connection | None = getattr(self._readers, "connection", None)
-        if reader is None:
-            reader = sqlite3.connect(self.db_path, isolation_level=None, **self.connection_kwargs)
+        reader: _Reader | None = getattr(self._readers, "reader", None)
+        if reader is None or reader.generation != self._generation:
+            if reader is not None:
+                reader.close()  # its own thread closes it: never one another thread uses
+            connection = sqlite3.connect(
+                self.db_path, isolation_level=None, **self.connection_kwargs
+            )
             if self.busy_timeout is not None:
-                reader.execute(f"PRAGMA busy_timeout={int(self.busy_timeout)}")
-            self._readers.connection = reader
-            with self._readers_lock:
-                self._reader_connections.append(reader)
-        yield reader
+                connection.execute(f"PRAGMA busy_timeout={int(self.busy_timeout)}")
+            reader = self._readers.reader = _Reader(connection, self._generation)
+        yield reader.connection
 
     def read_raw(self, key: str) -> tuple[bytes, float | None] | None:
         """The stored bytes of `key` and its expiry (unix time), without deserialising."""
@@ -187,12 +189,28 @@ class ThreadReadsSQLiteDict(SQLiteDict):
             )
 
     def close(self) -> None:
-        with self._readers_lock:
-            readers, self._reader_connections = self._reader_connections, []
-            self._readers = threading.local()
-        for reader in readers:
+        """Close the shared connection and this thread's reader; other threads' readers are
+        replaced at their next read (or closed when their thread ends), never closed under
+        them (requests-cache's clear() closes while other threads may be reading)."""
+        self._generation += 1
+        reader: _Reader | None = getattr(self._readers, "reader", None)
+        if reader is not None:
+            self._readers.reader = None
             reader.close()
         super().close()  # type: ignore[no-untyped-call]
+
+
+class _Reader:
+    """A thread's reader connection: closed when its thread ends (the thread-local holding
+    it goes), so that thread pools made and dropped per batch do not pile connections up."""
+
+    def __init__(self, connection: sqlite3.Connection, generation: int) -> None:
+        self.connection = connection
+        self.generation = generation
+        self._closer = weakref.finalize(self, connection.close)
+
+    def close(self) -> None:
+        self._closer()
 
 
 class ThreadReadsSQLiteCache(SQLiteCache):
@@ -240,10 +258,12 @@ def namespace(service: str) -> str:
 def open_claims(settings: Settings, service: str, cache: BaseCache) -> Claims:
     """Claims that every process sharing `cache` sees: lock files beside a SQLite cache, keys
     in its Redis; none for a cache in memory. A claim lasts at most as long as a call can."""
-    lease = min(600.0, settings.connect_timeout + settings.timeout * (settings.retries + 1))
+    longest_wait = max(settings.retry_after_cap, settings.max_backoff)
+    attempts = settings.retries + 1
+    lease = min(1800.0, settings.connect_timeout + (settings.timeout + longest_wait) * attempts)
     if isinstance(cache, SQLiteCache):
-        path = Path(cache.db_path)
-        return FileClaims(path.parent / f"{path.stem}-claims.lock", lease)
+        path = Path(cache.db_path).resolve()
+        return FileClaims(path.parent / f".{path.stem}-claims.lock", lease)
     connection = getattr(cache.responses, "connection", None)
     if connection is not None and hasattr(connection, "register_script"):
         return RedisClaims(connection, namespace(service), lease)

@@ -325,3 +325,16 @@ def test_a_dear_call_ended_by_a_500_is_counted_as_maybe_charged(
     assert caught.value.status == 500
     assert client.ledger.total(uncertain=True) == 50
     assert client.budget.spent == 50
+
+
+def test_retries_that_may_be_charged_stay_within_the_budget(
+    make_client: Callable[..., Client], fresh: RunningSandbox
+) -> None:
+    """A one-credit lookup is retried after a 500 (it may have been done): each such retry
+    must fit in the budget first, so that the budget is never passed, even by one call."""
+    set_faults(fresh, fail_rate=1.0)  # every attempt fails with a 500 or a 503
+    client = make_client(retries=8, budget=3)
+    with pytest.raises((ServiceError, TransportError)):
+        client.get_company_details(domain="always-failing.io")
+    assert client.budget.spent <= 3
+    assert client.budget.reserved == 0

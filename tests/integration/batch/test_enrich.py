@@ -277,3 +277,23 @@ def test_offline_rows_say_they_are_not_in_the_cache(
     out = enrich(frame, "site", "company", client=offline, progress=False)
     assert out["company_error"].to_list() == [None, OFFLINE_MISS]
     assert charged(sandbox) == 1
+
+
+def test_a_failure_while_planning_is_raised_not_swallowed(client: Client) -> None:
+    """A key whose call cannot even be built by an unexpected error stops the run loudly:
+    rows after it must never come back looking like blank cells."""
+    import dataclasses
+
+    from profnet_sheets.batch.kinds import kind_named
+
+    company = kind_named("company")
+
+    def call(row: dict[str, Any], options: Any) -> dict[str, Any]:
+        if row["company"] == "c.io":
+            raise TypeError("a bug while building the call")
+        return company.call(row, options)
+
+    broken = dataclasses.replace(company, call=call)
+    frame = pl.DataFrame({"site": ["a.io", "b.io", "c.io", "d.io", "e.io"]})
+    with pytest.raises(TypeError, match="a bug while building the call"):
+        enrich(frame, "site", broken, client=client, concurrency=2, progress=False)
