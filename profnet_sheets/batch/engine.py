@@ -283,6 +283,45 @@ def _lookup_frame(
 _CALL, _INVALID = "__profnet_call", "__profnet_invalid"  # never a user's column name
 
 
+def _refuse_bad_arguments(
+    spec: Kind,
+    schema: pl.Schema,
+    columns: Mapping[str, str],
+    options: Mapping[str, Any],
+    chosen: list[str],
+    prefix: str,
+) -> None:
+    """Every argument that cannot work, refused before anything is fetched (or paid)."""
+    missing = [name for name in columns.values() if name not in schema]
+    if missing:
+        available = ", ".join(schema.names())
+        raise ValueError(f"no column {', '.join(missing)} in the table; it has {available}")
+    for name in columns.values():
+        dtype = schema[name]
+        if dtype.is_nested() or dtype == pl.Object:  # a list is no key (and is unhashable)
+            raise ValueError(
+                f"column {name!r} holds {dtype} values, not keys: choose a column of text or "
+                "numbers (domains, URLs, ids...)"
+            )
+        if name.startswith("__profnet_"):
+            raise ValueError(f"rename the column {name!r}: names starting __profnet_ are ours")
+    unknown_options = sorted(set(options) - set(spec.options) - set(spec.inputs))
+    if unknown_options:
+        raise ValueError(f"{spec.name} takes no option {', '.join(unknown_options)}")
+    bad = [name for name in chosen if name not in spec.output.field_names]
+    if bad:
+        raise ValueError(
+            f"{spec.name} has no field {', '.join(map(repr, bad))}; "
+            f"it has {', '.join(spec.output.field_names)}"
+        )
+    added = [*(prefix + name for name in chosen), f"{prefix}error"]
+    clashes = [name for name in added if name in schema]
+    if clashes:
+        raise ValueError(
+            f"the table already has {', '.join(clashes)}: pass prefix=... for the new columns"
+        )
+
+
 def enrich(
     frame: Any,
     column: str | Mapping[str, str],
@@ -318,30 +357,10 @@ def enrich(
     data = as_polars(frame)
     lazy = data.lazy() if isinstance(data, pl.DataFrame) else data
     columns = key_columns(spec, column)
-    missing = [name for name in columns.values() if name not in lazy.collect_schema()]
-    if missing:
-        available = ", ".join(lazy.collect_schema().names())
-        raise ValueError(f"no column {', '.join(missing)} in the table; it has {available}")
-    schema = lazy.collect_schema()
-    for name in columns.values():
-        dtype = schema[name]
-        if dtype.is_nested() or dtype == pl.Object:  # a list is no key (and is unhashable)
-            raise ValueError(
-                f"column {name!r} holds {dtype} values, not keys: choose a column of text or "
-                "numbers (domains, URLs, ids...)"
-            )
-    unknown_options = sorted(set(options or {}) - set(spec.options) - set(spec.inputs))
-    if unknown_options:
-        raise ValueError(f"{spec.name} takes no option {', '.join(unknown_options)}")
     chosen = list(fields) if fields else list(spec.output.field_names)
-    bad = [name for name in chosen if name not in spec.output.field_names]
-    if bad:
-        raise ValueError(
-            f"{spec.name} has no field {', '.join(map(repr, bad))}; "
-            f"it has {', '.join(spec.output.field_names)}"
-        )
     prefix = f"{spec.name}_" if prefix is None else prefix
     error_column = f"{prefix}error"
+    _refuse_bad_arguments(spec, lazy.collect_schema(), columns, options or {}, chosen, prefix)
     client = client or Client()
     if budget is not None:
         client = client.with_budget(budget)
@@ -375,12 +394,6 @@ def enrich(
             "(fetched answers are cached): run again"
         )
     table = _lookup_frame(plan, outcomes, distinct.schema, chosen, prefix, error_column)
-    added = [name for name in table.columns if name not in key_cols]
-    clashes = [name for name in added if name in lazy.collect_schema()]
-    if clashes:
-        raise ValueError(
-            f"the table already has {', '.join(clashes)}: pass prefix=... for the new columns"
-        )
     joined = lazy.join(
         table.lazy(), on=key_cols, how="left", nulls_equal=True, maintain_order="left"
     )

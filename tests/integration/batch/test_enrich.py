@@ -297,3 +297,12 @@ def test_a_failure_while_planning_is_raised_not_swallowed(client: Client) -> Non
     frame = pl.DataFrame({"site": ["a.io", "b.io", "c.io", "d.io", "e.io"]})
     with pytest.raises(TypeError, match="a bug while building the call"):
         enrich(frame, "site", broken, client=client, concurrency=2, progress=False)
+
+
+def test_a_name_clash_is_refused_before_anything_is_paid(
+    client: Client, sandbox: RunningSandbox
+) -> None:
+    frame = pl.DataFrame({"site": ["clash.io"], "company_industry": ["mine"]})
+    with pytest.raises(ValueError, match="already has company_industry"):
+        enrich(frame, "site", "company", client=client, progress=False)
+    assert charged(sandbox) == 0
