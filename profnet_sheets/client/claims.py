@@ -129,12 +129,22 @@ class _LockFile:
         self.works = True  # False once the file system said it cannot lock
 
     @classmethod
+    def forget_after_fork(cls) -> None:
+        """A forked child holds none of its parent's record locks, nor its thread locks."""
+        cls._open = {}
+        cls._opening = threading.Lock()
+
+    @classmethod
     def of(cls, path: Path) -> _LockFile:
         with cls._opening:
             found = cls._open.get(path)
             if found is None:
                 found = cls._open[path] = cls(path)
             return found
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_LockFile.forget_after_fork)
 
 
 class FileClaims:
@@ -147,7 +157,12 @@ class FileClaims:
     def __init__(self, path: Path, lease: float) -> None:
         self.path = path
         self.lease = lease
-        self._file = _LockFile.of(path.resolve())
+        self._resolved = path.resolve()
+        _LockFile.of(self._resolved)  # opened now: a folder that cannot be made fails here
+
+    @property
+    def _file(self) -> _LockFile:
+        return _LockFile.of(self._resolved)  # looked up each time: a forked child reopens it
 
     @staticmethod
     def stripe(key: str) -> int:

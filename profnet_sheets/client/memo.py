@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -84,7 +85,13 @@ class KeyLocks:
     def __call__(self, key: Hashable) -> threading.Lock:
         return self._locks[hash(key) % len(self._locks)]
 
+    def reset(self) -> None:
+        """New, free locks: a forked child inherits them as held by threads it does not have."""
+        self._locks = [threading.Lock() for _ in self._locks]
+
 
 # One set for the whole process: two clients on one cache (Excel and a notebook kernel share a
 # process at times) must not pay twice for one call either.
 PROCESS_LOCKS = KeyLocks()
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=PROCESS_LOCKS.reset)

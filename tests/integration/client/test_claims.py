@@ -159,3 +159,34 @@ def test_a_hung_redis_holder_makes_others_give_up_without_paying(redis_url: str)
     with pytest.raises(TransportError, match="nothing was sent"), claims.hold(KEY):
         pytest.fail("entered without the claim")
     assert time.monotonic() - started < 1
+
+
+def test_a_forked_child_does_not_inherit_held_locks(tmp_path: Path) -> None:
+    """A child forked while a thread held a claim (and its key's lock) can still claim."""
+    import os
+
+    from profnet_sheets.client.memo import PROCESS_LOCKS
+
+    claims = FileClaims(tmp_path / "claims.lock", lease=2)
+    held, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with PROCESS_LOCKS("a key"), claims.hold(KEY):
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    held.wait(5)
+    child = os.fork()
+    if child == 0:  # the child: no holder thread here; both locks must be free
+        code = 1
+        try:
+            with PROCESS_LOCKS("a key"), FileClaims(tmp_path / "claims.lock", lease=0.5).hold(KEY):
+                code = 0
+        finally:
+            os._exit(code)
+    release.set()
+    thread.join(10)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
