@@ -183,9 +183,11 @@ class Client:
         return self._budget
 
     def with_budget(self, limit: int | None) -> Client:
-        """A view of this client with a budget of its own (a batch run's), sharing the rest."""
+        """A view of this client with a budget of its own (a batch run's, a form action's)
+        within the client's: both limits hold, and the view's `budget.spent` counts only what
+        was spent through it. Caches and ledger are shared."""
         view = copy.copy(self)
-        view._budget = Budget(limit)
+        view._budget = Budget(limit, within=self._budget)
         return view
 
     def close(self) -> None:

@@ -126,18 +126,24 @@ class Budget:
     """Credits one client may spend: a call that could pass it is refused before it is sent.
 
     Calls reserve their price ceiling first and settle on the real charge afterwards, so that
-    concurrent calls can never overshoot together.
+    concurrent calls can never overshoot together. A budget `within` another (a batch run's
+    within its client's) holds both limits, and counts its own spending apart.
     """
 
-    def __init__(self, limit: int | None) -> None:
+    def __init__(self, limit: int | None, within: Budget | None = None) -> None:
         self.limit = limit
+        self.within = within
         self.spent = 0
         self.reserved = 0
         self._lock = threading.Lock()
 
     @property
     def left(self) -> int | None:
-        return None if self.limit is None else max(0, self.limit - self.spent - self.reserved)
+        own = None if self.limit is None else max(0, self.limit - self.spent - self.reserved)
+        outer = self.within.left if self.within is not None else None
+        if own is None or outer is None:
+            return outer if own is None else own
+        return min(own, outer)
 
     def reserve(self, credits: int, endpoint: str) -> int:
         with self._lock:
@@ -156,9 +162,18 @@ class Budget:
                     left=left,
                 )
             self.reserved += credits
-            return credits
+        if self.within is not None:
+            try:
+                self.within.reserve(credits, endpoint)
+            except BudgetExceeded:
+                with self._lock:
+                    self.reserved -= credits
+                raise
+        return credits
 
     def settle(self, reserved: int, actual: int) -> None:
         with self._lock:
             self.reserved -= reserved
             self.spent += actual
+        if self.within is not None:
+            self.within.settle(reserved, actual)

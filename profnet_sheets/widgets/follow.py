@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import polars as pl
 
 from profnet_sheets.client.jobs import SearchJob, SearchStatus
+from profnet_sheets.client.ledger import Budget
 from profnet_sheets.widgets.cost import credits_text
 from profnet_sheets.widgets.progress import Bar
 from profnet_sheets.widgets.runner import Cancelled, Feedback, Runner
-from profnet_sheets.widgets.spend import ActionSpend
 from profnet_sheets.words import counted
 
 
@@ -25,7 +25,7 @@ class Follow:
     noun: tuple[str, str]  # ("lead", "leads")
     timeout: float
 
-    def results(self, job: SearchJob, spend: ActionSpend) -> pl.DataFrame | None:
+    def results(self, job: SearchJob, spend: Budget) -> pl.DataFrame | None:
         """Wait for the search, then read every page; None when Cancel was pressed (the status
         line then says what that means for the search). Errors go up, the bar turned red."""
         job.sleep = self.runner.sleep  # Cancel ends a poll's wait at once

@@ -10,6 +10,7 @@ import polars as pl
 from profnet_sheets.batch import kind_named
 from profnet_sheets.client.client import Client
 from profnet_sheets.client.jobs import SearchJob, SearchKind
+from profnet_sheets.client.ledger import Budget
 from profnet_sheets.client.search_cost import search_cost
 from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import endpoint, search_endpoint
@@ -30,7 +31,7 @@ from profnet_sheets.widgets.follow import Follow
 from profnet_sheets.widgets.places import PlacePicker
 from profnet_sheets.widgets.progress import Bar
 from profnet_sheets.widgets.runner import Feedback, Runner, error_message
-from profnet_sheets.widgets.spend import ActionSpend, for_one_action
+from profnet_sheets.widgets.spend import for_one_action
 from profnet_sheets.widgets.tables import message
 from profnet_sheets.words import counted
 
@@ -229,7 +230,7 @@ class SearchForm(Form):
         client, spend = for_one_action(self.client)
         self._follow(client.attach_search(self.kind, request_id), spend)
 
-    def _follow(self, job: SearchJob, spend: ActionSpend) -> None:
+    def _follow(self, job: SearchJob, spend: Budget) -> None:
         self.job = job
         self.request_id.value = job.request_id
         follow = Follow(self.runner, self.bar, self.feedback, self.nouns, self.timeout)

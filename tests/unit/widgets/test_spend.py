@@ -6,12 +6,11 @@ import pytest
 
 from profnet_sheets.client.ledger import Budget
 from profnet_sheets.errors import BudgetExceeded
-from profnet_sheets.widgets.spend import ActionSpend
 
 
 def test_an_action_counts_its_own_charges_on_the_shared_budget() -> None:
     shared = Budget(100)
-    first, second = ActionSpend(shared), ActionSpend(shared)
+    first, second = Budget(None, within=shared), Budget(None, within=shared)
     first.settle(first.reserve(50, "search-leads"), 30)
     second.settle(second.reserve(25, "search-companies"), 25)
     assert (first.spent, second.spent, shared.spent) == (30, 25, 55)
@@ -20,6 +19,16 @@ def test_an_action_counts_its_own_charges_on_the_shared_budget() -> None:
 
 def test_the_shared_limit_holds_for_every_action() -> None:
     shared = Budget(60)
-    ActionSpend(shared).reserve(50, "search-leads")
+    Budget(None, within=shared).reserve(50, "search-leads")
     with pytest.raises(BudgetExceeded):
-        ActionSpend(shared).reserve(25, "search-companies")
+        Budget(None, within=shared).reserve(25, "search-companies")
+    assert shared.reserved == 50, "a refused reservation leaves nothing behind"
+
+
+def test_a_run_s_budget_holds_within_the_client_s() -> None:
+    client_budget = Budget(10)
+    run = Budget(100, within=client_budget)
+    run.settle(run.reserve(8, "get-company-details"), 8)
+    with pytest.raises(BudgetExceeded, match="budget of 10"):
+        run.reserve(5, "get-company-details")
+    assert (run.spent, client_budget.spent, run.left) == (8, 8, 2)
