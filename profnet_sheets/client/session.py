@@ -12,11 +12,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import requests
 import requests_cache
 from requests.adapters import HTTPAdapter
+from requests.hooks import default_hooks
+from requests.structures import CaseInsensitiveDict
+from requests.utils import requote_uri
 from requests_cache.backends.base import BaseCache
 
 from profnet_sheets.client.memo import canonical_json
@@ -176,6 +179,31 @@ def is_risky(endpoint: Endpoint) -> bool:
     return endpoint.price.kind == "per_item" or endpoint.price.credits > 1
 
 
+def prepare_request(
+    base_url: str, endpoint: Endpoint, payload: dict[str, Any], headers: Mapping[str, str]
+) -> requests.PreparedRequest:
+    """The request requests' `PreparedRequest.prepare` makes for this call (a test compares
+    them), built directly: the base URL is already clean, the parameters are plain values, no
+    cookie or hook is ever used; ~0.1 ms less a call."""
+    prepared = requests.PreparedRequest()
+    prepared.method = endpoint.method
+    prepared.headers = CaseInsensitiveDict(headers)
+    prepared.hooks = default_hooks()
+    prepared.prepare_cookies(None)  # an empty jar, as requests makes (requests-cache reads it)
+    url = base_url + endpoint.path
+    if endpoint.method == "GET":
+        query = urlencode(list(payload.items()), doseq=True)
+        prepared.url = requote_uri(f"{url}?{query}" if query else url)
+        prepared.body = None
+    else:
+        body = json.dumps(payload, allow_nan=False).encode("utf-8")
+        prepared.url = requote_uri(url)
+        prepared.body = body
+        prepared.headers["Content-Type"] = "application/json"
+        prepared.headers["Content-Length"] = str(len(body))
+    return prepared
+
+
 class Transport:
     """Sends one call, with retries, the rate limit and no redirects; keeps real answers."""
 
@@ -303,16 +331,8 @@ class Transport:
         self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey
     ) -> requests.Response:
         """One attempt, straight through the adapter (the session's merging is done once)."""
-        prepared = requests.PreparedRequest()
-        get = endpoint.method == "GET"
-        prepared.prepare(
-            method=endpoint.method,
-            url=self.base_url + endpoint.path,
-            headers=self.headers,
-            params=payload if get else None,
-            json=None if get else payload,
-            auth=KeyHeader(key),
-        )
+        prepared = prepare_request(self.base_url, endpoint, payload, self.headers)
+        KeyHeader(key)(prepared)
         timeout = (self.settings.connect_timeout, self.settings.timeout)
         response: requests.Response = self.adapter.send(
             prepared, timeout=timeout, **self.wire_options
