@@ -48,7 +48,7 @@ NOT_FOUND_EXPIRY = 86400.0  # a 404 is cached, but for less time than an answer
 class ApiKey:
     """An API key that never shows itself: not in repr, str, logs or tracebacks."""
 
-    __slots__ = ("_value",)
+    __slots__ = ("_fingerprint", "_value")
 
     def __init__(self, value: str) -> None:
         value = value.strip()
@@ -63,6 +63,7 @@ class ApiKey:
                 "copy it again from your account page, as plain text."
             )
         self._value = value
+        self._fingerprint = hashlib.sha256(value.encode()).hexdigest()[:12]
 
     def reveal(self) -> str:
         """The key itself, for the request header only."""
@@ -71,7 +72,7 @@ class ApiKey:
     @property
     def fingerprint(self) -> str:
         """A short one-way digest that tells keys apart in the ledger without holding them."""
-        return hashlib.sha256(self._value.encode()).hexdigest()[:12]
+        return self._fingerprint
 
     def __repr__(self) -> str:
         if not hasattr(self, "_value"):  # refused in __init__ (a traceback shows `self`)

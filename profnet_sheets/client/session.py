@@ -242,17 +242,28 @@ class Transport:
         )
         self.sleep: Callable[[float], None] = time.sleep
         self._random = random.Random()
+        self._last_key = threading.local()
+
+    def key_of(self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey) -> str:
+        """`call_key` of this call; one call asks for it several times (store, claim, save),
+        so each thread keeps its last one."""
+        last = getattr(self._last_key, "value", None)
+        if last is not None and last[0] is endpoint and last[1] is key and last[2] == payload:
+            return str(last[3])
+        found = call_key(self.service, endpoint, payload, key.fingerprint)
+        self._last_key.value = (endpoint, key, dict(payload), found)
+        return found
 
     def claim(self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey) -> Any:
         """The claim on this call across processes sharing the cache (a context manager)."""
-        return self.claims.hold(call_key(self.service, endpoint, payload, key.fingerprint))
+        return self.claims.hold(self.key_of(endpoint, payload, key))
 
     def stored(
         self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey, *, stale_ok: bool = False
     ) -> Sent | None:
         """The fresh answer (with `stale_ok`, any answer) the HTTP cache's store holds for this
         call, read straight by key (no request built), or None."""
-        cache_key = call_key(self.service, endpoint, payload, key.fingerprint)
+        cache_key = self.key_of(endpoint, payload, key)
         stored = read_stored(self.cache, cache_key, stale_ok=stale_ok)
         if stored is None or stored.status not in CACHED_STATUSES:
             return None
@@ -361,7 +372,7 @@ class Transport:
         try:
             save_answer(
                 self.cache,
-                call_key(self.service, endpoint, payload, key.fingerprint),
+                self.key_of(endpoint, payload, key),
                 response,
                 datetime.now(UTC) + timedelta(seconds=seconds),
                 IGNORED_PARAMETERS,
