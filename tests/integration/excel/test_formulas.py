@@ -189,7 +189,9 @@ def test_the_session_budget_stops_a_runaway_workbook(excel: Excel) -> None:
     assert "PROFNET_EXCEL_BUDGET" in single
     assert formulas.credits() == [[5, 0, SERVICE]]
     assert formulas.credits(True) == [["credits spent", "budget left", "data"], [5, 0, SERVICE]]
-    assert formulas.company("runaway0.io", "company_name") == filled[0], "fetched stays free"
+    first = next(i for i, row in enumerate(out) if not is_error(row[0]))  # workers race: any 5
+    again = formulas.company(f"runaway{first}.io", "company_name")
+    assert again == out[first][0], "fetched stays free"
     assert excel.charged() == 5
 
 
