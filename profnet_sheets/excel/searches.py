@@ -183,7 +183,7 @@ def run(
 ) -> SearchRun:
     """Start (or reuse) the search, wait for it with progress (WAIT_SECONDS at most, then
     SearchTimedOut: the search goes on), read every result, add their details if asked."""
-    spent = client.budget.spent
+    client = client.with_budget(None)  # the session's limit holds; this run's spend is its own
     label = LABEL[request.kind]
     job = client.search(request.kind, **request.filters)
     report(f"{label} {job.request_id}: started")
@@ -203,7 +203,7 @@ def run(
         frame = enrich(
             frame, "profnet_url", kind, new, client=client, progress=False, prefix=prefix
         )
-    return SearchRun(job.request_id, status, frame, client.budget.spent - spent)
+    return SearchRun(job.request_id, status, frame, client.budget.spent)
 
 
 def sheet_rows(frame: pl.DataFrame) -> Rows:
