@@ -1,6 +1,6 @@
 """Claims on a call across processes: one process pays for it, the others wait for its answer.
 
-Within a process, per-key locks (memo.PROCESS_LOCKS) merge identical calls. Processes sharing
+Within a process, per-key locks (keylocks.PROCESS_LOCKS) merge identical calls. Processes sharing
 one cache (Excel and a notebook on one SQLite file, a team on one Redis) need more: a claim
 that the other processes see. The client claims a call only after the cache missed, then asks
 the cache again under the claim, so a process that waited finds the answer and pays nothing.
@@ -31,10 +31,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
+from profnet_sheets.client.keylocks import KeyLocks
 from profnet_sheets.errors import TransportError
 
 STRIPES = 1 << 20  # bytes of the lock file: two different calls practically never share one
-_IN_PROCESS = 1024  # threading locks: one claimant per stripe within a process
 _FIRST_WAIT = 0.002
 _LONGEST_WAIT = 0.05
 
@@ -125,7 +125,7 @@ class _LockFile:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-        self.threads = [threading.Lock() for _ in range(_IN_PROCESS)]
+        self.threads = KeyLocks()  # one claimant per stripe within this process
         self.works = True  # False once the file system said it cannot lock
 
     @classmethod
@@ -172,8 +172,8 @@ class FileClaims:
     def hold(self, key: str) -> Iterator[None]:
         stripe = self.stripe(key)
         deadline = time.monotonic() + self.lease
-        turn = self._file.threads[stripe % _IN_PROCESS]
-        if not turn.acquire(timeout=self.lease):
+        turns = self._file.threads
+        if not turns.acquire(stripe, timeout=self.lease):
             raise _waited_too_long(self.lease)
         try:
             locked = self._lock(stripe, deadline)
@@ -183,7 +183,7 @@ class FileClaims:
                 if locked:
                     _unlock(self._file.fd, stripe)
         finally:
-            turn.release()
+            turns.release(stripe)
 
     def _lock(self, stripe: int, deadline: float) -> bool:
         """Take the OS lock of `stripe` (False: this file system cannot lock)."""

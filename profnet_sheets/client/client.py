@@ -16,8 +16,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
+from profnet_sheets.client.keylocks import PROCESS_LOCKS
 from profnet_sheets.client.ledger import Budget, Ledger, price_ceiling
-from profnet_sheets.client.memo import PROCESS_LOCKS, MemoCache, MemoKey, canonical_json
+from profnet_sheets.client.memo import MemoCache, MemoKey, canonical_json
 from profnet_sheets.client.policy import error_for, fresh_for
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.session import Sent, Transport, storable

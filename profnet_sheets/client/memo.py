@@ -1,13 +1,11 @@
-"""The fast layer in front of the HTTP cache: answers kept in memory, and one lock per key."""
+"""The fast layer in front of the HTTP cache: answers kept in memory."""
 
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,28 +68,3 @@ class MemoCache:
 
     def __len__(self) -> int:
         return len(self._entries)
-
-
-class KeyLocks:
-    """Striped locks: identical calls wait for each other (and then hit the cache), others don't.
-
-    requests-cache does not merge concurrent identical misses; without this, a thread pool
-    asking for one company twice at once would pay twice.
-    """
-
-    def __init__(self, stripes: int = 1024) -> None:
-        self._locks = [threading.Lock() for _ in range(stripes)]
-
-    def __call__(self, key: Hashable) -> threading.Lock:
-        return self._locks[hash(key) % len(self._locks)]
-
-    def reset(self) -> None:
-        """New, free locks: a forked child inherits them as held by threads it does not have."""
-        self._locks = [threading.Lock() for _ in self._locks]
-
-
-# One set for the whole process: two clients on one cache (Excel and a notebook kernel share a
-# process at times) must not pay twice for one call either.
-PROCESS_LOCKS = KeyLocks()
-if hasattr(os, "register_at_fork"):  # POSIX
-    os.register_at_fork(after_in_child=PROCESS_LOCKS.reset)

@@ -165,7 +165,7 @@ def test_a_forked_child_does_not_inherit_held_locks(tmp_path: Path) -> None:
     """A child forked while a thread held a claim (and its key's lock) can still claim."""
     import os
 
-    from profnet_sheets.client.memo import PROCESS_LOCKS
+    from profnet_sheets.client.keylocks import PROCESS_LOCKS
 
     claims = FileClaims(tmp_path / "claims.lock", lease=2)
     held, release = threading.Event(), threading.Event()
