@@ -140,7 +140,12 @@ def sandbox(
 @click.option("--api-key", default=None, help="Your API key for the real service.")
 @click.option("--base-url", default=None, help="The base URL of the service.")
 @click.option("--cache", default=None, help="Cache: a directory, redis://..., memory or off.")
-@click.option("--budget", type=int, default=None, help="Credits a client may spend (a guard).")
+@click.option(
+    "--budget",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Credits a client may spend (a guard).",
+)
 @click.option("--path", "config_path", default=None, help="Config file (default: yours).")
 def config(
     api_key: str | None,
@@ -201,8 +206,16 @@ def demo(out: str | None) -> None:
 @click.option("--out", "out", required=True, help="Output file: .csv, .xlsx or .parquet.")
 @click.option("--fields", default=None, help="Only these fields, comma-separated.")
 @click.option("--dry-run", is_flag=True, help="Show the cost preview and stop.")
-@click.option("--budget", type=int, default=None, help="Credits this run may spend.")
-@click.option("--concurrency", type=int, default=8, show_default=True, help="Lookups at once.")
+@click.option(
+    "--budget", type=click.IntRange(min=0), default=None, help="Credits this run may spend."
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Lookups at once.",
+)
 @click.option("--yes", is_flag=True, help="Do not ask before spending credits.")
 @click.option("--sheet", default=None, help="XLSX: the sheet to read (name or number).")
 def enrich(

@@ -216,10 +216,7 @@ def _coerce(name: str, value: Any) -> Any:
                 raise ValueError("it must start with http:// or https://")
             return url
         if name in ("budget", "retries", "concurrency"):
-            count = None if str(value).strip().lower() in ("", "none") else int(float(value))
-            if count is not None and count < 0:
-                raise ValueError("it must not be negative")
-            return count
+            return _count(name, value)
         if name in ("offline", "refresh", "stale_ok", "quiet"):
             return _truthy(value)
         if name == "cache_dir":
@@ -249,6 +246,25 @@ def _coerce(name: str, value: Any) -> Any:
             f"Setting {name} = {shown} is not usable: {error}. "
             f"Fix it in the arguments, {ENV_PREFIX}{name.upper()} or the config file."
         ) from None
+
+
+_LEAST = {"budget": 0, "retries": 0, "concurrency": 1}
+
+
+def _count(name: str, value: Any) -> int | None:
+    """A whole number of at least _LEAST[name] (Excel's 1000.0 included); only a budget may be
+    none (no limit)."""
+    if name == "budget" and (value is None or str(value).strip().lower() in ("", "none")):
+        return None
+    try:
+        number = math.nan if isinstance(value, bool) else float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if not number.is_integer():
+        raise ValueError("it must be a whole number")
+    if number < _LEAST[name]:
+        raise ValueError(f"it must be {_LEAST[name]} or more")
+    return int(number)
 
 
 def _truthy(value: Any) -> bool:

@@ -361,6 +361,14 @@ def enrich(
     prefix = f"{spec.name}_" if prefix is None else prefix
     error_column = f"{prefix}error"
     _refuse_bad_arguments(spec, lazy.collect_schema(), columns, options or {}, chosen, prefix)
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(
+            f"concurrency={concurrency!r}: give a whole number of lookups at once, 1 or more"
+        )
+    if budget is not None and (
+        isinstance(budget, bool) or not isinstance(budget, int) or budget < 0
+    ):
+        raise ValueError(f"budget={budget!r}: give a whole number of credits, 0 or more (or None)")
     client = client or Client()
     if budget is not None:
         client = client.with_budget(budget)

@@ -61,7 +61,21 @@ def save_answer(
         for name in hidden:
             if name in headers:
                 headers[name] = "REDACTED"
-    cache.responses[key] = cached
+    if not _set_in_redis(cache.responses, key, cached):
+        cache.responses[key] = cached
+
+
+def _set_in_redis(responses: Any, key: str, cached: CachedResponse) -> bool:
+    """Save to requests-cache's Redis table as it does, with SET EX: its SETEX is deprecated by
+    redis-py (a DeprecationWarning a save). False: not that table, or an entry without TTL."""
+    if type(responses).__name__ != "RedisDict" or not getattr(responses, "ttl", False):
+        return False
+    delta = cached.expires_delta
+    seconds = None if delta is None else delta + responses.ttl_offset
+    if seconds is None or seconds <= 0:
+        return False
+    responses.connection.set(responses._bkey(key), responses.serialize(cached), ex=seconds)
+    return True
 
 
 def _redacted(headers: Mapping[str, str], hidden: frozenset[str]) -> dict[str, str]:

@@ -152,6 +152,20 @@ def test_enrich_with_a_budget_marks_what_it_did_not_fetch(
     assert charged(sandbox) == 3
 
 
+@pytest.mark.parametrize(("option", "value"), [("--concurrency", "0"), ("--budget", "-3")])
+def test_an_impossible_count_is_refused_before_anything_is_read_or_paid(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, option: str, value: str
+) -> None:
+    source = accounts(tmp_path, count=2)
+    args = ["enrich", str(source), "--column", "Site", "--kind", "company", option, value]
+    result = run(env, *args, "--out", str(tmp_path / "out.csv"), "--yes")
+    assert result.returncode == 2
+    assert option in result.stderr
+    assert value in result.stderr
+    assert not (tmp_path / "out.csv").exists()
+    assert charged(sandbox) == 0
+
+
 def test_ctrl_c_saves_what_is_done_and_a_rerun_pays_for_the_rest(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:

@@ -50,6 +50,19 @@ def test_bad_settings_say_what_to_fix(tmp_path: Path) -> None:
         Settings.load(config_path=tmp_path / "x.toml", environ={"PROFNET_BUDGET": "lots"})
     with pytest.raises(ConfigurationError, match="empty"):
         Settings.load(config_path=tmp_path / "x.toml", environ={}, api_key="  ")
+    for name, value, problem in [
+        ("CONCURRENCY", "0", "1 or more"),
+        ("CONCURRENCY", "none", "whole number"),
+        ("CONCURRENCY", "2.5", "whole number"),
+        ("RETRIES", "-1", "0 or more"),
+        ("RETRIES", "none", "whole number"),
+        ("BUDGET", "10.5", "whole number"),
+        ("BUDGET", "inf", "whole number"),
+    ]:
+        with pytest.raises(
+            ConfigurationError, match=f"PROFNET_{name}.*{problem}|{problem}.*PROFNET_{name}"
+        ):
+            Settings.load(config_path=tmp_path / "x.toml", environ={f"PROFNET_{name}": value})
     broken = tmp_path / "broken.toml"
     broken.write_text("this is = = not toml")
     with pytest.raises(ConfigurationError, match="config file"):
@@ -75,3 +88,15 @@ def test_a_redis_password_is_masked(tmp_path: Path) -> None:
     )
     assert "hunter2" not in repr(settings)
     assert "redis://:***@redis.corp:6379/0" in repr(settings)
+
+
+def test_counts_take_whole_numbers_as_excel_gives_them(tmp_path: Path) -> None:
+    settings = Settings.load(
+        config_path=tmp_path / "x.toml",
+        environ={"PROFNET_BUDGET": "1000.0", "PROFNET_CONCURRENCY": " 4 ", "PROFNET_RETRIES": "0"},
+    )
+    assert (settings.budget, settings.concurrency, settings.retries) == (1000, 4, 0)
+    assert (
+        Settings.load(config_path=tmp_path / "x.toml", environ={"PROFNET_BUDGET": "None"}).budget
+        is None
+    )

@@ -254,6 +254,11 @@ def test_clear_errors_for_wrong_arguments(client: Client) -> None:
             client=client,
             progress=False,
         )
+    for bad in (0, -1, 2.5, None):
+        with pytest.raises(ValueError, match=f"concurrency={bad!r}"):
+            enrich(frame, "site", "company", client=client, concurrency=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="budget=-5"):
+        enrich(frame, "site", "company", client=client, budget=-5)
 
 
 def test_a_pandas_frame_is_accepted(client: Client) -> None:
