@@ -1,0 +1,37 @@
+"""Every benchmark still runs end to end (--quick): its figures are not judged here, only that
+it measures without errors and prints its summary (timings belong in bench/, not in tests)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+SCRIPTS = sorted(path.name for path in BENCH.glob("*.py") if path.name != "harness.py")
+
+
+def test_every_benchmark_is_covered_here() -> None:
+    assert SCRIPTS == ["batch_enrich.py", "client_cache.py", "excel_udfs.py", "sandbox_overhead.py"]
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_a_benchmark_runs_without_errors(script: str) -> None:
+    env = {**os.environ, "PROFNET_QUIET": "1"}
+    result = subprocess.run(
+        [sys.executable, str(BENCH / script), "--quick"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=BENCH,
+        timeout=600,
+        check=False,
+    )
+    summary = [line for line in result.stdout.splitlines() if line.startswith("summary:")]
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert len(summary) == 1, result.stdout[-3000:]
+    assert summary[0].endswith("exit 0")
