@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from profnet_sheets.client.wal import ensure_wal
 from profnet_sheets.errors import BudgetExceeded
 from profnet_sheets.spec import Endpoint
 
@@ -54,6 +55,8 @@ class Ledger:
             path.parent.mkdir(parents=True, exist_ok=True)
         # Autocommit: each record is one INSERT, its own transaction (one call into SQLite,
         # not BEGIN / INSERT / COMMIT: fewer hand-overs between sixteen busy workers).
+        if path is not None:
+            ensure_wal(path)  # a mode the file keeps
         self._db = sqlite3.connect(
             str(path) if path else ":memory:",
             check_same_thread=False,
@@ -63,7 +66,6 @@ class Ledger:
         if path is not None:
             # WAL with synchronous=NORMAL survives a crash of the program (not of the machine's
             # power) and commits in microseconds instead of waiting for the disk each time.
-            self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         self._lock = threading.Lock()

@@ -20,6 +20,7 @@ from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
 from requests_cache.models.response import CachedResponse
 
 from profnet_sheets.client.claims import Claims, FileClaims, NoClaims, RedisClaims
+from profnet_sheets.client.wal import ensure_wal
 from profnet_sheets.config import Settings
 from profnet_sheets.errors import ConfigurationError
 
@@ -261,6 +262,7 @@ def open_backend(settings: Settings, service: str) -> BaseCache:
     if path.suffix not in (".sqlite", ".db"):
         path = path / f"{service}-http.sqlite"
     path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_wal(path)  # requests-cache's own switch fails when processes open a new file at once
     return ThreadReadsSQLiteCache(path, wal=True, timeout=30)
 
 

@@ -13,14 +13,17 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from profnet_sheets import Client, NotFound
+from profnet_sheets.client.ledger import Ledger
 from profnet_sheets.client.session import Transport
 from profnet_sheets.client.store import (
     Stored,
     ThreadReadsSQLiteCache,
+    open_backend,
     read_stored,
 )
 from profnet_sheets.config import Settings
@@ -278,3 +281,38 @@ def test_a_row_is_what_requests_cache_would_have_written(
     assert {k: v for k, v in ours.items() if k != "created_at"} == {
         k: v for k, v in theirs.items() if k != "created_at"
     }
+
+
+def _open_cache_and_ledger(folder: str, start: Any) -> None:
+    """In a forked child: open the store and the ledger as a Client does; exit 1 on an error.
+    (Everything is imported before the fork, so that the children really start together.)"""
+    start.wait()
+    try:
+        settings = Settings.load(environ={}, cache=folder, cache_dir=folder)
+        open_backend(settings, "svc-race").close()
+        Ledger(Path(folder) / "svc-race-ledger.sqlite")
+    except Exception as error:  # any error: the child reports it as its exit code
+        print(f"{type(error).__name__}: {error}", file=sys.stderr)
+        os._exit(1)
+    os._exit(0)
+
+
+def test_processes_opening_a_new_cache_at_once_all_succeed(tmp_path: Path) -> None:
+    """Switching a new file to WAL deadlocks between processes doing it at the same moment;
+    SQLite then fails one at once ("database is locked", ~4% of openings before the fix)."""
+    import multiprocessing
+
+    fork = multiprocessing.get_context("fork")
+    failed = 0
+    for round_number in range(40):
+        folder = tmp_path / f"cache{round_number}"
+        start = fork.Barrier(4)
+        children = [
+            fork.Process(target=_open_cache_and_ledger, args=(str(folder), start)) for _ in range(4)
+        ]
+        for child in children:
+            child.start()
+        for child in children:
+            child.join(60)
+        failed += sum(child.exitcode != 0 for child in children)
+    assert failed == 0
