@@ -43,6 +43,7 @@ DEFAULT_EXPIRY: dict[str, float] = {
     "get-company-search-status": 0,
 }
 NOT_FOUND_EXPIRY = 86400.0  # a 404 is cached, but for less time than an answer
+NEVER_CACHED = frozenset(name for name, seconds in DEFAULT_EXPIRY.items() if not seconds)
 
 
 class ApiKey:
@@ -222,8 +223,7 @@ def _coerce(name: str, value: Any) -> Any:
         if name == "cache_dir":
             return Path(value).expanduser()
         if name == "expiry":
-            table = json.loads(value) if isinstance(value, str) else dict(value)
-            return {**DEFAULT_EXPIRY, **{str(k): float(v) for k, v in table.items()}}
+            return _expiry_table(value)
         if name == "rate_limit":
             rate = None if str(value).strip().lower() in ("", "none") else float(value)
             return None if rate is None or rate <= 0 else rate
@@ -246,6 +246,24 @@ def _coerce(name: str, value: Any) -> Any:
             f"Setting {name} = {shown} is not usable: {error}. "
             f"Fix it in the arguments, {ENV_PREFIX}{name.upper()} or the config file."
         ) from None
+
+
+def _expiry_table(value: Any) -> dict[str, float]:
+    """The default expiry table with `value`'s (JSON text or a mapping) seconds per endpoint."""
+    table = json.loads(value) if isinstance(value, str) else dict(value)
+    unknown = sorted(str(name) for name in table if name not in DEFAULT_EXPIRY)
+    if unknown:
+        raise ValueError(
+            f"it names no endpoint of the table: {', '.join(unknown)} (it has "
+            f"{', '.join(sorted(set(DEFAULT_EXPIRY) - NEVER_CACHED))})"
+        )
+    seconds = {str(name): float(given) for name, given in table.items()}
+    if any(not math.isfinite(given) or given < 0 for given in seconds.values()):
+        raise ValueError("its seconds must be finite, 0 (never kept) or more")
+    kept = sorted(name for name in NEVER_CACHED if seconds.get(name))
+    if kept:
+        raise ValueError(f"{', '.join(kept)} is never cached: a search's status changes")
+    return {**DEFAULT_EXPIRY, **seconds}
 
 
 _LEAST = {"budget": 0, "retries": 0, "concurrency": 1}

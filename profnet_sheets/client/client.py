@@ -237,6 +237,9 @@ class Client:
             memo = shared.memo.get(key, stale)
             if memo is not None:
                 return self._answer(ep, memo.status, memo.body())
+        # An endpoint never kept (a status; one the expiry table sets to 0) is never read from
+        # the store either: an entry an older setting left there must not answer.
+        refresh = refresh or fresh_for(self.settings, ep, 200) <= 0
         with PROCESS_LOCKS(key):
             if not refresh:
                 memo = shared.memo.get(key, stale)
@@ -310,11 +313,11 @@ class Client:
         body = sent.body
         if body is None:
             body = _json(ep, text) if status in (200, 404) else _json_or_text(text)
-        if storable(ep, status, body):
-            ttl = fresh_for(self.settings, ep, status)
+        keep_for = fresh_for(self.settings, ep, status) if storable(ep, status, body) else 0
+        if keep_for > 0:  # never a status (even for stale_ok readers: it must change)
             if sent.from_cache and sent.expires is not None:
-                ttl = min(ttl, sent.expires - time.time())
-            self._shared.memo.put(key, status, text, ttl, self.settings.stale_ok)
+                keep_for = min(keep_for, sent.expires - time.time())
+            self._shared.memo.put(key, status, text, keep_for, self.settings.stale_ok)
         return self._answer(ep, status, body, sent.headers)
 
     @staticmethod

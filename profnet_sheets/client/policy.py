@@ -24,6 +24,15 @@ _QUOTA = re.compile(
 Failure = Literal["connect", "read", "timeout"]
 
 
+def is_risky(endpoint: Endpoint) -> bool:
+    """A call never repeated once it may have been done: every paid POST (never a read retry
+    on a paid POST), and any call that may cost more than a credit."""
+    price = endpoint.price
+    if price.kind == "free":
+        return False
+    return endpoint.method == "POST" or price.kind == "per_item" or price.credits > 1
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """How often and how patiently to retry; `decide` says what to do after one attempt."""
@@ -50,8 +59,8 @@ class RetryPolicy:
     ) -> float | None:
         """Seconds to wait before trying again after an error status, or None: do not retry.
 
-        `risky`: a call that costs more than a credit or two (a paid POST, a results page).
-        After a 500, 502 or 504 it may have been done and charged, so it is not repeated.
+        `risky` (`is_risky`): after a 500, 502 or 504 it may have been done and charged, so
+        it is not repeated.
         """
         if status not in RETRY_STATUSES or attempt >= self.retries:
             return None
@@ -71,7 +80,7 @@ class RetryPolicy:
 
         A request that never reached the service (connect) is always safe to repeat. One that
         may have been read (a read error or timeout) is repeated only when it is not `risky`
-        (a free or one-credit lookup): anything dearer might have been charged already.
+        (a free call, or a one-credit GET lookup): the others might have been charged already.
         """
         if attempt >= self.retries:
             return None
@@ -86,6 +95,8 @@ def fresh_for(settings: Settings, endpoint: Endpoint, status: int) -> float:
     The expiry table per endpoint; a search creation for the reuse window; a 404 for no
     longer than NOT_FOUND_EXPIRY.
     """
+    if endpoint.search_role == "status":
+        return 0.0  # whatever the table says: a search's status changes
     seconds = settings.expiry.get(endpoint.name, 86400.0)
     if endpoint.search_role == "create":
         seconds = settings.search_reuse_hours * 3600
@@ -174,8 +185,10 @@ def error_for(
             **context,
         )
     charged = ""
-    if status in MAYBE_DONE_STATUSES and endpoint.price.kind != "free":
+    if status in MAYBE_DONE_STATUSES and is_risky(endpoint):
         charged = " It was not repeated: the service may have done, and charged, it already."
+    elif status in MAYBE_DONE_STATUSES and endpoint.price.kind != "free":
+        charged = " Each attempt may have been charged (counted in the ledger as uncertain)."
     return errors.ServiceError(
         f"{endpoint.name}: the service failed with HTTP {status}.{said}{charged} Try again later.",
         **context,

@@ -23,7 +23,13 @@ from requests.utils import requote_uri
 from requests_cache.backends.base import BaseCache
 
 from profnet_sheets.client.memo import canonical_json
-from profnet_sheets.client.policy import MAYBE_DONE_STATUSES, Failure, RetryPolicy, fresh_for
+from profnet_sheets.client.policy import (
+    MAYBE_DONE_STATUSES,
+    Failure,
+    RetryPolicy,
+    fresh_for,
+    is_risky,
+)
 from profnet_sheets.client.store import open_backend, open_claims, read_stored, save_answer
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TransportError
@@ -172,11 +178,6 @@ class Sent:
     attempts: int
     uncertain: int = 0
     expires: float | None = None
-
-
-def is_risky(endpoint: Endpoint) -> bool:
-    """A call that may cost more than a credit: never repeated when its outcome is unknown."""
-    return endpoint.price.kind == "per_item" or endpoint.price.credits > 1
 
 
 def prepare_request(

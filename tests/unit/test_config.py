@@ -100,3 +100,17 @@ def test_counts_take_whole_numbers_as_excel_gives_them(tmp_path: Path) -> None:
         Settings.load(config_path=tmp_path / "x.toml", environ={"PROFNET_BUDGET": "None"}).budget
         is None
     )
+
+
+def test_the_expiry_table_refuses_what_it_cannot_mean(tmp_path: Path) -> None:
+    def load(table: str) -> Settings:
+        return Settings.load(config_path=tmp_path / "x.toml", environ={"PROFNET_EXPIRY": table})
+
+    assert load('{"get-company-details": 60}').expiry["get-company-details"] == 60
+    assert load('{"get-lead-search-status": 0}').expiry["get-lead-search-status"] == 0
+    with pytest.raises(ConfigurationError, match="get-compnay-details"):
+        load('{"get-compnay-details": 60}')
+    with pytest.raises(ConfigurationError, match="get-lead-search-status is never cached"):
+        load('{"get-lead-search-status": 3600}')
+    with pytest.raises(ConfigurationError, match="finite"):
+        load('{"get-company-details": -1}')

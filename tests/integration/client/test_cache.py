@@ -7,9 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import requests
 
-from profnet_sheets import NotFound, OfflineMiss
-from profnet_sheets.sandbox import RunningSandbox
+from profnet_sheets import Client, NotFound, OfflineMiss
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 from tests.integration.client.conftest import KEY, MakeClient, calls, usage
 
 pytestmark = pytest.mark.integration
@@ -40,13 +41,35 @@ def test_a_repeated_search_costs_nothing_unless_refreshed(
     assert calls(fresh, "search-leads") == 2
 
 
-def test_status_is_never_cached(make_client: MakeClient, fresh: RunningSandbox) -> None:
-    client = make_client()
+@pytest.mark.parametrize("stale_ok", [False, True])
+def test_status_is_never_cached(
+    make_client: MakeClient, fresh: RunningSandbox, stale_ok: bool
+) -> None:
+    """Not even for a client that takes answers past their freshness (Excel sessions do)."""
+    client = make_client(stale_ok=stale_ok)
     job = client.search_companies(keywords="software", limit=5)
     job.status()
     job.status()
-    assert calls(fresh, "get-company-search-status") == 2
+    make_client(stale_ok=stale_ok).attach_search("companies", job.request_id).status()
+    assert calls(fresh, "get-company-search-status") == 3
     assert usage(fresh)["calls"]["get-company-search-status"]["credits"] == 0
+
+
+def test_a_search_seen_running_is_later_seen_completed_with_stale_ok(tmp_path: Path) -> None:
+    """An Excel session (stale_ok) polling a running search must see it complete."""
+    with start_sandbox(api_keys=(KEY,), credits=10_000, job_seconds=60) as sandbox:
+        client = Client(api_key=KEY, base_url=sandbox.base_url, cache_dir=tmp_path, stale_ok=True)
+        try:
+            job = client.search_companies(keywords="software", limit=5)
+            assert job.status().status == "processing"
+            advanced = requests.post(
+                f"{sandbox.base_url}/_sandbox/clock", json={"advance": 120}, timeout=5
+            )
+            advanced.raise_for_status()
+            assert job.wait(timeout=5).status == "completed"
+            assert len(job.results()) == 5
+        finally:
+            client.close()
 
 
 def test_not_found_answers_are_cached_too(make_client: MakeClient, fresh: RunningSandbox) -> None:

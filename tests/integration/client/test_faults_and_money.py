@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 import requests
 
 from profnet_sheets import (
     BudgetExceeded,
+    Client,
     InsufficientCredits,
     TransportError,
     Unauthorized,
 )
 from profnet_sheets.sandbox import RunningSandbox
+from profnet_sheets.spec import ENDPOINTS
 from tests.integration.client.conftest import KEY, MakeClient, calls, set_faults, usage
 
 pytestmark = pytest.mark.integration
@@ -36,9 +40,30 @@ def test_a_dropped_get_is_retried(make_client: MakeClient, fresh: RunningSandbox
     assert usage(fresh)["calls"]["get-company-details"]["credits"] == 10
 
 
+PAID_POSTS: dict[str, Callable[[Client], object]] = {
+    "search-posts": lambda client: client.search_posts(keyword="once"),
+    "search-jobs": lambda client: client.search_jobs(keyword="once"),
+    "google-full-profiles": lambda client: client.google_full_profiles(name="Ann Once"),
+    "google-schools": lambda client: client.google_schools(school_name="Once"),
+    "find-custom-headcount": lambda client: client.find_custom_headcount(
+        profnet_url="https://www.profnet.com/company/once/"
+    ),
+    "search-leads": lambda client: client.search_leads(keywords="once"),
+    "search-companies": lambda client: client.search_companies(keywords="once"),
+}
+
+
+def test_every_paid_post_is_listed_here() -> None:
+    paid_posts = {ep.name for ep in ENDPOINTS if ep.method == "POST" and ep.price.kind != "free"}
+    assert paid_posts == set(PAID_POSTS)
+
+
+@pytest.mark.parametrize("name", sorted(PAID_POSTS))
 def test_a_paid_post_is_never_retried_after_it_may_have_been_read(
-    make_client: MakeClient, fresh: RunningSandbox
+    make_client: MakeClient, fresh: RunningSandbox, name: str
 ) -> None:
+    """Even a one-credit POST (google-schools, find-custom-headcount): the issue says never a
+    read retry on a paid POST."""
     set_faults(fresh, drop_rate=1.0)
     client = make_client(retries=5)
     sent = []
@@ -50,10 +75,16 @@ def test_a_paid_post_is_never_retried_after_it_may_have_been_read(
 
     client._shared.transport._request = counting  # type: ignore[method-assign]
     with pytest.raises(TransportError, match="may already have charged"):
-        client.search_posts(keyword="once")
+        PAID_POSTS[name](client)
     assert len(sent) == 1, "exactly one send"
+
+
+def test_a_one_credit_lookup_is_retried_after_a_lost_answer(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    set_faults(fresh, drop_rate=1.0)
     with pytest.raises(TransportError, match="Tried 6 times"):
-        client.get_company_details(domain="never.io")
+        make_client(retries=5).get_company_details(domain="never.io")
 
 
 def test_out_of_credits_is_not_retried(make_client: MakeClient, fresh: RunningSandbox) -> None:
