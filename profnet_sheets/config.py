@@ -155,23 +155,51 @@ class Settings:
         unknown = set(explicit) - set(known)
         if unknown:
             raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
-        values = _gather(known, explicit, os.environ if environ is None else environ, config_path)
-        # The key is an ApiKey from here on; the raw sources are dropped, so that a traceback
-        # showing local variables (rich, Sentry, capture_locals) never shows the key.
-        del explicit, environ
+        # The key is wrapped in an ApiKey as it is read, and the raw sources are dropped before
+        # anything can fail, so that a traceback showing local variables (rich, Sentry,
+        # capture_locals) never shows it: only PROFNET_ variables are kept from the environment.
+        if "api_key" in explicit:
+            explicit["api_key"] = _wrapped_key(explicit.pop("api_key"))
+        source = [os.environ if environ is None else environ]
+        del environ  # while the variables are read, only _variables holds them
+        variables = _variables(source.pop())
+        values = _gather(known, explicit, variables, config_path)
+        del explicit
         return cls(**{name: _coerce(name, value) for name, value in values.items()})
+
+
+def _wrapped_key(raw: Any) -> ApiKey | None:
+    """`raw` as an ApiKey. When it cannot be one, the error is raised from a frame that no
+    longer holds it (callers pass it straight from a container: no local of theirs holds it)."""
+    if raw is None or isinstance(raw, ApiKey):
+        return raw
+    try:
+        return ApiKey(str(raw))
+    except ConfigurationError as error:
+        problem = str(error)  # ApiKey's messages never quote the key
+    del raw
+    raise ConfigurationError(problem)
+
+
+def _variables(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The PROFNET_ variables of `environ`, the key wrapped in an ApiKey."""
+    found: dict[str, Any] = {k: v for k, v in environ.items() if k.startswith(ENV_PREFIX)}
+    del environ
+    if f"{ENV_PREFIX}API_KEY" in found:
+        found[f"{ENV_PREFIX}API_KEY"] = _wrapped_key(found.pop(f"{ENV_PREFIX}API_KEY"))
+    return found
 
 
 def _gather(
     known: list[str],
     explicit: Mapping[str, Any],
-    environ: Mapping[str, str],
+    environ: Mapping[str, Any],
     config_path: Path | str | None,
 ) -> dict[str, Any]:
-    """Each known setting's raw value, from the arguments, the environment or the file; the
-    key already wrapped in an ApiKey."""
+    """Each known setting's value as given, from the arguments, the PROFNET_ variables or the
+    file (the key already an ApiKey in each)."""
     path = Path(config_path or environ.get(f"{ENV_PREFIX}CONFIG") or default_config_path())
-    from_file = _read_config(path)
+    from_file = _read_config(path, wrap_key=True)
     values: dict[str, Any] = {}
     for name in known:
         if explicit.get(name) is not None:
@@ -180,8 +208,6 @@ def _gather(
             values[name] = environ[f"{ENV_PREFIX}{name.upper()}"]
         elif name in from_file:
             values[name] = from_file[name]
-    if "api_key" in values:
-        values["api_key"] = _coerce("api_key", values["api_key"])
     return values
 
 
@@ -195,7 +221,8 @@ def _masked(value: Any) -> Any:
     return value
 
 
-def _read_config(path: Path) -> dict[str, Any]:
+def _read_config(path: Path, *, wrap_key: bool = False) -> dict[str, Any]:
+    """The settings in the config file (`wrap_key`: its key as an ApiKey)."""
     if not path.exists():
         return {}
     try:
@@ -203,14 +230,18 @@ def _read_config(path: Path) -> dict[str, Any]:
     except (OSError, tomllib.TOMLDecodeError) as error:
         raise ConfigurationError(f"Cannot read the config file {path}: {error}") from None
     section = content.get("profnet", content)
-    return dict(section) if isinstance(section, dict) else {}
+    found = dict(section) if isinstance(section, dict) else {}
+    del content, section
+    if wrap_key and "api_key" in found:
+        found["api_key"] = _wrapped_key(found.pop("api_key"))
+    return found
 
 
 def _coerce(name: str, value: Any) -> Any:
     """Turn a setting from the environment or a file into its type, or say what is wrong."""
     try:
         if name == "api_key":
-            return value if isinstance(value, ApiKey) else ApiKey(str(value))
+            return _wrapped_key(value)
         if name == "base_url":
             url = str(value).strip().rstrip("/")
             if not url.startswith(("http://", "https://")):

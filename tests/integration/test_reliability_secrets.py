@@ -313,6 +313,23 @@ def test_a_key_that_cannot_be_sent_is_refused_without_showing_it(case: str) -> N
     assert_no_key_in_error(caught.value, with_locals=False)  # see the next test
 
 
+@pytest.mark.parametrize("where", ["environment", "config file", "beside a broken file"])
+def test_a_key_refused_where_it_was_read_shows_in_no_traceback_local(
+    tmp_path: Path, where: str
+) -> None:
+    """A pasted key in PROFNET_API_KEY or in the config file, or a good key in the environment
+    while the config file cannot be read: no frame's locals hold the key in the clear."""
+    config = tmp_path / "config.toml"
+    if where == "config file":
+        config.write_text(f'[profnet]\napi_key = "{PASTED["typographic quote"]()}"\n')
+    elif where == "beside a broken file":
+        config.write_text("api_key = = broken")
+    variable = PASTED["typographic quote"] if where == "environment" else lambda: KEY
+    with pytest.raises(ConfigurationError) as caught:
+        Settings.load(config_path=config, environ={"PROFNET_API_KEY": variable()})
+    assert_no_key_in_error(caught.value)
+
+
 def test_a_client_that_cannot_be_made_shows_no_key_in_a_traceback_with_locals() -> None:
     with pytest.raises(ConfigurationError) as caught:
         Client(api_key=KEY, base_url="ftp://not-http", cache="memory")
