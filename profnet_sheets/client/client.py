@@ -19,7 +19,7 @@ from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
 from profnet_sheets.client.keylocks import PROCESS_LOCKS
 from profnet_sheets.client.ledger import Budget, Ledger, price_ceiling
 from profnet_sheets.client.memo import MemoCache, MemoKey, canonical_json
-from profnet_sheets.client.policy import error_for, fresh_for
+from profnet_sheets.client.policy import error_for, fresh_for, unfinished
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.session import Sent, Transport, storable
 from profnet_sheets.config import ApiKey, Settings
@@ -322,7 +322,7 @@ class Client:
 
     @staticmethod
     def _answer(ep: Endpoint, status: int, body: Any, headers: Any = None) -> Any:
-        if status != 200:
+        if status != 200 or unfinished(ep, body):
             raise error_for(ep, status, body, headers)
         if not is_answer(ep, body):
             raise ServiceError(

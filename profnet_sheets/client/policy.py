@@ -122,6 +122,16 @@ def parse_retry_after(value: str | None) -> float | None:
         return None
 
 
+def unfinished(endpoint: Endpoint, body: Any) -> bool:
+    """A results page answered before its search completed: a 200 carrying the search's status
+    (and no results) that a service may send instead of a 409."""
+    return (
+        endpoint.search_role == "results"
+        and isinstance(body, dict)
+        and body.get("status", "completed") != "completed"
+    )
+
+
 def is_quota_exhausted(body: Any, headers: Any = None) -> bool:
     """A 429 that is about the quota or credits, not about speed (field notes: marketplaces).
 
@@ -149,7 +159,7 @@ def error_for(
         "body": body,
     }
     said = f" The service said: {details}" if details else ""
-    if status == 409 or code == "search_not_completed":
+    if status == 409 or code == "search_not_completed" or unfinished(endpoint, body):
         return errors.SearchNotReady(
             f"{endpoint.name}: the search has not completed yet.{said} Wait for it first.",
             **context,

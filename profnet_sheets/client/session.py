@@ -29,6 +29,7 @@ from profnet_sheets.client.policy import (
     RetryPolicy,
     fresh_for,
     is_risky,
+    unfinished,
 )
 from profnet_sheets.client.store import open_backend, open_claims, read_stored, save_answer
 from profnet_sheets.config import ApiKey, Settings
@@ -86,10 +87,16 @@ def cache_key_function(service: str) -> Callable[..., str]:
 
 def storable(endpoint: Endpoint, status: int, body: Any) -> bool:
     """Only real answers go into the HTTP cache: the service's own 404 (a JSON error body, not
-    a gateway's page), or a 200 that holds the answer."""
+    a gateway's page), or a 200 that holds the answer. A results page is kept only when it
+    holds results: an empty one costs nothing to ask again, and one answered before its search
+    completed must not stand for the finished search's."""
     if status == 404:
         return isinstance(body, dict)
-    return status == 200 and is_answer(endpoint, body)
+    if status != 200 or not is_answer(endpoint, body):
+        return False
+    return endpoint.search_role != "results" or (
+        bool(body.get("results")) and not unfinished(endpoint, body)
+    )
 
 
 def build_session(settings: Settings, service: str) -> requests_cache.CachedSession:

@@ -1,0 +1,100 @@
+"""What the spec leaves open, answered as another service might: the client still does right.
+
+A small real HTTP server on loopback plays that service (the sandbox answers as
+docs/decisions.md chose, so it cannot show the alternatives).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from profnet_sheets import Client, SearchNotReady
+
+pytestmark = pytest.mark.integration
+
+
+class _Service(BaseHTTPRequestHandler):
+    """A lead search that completes when told to; before that, its results page is a 200 that
+    carries the search's status and no results (not the sandbox's 409)."""
+
+    completed: ClassVar[threading.Event]
+    paths: ClassVar[list[str]]
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _reply(self, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        self.paths.append(self.path)
+        done = self.completed.is_set()
+        if self.path.startswith("/get-lead-search-status"):
+            self._reply(
+                {
+                    "request_id": "r1",
+                    "status": "completed" if done else "processing",
+                    "progress": 100 if done else 10,
+                    "total_results": 3 if done else 0,
+                }
+            )
+        elif done:
+            rows = [
+                {"name": name, "title": "CTO", "company": "Acme", "profnet_url": "", "location": ""}
+                for name in "abc"
+            ]
+            page = {"request_id": "r1", "page": 1, "total_pages": 1, "total_results": 3}
+            self._reply({**page, "results": rows})
+        else:
+            self._reply(
+                {
+                    "request_id": "r1",
+                    "status": "processing",
+                    "page": 1,
+                    "total_pages": 0,
+                    "total_results": 0,
+                    "results": [],
+                }
+            )
+
+
+@pytest.fixture
+def service() -> Iterator[type[_Service]]:
+    handler = type("Service", (_Service,), {"completed": threading.Event(), "paths": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    handler.base_url = f"http://127.0.0.1:{server.server_address[1]}"  # type: ignore[attr-defined]
+    yield handler
+    server.shutdown()
+    server.server_close()
+
+
+def test_results_asked_before_completion_are_not_ready_and_never_kept(
+    service: type[_Service], tmp_path: Path
+) -> None:
+    base_url = service.base_url  # type: ignore[attr-defined]
+    client = Client(api_key="k", base_url=base_url, cache_dir=tmp_path, cache=str(tmp_path))
+    try:
+        with pytest.raises(SearchNotReady, match="not completed"):
+            client.get_lead_results(request_id="r1")
+        service.completed.set()
+        rows = client.attach_search("leads", "r1").results()
+        assert [row["name"] for row in rows] == ["a", "b", "c"]
+        pages = [path for path in service.paths if path.startswith("/get-lead-results")]
+        assert len(pages) == 2, "the early page was asked for again, not taken from the cache"
+        assert client.ledger.total() == 3
+    finally:
+        client.close()
