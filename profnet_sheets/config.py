@@ -128,7 +128,7 @@ class Settings:
 
     def __repr__(self) -> str:
         shown = ", ".join(
-            f"{f.name}={_masked(getattr(self, f.name))!r}"
+            f"{f.name}={masked_url(getattr(self, f.name))!r}"
             for f in fields(self)
             if f.name != "expiry"
         )
@@ -211,7 +211,7 @@ def _gather(
     return values
 
 
-def _masked(value: Any) -> Any:
+def masked_url(value: Any) -> Any:
     """A URL's password replaced by ***: `redis://:hunter2@host` -> `redis://:***@host`."""
     if isinstance(value, str) and "@" in value and "://" in value:
         scheme, rest = value.split("://", 1)

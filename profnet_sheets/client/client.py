@@ -22,6 +22,7 @@ from profnet_sheets.client.memo import MemoCache, MemoKey, canonical_json
 from profnet_sheets.client.policy import error_for, fresh_for, unfinished
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.session import Sent, Transport, storable
+from profnet_sheets.client.store import where_kept
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import (
     BudgetExceeded,
@@ -339,11 +340,10 @@ class Client:
     def cache_info(self) -> dict[str, Any]:
         """Where answers are cached, how many, and the ledger's place."""
         cache = self._shared.transport.cache
-        location = getattr(cache, "db_path", None) or self.settings.cache or "memory"
         return {
             "service": self.base_url
             + (" (embedded sandbox)" if self.settings.uses_sandbox else ""),
-            "cache": str(location),
+            "cache": where_kept(cache, self.settings),
             "answers": len(cache.responses),
             "in memory now": len(self._shared.memo),
             "ledger": str(self._shared.ledger.path or "memory"),

@@ -333,8 +333,9 @@ class Transport:
                 body = _json_or_none(response)
                 if status in MAYBE_DONE_STATUSES and endpoint.price.kind != "free":
                     uncertain += 1  # the service (or a gateway's upstream) may have done it
+                said = body if body is not None else response.text  # a quota told in plain text
                 wait = self.policy.after_status(
-                    attempt, status, response.headers, body, self._random, risky=risky
+                    attempt, status, response.headers, said, self._random, risky=risky
                 )
                 if wait is not None and uncertain > was_uncertain and afford_retry is not None:
                     wait = wait if afford_retry() else None

@@ -21,7 +21,7 @@ from requests_cache.models.response import CachedResponse
 
 from profnet_sheets.client.claims import Claims, FileClaims, NoClaims, RedisClaims
 from profnet_sheets.client.wal import ensure_wal
-from profnet_sheets.config import Settings
+from profnet_sheets.config import Settings, masked_url
 from profnet_sheets.errors import ConfigurationError
 
 
@@ -264,6 +264,16 @@ def open_backend(settings: Settings, service: str) -> BaseCache:
     path.parent.mkdir(parents=True, exist_ok=True)
     ensure_wal(path)  # requests-cache's own switch fails when processes open a new file at once
     return ThreadReadsSQLiteCache(path, wal=True, timeout=30)
+
+
+def where_kept(cache: BaseCache, settings: Settings) -> str:
+    """Where `cache` keeps answers, as a user can find it: a file, memory, or a Redis URL
+    (without the password it may hold)."""
+    if isinstance(cache, SQLiteCache):
+        return str(cache.responses.db_path)
+    if type(cache) is BaseCache:
+        return "memory (this process only)"
+    return str(masked_url(settings.cache))
 
 
 def namespace(service: str) -> str:

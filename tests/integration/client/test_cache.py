@@ -210,3 +210,22 @@ def test_stale_answers_serve_when_asked_and_only_new_calls_are_paid(
     assert calls(fresh, "get-company-details") == 2, "what was never fetched is paid"
     make_client(expiry=short).get_company_details(domain="stale.io")
     assert calls(fresh, "get-company-details") == 3, "without stale_ok: fetched anew"
+
+
+def test_cache_info_says_where_answers_are_kept(
+    make_client: MakeClient, fresh: RunningSandbox, redis_url: str, tmp_path: Path
+) -> None:
+    on_disk = make_client()
+    on_disk.get_company_details(domain="info.io")
+    info = on_disk.cache_info()
+    assert info["cache"].startswith(str(tmp_path / "cache"))
+    assert info["answers"] == 1
+    in_memory = make_client(cache="memory")
+    in_memory.get_company_details(domain="info.io")
+    assert in_memory.cache_info()["cache"] == "memory (this process only)"
+    assert in_memory.cache_info()["answers"] == 1
+    shared = make_client(cache=redis_url)
+    shared.clear_cache()
+    shared.get_company_details(domain="info.io")
+    assert shared.cache_info()["cache"] == redis_url
+    assert shared.cache_info()["answers"] == 1

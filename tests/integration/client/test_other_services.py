@@ -1,4 +1,5 @@
-"""What the spec leaves open, answered as another service might: the client still does right.
+"""What the spec leaves open, answered as another service (or a gateway) might: the client
+still does right.
 
 A small real HTTP server on loopback plays that service (the sandbox answers as
 docs/decisions.md chose, so it cannot show the alternatives).
@@ -15,7 +16,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from profnet_sheets import Client, SearchNotReady
+from profnet_sheets import Client, InsufficientCredits, SearchNotReady
 
 pytestmark = pytest.mark.integration
 
@@ -70,9 +71,26 @@ class _Service(BaseHTTPRequestHandler):
             )
 
 
-@pytest.fixture
-def service() -> Iterator[type[_Service]]:
-    handler = type("Service", (_Service,), {"completed": threading.Event(), "paths": []})
+class _SpentQuota(BaseHTTPRequestHandler):
+    """A gateway that says, in plain text, that the month's quota is spent."""
+
+    paths: ClassVar[list[str]]
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.paths.append(self.path)
+        data = b"Monthly quota exceeded for this plan"
+        self.send_response(429)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def _serve(base: type[BaseHTTPRequestHandler]) -> Iterator[Any]:
+    handler = type(base.__name__, (base,), {"completed": threading.Event(), "paths": []})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -80,6 +98,29 @@ def service() -> Iterator[type[_Service]]:
     yield handler
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture
+def service() -> Iterator[type[_Service]]:
+    yield from _serve(_Service)
+
+
+@pytest.fixture
+def spent_quota() -> Iterator[type[_SpentQuota]]:
+    yield from _serve(_SpentQuota)
+
+
+def test_a_quota_spent_in_plain_text_is_not_retried(
+    spent_quota: type[_SpentQuota], tmp_path: Path
+) -> None:
+    base_url = spent_quota.base_url  # type: ignore[attr-defined]
+    client = Client(api_key="k", base_url=base_url, cache_dir=tmp_path, retries=4, backoff=0.01)
+    try:
+        with pytest.raises(InsufficientCredits, match="no credits left"):
+            client.get_company_details(domain="acme.io")
+    finally:
+        client.close()
+    assert len(spent_quota.paths) == 1
 
 
 def test_results_asked_before_completion_are_not_ready_and_never_kept(
