@@ -30,11 +30,13 @@ from profnet_sheets.errors import (
     NotFound,
     OfflineMiss,
     ProfnetError,
+    SearchFailed,
     ServiceError,
     TransportError,
 )
-from profnet_sheets.spec import Endpoint, endpoint
+from profnet_sheets.spec import Endpoint, endpoint, search_endpoint
 from profnet_sheets.spec.endpoints import is_answer, payload_of
+from profnet_sheets.words import counted
 
 if TYPE_CHECKING:
     from profnet_sheets.client.jobs import SearchJob, SearchKind
@@ -349,6 +351,13 @@ class Client:
             "ledger": str(self._shared.ledger.path or "memory"),
         }
 
+    def forget(self, name: str, params: Mapping[str, Any]) -> None:
+        """Forget the cached answer of one call (memory and HTTP cache): the next one is sent."""
+        ep = endpoint(name)
+        payload = prepare(ep, params)
+        self._shared.memo.forget(self._key(ep, payload))
+        self._shared.transport.forget(ep, payload, self._shared.api_key)
+
     def clear_cache(self) -> None:
         """Forget every cached answer of this service (memory and HTTP cache)."""
         self._shared.transport.cache.clear()  # type: ignore[no-untyped-call]
@@ -657,16 +666,21 @@ class Client:
             reused = not self.settings.refresh and self.is_cached(name, filters)
             created = self.call(name, filters)
             request_id = str(created["request_id"])
-            if reused and not self.settings.offline and request_id not in _VERIFIED:
+            if reused and not self.settings.offline and request_id not in _COMPLETED:
                 try:
-                    view.call(_status_endpoint(kind), request_id=request_id)  # free
-                    _VERIFIED.add(request_id)
+                    state = view.call(_status_endpoint(kind), request_id=request_id)  # free
                 except NotFound:
                     # The service forgot that job: run the search asked for, anew; the new
                     # creation replaces the dead one in both caches.
                     created = self.with_options(refresh=True).call(name, filters)
                     request_id = str(created["request_id"])
-        return SearchJob(view, kind, request_id, created=created)
+                else:
+                    if state.get("status") == "completed":
+                        _COMPLETED.add(request_id)
+                    elif state.get("status") == "failed":
+                        self.forget(name, filters)
+                        raise _failed_before(kind, request_id, state)
+        return SearchJob(view, kind, request_id, created=created, filters=filters)
 
     def search(self, kind: SearchKind, **filters: Any) -> SearchJob:
         """search_leads or search_companies by kind ("leads" or "companies")."""
@@ -687,7 +701,21 @@ class Client:
 
 
 _SEARCH_LOCK = threading.Lock()
-_VERIFIED: set[str] = set()  # request ids of reused searches known to exist at the service
+_COMPLETED: set[str] = set()  # request ids of searches seen completed (it never changes)
+
+
+def _failed_before(kind: SearchKind, request_id: str, state: Mapping[str, Any]) -> SearchFailed:
+    """The error for a search asked again whose earlier run failed (and is now forgotten)."""
+    price = counted(search_endpoint(kind, "create").price.credits, "credit")
+    return SearchFailed(
+        f"The same {kind} search ran earlier ({request_id}) and failed at the service. It is "
+        f"forgotten now: asking again starts a new one (and pays for it: {price}).",
+        request_id=request_id,
+        endpoint=_status_endpoint(kind),
+        status=200,
+        code="failed",
+        details=f"failed at {state.get('progress', 0)}%",
+    )
 
 
 def _status_endpoint(kind: SearchKind) -> str:

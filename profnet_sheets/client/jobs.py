@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from profnet_sheets.client.ledger import MAX_PAGE_ITEMS
 from profnet_sheets.errors import SearchFailed, SearchTimedOut
+from profnet_sheets.spec import search_endpoint
 
 if TYPE_CHECKING:
     import polars
@@ -68,6 +69,7 @@ class SearchJob:
         request_id: str,
         *,
         created: dict[str, Any] | None = None,
+        filters: dict[str, Any] | None = None,
     ) -> None:
         if kind not in ("leads", "companies"):
             raise ValueError(f"kind must be 'leads' or 'companies', got {kind!r}")
@@ -75,6 +77,7 @@ class SearchJob:
         self.kind: SearchKind = kind
         self.request_id = request_id
         self.created = created or {}
+        self.filters = filters  # what created it (None when attached): forgotten if it fails
         self.last: SearchStatus | None = None
         self.sleep: Callable[[float], None] = time.sleep
 
@@ -82,10 +85,17 @@ class SearchJob:
         state = f" {self.last.status} {self.last.progress}%" if self.last else ""
         return f"<SearchJob {self.kind} {self.request_id}{state}>"
 
+    @property
+    def status_endpoint(self) -> str:
+        return "get-lead-search-status" if self.kind == "leads" else "get-company-search-status"
+
     def status(self) -> SearchStatus:
         """Ask the service (free, never cached)."""
-        name = "get-lead-search-status" if self.kind == "leads" else "get-company-search-status"
-        body = self.client.call(name, request_id=self.request_id)
+        body = self.client.call(self.status_endpoint, request_id=self.request_id)
+        if body.get("status") == "failed" and self.filters is not None:
+            # Asking for the same search again must start a new one (priced as such), not
+            # hand this failed one back for the rest of the reuse window.
+            self.client.forget(search_endpoint(self.kind, "create").name, self.filters)
         self.last = SearchStatus(
             request_id=str(body.get("request_id", self.request_id)),
             status=str(body.get("status", "processing")),
@@ -93,6 +103,16 @@ class SearchJob:
             total_results=int(body.get("total_results") or 0),
         )
         return self.last
+
+    def _context(self, current: SearchStatus) -> dict[str, Any]:
+        """What a SearchError carries: the status call that told, and what it said."""
+        return {
+            "request_id": self.request_id,
+            "endpoint": self.status_endpoint,
+            "status": 200,
+            "code": current.status,
+            "details": f"{current.status} at {current.progress}%",
+        }
 
     def wait(
         self,
@@ -118,7 +138,7 @@ class SearchJob:
                         f"The {self.kind} search {self.request_id} failed at the service "
                         f"(at {current.progress}%). Its creation was charged; start it again "
                         "with refresh=True to pay for a new one.",
-                        request_id=self.request_id,
+                        **self._context(current),
                     )
                 delay = next(delays)
                 if deadline is not None and time.monotonic() >= deadline:
@@ -126,7 +146,7 @@ class SearchJob:
                         f"The {self.kind} search {self.request_id} is still {current.status} "
                         f"({current.progress}%) after {timeout:g} s. It goes on at the service: "
                         "wait again, or attach to it later by its request_id.",
-                        request_id=self.request_id,
+                        **self._context(current),
                     )
                 if deadline is not None:  # a last look at the deadline itself
                     delay = min(delay, max(0.0, deadline - time.monotonic()))

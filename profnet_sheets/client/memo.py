@@ -62,6 +62,10 @@ class MemoCache:
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
 
+    def forget(self, key: MemoKey) -> None:
+        with self._lock:
+            self._entries.pop(key, None)
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

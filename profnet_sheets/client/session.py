@@ -266,6 +266,10 @@ class Transport:
         """The claim on this call across processes sharing the cache (a context manager)."""
         return self.claims.hold(self.key_of(endpoint, payload, key))
 
+    def forget(self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey) -> None:
+        """Drop this call's answer from the HTTP cache's store."""
+        self.cache.delete(self.key_of(endpoint, payload, key))
+
     def stored(
         self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey, *, stale_ok: bool = False
     ) -> Sent | None:

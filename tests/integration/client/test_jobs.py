@@ -49,8 +49,41 @@ def test_company_search_with_a_progress_bar(make_client: MakeClient, fresh: Runn
 
 def test_a_failed_search_raises(make_client: MakeClient) -> None:
     job = make_client().search_companies(keywords="sandbox-fail", limit=5)
-    with pytest.raises(SearchFailed, match="failed"):
+    with pytest.raises(SearchFailed, match="failed") as caught:
         job.wait(schedule=PollSchedule(first=0.01))
+    assert caught.value.request_id == job.request_id
+    assert caught.value.endpoint == "get-company-search-status"
+    assert (caught.value.status, caught.value.code) == (200, "failed")
+
+
+def test_a_failed_search_asked_again_runs_anew_and_is_priced_so(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    from profnet_sheets.client.search_cost import search_cost
+
+    client = make_client()
+    filters = {"keywords": "sandbox-fail", "limit": 5}
+    with pytest.raises(SearchFailed):
+        client.search_companies(**filters).wait(schedule=PollSchedule(first=0.01))
+    assert not search_cost(client, "companies", filters).reused  # the preview tells the truth
+    client.search_companies(**filters)
+    assert calls(fresh, "search-companies") == 2
+
+
+def test_a_search_that_failed_unseen_is_not_handed_back(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    """Another process started it and never looked: asking for it again says it failed,
+    forgets it, and the next ask starts (and pays for) a new one."""
+    filters = {"keywords": "sandbox-fail", "limit": 5}
+    make_client().search_companies(**filters)
+    later = make_client()
+    with pytest.raises(SearchFailed, match="ran earlier") as caught:
+        later.search_companies(**filters)
+    assert caught.value.code == "failed"
+    assert calls(fresh, "search-companies") == 1
+    later.search_companies(**filters)
+    assert calls(fresh, "search-companies") == 2
 
 
 def test_an_empty_search_is_charged_and_gives_no_rows(
@@ -75,6 +108,9 @@ def test_waiting_times_out_and_the_job_can_be_reattached(
         with pytest.raises(SearchTimedOut, match="attach") as caught:
             job.wait(timeout=0.2, schedule=PollSchedule(first=0.05, cap=0.05))
         assert caught.value.request_id == job.request_id
+        assert caught.value.endpoint == "get-lead-search-status"
+        assert caught.value.details is not None
+        assert caught.value.details.startswith("processing at")
         import requests
 
         requests.post(f"{slow_sandbox.base_url}/_sandbox/clock", json={"advance": 601}, timeout=5)
