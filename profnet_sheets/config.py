@@ -135,6 +135,12 @@ class Settings:
         return f"Settings({shown})"
 
     @property
+    def serves_stale(self) -> bool:
+        """Answers past their freshness are used: with stale_ok, and offline (where the only
+        alternative is no answer at all)."""
+        return self.stale_ok or self.offline
+
+    @property
     def uses_sandbox(self) -> bool:
         """No key and no base URL: the embedded sandbox serves (synthetic data)."""
         return self.api_key is None and self.base_url is None

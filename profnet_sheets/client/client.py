@@ -225,7 +225,7 @@ class Client:
     def _body(self, ep: Endpoint, params: dict[str, Any], max_items: int | None = None) -> Any:
         """The body of a successful answer, from memory, the HTTP cache or the service."""
         shared = self._shared
-        refresh, stale = self.settings.refresh, self.settings.stale_ok
+        refresh, stale = self.settings.refresh, self.settings.serves_stale
         raw = _frozen(ep.name, params)
         if not refresh and raw is not None:
             known = shared.prepared.get(raw)
@@ -249,7 +249,7 @@ class Client:
                 if memo is not None:
                     return self._answer(ep, memo.status, memo.body())
                 held = shared.transport.stored(
-                    ep, payload, shared.api_key, stale_ok=self.settings.stale_ok
+                    ep, payload, shared.api_key, stale_ok=self.settings.serves_stale
                 )
                 if held is not None:
                     return self._remember(ep, key, held)
@@ -262,7 +262,7 @@ class Client:
             with shared.transport.claim(ep, payload, shared.api_key):
                 if not refresh:  # another process may have paid for it while this one waited
                     held = shared.transport.stored(
-                        ep, payload, shared.api_key, stale_ok=self.settings.stale_ok
+                        ep, payload, shared.api_key, stale_ok=self.settings.serves_stale
                     )
                     if held is not None:
                         return self._remember(ep, key, held)
@@ -320,7 +320,7 @@ class Client:
         if keep_for > 0:  # never a status (even for stale_ok readers: it must change)
             if sent.from_cache and sent.expires is not None:
                 keep_for = min(keep_for, sent.expires - time.time())
-            self._shared.memo.put(key, status, text, keep_for, self.settings.stale_ok)
+            self._shared.memo.put(key, status, text, keep_for, self.settings.serves_stale)
         return self._answer(ep, status, body, sent.headers)
 
     @staticmethod
@@ -376,9 +376,10 @@ class Client:
         payload = prepare(ep, params)
         key = self._key(ep, payload)
         shared = self._shared
-        if shared.memo.get(key, self.settings.stale_ok) is not None:
+        if shared.memo.get(key, self.settings.serves_stale) is not None:
             return True
-        held = shared.transport.stored(ep, payload, shared.api_key, stale_ok=self.settings.stale_ok)
+        stale_ok = self.settings.serves_stale
+        held = shared.transport.stored(ep, payload, shared.api_key, stale_ok=stale_ok)
         if held is None:
             return False
         with contextlib.suppress(ProfnetError):  # a cached 404 is held too

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from profnet_sheets.client.ledger import MAX_PAGE_ITEMS
 from profnet_sheets.errors import SearchFailed, SearchTimedOut
 from profnet_sheets.spec import search_endpoint
 
@@ -163,15 +162,22 @@ class SearchJob:
         """Every result, page by page, once the search has completed (waits if it has not).
 
         `on_page(read, expected)` is called after each page (a progress bar's hook; an
-        exception raised in it stops the reading, and the pages read stay cached)."""
-        status = self.last if self.last and self.last.completed else self.wait(progress=progress)
+        exception raised in it stops the reading, and the pages read stay cached). Offline,
+        the pages come from the cache (OfflineMiss for one never read)."""
+        if self.last is not None and self.last.completed:
+            expected = self.last.total_results
+        elif self.client.settings.offline:
+            expected = 1  # the status is never cached: the first page's total says how many
+        else:
+            expected = self.wait(progress=progress).total_results
         rows: list[dict[str, Any]] = []
-        expected = status.total_results
-        page_size: int | None = None  # learnt from the first full page; never assumed
+        page_size: int | None = None  # learnt from the first page; never assumed
         page = 1
         while len(rows) < expected:
             left = expected - len(rows)
-            ceiling = min(left, page_size or MAX_PAGE_ITEMS)
+            # The budget reserves the most a page can cost: until a page has shown the size,
+            # every result still unread (the spec gives no page size; a guess could overspend).
+            ceiling = min(left, page_size) if page_size else left
             body = self.client.results_page(self.kind, self.request_id, page, max_items=ceiling)
             items = list(body.get("results") or [])
             rows.extend(items)

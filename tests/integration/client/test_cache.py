@@ -98,10 +98,36 @@ def test_offline_answers_from_the_cache_only(
     online = make_client()
     online.get_company_details(domain="cached.io")
     offline = make_client(offline=True)
-    assert offline.get_company_details(domain="https://cached.io/")["website"] is not None or True
+    answer = offline.get_company_details(domain="https://cached.io/")
+    assert answer == online.get_company_details(domain="cached.io")
     with pytest.raises(OfflineMiss, match="offline"):
         offline.get_company_details(domain="never-seen.io")
     assert calls(fresh, "get-company-details") == 1
+
+
+def test_offline_serves_answers_past_their_freshness(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    """Offline, the only other answer would be none at all."""
+    short = {"get-company-details": 0.5}
+    make_client(expiry=short).get_company_details(domain="aging.io")
+    time.sleep(0.6)
+    offline = make_client(expiry=short, offline=True)
+    assert offline.get_company_details(domain="aging.io")["company_name"]
+    make_client(expiry=short).get_company_details(domain="aging.io")  # online: fetched again
+    assert calls(fresh, "get-company-details") == 2
+
+
+def test_a_search_read_before_can_be_read_again_offline(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    job = make_client().search_leads(title_keywords=["CTO"], limit=7)
+    rows = job.results()
+    offline = make_client(offline=True)
+    assert offline.search_leads(title_keywords="CTO", limit=7).results() == rows
+    assert offline.attach_search("leads", job.request_id).results() == rows
+    with pytest.raises(OfflineMiss):
+        offline.search_leads(title_keywords="CEO", limit=7)
 
 
 def test_refresh_bypasses_the_cache_and_pays(

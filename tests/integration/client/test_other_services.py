@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from profnet_sheets import Client, InsufficientCredits, SearchNotReady
+from profnet_sheets import BudgetExceeded, Client, InsufficientCredits, SearchNotReady
 
 pytestmark = pytest.mark.integration
 
@@ -89,6 +89,21 @@ class _SpentQuota(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
+class _BigPages(_Service):
+    """A completed lead search of 150 results, all on one page (the spec gives no page size)."""
+
+    def do_GET(self) -> None:
+        self.paths.append(self.path)
+        if self.path.startswith("/get-lead-search-status"):
+            self._reply(
+                {"request_id": "r1", "status": "completed", "progress": 100, "total_results": 150}
+            )
+            return
+        row = {"name": "n", "title": "t", "company": "c", "profnet_url": "", "location": ""}
+        page = {"request_id": "r1", "page": 1, "total_pages": 1, "total_results": 150}
+        self._reply({**page, "results": [row] * 150})
+
+
 def _serve(base: type[BaseHTTPRequestHandler]) -> Iterator[Any]:
     handler = type(base.__name__, (base,), {"completed": threading.Event(), "paths": []})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -108,6 +123,31 @@ def service() -> Iterator[type[_Service]]:
 @pytest.fixture
 def spent_quota() -> Iterator[type[_SpentQuota]]:
     yield from _serve(_SpentQuota)
+
+
+@pytest.fixture
+def big_pages() -> Iterator[type[_BigPages]]:
+    yield from _serve(_BigPages)
+
+
+def test_a_page_larger_than_expected_cannot_pass_the_budget(
+    big_pages: type[_BigPages], tmp_path: Path
+) -> None:
+    base_url = big_pages.base_url  # type: ignore[attr-defined]
+    tight = Client(api_key="k", base_url=base_url, cache_dir=tmp_path, budget=120)
+    try:
+        with pytest.raises(BudgetExceeded):
+            tight.attach_search("leads", "r1").results()
+        assert tight.budget.spent == 0
+    finally:
+        tight.close()
+    assert not [path for path in big_pages.paths if path.startswith("/get-lead-results")]
+    enough = Client(api_key="k", base_url=base_url, cache_dir=tmp_path, budget=150)
+    try:
+        assert len(enough.attach_search("leads", "r1").results()) == 150
+        assert enough.budget.spent == 150
+    finally:
+        enough.close()
 
 
 def test_a_quota_spent_in_plain_text_is_not_retried(
