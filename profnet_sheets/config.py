@@ -191,6 +191,7 @@ def _variables(environ: Mapping[str, str]) -> dict[str, Any]:
     """The PROFNET_ variables of `environ`, the key wrapped in an ApiKey."""
     found: dict[str, Any] = {k: v for k, v in environ.items() if k.startswith(ENV_PREFIX)}
     del environ
+    found = {name: value for name, value in found.items() if not _blank(value)}
     if f"{ENV_PREFIX}API_KEY" in found:
         found[f"{ENV_PREFIX}API_KEY"] = _wrapped_key(found.pop(f"{ENV_PREFIX}API_KEY"))
     return found
@@ -208,13 +209,19 @@ def _gather(
     from_file = _read_config(path, wrap_key=True)
     values: dict[str, Any] = {}
     for name in known:
+        variable = f"{ENV_PREFIX}{name.upper()}"
         if explicit.get(name) is not None:
             values[name] = explicit[name]
-        elif f"{ENV_PREFIX}{name.upper()}" in environ:
-            values[name] = environ[f"{ENV_PREFIX}{name.upper()}"]
-        elif name in from_file:
+        elif variable in environ:  # blank variables are dropped already
+            values[name] = environ[variable]
+        elif name in from_file and not _blank(from_file[name]):
             values[name] = from_file[name]
     return values
+
+
+def _blank(value: Any) -> bool:
+    """A variable set to nothing (`PROFNET_RETRIES=` in a compose file): as if it were unset."""
+    return isinstance(value, str) and not value.strip()
 
 
 def masked_url(value: Any) -> Any:
@@ -231,14 +238,18 @@ def _read_config(path: Path, *, wrap_key: bool = False) -> dict[str, Any]:
     """The settings in the config file (`wrap_key`: its key as an ApiKey)."""
     if not path.exists():
         return {}
+    problem = None
     try:
         content = tomllib.loads(path.read_bytes().decode("utf-8-sig"))  # Notepad writes a BOM
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise ConfigurationError(f"Cannot read the config file {path}: {error}") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        problem = str(error)
+    if problem is not None:  # raised here, not in the except: the parser's frames (and the
+        # file's text, the key included) must not ride along as a hidden __context__
+        raise ConfigurationError(f"Cannot read the config file {path}: {problem}")
     section = content.get("profnet", content)
     found = dict(section) if isinstance(section, dict) else {}
     del content, section
-    if wrap_key and "api_key" in found:
+    if wrap_key and "api_key" in found and not _blank(found["api_key"]):
         found["api_key"] = _wrapped_key(found.pop("api_key"))
     return found
 

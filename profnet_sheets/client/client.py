@@ -689,6 +689,19 @@ class Client:
             raise ValueError(f"kind must be 'leads' or 'companies', got {kind!r}")
         return self._search(kind, filters)
 
+    def forget_search(self, kind: SearchKind, filters: Mapping[str, Any], request_id: str) -> None:
+        """Forget the cached creation of a search with these filters if it is still the job
+        `request_id` (seen failed): a newer run of the same search, maybe another process's,
+        is kept."""
+        name = search_endpoint(kind, "create").name
+        with _SEARCH_LOCK:
+            try:
+                held = self.with_options(offline=True).call(name, filters)
+            except ProfnetError:  # nothing cached for it any more
+                return
+            if str(held.get("request_id")) == request_id:
+                self.forget(name, filters)
+
     def attach_search(self, kind: SearchKind, request_id: str) -> SearchJob:
         """A search job started earlier (maybe by another process), by its request_id."""
         from profnet_sheets.client.jobs import SearchJob

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from profnet_sheets.errors import SearchFailed, SearchTimedOut
-from profnet_sheets.spec import search_endpoint
 
 if TYPE_CHECKING:
     import polars
@@ -91,10 +90,11 @@ class SearchJob:
     def status(self) -> SearchStatus:
         """Ask the service (free, never cached)."""
         body = self.client.call(self.status_endpoint, request_id=self.request_id)
-        if body.get("status") == "failed" and self.filters is not None:
+        seen_failed = self.last is not None and self.last.failed
+        if body.get("status") == "failed" and self.filters is not None and not seen_failed:
             # Asking for the same search again must start a new one (priced as such), not
             # hand this failed one back for the rest of the reuse window.
-            self.client.forget(search_endpoint(self.kind, "create").name, self.filters)
+            self.client.forget_search(self.kind, self.filters, self.request_id)
         self.last = SearchStatus(
             request_id=str(body.get("request_id", self.request_id)),
             status=str(body.get("status", "processing")),

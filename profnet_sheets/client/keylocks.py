@@ -37,8 +37,12 @@ class KeyLocks:
             if slot is None:
                 slot = self._slots[key] = _Slot()
             slot.users += 1
-        if slot.lock.acquire(timeout=timeout):
-            return True
+        try:
+            if slot.lock.acquire(timeout=timeout):
+                return True
+        except BaseException:  # interrupted while waiting (Ctrl-C in a notebook)
+            self._leave(key, slot)
+            raise
         self._leave(key, slot)
         return False
 

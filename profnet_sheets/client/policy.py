@@ -122,13 +122,17 @@ def parse_retry_after(value: str | None) -> float | None:
         return None
 
 
+_NOT_COMPLETED = frozenset({"processing", "failed"})  # the spec's job states but the last
+
+
 def unfinished(endpoint: Endpoint, body: Any) -> bool:
-    """A results page answered before its search completed: a 200 carrying the search's status
-    (and no results) that a service may send instead of a 409."""
+    """A results page answered before its search completed: a 200 carrying the search's state
+    (`processing`, or `failed`) that a service may send instead of a 409. Any other `status`
+    (a marketplace's "success") says nothing about the search."""
     return (
         endpoint.search_role == "results"
         and isinstance(body, dict)
-        and body.get("status", "completed") != "completed"
+        and body.get("status") in _NOT_COMPLETED
     )
 
 

@@ -114,3 +114,19 @@ def test_the_expiry_table_refuses_what_it_cannot_mean(tmp_path: Path) -> None:
         load('{"get-lead-search-status": 3600}')
     with pytest.raises(ConfigurationError, match="finite"):
         load('{"get-company-details": -1}')
+
+
+def test_a_variable_set_to_nothing_counts_as_unset(tmp_path: Path) -> None:
+    """`PROFNET_RETRIES=` in a compose file: the default, not an error (nor a None that
+    breaks the first retry)."""
+    blank = dict.fromkeys(("PROFNET_RETRIES", "PROFNET_CONCURRENCY", "PROFNET_BUDGET"), " ")
+    settings = Settings.load(
+        config_path=tmp_path / "x.toml", environ={**blank, "PROFNET_API_KEY": ""}
+    )
+    defaults = Settings()
+    assert (settings.retries, settings.concurrency, settings.budget) == (
+        defaults.retries,
+        defaults.concurrency,
+        None,
+    )
+    assert settings.api_key is None

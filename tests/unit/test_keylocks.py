@@ -102,3 +102,24 @@ def test_reset_frees_every_lock() -> None:
     assert locks.acquire("a")
     locks.reset()
     assert locks.acquire("a", timeout=0)
+
+
+def test_a_waiter_interrupted_leaves_nothing_behind() -> None:
+    """Ctrl-C in a notebook while a call waits for an identical one."""
+    import os
+    import signal
+
+    locks = KeyLocks()
+    assert locks.acquire("k")
+    timer = threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT))  # a real Ctrl-C
+    timer.start()
+    try:
+        locks.acquire("k", timeout=10)
+    except KeyboardInterrupt:
+        pass
+    else:
+        raise AssertionError("the wait was not interrupted")
+    finally:
+        timer.join()
+    locks.release("k")
+    assert len(locks) == 0

@@ -82,3 +82,16 @@ def test_answers_map_to_the_exception_tree() -> None:
     assert isinstance(error_for(ep, 409, {"message": "search_not_completed"}), SearchNotReady)
     assert isinstance(error_for(ep, 503, "gateway trouble"), ServiceError)
     assert "Try again later" in str(error_for(ep, 500, {"message": "error", "error": "boom"}))
+
+
+def test_only_a_job_state_marks_a_results_page_unfinished() -> None:
+    from profnet_sheets.client.policy import unfinished
+
+    results = endpoint("get-lead-results")
+    page = {"request_id": "r", "page": 1, "total_pages": 1, "total_results": 1, "results": [{}]}
+    assert not unfinished(results, page)
+    assert not unfinished(results, {**page, "status": "success"})  # a marketplace's envelope
+    assert not unfinished(results, {**page, "status": "completed"})
+    assert unfinished(results, {**page, "status": "processing", "results": []})
+    assert unfinished(results, {**page, "status": "failed"})
+    assert not unfinished(endpoint("get-company-details"), {"status": "processing"})

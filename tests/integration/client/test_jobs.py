@@ -86,6 +86,41 @@ def test_a_search_that_failed_unseen_is_not_handed_back(
     assert calls(fresh, "search-companies") == 2
 
 
+def test_a_failed_job_never_forgets_a_newer_run_of_the_same_search(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    """A failure can be passing: the same search run again may complete. The old job, looked
+    at again (here, by another job object of it, as another thread would), must not drop the
+    new run from the cache."""
+    from profnet_sheets.client.jobs import SearchJob
+    from tests.integration.client.conftest import set_faults
+
+    client = make_client()
+    filters = {"keywords": "passing trouble", "limit": 5}
+    set_faults(fresh, job_fail_rate=1.0)
+    failed = client.search_companies(**filters)
+    with pytest.raises(SearchFailed):
+        failed.wait(schedule=PollSchedule(first=0.01))
+    set_faults(fresh, job_fail_rate=0.0)
+    good = client.search_companies(**filters)
+    assert good.wait().completed
+    SearchJob(failed.client, "companies", failed.request_id, filters=filters).status()
+    assert client.search_companies(**filters).request_id == good.request_id
+    assert calls(fresh, "search-companies") == 2
+
+
+def test_a_failed_search_runs_anew_on_a_shared_redis_cache(
+    make_client: MakeClient, fresh: RunningSandbox, redis_url: str
+) -> None:
+    filters = {"keywords": "sandbox-fail", "limit": 5}
+    client = make_client(cache=redis_url)
+    client.clear_cache()
+    with pytest.raises(SearchFailed):
+        client.search_companies(**filters).wait(schedule=PollSchedule(first=0.01))
+    make_client(cache=redis_url).search_companies(**filters)
+    assert calls(fresh, "search-companies") == 2
+
+
 def test_an_empty_search_is_charged_and_gives_no_rows(
     make_client: MakeClient, fresh: RunningSandbox
 ) -> None:

@@ -358,6 +358,17 @@ def test_leads_and_companies_of_a_finished_search(excel: Excel) -> None:
     assert formulas.leads(None).startswith("#PROFNET! PROFNET_LEADS needs")
 
 
+def test_leads_read_before_are_shown_offline(excel: Excel) -> None:
+    job = excel.clients[-1].search_leads(title_keywords="CFO", limit=4)
+    online = rows_of(formulas.leads(job.request_id, "name"))
+    assert len(online) == 5
+    excel.start(offline=True)
+    calls = excel.calls()
+    assert rows_of(formulas.leads(job.request_id, "name")) == online
+    assert formulas.leads("never-read").startswith("#PROFNET! offline")
+    assert excel.calls() == calls
+
+
 def test_a_search_still_running_says_when_to_come_back(excel: Excel) -> None:
     from profnet_sheets.sandbox import start_sandbox
 
