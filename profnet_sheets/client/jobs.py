@@ -7,7 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from profnet_sheets.client.prepare import prepare
 from profnet_sheets.errors import SearchFailed, SearchTimedOut
+from profnet_sheets.spec import search_endpoint
 
 if TYPE_CHECKING:
     import polars
@@ -76,6 +78,11 @@ class SearchJob:
         self.request_id = request_id
         self.created = created or {}
         self.filters = filters  # what created it (None when attached): forgotten if it fails
+        # The most results it can give (its `limit`; None when attached): never more are read,
+        # nor reserved in the budget, whatever total a service reports.
+        self.limit: int | None = None
+        if filters is not None:
+            self.limit = int(prepare(search_endpoint(kind, "create"), filters)["limit"])
         self.last: SearchStatus | None = None
         self.sleep: Callable[[float], None] = time.sleep
 
@@ -170,11 +177,12 @@ class SearchJob:
             expected = 1  # the status is never cached: the first page's total says how many
         else:
             expected = self.wait(progress=progress).total_results
+        most = self.limit if self.limit is not None else expected
         rows: list[dict[str, Any]] = []
         page_size: int | None = None  # learnt from the first page; never assumed
         page = 1
-        while len(rows) < expected:
-            left = expected - len(rows)
+        while len(rows) < min(expected, most):
+            left = min(expected, most) - len(rows)
             # The budget reserves the most a page can cost: until a page has shown the size,
             # every result still unread (the spec gives no page size; a guess could overspend).
             ceiling = min(left, page_size) if page_size else left

@@ -104,6 +104,22 @@ class _BigPages(_Service):
         self._reply({**page, "results": [row] * 150})
 
 
+class _CountsAllMatches(_Service):
+    """A search for at most 100 leads whose status and page count every match (150), while
+    the page holds the 100 the search asked for."""
+
+    def do_GET(self) -> None:
+        self.paths.append(self.path)
+        if self.path.startswith("/get-lead-search-status"):
+            self._reply(
+                {"request_id": "r1", "status": "completed", "progress": 100, "total_results": 150}
+            )
+            return
+        row = {"name": "n", "title": "t", "company": "c", "profnet_url": "", "location": ""}
+        page = {"request_id": "r1", "page": 1, "total_pages": 1, "total_results": 150}
+        self._reply({**page, "results": [row] * 100})
+
+
 def _serve(base: type[BaseHTTPRequestHandler]) -> Iterator[Any]:
     handler = type(base.__name__, (base,), {"completed": threading.Event(), "paths": []})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -177,5 +193,26 @@ def test_results_asked_before_completion_are_not_ready_and_never_kept(
         pages = [path for path in service.paths if path.startswith("/get-lead-results")]
         assert len(pages) == 2, "the early page was asked for again, not taken from the cache"
         assert client.ledger.total() == 3
+    finally:
+        client.close()
+
+
+@pytest.fixture
+def counts_all() -> Iterator[type[_CountsAllMatches]]:
+    yield from _serve(_CountsAllMatches)
+
+
+def test_a_total_beyond_the_searchs_limit_does_not_block_the_budget(
+    counts_all: type[_CountsAllMatches], tmp_path: Path
+) -> None:
+    """The budget reserves what the search can give (its limit), not every match counted."""
+    from profnet_sheets.client.jobs import SearchJob
+
+    base_url = counts_all.base_url  # type: ignore[attr-defined]
+    client = Client(api_key="k", base_url=base_url, cache_dir=tmp_path, budget=120)
+    try:
+        job = SearchJob(client, "leads", "r1", filters={"keywords": "x", "limit": 100})
+        assert len(job.results()) == 100
+        assert client.budget.spent == 100
     finally:
         client.close()
