@@ -21,12 +21,12 @@ from profnet_sheets import BudgetExceeded, Client, InsufficientCredits, SearchNo
 pytestmark = pytest.mark.integration
 
 
-class _Service(BaseHTTPRequestHandler):
-    """A lead search that completes when told to; before that, its results page is a 200 that
-    carries the search's status and no results (not the sandbox's 409)."""
+class _Fake(BaseHTTPRequestHandler):
+    """A service on loopback: the paths it was asked for, its address, JSON replies."""
 
-    completed: ClassVar[threading.Event]
     paths: ClassVar[list[str]]
+    completed: ClassVar[threading.Event]
+    base_url: ClassVar[str]
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -38,6 +38,11 @@ class _Service(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+class _Service(_Fake):
+    """A lead search that completes when told to; before that, its results page is a 200 that
+    carries the search's status and no results (not the sandbox's 409)."""
 
     def do_GET(self) -> None:
         self.paths.append(self.path)
@@ -71,13 +76,8 @@ class _Service(BaseHTTPRequestHandler):
             )
 
 
-class _SpentQuota(BaseHTTPRequestHandler):
+class _SpentQuota(_Fake):
     """A gateway that says, in plain text, that the month's quota is spent."""
-
-    paths: ClassVar[list[str]]
-
-    def log_message(self, *args: Any) -> None:
-        pass
 
     def do_GET(self) -> None:
         self.paths.append(self.path)
@@ -120,12 +120,12 @@ class _CountsAllMatches(_Service):
         self._reply({**page, "results": [row] * 100})
 
 
-def _serve(base: type[BaseHTTPRequestHandler]) -> Iterator[Any]:
+def _serve(base: type[_Fake]) -> Iterator[Any]:
     handler = type(base.__name__, (base,), {"completed": threading.Event(), "paths": []})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    handler.base_url = f"http://127.0.0.1:{server.server_address[1]}"  # type: ignore[attr-defined]
+    handler.base_url = f"http://127.0.0.1:{server.server_address[1]}"
     yield handler
     server.shutdown()
     server.server_close()
@@ -149,42 +149,30 @@ def big_pages() -> Iterator[type[_BigPages]]:
 def test_a_page_larger_than_expected_cannot_pass_the_budget(
     big_pages: type[_BigPages], tmp_path: Path
 ) -> None:
-    base_url = big_pages.base_url  # type: ignore[attr-defined]
-    tight = Client(api_key="k", base_url=base_url, cache_dir=tmp_path, budget=120)
-    try:
+    base_url = big_pages.base_url
+    with Client(api_key="k", base_url=base_url, cache_dir=tmp_path, budget=120) as tight:
         with pytest.raises(BudgetExceeded):
             tight.attach_search("leads", "r1").results()
         assert tight.budget.spent == 0
-    finally:
-        tight.close()
     assert not [path for path in big_pages.paths if path.startswith("/get-lead-results")]
-    enough = Client(api_key="k", base_url=base_url, cache_dir=tmp_path, budget=150)
-    try:
+    with Client(api_key="k", base_url=base_url, cache_dir=tmp_path, budget=150) as enough:
         assert len(enough.attach_search("leads", "r1").results()) == 150
         assert enough.budget.spent == 150
-    finally:
-        enough.close()
 
 
 def test_a_quota_spent_in_plain_text_is_not_retried(
     spent_quota: type[_SpentQuota], tmp_path: Path
 ) -> None:
-    base_url = spent_quota.base_url  # type: ignore[attr-defined]
-    client = Client(api_key="k", base_url=base_url, cache_dir=tmp_path, retries=4, backoff=0.01)
-    try:
-        with pytest.raises(InsufficientCredits, match="no credits left"):
-            client.get_company_details(domain="acme.io")
-    finally:
-        client.close()
+    client = Client(api_key="k", base_url=spent_quota.base_url, cache_dir=tmp_path, backoff=0.01)
+    with client, pytest.raises(InsufficientCredits, match="no credits left"):
+        client.get_company_details(domain="acme.io")
     assert len(spent_quota.paths) == 1
 
 
 def test_results_asked_before_completion_are_not_ready_and_never_kept(
     service: type[_Service], tmp_path: Path
 ) -> None:
-    base_url = service.base_url  # type: ignore[attr-defined]
-    client = Client(api_key="k", base_url=base_url, cache_dir=tmp_path, cache=str(tmp_path))
-    try:
+    with Client(api_key="k", base_url=service.base_url, cache_dir=tmp_path) as client:
         with pytest.raises(SearchNotReady, match="not completed"):
             client.get_lead_results(request_id="r1")
         service.completed.set()
@@ -193,8 +181,6 @@ def test_results_asked_before_completion_are_not_ready_and_never_kept(
         pages = [path for path in service.paths if path.startswith("/get-lead-results")]
         assert len(pages) == 2, "the early page was asked for again, not taken from the cache"
         assert client.ledger.total() == 3
-    finally:
-        client.close()
 
 
 @pytest.fixture
@@ -208,11 +194,8 @@ def test_a_total_beyond_the_searchs_limit_does_not_block_the_budget(
     """The budget reserves what the search can give (its limit), not every match counted."""
     from profnet_sheets.client.jobs import SearchJob
 
-    base_url = counts_all.base_url  # type: ignore[attr-defined]
-    client = Client(api_key="k", base_url=base_url, cache_dir=tmp_path, budget=120)
-    try:
+    base_url = counts_all.base_url
+    with Client(api_key="k", base_url=base_url, cache_dir=tmp_path, budget=120) as client:
         job = SearchJob(client, "leads", "r1", filters={"keywords": "x", "limit": 100})
         assert len(job.results()) == 100
         assert client.budget.spent == 100
-    finally:
-        client.close()
