@@ -89,8 +89,10 @@ class _SpentQuota(_Fake):
         self.wfile.write(data)
 
 
-class _BigPages(_Service):
+class _BigPages(_Fake):
     """A completed lead search of 150 results, all on one page (the spec gives no page size)."""
+
+    page_items: ClassVar[int] = 150
 
     def do_GET(self) -> None:
         self.paths.append(self.path)
@@ -101,23 +103,14 @@ class _BigPages(_Service):
             return
         row = {"name": "n", "title": "t", "company": "c", "profnet_url": "", "location": ""}
         page = {"request_id": "r1", "page": 1, "total_pages": 1, "total_results": 150}
-        self._reply({**page, "results": [row] * 150})
+        self._reply({**page, "results": [row] * self.page_items})
 
 
-class _CountsAllMatches(_Service):
+class _CountsAllMatches(_BigPages):
     """A search for at most 100 leads whose status and page count every match (150), while
     the page holds the 100 the search asked for."""
 
-    def do_GET(self) -> None:
-        self.paths.append(self.path)
-        if self.path.startswith("/get-lead-search-status"):
-            self._reply(
-                {"request_id": "r1", "status": "completed", "progress": 100, "total_results": 150}
-            )
-            return
-        row = {"name": "n", "title": "t", "company": "c", "profnet_url": "", "location": ""}
-        page = {"request_id": "r1", "page": 1, "total_pages": 1, "total_results": 150}
-        self._reply({**page, "results": [row] * 100})
+    page_items = 100
 
 
 def _serve(base: type[_Fake]) -> Iterator[Any]:
