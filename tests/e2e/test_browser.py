@@ -1,7 +1,7 @@
 """The lead search notebook in a real browser: Voila serves it, Playwright drives Debian's
 chromium. Fill the filters, press Search, watch the progress bar reach the end, read the
-results table, export. Screenshots go to test-artifacts/e2e/. A missing browser fails the test:
-it never skips."""
+results table, export. Screenshots go to test-artifacts/e2e/. A missing browser is a skip that
+says how to get it, and a failure with CI=true."""
 
 from __future__ import annotations
 
@@ -58,12 +58,12 @@ def voila_options(port: int) -> list[str]:
 
 @pytest.fixture(scope="module")
 def chromium() -> Path:
-    """Debian's chromium, or a failure that says how to get it (never a skip)."""
+    """Debian's chromium; without it a skip that says how to get it, and a failure in CI."""
     if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: the browser test needs Debian's chromium. Install it with "
-            "`apt-get install -y chromium` (.ci/run does)."
-        )
+        reason = f"no browser at {CHROMIUM}: install it with `apt-get install chromium`"
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(f"{reason} (.ci/run does; in CI a missing browser fails the run)")
+        pytest.skip(reason)
     version = subprocess.run(
         [str(CHROMIUM), "--version"], capture_output=True, text=True, timeout=60, check=False
     )
