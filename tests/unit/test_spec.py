@@ -1,4 +1,6 @@
-"""The spec as data agrees with the spec document itself (read from ../shared/spec)."""
+"""The spec as data agrees with the spec document itself: the copy in docs/spec, which a fresh
+clone has, and the team's original in ../shared/spec whenever it sits beside the repository
+(the copy must then be the same text)."""
 
 from __future__ import annotations
 
@@ -19,13 +21,23 @@ from profnet_sheets.spec import (
 )
 from profnet_sheets.spec.errors import statuses
 
-SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec" / "profnet-api.md"
+ROOT = Path(__file__).resolve().parents[2]
+COPY = ROOT / "docs" / "spec" / "profnet-api.md"
+ORIGINAL = ROOT.parent / "shared" / "spec" / "profnet-api.md"
 
 
 @pytest.fixture(scope="module")
 def spec_text() -> str:
-    assert SPEC.exists(), f"the spec document must sit beside the repository: {SPEC}"
-    return SPEC.read_text()
+    assert COPY.exists(), f"the spec document must be in the repository: {COPY}"
+    return COPY.read_text()
+
+
+if ORIGINAL.exists():  # in the team's checkout; a clone on its own has only the copy
+
+    def test_the_copy_is_the_original() -> None:
+        assert COPY.read_text() == ORIGINAL.read_text(), (
+            f"{COPY} differs from {ORIGINAL}: copy the original over it, then run the tests"
+        )
 
 
 def price_table(text: str) -> dict[str, tuple[str, str]]:
