@@ -17,6 +17,7 @@ from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client.jobs import SearchKind
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.spec import Param, search_endpoint
+from profnet_sheets.words import counted
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -283,7 +284,7 @@ def _enrich_file(
         if isinstance(table, pl.DataFrame) and target.suffix.lower() in (".xlsx", ".xlsm"):
             check_excel_limits(table, target)
         with _client() as client:
-            spent_before = client.ledger.total(service=client._shared.service)
+            spent_before = client.spent()
             plan = plan_enrichment(table, column, kind, client=client)
             click.echo(f"{source.name}: {plan.summary(budget)}.", err=True)
             if dry_run:
@@ -315,7 +316,7 @@ def _enrich_file(
             else:
                 path = write_table(result, target)
                 failed = int(result[result.columns[-1]].is_not_null().sum())
-            spent = client.ledger.total(service=client._shared.service) - spent_before
+            spent = client.spent() - spent_before
     except (ValueError, BatchInputError) as error:
         raise click.ClickException(str(error)) from None
     except ProfnetError as error:
@@ -398,9 +399,9 @@ def lookup(kind: str, values: tuple[str, ...], skills: bool, certifications: boo
 def credits() -> None:
     """What was spent, by endpoint and day, and what the budget leaves."""
     with _client() as client:
-        rows = client.ledger.by_endpoint_and_day(service=client._shared.service)
-        total = client.ledger.total(service=client._shared.service)
-        uncertain = client.ledger.total(service=client._shared.service, uncertain=True)
+        rows = client.ledger.by_endpoint_and_day(service=client.service)
+        total = client.spent()
+        uncertain = client.spent(uncertain=True)
         budget = client.settings.budget
     if not rows:
         click.echo("No credits spent yet.")
@@ -420,11 +421,21 @@ def cache() -> None:
 
 @cache.command("info")
 def cache_info() -> None:
-    """Where the cache is and how much it holds."""
+    """Where the cache is, how many answers it holds (and how many expired), its size."""
     with _client() as client:
         info = client.cache_info()
+    size = info.pop("size")
+    info["size"] = "n/a" if size is None else f"{size / 1e6:.1f} MB"
     for name, value in info.items():
         click.echo(f"{name}: {value}")
+
+
+@cache.command("purge")
+def cache_purge() -> None:
+    """Remove the answers past their freshness (a cache also does it when opened, once a day)."""
+    with _client() as client:
+        removed = client.purge_cache()
+    click.echo(f"Removed {counted(removed, 'expired answer')}.")
 
 
 @cache.command("clear")
@@ -504,7 +515,7 @@ def _search_command(kind: SearchKind) -> click.Command:
                 frame = job.frame()
             except ProfnetError as error:
                 raise click.ClickException(str(error)) from None
-            spent = client.ledger.total(service=client._shared.service)
+            spent = client.spent()
         try:
             path = write_table(frame, out)
         except BatchInputError as error:

@@ -10,8 +10,8 @@ import polars as pl
 
 from profnet_sheets.batch.kinds import Kind
 from profnet_sheets.client import normalize
+from profnet_sheets.client.keys import canonical_json
 from profnet_sheets.client.ledger import price_ceiling
-from profnet_sheets.client.memo import canonical_json
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.errors import InvalidParameter
 from profnet_sheets.spec import endpoint

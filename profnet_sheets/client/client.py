@@ -1,45 +1,49 @@
-"""Client: one typed method per endpoint, over the cache, the budget and the ledger."""
+"""Client: one typed method per endpoint, over the memo, the store, the budget and the ledger.
+
+A call goes: arguments -> prepared parameters -> one CallKey -> the memo -> the store (under
+the key's lock and, across processes, its claim) -> the service, within the budget. What is
+kept, and for how long, is the CachePolicy's decision; what was charged, the ledger's record.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import hashlib
 import json
+import logging
 import sqlite3
-import threading
 import time
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from profnet_sheets.client import jobs
+from profnet_sheets.client.answers import conformed, missing, payload, unfinished
+from profnet_sheets.client.cache import CachePolicy
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
+from profnet_sheets.client.jobs import SearchJob, SearchKind
 from profnet_sheets.client.keylocks import PROCESS_LOCKS
+from profnet_sheets.client.keys import CallKey, call_key, canonical_json
 from profnet_sheets.client.ledger import Budget, Ledger, price_ceiling
-from profnet_sheets.client.memo import MemoCache, MemoKey, canonical_json
-from profnet_sheets.client.policy import error_for, fresh_for, unfinished
+from profnet_sheets.client.memo import MemoCache
+from profnet_sheets.client.policy import error_for
 from profnet_sheets.client.prepare import prepare
-from profnet_sheets.client.session import Sent, Transport, storable
-from profnet_sheets.client.store import where_kept
+from profnet_sheets.client.store import AnswerStore
+from profnet_sheets.client.transport import Sent, Transport
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import (
     BudgetExceeded,
     ConfigurationError,
-    NotFound,
     OfflineMiss,
     ProfnetError,
-    SearchFailed,
     ServiceError,
     TransportError,
 )
-from profnet_sheets.spec import Endpoint, endpoint, search_endpoint
-from profnet_sheets.spec.endpoints import is_answer, payload_of
-from profnet_sheets.words import counted
+from profnet_sheets.spec import Endpoint, endpoint
 
-if TYPE_CHECKING:
-    from profnet_sheets.client.jobs import SearchJob, SearchKind
+LOG = logging.getLogger("profnet_sheets")
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,8 @@ class Estimate:
 
 
 class _Shared:
-    """What every view of one client shares: transport, caches, ledger, budget."""
+    """What every view of one client shares: the store, the transport, the memo, the ledger
+    and the budget."""
 
     def __init__(self, settings: Settings) -> None:
         if settings.uses_sandbox:
@@ -93,7 +98,7 @@ class _Shared:
         self.api_key = key
         in_memory = settings.cache in ("memory", "off")
         try:
-            self.transport = Transport(settings, base_url, service)
+            self.store = AnswerStore(settings, service, key.fingerprint, CachePolicy(settings))
             self.ledger = Ledger(
                 None if in_memory else settings.cache_dir / f"{service}-ledger.sqlite"
             )
@@ -104,16 +109,9 @@ class _Shared:
                 f"Cannot keep the cache at {where}: {reason}. Set "
                 "PROFNET_CACHE_DIR (or PROFNET_CACHE) to a folder you can write to."
             ) from None
+        self.transport = Transport(settings, base_url)
         self.memo = MemoCache()
         self.budget = Budget(settings.budget)
-        # The same raw arguments (as Excel hands them over) -> the key of their normalised call,
-        # so that a warm repeat skips normalisation entirely.
-        self.prepared: dict[Hashable, MemoKey] = {}
-
-    def remember_prepared(self, raw: Hashable, key: MemoKey) -> None:
-        if len(self.prepared) >= 200_000:
-            self.prepared.clear()
-        self.prepared[raw] = key
 
 
 class Client:
@@ -155,6 +153,7 @@ class Client:
         )
         self._shared = _Shared(self.settings)
         self._budget = self._shared.budget
+        self._policy = CachePolicy(self.settings)
 
     # -- the client itself ----------------------------------------------------------------------
 
@@ -172,11 +171,22 @@ class Client:
         view = copy.copy(self)
         changes = {k: v for k, v in (("refresh", refresh), ("offline", offline)) if v is not None}
         view.settings = self.settings.with_changes(**changes)
+        view._policy = CachePolicy(view.settings)
         return view
 
     @property
     def base_url(self) -> str:
         return self._shared.base_url
+
+    @property
+    def service(self) -> str:
+        """The name this client's service goes by in the cache and the ledger."""
+        return self._shared.service
+
+    def spent(self, *, uncertain: bool = False) -> int:
+        """Credits the ledger holds for this service (`uncertain`: only those that may have
+        been charged without an answer)."""
+        return self.ledger.total(service=self._shared.service, uncertain=uncertain)
 
     @property
     def ledger(self) -> Ledger:
@@ -196,6 +206,7 @@ class Client:
 
     def close(self) -> None:
         self._shared.transport.close()
+        self._shared.store.close()
         self._shared.ledger.close()
 
     def __enter__(self) -> Client:
@@ -211,66 +222,79 @@ class Client:
 
     # -- calls ----------------------------------------------------------------------------------
 
-    def call(self, name: str, params: Mapping[str, Any] | None = None, **more: Any) -> Any:
-        """Call endpoint `name` with parameters, returning its payload (see the class doc)."""
+    def call(
+        self,
+        name: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        max_items: int | None = None,
+        **more: Any,
+    ) -> Any:
+        """Call endpoint `name` with parameters, returning its payload (see the class doc).
+        `max_items`: the most items a per-item call may be paid for (the budget reserves it)."""
         ep = endpoint(name)
-        return payload_of(ep, self._body(ep, {**(params or {}), **more}))
+        return payload(ep, self._body(ep, {**(params or {}), **more}, max_items))
 
-    def _key(self, ep: Endpoint, payload: dict[str, Any]) -> MemoKey:
-        service = self._shared.service
-        if ep.search:  # search jobs are one account's own (as in the HTTP cache's keys)
-            service = f"{service}/{self._shared.api_key.fingerprint}"
-        return (service, ep.name, canonical_json(payload))
+    def key(self, name: str, params: Mapping[str, Any]) -> CallKey:
+        """The key of a call, as every cache of this client knows it."""
+        ep = endpoint(name)
+        return self._key(ep, prepare(ep, dict(params)))
+
+    def _key(self, ep: Endpoint, payload: dict[str, Any]) -> CallKey:
+        shared = self._shared
+        return call_key(shared.service, shared.api_key.fingerprint, ep, payload)
 
     def _body(self, ep: Endpoint, params: dict[str, Any], max_items: int | None = None) -> Any:
-        """The body of a successful answer, from memory, the HTTP cache or the service."""
-        shared = self._shared
-        refresh, stale = self.settings.refresh, self.settings.serves_stale
+        """The body of a successful answer, from the memo, the store or the service."""
+        shared, policy = self._shared, self._policy
+        readable, stale = policy.may_read(ep), policy.stale_ok
         raw = _frozen(ep.name, params)
-        if not refresh and raw is not None:
-            known = shared.prepared.get(raw)
-            memo = shared.memo.get(known, stale) if known is not None else None
+        if readable and raw is not None:
+            memo = shared.memo.get_alias(raw, stale)
             if memo is not None:
                 return self._answer(ep, memo.status, memo.body())
         payload = prepare(ep, params)
         key = self._key(ep, payload)
         if raw is not None:
-            shared.remember_prepared(raw, key)
-        if not refresh:
+            shared.memo.alias(raw, key)
+        if readable:
             memo = shared.memo.get(key, stale)
             if memo is not None:
                 return self._answer(ep, memo.status, memo.body())
-        # An endpoint never kept (a status; one the expiry table sets to 0) is never read from
-        # the store either: an entry an older setting left there must not answer.
-        refresh = refresh or fresh_for(self.settings, ep, 200) <= 0
         with PROCESS_LOCKS(key):
-            if not refresh:
-                memo = shared.memo.get(key, stale)
-                if memo is not None:
-                    return self._answer(ep, memo.status, memo.body())
-                held = shared.transport.stored(
-                    ep, payload, shared.api_key, stale_ok=self.settings.serves_stale
-                )
-                if held is not None:
-                    return self._remember(ep, key, held)
+            if readable:
+                found = self._stored(ep, key)
+                if found is not None:
+                    return found
             if self.settings.offline:
                 raise OfflineMiss(
                     f"{ep.name}: offline, and this call is not in the cache "
-                    f"({canonical_json(payload)}). Go online (offline=False) to fetch it.",
+                    f"({canonical_json(payload)[:200]}). Go online (offline=False) to fetch it.",
                     endpoint=ep.name,
                 )
-            with shared.transport.claim(ep, payload, shared.api_key):
-                if not refresh:  # another process may have paid for it while this one waited
-                    held = shared.transport.stored(
-                        ep, payload, shared.api_key, stale_ok=self.settings.serves_stale
-                    )
-                    if held is not None:
-                        return self._remember(ep, key, held)
-                sent = self._send(ep, payload, price_ceiling(ep, payload, max_items))
+            with shared.store.claims.hold(key.digest):
+                if readable:  # another process may have paid for it while this one waited
+                    found = self._stored(ep, key)
+                    if found is not None:
+                        return found
+                sent = self._send(ep, key, payload, price_ceiling(ep, payload, max_items))
             return self._remember(ep, key, sent)
 
-    def _send(self, ep: Endpoint, payload: dict[str, Any], ceiling: int) -> Sent:
-        """Send a call the caches cannot answer, within the budget; record what it cost."""
+    def _stored(self, ep: Endpoint, key: CallKey) -> Any | None:
+        """The answer the memo or the store holds for `key` (kept in the memo), or None."""
+        memo = self._shared.memo.get(key, self._policy.stale_ok)
+        if memo is not None:
+            return self._answer(ep, memo.status, memo.body())
+        held = self._shared.store.get(key, stale_ok=self._policy.stale_ok)
+        if held is None:
+            return None
+        sent = Sent(held.status, held.text, _json_or_none(held.text), held.headers, True, 0)
+        sent.expires = held.expires
+        return self._remember(ep, key, sent)
+
+    def _send(self, ep: Endpoint, key: CallKey, payload: dict[str, Any], ceiling: int) -> Sent:
+        """Send a call the caches cannot answer, within the budget; record what it cost (an
+        answer not understood as possibly charged); keep what the policy says to keep."""
         shared = self._shared
         reserved = [self._budget.reserve(ceiling, ep.name)]
         charged = 0  # what the budget settles on: the charge, and what may have been charged
@@ -291,16 +315,38 @@ class Client:
                     charged = ceiling * error.uncertain_attempts
                     self._record(ep, charged, None, uncertain=True)
                 raise
-            if sent.status == 200 and is_answer(ep, sent.body):
-                charged = ep.price.charge(sent.body)
-                items = charged // max(ep.price.credits, 1)
-                self._record(ep, charged, items if ep.price.kind == "per_item" else None)
+            if sent.status == 200 and ep.price.kind != "free":
+                if missing(ep, sent.body) is None and not unfinished(ep, sent.body):
+                    charged = ep.price.charge(sent.body)
+                    items = charged // max(ep.price.credits, 1)
+                    self._record(ep, charged, items if ep.price.kind == "per_item" else None)
+                else:  # charged, maybe, for an answer this version cannot read
+                    sent.uncertain += 1
             if sent.uncertain:  # attempts that went out and may have been done unanswered
                 charged += sent.uncertain * ceiling
                 self._record(ep, sent.uncertain * ceiling, None, uncertain=True)
         finally:
             self._budget.settle(sum(reserved), charged)
+        self._keep(ep, key, sent)
         return sent
+
+    def _keep(self, ep: Endpoint, key: CallKey, sent: Sent) -> None:
+        """Save an answer in the store for as long as the policy says. A save that fails (a
+        disk full, a database locked past its busy timeout) is logged, never raised: the answer
+        is paid for, and the caller still gets (and counts) it."""
+        seconds = self._policy.keep_for(ep, sent.status, sent.body)
+        if seconds <= 0 or sent.response is None:
+            return
+        try:
+            self._shared.store.save(key, sent.response, seconds)
+        except Exception as error:
+            LOG.warning(
+                "%s: the answer could not be saved in the cache (%s: %s); it is used now, and "
+                "would be fetched (and paid) again by another process",
+                ep.name,
+                type(error).__name__,
+                error,
+            )
 
     def _record(
         self, ep: Endpoint, credits: int, items: int | None, uncertain: bool = False
@@ -310,86 +356,86 @@ class Client:
             shared.service, shared.api_key.fingerprint, ep.name, credits, items, uncertain
         )
 
-    def _remember(self, ep: Endpoint, key: MemoKey, sent: Sent) -> Any:
-        """Keep a real answer in memory (no longer than the HTTP cache keeps it), hand it out."""
-        status, text = sent.status, sent.text
-        body = sent.body
-        if body is None:
-            body = _json(ep, text) if status in (200, 404) else _json_or_text(text)
-        keep_for = fresh_for(self.settings, ep, status) if storable(ep, status, body) else 0
-        if keep_for > 0:  # never a status (even for stale_ok readers: it must change)
-            if sent.from_cache and sent.expires is not None:
-                keep_for = min(keep_for, sent.expires - time.time())
-            self._shared.memo.put(key, status, text, keep_for, self.settings.serves_stale)
+    def _remember(self, ep: Endpoint, key: CallKey, sent: Sent) -> Any:
+        """Keep an answer in the memo (no longer than the store keeps it), hand it out."""
+        status, body = sent.status, sent.body
+        if body is None and status == 200:
+            body = _json(ep, sent.text)
+        elif body is None:
+            body = sent.text[:500]
+        keep_for = self._policy.keep_for(ep, status, body)
+        if sent.from_cache and sent.expires is not None:
+            keep_for = min(keep_for, sent.expires - time.time()) if keep_for > 0 else keep_for
+        if keep_for > 0 or (sent.from_cache and self._policy.stale_ok):
+            text = json.dumps(conformed(ep, body)) if status == 200 else sent.text
+            self._shared.memo.put(key, status, text, keep_for, self._policy.stale_ok)
         return self._answer(ep, status, body, sent.headers)
 
     @staticmethod
     def _answer(ep: Endpoint, status: int, body: Any, headers: Any = None) -> Any:
         if status != 200 or unfinished(ep, body):
             raise error_for(ep, status, body, headers)
-        if not is_answer(ep, body):
+        lacking = missing(ep, body)
+        if lacking is not None:
             raise ServiceError(
-                f"{ep.name}: the answer is not what the spec describes; the service may have "
-                f"changed or be failing. It said: {str(body)[:300]}",
+                f"{ep.name}: the answer has no {lacking}, which this version needs; the service "
+                f"may have changed or be failing (it may have charged for it: counted as "
+                f"uncertain). It said: {str(body)[:300]}",
                 endpoint=ep.name,
                 status=status,
                 body=body,
             )
-        return body
+        return conformed(ep, body)
 
     # -- the cache ------------------------------------------------------------------------------
 
     def cache_info(self) -> dict[str, Any]:
-        """Where answers are cached, how many, and the ledger's place."""
-        cache = self._shared.transport.cache
+        """Where answers are cached, how many (and how many expired), the size, the ledger."""
+        found = self._shared.store.info()
         return {
             "service": self.base_url
             + (" (embedded sandbox)" if self.settings.uses_sandbox else ""),
-            "cache": where_kept(cache, self.settings),
-            "answers": len(cache.responses),
+            **found,
             "in memory now": len(self._shared.memo),
             "ledger": str(self._shared.ledger.path or "memory"),
         }
 
+    def purge_cache(self) -> int:
+        """Remove every expired answer from the store; how many were removed."""
+        return self._shared.store.purge()
+
     def forget(self, name: str, params: Mapping[str, Any]) -> None:
-        """Forget the cached answer of one call (memory and HTTP cache): the next one is sent."""
-        ep = endpoint(name)
-        payload = prepare(ep, params)
-        self._shared.memo.forget(self._key(ep, payload))
-        self._shared.transport.forget(ep, payload, self._shared.api_key)
+        """Forget the cached answer of one call (memo and store): the next one is sent."""
+        key = self.key(name, params)
+        self._shared.memo.forget(key)
+        self._shared.store.forget(key)
 
     def clear_cache(self) -> None:
-        """Forget every cached answer of this service (memory and HTTP cache)."""
-        self._shared.transport.cache.clear()  # type: ignore[no-untyped-call]
+        """Forget every cached answer of this service (memo and store)."""
+        self._shared.store.clear()
         self._shared.memo.clear()
-        self._shared.prepared.clear()
 
     # -- what things cost ---------------------------------------------------------------------
 
     def is_cached(self, name: str, params: Mapping[str, Any]) -> bool:
         """Whether this call would be answered without the network (and so cost nothing).
 
-        Asks memory, then the HTTP cache's store by key (no request is built), and keeps a
-        found answer in memory, so that a plan's look at the cache also warms the calls.
+        Asks the memo, then the store by key (no request is built), and keeps a found answer
+        in the memo, so that a plan's look at the cache also warms the calls.
         """
         ep = endpoint(name)
-        payload = prepare(ep, params)
-        key = self._key(ep, payload)
-        shared = self._shared
-        if shared.memo.get(key, self.settings.serves_stale) is not None:
-            return True
-        stale_ok = self.settings.serves_stale
-        held = shared.transport.stored(ep, payload, shared.api_key, stale_ok=stale_ok)
-        if held is None:
+        if not self._policy.may_read(ep):
             return False
-        with contextlib.suppress(ProfnetError):  # a cached 404 is held too
-            self._remember(ep, key, held)  # kept: the call that follows answers from memory
-        return True
+        key = self._key(ep, prepare(ep, dict(params)))
+        try:
+            return self._stored(ep, key) is not None
+        except ProfnetError:  # a cached 404 is held too
+            return True
 
     def estimate(self, calls: Iterable[PlannedCall | tuple[str, Mapping[str, Any]]]) -> Estimate:
         """The cost of a set of planned calls: identical calls count once, cached ones nothing."""
         total = 0
-        unique: dict[MemoKey, tuple[Endpoint, dict[str, Any]]] = {}
+        unique: dict[CallKey, tuple[Endpoint, dict[str, Any]]] = {}
         for call in calls:
             name, params = (call.endpoint, call.params) if isinstance(call, PlannedCall) else call
             ep = endpoint(name)
@@ -604,7 +650,7 @@ class Client:
         recent_activities, keywords; or sales_nav_url instead. limit 1-1000 (default 100).
         An identical search within the reuse window (24 h) reuses the first, free.
         """
-        return self._search("companies", filters)
+        return jobs.start_search(self, "companies", filters)
 
     def search_leads(self, **filters: Any) -> SearchJob:
         """Start (or reuse) a lead search (50 credits, even for 0 results): a SearchJob.
@@ -613,7 +659,7 @@ class Client:
         past_company_names, past_company_ids, geo_codes (geo ids), industry_codes, school_ids,
         keywords; or sales_nav_url instead. limit 1-2500 (default 100).
         """
-        return self._search("leads", filters)
+        return jobs.start_search(self, "leads", filters)
 
     def get_recommendations_received(self, *, profnet_url: str) -> dict[str, Any]:
         """Recommendations a profile received (1 credit): `{recommendations}`."""
@@ -655,85 +701,22 @@ class Client:
     # -- searches -------------------------------------------------------------------------------
 
     def _paged_call(self, name: str, params: dict[str, Any], max_items: int | None = None) -> Any:
-        ep = endpoint(name)
-        return payload_of(ep, self._body(ep, params, max_items))
-
-    def _search(self, kind: SearchKind, filters: dict[str, Any]) -> SearchJob:
-        from profnet_sheets.client.jobs import SearchJob
-
-        name = "search-leads" if kind == "leads" else "search-companies"
-        view = self.with_options(refresh=False)  # a job reads its pages from the cache
-        with _SEARCH_LOCK:
-            reused = not self.settings.refresh and self.is_cached(name, filters)
-            created = self.call(name, filters)
-            request_id = str(created["request_id"])
-            if reused and not self.settings.offline and request_id not in _COMPLETED:
-                try:
-                    state = view.call(_status_endpoint(kind), request_id=request_id)  # free
-                except NotFound:
-                    # The service forgot that job: run the search asked for, anew; the new
-                    # creation replaces the dead one in both caches.
-                    created = self.with_options(refresh=True).call(name, filters)
-                    request_id = str(created["request_id"])
-                else:
-                    if state.get("status") == "completed":
-                        _COMPLETED.add(request_id)
-                    elif state.get("status") == "failed":
-                        self.forget(name, filters)
-                        raise _failed_before(kind, request_id, state)
-        return SearchJob(view, kind, request_id, created=created, filters=filters)
+        return self.call(name, params, max_items=max_items)
 
     def search(self, kind: SearchKind, **filters: Any) -> SearchJob:
         """search_leads or search_companies by kind ("leads" or "companies")."""
         if kind not in ("leads", "companies"):
             raise ValueError(f"kind must be 'leads' or 'companies', got {kind!r}")
-        return self._search(kind, filters)
+        return jobs.start_search(self, kind, filters)
 
     def forget_search(self, kind: SearchKind, filters: Mapping[str, Any], request_id: str) -> None:
         """Forget the cached creation of a search with these filters if it is still the job
-        `request_id` (seen failed): a newer run of the same search, maybe another process's,
-        is kept."""
-        name = search_endpoint(kind, "create").name
-        with _SEARCH_LOCK:
-            try:
-                held = self.with_options(offline=True).call(name, filters)
-            except ProfnetError:  # nothing cached for it any more
-                return
-            if str(held.get("request_id")) == request_id:
-                self.forget(name, filters)
+        `request_id` (seen failed): a newer run of the same search is kept."""
+        jobs.forget_search(self, kind, filters, request_id)
 
     def attach_search(self, kind: SearchKind, request_id: str) -> SearchJob:
         """A search job started earlier (maybe by another process), by its request_id."""
-        from profnet_sheets.client.jobs import SearchJob
-
         return SearchJob(self.with_options(refresh=False), kind, request_id)
-
-    def results_page(self, kind: SearchKind, request_id: str, page: int, max_items: int) -> Any:
-        """One results page, budgeted for at most `max_items` results."""
-        name = "get-lead-results" if kind == "leads" else "get-company-results"
-        return self._paged_call(name, {"request_id": request_id, "page": page}, max_items)
-
-
-_SEARCH_LOCK = threading.Lock()
-_COMPLETED: set[str] = set()  # request ids of searches seen completed (it never changes)
-
-
-def _failed_before(kind: SearchKind, request_id: str, state: Mapping[str, Any]) -> SearchFailed:
-    """The error for a search asked again whose earlier run failed (and is now forgotten)."""
-    price = counted(search_endpoint(kind, "create").price.credits, "credit")
-    return SearchFailed(
-        f"The same {kind} search ran earlier ({request_id}) and failed at the service. It is "
-        f"forgotten now: asking again starts a new one (and pays for it: {price}).",
-        request_id=request_id,
-        endpoint=_status_endpoint(kind),
-        status=200,
-        code="failed",
-        details=f"failed at {state.get('progress', 0)}%",
-    )
-
-
-def _status_endpoint(kind: SearchKind) -> str:
-    return "get-lead-search-status" if kind == "leads" else "get-company-search-status"
 
 
 def _frozen(name: str, params: Mapping[str, Any]) -> Hashable | None:
@@ -758,11 +741,11 @@ def _frozen(name: str, params: Mapping[str, Any]) -> Hashable | None:
     return frozen
 
 
-def _json_or_text(text: str) -> Any:
+def _json_or_none(text: str) -> Any:
     try:
         return json.loads(text)
     except ValueError:
-        return text[:500]
+        return None
 
 
 def _json(ep: Endpoint, text: str) -> Any:

@@ -1,22 +1,116 @@
-"""SearchJob: create (or reuse) -> poll the free status -> read every results page; resumable."""
+"""A search's life: create (or reuse) -> poll the free status -> read every results page once;
+resumable by request_id. Counts the service leaves out (`total_results`, `total_pages`,
+`progress`) are never read as 0: pages are then read until an empty or short one."""
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
+from profnet_sheets.client.answers import whole_number
+from profnet_sheets.client.ledger import MAX_PAGE_ITEMS
 from profnet_sheets.client.prepare import prepare
-from profnet_sheets.errors import SearchFailed, SearchTimedOut
+from profnet_sheets.config import Settings
+from profnet_sheets.errors import NotFound, ProfnetError, SearchFailed, SearchTimedOut
 from profnet_sheets.spec import search_endpoint
+from profnet_sheets.words import counted
 
 if TYPE_CHECKING:
     import polars
 
-    from profnet_sheets.client.client import Client
-
 SearchKind = Literal["leads", "companies"]
+
+
+class SearchClient(Protocol):
+    """What a search needs of the client that runs it."""
+
+    settings: Settings
+
+    def call(
+        self,
+        name: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        max_items: int | None = None,
+        **more: Any,
+    ) -> Any: ...
+
+    def is_cached(self, name: str, params: Mapping[str, Any]) -> bool: ...
+
+    def forget(self, name: str, params: Mapping[str, Any]) -> None: ...
+
+    def with_options(
+        self, *, refresh: bool | None = None, offline: bool | None = None
+    ) -> SearchClient: ...
+
+
+_SEARCH_LOCK = threading.Lock()
+_COMPLETED: set[str] = set()  # request ids of searches seen completed (it never changes)
+
+
+def start_search(client: SearchClient, kind: SearchKind, filters: dict[str, Any]) -> SearchJob:
+    """Start a search, or reuse the same one started within the reuse window (free): a
+    reused job the service forgot is run anew; one that failed is forgotten and said so."""
+    name = search_endpoint(kind, "create").name
+    view = client.with_options(refresh=False)  # a job reads its pages from the cache
+    with _SEARCH_LOCK:
+        reused = not client.settings.refresh and client.is_cached(name, filters)
+        created = client.call(name, filters)
+        request_id = str(created["request_id"])
+        if reused and not client.settings.offline and request_id not in _COMPLETED:
+            try:
+                state = view.call(status_endpoint(kind), request_id=request_id)  # free
+            except NotFound:
+                # The service forgot that job: run the search asked for, anew; the new
+                # creation replaces the dead one in both caches.
+                created = client.with_options(refresh=True).call(name, filters)
+                request_id = str(created["request_id"])
+            else:
+                if state.get("status") == "completed":
+                    _COMPLETED.add(request_id)
+                elif state.get("status") == "failed":
+                    client.forget(name, filters)
+                    raise _failed_before(kind, request_id, state)
+    return SearchJob(view, kind, request_id, created=created, filters=filters)
+
+
+def forget_search(
+    client: SearchClient, kind: SearchKind, filters: Mapping[str, Any], request_id: str
+) -> None:
+    """Forget the cached creation of a search with these filters if it is still the job
+    `request_id` (seen failed): a newer run of the same search, maybe another process's,
+    is kept."""
+    name = search_endpoint(kind, "create").name
+    with _SEARCH_LOCK:
+        try:
+            held = client.with_options(offline=True).call(name, filters)
+        except ProfnetError:  # nothing cached for it any more
+            return
+        if str(held.get("request_id")) == request_id:
+            client.forget(name, filters)
+
+
+def status_endpoint(kind: SearchKind) -> str:
+    return search_endpoint(kind, "status").name
+
+
+def _failed_before(kind: SearchKind, request_id: str, state: Mapping[str, Any]) -> SearchFailed:
+    """The error for a search asked again whose earlier run failed (and is now forgotten)."""
+    price = counted(search_endpoint(kind, "create").price.credits, "credit")
+    return SearchFailed(
+        f"The same {kind} search ran earlier ({request_id}) and failed at the service. It is "
+        f"forgotten now: asking again starts a new one (and pays for it: {price}).",
+        request_id=request_id,
+        endpoint=status_endpoint(kind),
+        status=200,
+        code="failed",
+        details=f"failed at {state.get('progress', 0)}%",
+    )
+
+
 Progress = Callable[["SearchStatus"], None]
 PageProgress = Callable[[int, int], None]  # (results read so far, results expected)
 
@@ -27,8 +121,8 @@ class SearchStatus:
 
     request_id: str
     status: str
-    progress: int
-    total_results: int
+    progress: int | None  # None: the service did not say
+    total_results: int | None  # None: the service did not say (never read as 0)
 
     @property
     def completed(self) -> bool:
@@ -64,7 +158,7 @@ class SearchJob:
 
     def __init__(
         self,
-        client: Client,
+        client: SearchClient,
         kind: SearchKind,
         request_id: str,
         *,
@@ -87,12 +181,12 @@ class SearchJob:
         self.sleep: Callable[[float], None] = time.sleep
 
     def __repr__(self) -> str:
-        state = f" {self.last.status} {self.last.progress}%" if self.last else ""
+        state = f" {self.last.status} {_percent(self.last)}" if self.last else ""
         return f"<SearchJob {self.kind} {self.request_id}{state}>"
 
     @property
     def status_endpoint(self) -> str:
-        return "get-lead-search-status" if self.kind == "leads" else "get-company-search-status"
+        return status_endpoint(self.kind)
 
     def status(self) -> SearchStatus:
         """Ask the service (free, never cached)."""
@@ -101,12 +195,12 @@ class SearchJob:
         if body.get("status") == "failed" and self.filters is not None and not seen_failed:
             # Asking for the same search again must start a new one (priced as such), not
             # hand this failed one back for the rest of the reuse window.
-            self.client.forget_search(self.kind, self.filters, self.request_id)
+            forget_search(self.client, self.kind, self.filters, self.request_id)
         self.last = SearchStatus(
-            request_id=str(body.get("request_id", self.request_id)),
+            request_id=str(body.get("request_id") or self.request_id),
             status=str(body.get("status", "processing")),
-            progress=int(body.get("progress") or 0),
-            total_results=int(body.get("total_results") or 0),
+            progress=whole_number(body.get("progress")),
+            total_results=whole_number(body.get("total_results")),
         )
         return self.last
 
@@ -117,7 +211,7 @@ class SearchJob:
             "endpoint": self.status_endpoint,
             "status": 200,
             "code": current.status,
-            "details": f"{current.status} at {current.progress}%",
+            "details": f"{current.status} at {_percent(current)}",
         }
 
     def wait(
@@ -142,7 +236,7 @@ class SearchJob:
                 if current.failed:
                     raise SearchFailed(
                         f"The {self.kind} search {self.request_id} failed at the service "
-                        f"(at {current.progress}%). Its creation was charged; start it again "
+                        f"(at {_percent(current)}). Its creation was charged; start it again "
                         "with refresh=True to pay for a new one.",
                         **self._context(current),
                     )
@@ -150,7 +244,7 @@ class SearchJob:
                 if deadline is not None and time.monotonic() >= deadline:
                     raise SearchTimedOut(
                         f"The {self.kind} search {self.request_id} is still {current.status} "
-                        f"({current.progress}%) after {timeout:g} s. It goes on at the service: "
+                        f"({_percent(current)}) after {timeout:g} s. It goes on at the service: "
                         "wait again, or attach to it later by its request_id.",
                         **self._context(current),
                     )
@@ -174,30 +268,45 @@ class SearchJob:
         if self.last is not None and self.last.completed:
             expected = self.last.total_results
         elif self.client.settings.offline:
-            expected = 1  # the status is never cached: the first page's total says how many
+            expected = None  # the status is never cached: the pages say how many
         else:
             expected = self.wait(progress=progress).total_results
-        most = self.limit if self.limit is not None else expected
+        return self._read_pages(expected, on_page)
+
+    def _read_pages(
+        self, expected: int | None, on_page: PageProgress | None
+    ) -> list[dict[str, Any]]:
+        """Every page, until the known total, the last page, an empty page, or a page shorter
+        than the first (when the service gives no counts). Never more than the limit; the
+        budget reserves, for each page, the most it can cost."""
+        results = search_endpoint(self.kind, "results").name
         rows: list[dict[str, Any]] = []
         page_size: int | None = None  # learnt from the first page; never assumed
         page = 1
-        while len(rows) < min(expected, most):
-            left = min(expected, most) - len(rows)
-            # The budget reserves the most a page can cost: until a page has shown the size,
-            # every result still unread (the spec gives no page size; a guess could overspend).
+        while True:
+            most = _least(expected, self.limit)
+            if most is not None and len(rows) >= most:
+                break
+            left = (most - len(rows)) if most is not None else MAX_PAGE_ITEMS
             ceiling = min(left, page_size) if page_size else left
-            body = self.client.results_page(self.kind, self.request_id, page, max_items=ceiling)
+            body = self.client.call(
+                results, request_id=self.request_id, page=page, max_items=ceiling
+            )
             items = list(body.get("results") or [])
             rows.extend(items)
-            expected = max(expected, int(body.get("total_results") or 0))
+            told = whole_number(body.get("total_results"))
+            if told is not None:
+                expected = max(expected or 0, told)
             if on_page is not None:
-                on_page(len(rows), expected)
-            total_pages = int(body.get("total_pages") or 0)
-            if not items or (total_pages and page >= total_pages):
+                on_page(len(rows), expected if expected is not None else len(rows))
+            total_pages = whole_number(body.get("total_pages"))
+            if not items or (total_pages is not None and page >= total_pages):
                 break
+            if total_pages is None and expected is None and page_size and len(items) < page_size:
+                break  # a short page, with no count to go by: the last one
             page_size = page_size or len(items)
             page += 1
-        return rows
+        return rows[: self.limit] if self.limit is not None else rows
 
     def frame(self, *, on_page: PageProgress | None = None) -> polars.DataFrame:
         """The results as a polars DataFrame (columns of the spec's result item); `on_page` as
@@ -209,6 +318,15 @@ class SearchJob:
         item = resources.LEAD_ITEM if self.kind == "leads" else resources.COMPANY_SEARCH_ITEM
         schema = dict.fromkeys(item.field_names, pl.String)
         return pl.DataFrame(self.results(on_page=on_page), schema=schema, orient="row")
+
+
+def _least(*bounds: int | None) -> int | None:
+    known = [bound for bound in bounds if bound is not None]
+    return min(known) if known else None
+
+
+def _percent(status: SearchStatus) -> str:
+    return "?%" if status.progress is None else f"{status.progress}%"
 
 
 def _reporter(
@@ -223,7 +341,7 @@ def _reporter(
     bar = tqdm(total=100, desc=f"{job.kind} search", unit="%")
 
     def report(status: SearchStatus) -> None:
-        bar.n = status.progress
+        bar.n = status.progress or 0
         bar.set_postfix_str(status.status)
         bar.refresh()
 

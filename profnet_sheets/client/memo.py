@@ -1,4 +1,4 @@
-"""The fast layer in front of the HTTP cache: answers kept in memory."""
+"""The one in-process memo in front of the store: answers by call key, in microseconds."""
 
 from __future__ import annotations
 
@@ -6,15 +6,11 @@ import json
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-MemoKey = tuple[str, str, str]  # (service, endpoint, canonical parameters)
-
-
-def canonical_json(params: dict[str, Any]) -> str:
-    """One text per set of parameters, whatever the order they were given in."""
-    return json.dumps(params, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+from profnet_sheets.client.keys import CallKey
 
 
 @dataclass(frozen=True)
@@ -32,16 +28,18 @@ class Memo:
 class MemoCache:
     """A bounded, expiring, thread-safe map from call keys to answers. A hit costs microseconds.
 
-    A requests-cache hit costs ~0.6 ms (request preparation and key hashing): too slow for Excel
-    recalculating thousands of cells. This layer answers repeats before any of that happens.
+    A store read costs a tenth of a millisecond or more (a row read and deserialised): too slow
+    for Excel recalculating thousands of cells. Raw arguments as a formula hands them over can
+    be aliased to their key, so that a warm repeat skips normalisation too.
     """
 
     def __init__(self, max_entries: int = 100_000) -> None:
         self.max_entries = max_entries
-        self._entries: OrderedDict[MemoKey, Memo] = OrderedDict()
+        self._entries: OrderedDict[CallKey, Memo] = OrderedDict()
+        self._aliases: dict[Hashable, CallKey] = {}
         self._lock = threading.Lock()
 
-    def get(self, key: MemoKey, stale_ok: bool = False) -> Memo | None:
+    def get(self, key: CallKey, stale_ok: bool = False) -> Memo | None:
         """The answer kept for `key` while fresh (with `stale_ok`, also after), or None."""
         entry = self._entries.get(key)
         if entry is None:
@@ -52,7 +50,18 @@ class MemoCache:
             return None
         return entry
 
-    def put(self, key: MemoKey, status: int, text: str, ttl: float, stale_ok: bool = False) -> None:
+    def get_alias(self, raw: Hashable, stale_ok: bool = False) -> Memo | None:
+        """The answer kept for the call that raw arguments `raw` make, or None."""
+        key = self._aliases.get(raw)
+        return None if key is None else self.get(key, stale_ok)
+
+    def alias(self, raw: Hashable, key: CallKey) -> None:
+        """Remember that raw arguments `raw` make the call `key`."""
+        if len(self._aliases) >= 2 * self.max_entries:
+            self._aliases.clear()
+        self._aliases[raw] = key
+
+    def put(self, key: CallKey, status: int, text: str, ttl: float, stale_ok: bool = False) -> None:
         """Keep an answer for `ttl` seconds (an already stale one only for `stale_ok` readers)."""
         if ttl <= 0 and not stale_ok:
             return
@@ -62,13 +71,14 @@ class MemoCache:
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
 
-    def forget(self, key: MemoKey) -> None:
+    def forget(self, key: CallKey) -> None:
         with self._lock:
             self._entries.pop(key, None)
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._aliases.clear()
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -9,7 +9,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
 from profnet_sheets import errors
-from profnet_sheets.config import NOT_FOUND_EXPIRY, Settings
+from profnet_sheets.client.answers import unfinished
 from profnet_sheets.spec import Endpoint
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -89,22 +89,6 @@ class RetryPolicy:
         return self.wait_before(attempt, rng)
 
 
-def fresh_for(settings: Settings, endpoint: Endpoint, status: int) -> float:
-    """Seconds an answer of this endpoint stays fresh in the caches (0: it is never kept).
-
-    The expiry table per endpoint; a search creation for the reuse window; a 404 for no
-    longer than NOT_FOUND_EXPIRY.
-    """
-    if endpoint.search_role == "status":
-        return 0.0  # whatever the table says: a search's status changes
-    seconds = settings.expiry.get(endpoint.name, 86400.0)
-    if endpoint.search_role == "create":
-        seconds = settings.search_reuse_hours * 3600
-    if status == 404:
-        seconds = min(seconds, NOT_FOUND_EXPIRY)
-    return seconds
-
-
 def parse_retry_after(value: str | None) -> float | None:
     """Seconds from a Retry-After header (a number of seconds or an HTTP date)."""
     if not value:
@@ -120,20 +104,6 @@ def parse_retry_after(value: str | None) -> float | None:
         return max(0.0, (moment - datetime.now(UTC)).total_seconds())
     except (TypeError, ValueError):
         return None
-
-
-_NOT_COMPLETED = frozenset({"processing", "failed"})  # the spec's job states but the last
-
-
-def unfinished(endpoint: Endpoint, body: Any) -> bool:
-    """A results page answered before its search completed: a 200 carrying the search's state
-    (`processing`, or `failed`) that a service may send instead of a 409. Any other `status`
-    (a marketplace's "success") says nothing about the search."""
-    return (
-        endpoint.search_role == "results"
-        and isinstance(body, dict)
-        and body.get("status") in _NOT_COMPLETED
-    )
 
 
 def is_quota_exhausted(body: Any, headers: Any = None) -> bool:

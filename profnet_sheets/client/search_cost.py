@@ -48,7 +48,9 @@ def _read_before(client: Client, kind: SearchKind, payload: Mapping[str, Any]) -
     read, page, total = 0, 1, None
     try:
         while True:
-            body = offline.results_page(kind, request_id, page, max_items=0)
+            body = offline.call(
+                search_endpoint(kind, "results").name, request_id=request_id, page=page, max_items=0
+            )
             read += len(body.get("results") or [])
             total = int(body.get("total_results") or 0)
             if page >= int(body.get("total_pages") or 0) or not body.get("results"):

@@ -1,28 +1,39 @@
-"""Where cached answers live: requests-cache's SQLite (readers never queue), Redis, or memory."""
+"""Where answers live: requests-cache's cache (SQLite in WAL mode, Redis, or memory), as JSON.
+
+Everything goes through requests-cache's public API: a `CachedSession` configured with the
+client's key function, the cache policy's filter and expiry, the key header redacted and the
+JSON serializer; answers read with `cache.get_response`, saved with `cache.save_response`,
+purged with `cache.delete(expired=True)`. Nothing is stored in a format that runs code when
+read (requests-cache's default serializer does: not in a cache a team shares).
+"""
 
 from __future__ import annotations
 
-import pickle
-import sqlite3
-import threading
+import contextlib
+import logging
+import sys
 import time
-import weakref
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import requests
-from requests_cache.backends.base import BaseCache
-from requests_cache.backends.sqlite import SQLiteCache, SQLiteDict
-from requests_cache.models.response import CachedResponse
 
+from profnet_sheets.client.cache import KEPT_STATUSES, CachePolicy
 from profnet_sheets.client.claims import Claims, FileClaims, NoClaims, RedisClaims
+from profnet_sheets.client.keys import CallKey, key_of_request
 from profnet_sheets.client.wal import ensure_wal
 from profnet_sheets.config import Settings, masked_url
 from profnet_sheets.errors import ConfigurationError
+from profnet_sheets.spec import API_KEY_HEADER
+
+LOG = logging.getLogger("profnet_sheets")
+PURGE_EVERY = 86400.0  # seconds: opening a cache purges expired answers at most this often
+REDIS_STALE_KEPT = 30 * 86400  # seconds Redis keeps an answer past its freshness (stale_ok)
+FORMAT = "json1"  # in file and namespace names: a cache in another format is never read as this
 
 
 @dataclass(frozen=True)
@@ -36,261 +47,219 @@ class Stored:
     expires: float | None
 
 
-def save_answer(
-    cache: BaseCache,
-    key: str,
-    response: requests.Response,
-    expires: datetime,
-    secrets: Iterable[str],
-) -> None:
-    """Save an answer as requests-cache stores one, with the headers named in `secrets`
-    redacted as requests-cache redacts them.
+class AnswerStore:
+    """One service's answers in requests-cache, and the claims of the processes sharing it."""
 
-    On SQLite the row is written directly, in requests-cache's own format (`row_of`; a test
-    compares the two byte for byte): building a CachedResponse and unstructuring it with cattrs
-    cost ~0.1 ms a call. Other backends go through requests-cache's CachedResponse. Either way,
-    unlike requests-cache's `save_response`, URLs and bodies are not rewritten for ignored
-    parameters: the client's secret only ever travels in a header.
-    """
-    hidden = frozenset(secrets)
-    if isinstance(cache, ThreadReadsSQLiteCache):
-        row = row_of(response, expires, hidden)
-        cache.responses.write_raw(key, pickle.dumps(row), round(expires.timestamp()))
-        return
-    cached = CachedResponse.from_response(response, expires=expires)
-    for headers in (cached.request.headers, cached.headers):
-        for name in hidden:
-            if name in headers:
-                headers[name] = "REDACTED"
-    if not _set_in_redis(cache.responses, key, cached):
-        cache.responses[key] = cached
+    def __init__(self, settings: Settings, service: str, account: str, policy: CachePolicy) -> None:
+        import requests_cache
 
-
-def _set_in_redis(responses: Any, key: str, cached: CachedResponse) -> bool:
-    """Save to requests-cache's Redis table as it does, with SET EX: its SETEX is deprecated by
-    redis-py (a DeprecationWarning a save). False: not that table, or an entry without TTL."""
-    if type(responses).__name__ != "RedisDict" or not getattr(responses, "ttl", False):
-        return False
-    delta = cached.expires_delta
-    seconds = None if delta is None else delta + responses.ttl_offset
-    if seconds is None or seconds <= 0:
-        return False
-    responses.connection.set(responses._bkey(key), responses.serialize(cached), ex=seconds)
-    return True
-
-
-def _redacted(headers: Mapping[str, str], hidden: frozenset[str]) -> dict[str, str]:
-    return {k: ("REDACTED" if k in hidden else v) for k, v in sorted(headers.items())}
-
-
-def row_of(
-    response: requests.Response, expires: datetime, hidden: frozenset[str]
-) -> dict[str, Any]:
-    """requests-cache's stored form of a response (cattrs' unstructured CachedResponse: fields
-    at their defaults left out), with the `hidden` headers redacted."""
-    sent = response.request
-    request: dict[str, Any] = {"headers": _redacted(sent.headers, hidden), "method": sent.method}
-    if sent.body:
-        request["body"] = sent.body.encode() if isinstance(sent.body, str) else sent.body
-    request["url"] = sent.url
-    return {
-        "_content": response.content,
-        "created_at": datetime.now(UTC).isoformat(),
-        "encoding": response.encoding,
-        "expires": expires.isoformat(),
-        "headers": _redacted(response.headers, hidden),
-        "reason": response.reason,
-        "request": request,
-        "status_code": response.status_code,
-        "url": response.url,
-    }
-
-
-def read_stored(cache: BaseCache, key: str, *, stale_ok: bool = False) -> Stored | None:
-    """The fresh answer stored under `key` (with `stale_ok`, any answer still stored), or None.
-
-    On SQLite the row is read and unpickled directly (~0.1 ms, against ~0.3 ms for
-    requests-cache's full CachedResponse, which a warm batch of thousands feels); any other
-    backend, or a row in another shape, goes through requests-cache.
-    """
-    if isinstance(cache, ThreadReadsSQLiteCache):
-        found = cache.responses.read_raw(key)
-        if found is None:
-            return None
-        stored = _from_unstructured(*found)
-        if stored is not None:
-            return stored if stale_ok or _fresh(stored.expires) else None
-    try:  # the answers table itself: no redirect aliases are ever saved, none looked up
-        response = cache.responses.get(key)
-    except (AttributeError, KeyError):  # an entry requests-cache can no longer read
-        return None
-    if not isinstance(response, CachedResponse) or (response.is_expired and not stale_ok):
-        return None
-    expires = response.expires.timestamp() if response.expires is not None else None
-    return Stored(response.status_code, response.text, dict(response.headers), expires)
-
-
-def _fresh(expires: float | None) -> bool:
-    return expires is None or expires > time.time()
-
-
-def _from_unstructured(value: bytes, expires: float | None) -> Stored | None:
-    """requests-cache's SQLite rows hold a pickled dict (its cattrs form of CachedResponse);
-    None when the row is not in that shape."""
-    try:
-        fields = pickle.loads(value)
-        content, status = fields["_content"], fields["status_code"]
-        text = content.decode(fields.get("encoding") or "utf-8")
-        headers = dict(fields.get("headers") or {})
-        stamp = fields.get("expires")
-        if isinstance(stamp, str):  # to the microsecond (the table's column holds whole seconds)
-            expires = datetime.fromisoformat(stamp).timestamp()
-    except Exception:
-        return None
-    if not isinstance(status, int):
-        return None
-    return Stored(status, text, headers, expires)
-
-
-class ThreadReadsSQLiteDict(SQLiteDict):
-    """requests-cache's SQLite table, with reads on one connection per thread.
-
-    requests-cache shares one connection and one lock between every thread: a worker looking
-    up a key waits while another one writes. In WAL mode readers do not need the writer's lock
-    at all, so each thread reads on a connection of its own; writes are unchanged (serial, on
-    the shared connection).
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self._readers = threading.local()
-        self._generation = 0  # bumped by close(): every thread then opens a new reader
-        super().__init__(*args, **kwargs)
-
-    @contextmanager
-    def connection(self, commit: bool = False) -> Iterator[sqlite3.Connection]:
-        if commit:
-            with super().connection(commit) as shared:
-                yield shared
-            return
-        reader: _Reader | None = getattr(self._readers, "reader", None)
-        if reader is None or reader.generation != self._generation:
-            if reader is not None:
-                reader.close()  # its own thread closes it: never one another thread uses
-            connection = sqlite3.connect(
-                self.db_path, isolation_level=None, **self.connection_kwargs
-            )
-            if self.busy_timeout is not None:
-                connection.execute(f"PRAGMA busy_timeout={int(self.busy_timeout)}")
-            reader = self._readers.reader = _Reader(connection, self._generation)
-        yield reader.connection
-
-    def read_raw(self, key: str) -> tuple[bytes, float | None] | None:
-        """The stored bytes of `key` and its expiry (unix time), without deserialising."""
-        with self.connection() as reader:
-            row = reader.execute(
-                f"SELECT value, expires FROM {self.table_name} WHERE key = ?",
-                (key,),
-            ).fetchone()
-        return (bytes(row[0]), row[1]) if row is not None else None
-
-    def write_raw(self, key: str, value: bytes, expires: int | None) -> None:
-        """Store bytes already serialised (and their expiry, unix time) under `key`: one
-        INSERT in autocommit on the shared writer connection (requests-cache's explicit
-        BEGIN IMMEDIATE / COMMIT around it made three calls into SQLite of one)."""
-        with self._lock, super().connection() as writer:
-            writer.execute(
-                f"INSERT OR REPLACE INTO {self.table_name} (key, value, expires) VALUES (?, ?, ?)",
-                (key, sqlite3.Binary(value), expires),
-            )
-
-    def close(self) -> None:
-        """Close the shared connection and this thread's reader; other threads' readers are
-        replaced at their next read (or closed when their thread ends), never closed under
-        them (requests-cache's clear() closes while other threads may be reading)."""
-        self._generation += 1
-        reader: _Reader | None = getattr(self._readers, "reader", None)
-        if reader is not None:
-            self._readers.reader = None
-            reader.close()
-        super().close()  # type: ignore[no-untyped-call]
-
-
-class _Reader:
-    """A thread's reader connection: closed when its thread ends (the thread-local holding
-    it goes), so that thread pools made and dropped per batch do not pile connections up."""
-
-    def __init__(self, connection: sqlite3.Connection, generation: int) -> None:
-        self.connection = connection
-        self.generation = generation
-        self._closer = weakref.finalize(self, connection.close)
-
-    def close(self) -> None:
-        self._closer()
-
-
-class ThreadReadsSQLiteCache(SQLiteCache):
-    """requests-cache's SQLite backend (WAL) whose answers table reads per thread."""
-
-    responses: ThreadReadsSQLiteDict
-
-    def __init__(self, db_path: Path, **kwargs: Any) -> None:
-        super().__init__(db_path, **kwargs)
-        shared_lock = self.responses._lock
-        self.responses.close()
-        self.responses = ThreadReadsSQLiteDict(
-            db_path, table_name="responses", lock=shared_lock, **kwargs
+        self.settings = settings
+        self.where = _place(settings, service)
+        self.redis: Any = None
+        self.session = requests_cache.CachedSession(
+            backend=self._backend(service),
+            allowable_codes=KEPT_STATUSES,
+            allowable_methods=("GET", "POST"),
+            ignored_parameters=(*requests_cache.DEFAULT_IGNORED_PARAMS, API_KEY_HEADER),
+            match_headers=False,
+            key_fn=_key_function(service, account),
+            filter_fn=policy.filter_fn,
+            expire_after=requests_cache.DO_NOT_CACHE,
+            urls_expire_after=dict(policy.url_expiry()),
+            stale_if_error=False,
         )
+        self.cache: Any = self.session.cache  # SQLiteCache, RedisCache or BaseCache
+        self.claims = self._claims(service)
+        if isinstance(self.where, Path):
+            self._purge_when_due(self.where)
 
+    # -- opening ----------------------------------------------------------------------------
 
-def open_backend(settings: Settings, service: str) -> BaseCache:
-    """The cache store: SQLite (WAL) in the user's cache directory, Redis, or memory."""
-    where = settings.cache or ""
-    if where in ("memory", "off"):
-        return BaseCache()
-    if where.startswith(("redis://", "rediss://", "unix://")):
+    def _backend(self, service: str) -> Any:
+        from requests_cache.backends.base import BaseCache
+        from requests_cache.backends.sqlite import SQLiteCache
+
+        where = self.where
+        if where == "memory":
+            return BaseCache()
+        if isinstance(where, Path):
+            where.parent.mkdir(parents=True, exist_ok=True)
+            ensure_wal(where)  # requests-cache's own switch fails when processes open at once
+            cache = SQLiteCache(where, serializer="json", decode_content=True, wal=True, timeout=30)
+            _convert_old_file(where.with_name(f"{service}-http.sqlite"), cache)
+            return cache
         try:
             import redis
         except ImportError:  # pragma: no cover - depends on the extra being installed
             raise ConfigurationError(
                 "PROFNET_CACHE names Redis but the redis package is missing: "
-                "install profnet-sheets[redis]."
+                'install "profnet-sheets[redis]".'
             ) from None
         from requests_cache.backends.redis import RedisCache
 
-        return RedisCache(namespace=namespace(service), connection=redis.Redis.from_url(where))
-    path = Path(where).expanduser() if where else settings.cache_dir
-    if path.suffix not in (".sqlite", ".db"):
-        path = path / f"{service}-http.sqlite"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ensure_wal(path)  # requests-cache's own switch fails when processes open a new file at once
-    return ThreadReadsSQLiteCache(path, wal=True, timeout=30)
+        # requests-cache saves with SETEX, which redis-py deprecates (a warning each save).
+        warnings.filterwarnings(
+            "ignore", message="Call to deprecated setex", category=DeprecationWarning
+        )
+        self.redis = redis.Redis.from_url(where)
+        return RedisCache(
+            namespace=namespace(service),
+            connection=self.redis,
+            serializer="json",
+            decode_content=True,
+            ttl_offset=REDIS_STALE_KEPT,
+        )
 
+    def _claims(self, service: str) -> Claims:
+        """Claims that every process sharing the cache sees: lock files beside a SQLite cache,
+        keys in its Redis; none in memory. A claim lasts at most as long as a call can."""
+        settings = self.settings
+        longest_wait = max(settings.retry_after_cap, settings.max_backoff)
+        attempts = settings.retries + 1
+        lease = min(1800.0, settings.connect_timeout + (settings.timeout + longest_wait) * attempts)
+        if isinstance(self.where, Path):
+            path = self.where.resolve()
+            return FileClaims(path.parent / f".{path.stem}-claims.lock", lease)
+        if self.where == "memory":
+            return NoClaims()
+        return RedisClaims(self.redis, namespace(service), lease)
 
-def where_kept(cache: BaseCache, settings: Settings) -> str:
-    """Where `cache` keeps answers, as a user can find it: a file, memory, or a Redis URL
-    (without the password it may hold)."""
-    if isinstance(cache, SQLiteCache):
-        return str(cache.responses.db_path)
-    if type(cache) is BaseCache:
-        return "memory (this process only)"
-    return str(masked_url(settings.cache))
+    # -- reading and writing ----------------------------------------------------------------
+
+    def get(self, key: CallKey, *, stale_ok: bool = False) -> Stored | None:
+        """The answer stored under `key` while fresh (with `stale_ok`, also after), or None."""
+        try:
+            cached = self.cache.get_response(key.digest)
+        except Exception as error:  # an entry this version cannot read: a miss, said once
+            LOG.debug("cache entry %s unreadable: %s", key.digest, error)
+            return None
+        if cached is None or cached.status_code not in KEPT_STATUSES:
+            return None
+        if cached.is_expired and not stale_ok:
+            return None
+        expires = cached.expires.timestamp() if cached.expires is not None else None
+        return Stored(cached.status_code, cached.text, cached.headers, expires)
+
+    def save(self, key: CallKey, response: requests.Response, seconds: float) -> None:
+        """Keep `response` under `key` for `seconds` (requests-cache redacts the key header)."""
+        expires = datetime.now(UTC) + timedelta(seconds=seconds)
+        self.cache.save_response(response, cache_key=key.digest, expires=expires)
+
+    def forget(self, key: CallKey) -> None:
+        self.cache.delete(key.digest)
+
+    def clear(self) -> None:
+        self.cache.clear()
+
+    def purge(self) -> int:
+        """Remove every expired answer; how many were removed."""
+        before = len(self.cache.responses)
+        self.cache.delete(expired=True)
+        return max(0, before - len(self.cache.responses))
+
+    def _purge_when_due(self, path: Path) -> None:
+        """Purge expired answers when the last purge of this file is a day old or more."""
+        stamp = path.with_name(f".{path.name}.purged")
+        try:
+            due = time.time() - stamp.stat().st_mtime >= PURGE_EVERY
+        except FileNotFoundError:
+            due = True
+        if not due:
+            return
+        with contextlib.suppress(OSError):
+            stamp.touch()
+            self.cache.delete(expired=True, vacuum=False)
+
+    def info(self) -> dict[str, Any]:
+        """Where answers are kept, how many, how many expired, and the size on disk."""
+        responses = self.cache.responses
+        entries = len(responses)
+        if isinstance(self.where, Path):
+            fresh = self.cache.count(expired=False)
+            size: int | None = responses.size()
+        else:
+            fresh = sum(1 for _ in self.cache.filter(valid=True, expired=False))
+            size = None
+        return {
+            "cache": self.described(),
+            "answers": entries,
+            "expired": entries - fresh,
+            "size": size,
+        }
+
+    def described(self) -> str:
+        """Where answers are kept, as a user can find it (a Redis URL without its password)."""
+        if isinstance(self.where, Path):
+            return str(self.where)
+        if self.where == "memory":
+            return "memory (this process only)"
+        return str(masked_url(self.where))
+
+    def close(self) -> None:
+        self.session.close()  # type: ignore[no-untyped-call]
 
 
 def namespace(service: str) -> str:
     """The prefix of this service's keys in a shared Redis."""
-    return f"profnet:{service}"
+    return f"profnet:{FORMAT}:{service}"
 
 
-def open_claims(settings: Settings, service: str, cache: BaseCache) -> Claims:
-    """Claims that every process sharing `cache` sees: lock files beside a SQLite cache, keys
-    in its Redis; none for a cache in memory. A claim lasts at most as long as a call can."""
-    longest_wait = max(settings.retry_after_cap, settings.max_backoff)
-    attempts = settings.retries + 1
-    lease = min(1800.0, settings.connect_timeout + (settings.timeout + longest_wait) * attempts)
-    if isinstance(cache, SQLiteCache):
-        path = Path(cache.db_path).resolve()
-        return FileClaims(path.parent / f".{path.stem}-claims.lock", lease)
-    connection = getattr(cache.responses, "connection", None)
-    if connection is not None and hasattr(connection, "register_script"):
-        return RedisClaims(connection, namespace(service), lease)
-    return NoClaims()
+def _place(settings: Settings, service: str) -> Path | str:
+    """The SQLite file, "memory", or the Redis URL that `settings` name."""
+    where = settings.cache or ""
+    if where in ("memory", "off"):
+        return "memory"
+    if where.startswith(("redis://", "rediss://", "unix://")):
+        return where
+    path = Path(where).expanduser() if where else settings.cache_dir
+    if path.suffix not in (".sqlite", ".db"):
+        path = path / f"{service}-answers.sqlite"
+    return path
+
+
+def _key_function(service: str, account: str) -> Callable[..., str]:
+    """requests-cache's `key_fn`: the client's own key of the call a request makes."""
+
+    def key(request: Any, **kwargs: Any) -> str:
+        import requests_cache
+
+        return key_of_request(service, account, request) or requests_cache.create_key(
+            request, **kwargs
+        )
+
+    return key
+
+
+def _convert_old_file(old: Path, cache: Any) -> None:
+    """Answers in a cache file of an earlier version (requests-cache's default serializer,
+    never used again) are read once into `cache`, and the old file removed; a file that cannot
+    be read is set aside under another name. Either way, one line says what happened."""
+    if not old.exists():
+        return
+    from requests_cache.backends.sqlite import SQLiteCache
+
+    try:
+        earlier = SQLiteCache(old, wal=True, timeout=30)
+        moved = 0
+        for key in list(earlier.responses.keys()):
+            with contextlib.suppress(Exception):  # one unreadable answer: the others move
+                cache.responses[key] = earlier.responses[key]
+                moved += 1
+        earlier.close()  # type: ignore[no-untyped-call]
+    except Exception as error:
+        aside = old.with_name(f"{old.name}.unreadable-{int(time.time())}")
+        with contextlib.suppress(OSError):
+            old.rename(aside)
+        print(
+            f"profnet-sheets: the cache file {old} of an earlier version could not be read "
+            f"({type(error).__name__}); it is set aside as {aside.name}.",
+            file=sys.stderr,
+        )
+        return
+    for path in (old, old.with_name(old.name + "-wal"), old.with_name(old.name + "-shm")):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+    print(
+        f"profnet-sheets: {moved} cached answers of an earlier version moved to {cache.db_path}.",
+        file=sys.stderr,
+    )

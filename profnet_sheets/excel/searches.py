@@ -189,9 +189,12 @@ def run(
     report(f"{label} {job.request_id}: started")
     status = job.wait(
         timeout=WAIT_SECONDS if timeout is None else timeout,
-        progress=lambda now: report(f"{label} {now.request_id}: {now.status} {now.progress}%"),
+        progress=lambda now: report(f"{label} {now.request_id}: {now.status} {now.progress or 0}%"),
     )
-    report(f"{label} {job.request_id}: reading {counted(status.total_results, 'result')}")
+    found = (
+        "the results" if status.total_results is None else counted(status.total_results, "result")
+    )
+    report(f"{label} {job.request_id}: reading {found}")
     frame = job.frame()
     if request.enrich and frame.height:
         from profnet_sheets.batch.engine import enrich

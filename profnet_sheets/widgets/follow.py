@@ -34,7 +34,10 @@ class Follow:
         try:
             status = job.wait(progress=self._on_status, timeout=self.timeout)
             reading = True
-            self.bar.start(f"read {self.noun[1]}", status.total_results)
+            expected = status.total_results
+            self.bar.start(
+                f"read {self.noun[1]}", expected if expected is not None else job.limit or 0
+            )
             frame = job.frame(on_page=self._on_page)
         except Cancelled:
             self.bar.finish(ok=False)
@@ -64,8 +67,9 @@ class Follow:
         )
 
     def _on_status(self, status: SearchStatus) -> None:
-        self.bar.to(status.progress)
-        self.feedback.status(f"Search {status.request_id}: {status.status}, {status.progress}%")
+        self.bar.to(status.progress or 0)
+        shown = "?" if status.progress is None else status.progress
+        self.feedback.status(f"Search {status.request_id}: {status.status}, {shown}%")
 
     def _on_page(self, read: int, expected: int) -> None:
         self.bar.to(read, expected)  # first: the bar shows what is read, Cancel or not

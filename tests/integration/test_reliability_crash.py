@@ -86,7 +86,7 @@ def settled_charge(sandbox: RunningSandbox) -> int:
 
 def saved_answers(cache_dir: Path) -> int:
     """Answers the killed process had saved in its SQLite cache (what a re-run finds)."""
-    (path,) = cache_dir.glob("*-http.sqlite")
+    (path,) = cache_dir.glob("*-answers.sqlite")
     with sqlite3.connect(path) as db:
         count: int = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
     db.close()

@@ -178,7 +178,7 @@ def test_no_file_of_the_cache_holds_the_key(make_client: MakeClient, tmp_path: P
         make_client(WRONG_KEY, retries=0).get_company_details(domain="acme.io")
     files = assert_no_key_in_files(tmp_path / "cache")  # before closing: the WAL is still there
     names = " ".join(path.name for path in files)
-    assert "http.sqlite" in names
+    assert "answers.sqlite" in names
     assert "ledger" in names
     assert client.ledger.total() > 0, "the ledger did record the spend"
     client.close()

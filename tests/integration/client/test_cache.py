@@ -149,7 +149,7 @@ def test_the_key_never_reaches_the_cache_or_ledger_files(
     client.search_leads(keywords="secret", limit=3).results()
     client.close()
     files = [path for path in (tmp_path / "cache").rglob("*") if path.is_file()]
-    assert any(path.name.endswith("http.sqlite") for path in files)
+    assert any(path.name.endswith("answers.sqlite") for path in files)
     assert any("ledger" in path.name for path in files)
     for path in files:
         assert KEY.encode() not in path.read_bytes(), path

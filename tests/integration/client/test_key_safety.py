@@ -13,7 +13,7 @@ from typing import ClassVar
 import pytest
 
 from profnet_sheets import Client, ConfigurationError, ServiceError, TransportError
-from profnet_sheets.client.session import RateLimiter
+from profnet_sheets.client.transport import RateLimiter
 from profnet_sheets.sandbox import RunningSandbox
 from tests.integration.client.conftest import KEY, MakeClient
 
@@ -103,7 +103,7 @@ def test_the_rate_limiter_spaces_requests() -> None:
         slept.append(seconds)
         clock[0] += seconds
 
-    import profnet_sheets.client.session as session_module
+    import profnet_sheets.client.transport as session_module
 
     original = session_module.time
     session_module.time = type(  # type: ignore[assignment]

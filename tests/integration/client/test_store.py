@@ -1,197 +1,204 @@
-"""The cache store on a real SQLite file: per-thread readers, the direct read, the wire options."""
+"""The store: requests-cache's public API, JSON on disk and in Redis, one key, purge, migration."""
 
 from __future__ import annotations
 
-import gc
+import json
 import os
-import pickle
 import sqlite3
-import subprocess
 import sys
-import textwrap
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 
-from profnet_sheets import Client, NotFound
+from profnet_sheets import Client
+from profnet_sheets.client.cache import CachePolicy
 from profnet_sheets.client.ledger import Ledger
-from profnet_sheets.client.session import Transport
-from profnet_sheets.client.store import (
-    Stored,
-    ThreadReadsSQLiteCache,
-    open_backend,
-    read_stored,
-)
+from profnet_sheets.client.store import AnswerStore, namespace
+from profnet_sheets.client.transport import Transport
 from profnet_sheets.config import Settings
 from profnet_sheets.spec import API_KEY_HEADER, endpoint
 
-from .conftest import MakeClient
+from .conftest import KEY, MakeClient
 
 
-def _answers_table(client_cache: Path) -> Path:
-    (found,) = client_cache.glob("*-http.sqlite")
-    return found
+def _store(client: Client) -> AnswerStore:
+    return client._shared.store
 
 
-def test_the_direct_read_gives_what_requests_cache_reads(
-    make_client: MakeClient, tmp_path: Path
-) -> None:
+def _lookups(client: Client) -> None:
+    client.get_company_details(domain="stored.io")
+    client.get_profile_details(profnet_url="https://www.profnet.com/in/anna-schmidt")
+    client.find_geocode_by_location(location="Berlin")
+    client.search_leads(title_keywords="CTO", limit=30).results()
+
+
+def test_every_answer_in_a_sqlite_cache_is_json_without_the_key(make_client: MakeClient) -> None:
     client = make_client()
-    client.get_company_details(domain="direct.io")
-    with pytest.raises(NotFound):
-        client.get_company_details(domain="missing.invalid")
-    cache = _cache(client)
-    keys = list(cache.responses.keys())
-    assert len(keys) == 2
-    for key in keys:
-        fast = read_stored(cache, key)
-        full = cache.responses[key]
-        assert fast is not None
-        assert fast.status == full.status_code
-        assert fast.text == full.text
-        assert dict(fast.headers) == dict(full.headers)
-        assert full.expires is not None
-        assert fast.expires == pytest.approx(full.expires.timestamp(), abs=1)
-    assert {read_stored(cache, key).status for key in keys} == {200, 404}  # type: ignore[union-attr]
+    _lookups(client)
+    path = Path(_store(client).described())
+    client.close()
+    rows = sqlite3.connect(path).execute("SELECT key, value FROM responses").fetchall()
+    assert len(rows) >= 4
+    for _key, value in rows:
+        text = value if isinstance(value, str) else bytes(value).decode("utf-8")
+        answer = json.loads(text)  # plain JSON: nothing that runs code when read
+        assert answer["request"]["headers"][API_KEY_HEADER] == "REDACTED"
+        assert KEY not in text
+        assert isinstance(answer["_decoded_content"], dict), "the body is readable JSON too"
 
 
-def test_a_row_in_another_shape_is_read_by_requests_cache(
+def test_every_answer_in_a_redis_cache_is_json_without_the_key(
+    make_client: MakeClient, redis_url: str
+) -> None:
+    import redis
+
+    client = make_client(cache=redis_url)
+    _lookups(client)
+    client.close()
+    connection = redis.Redis.from_url(redis_url)
+    stored = [k for k in connection.keys(f"{namespace('')}*") if not k.endswith(b"redirects")]
+    answers = [connection.get(k) for k in stored]
+    answers = [a for a in answers if a is not None and not a.startswith(b"profnet-claim")]
+    assert len(answers) >= 4
+    for raw in answers:
+        answer = json.loads(raw)
+        if isinstance(answer, dict) and "request" in answer:
+            assert answer["request"]["headers"][API_KEY_HEADER] == "REDACTED"
+        assert KEY.encode() not in raw
+
+
+def test_requests_cache_and_the_client_agree_on_every_key(make_client: MakeClient) -> None:
+    """One key: what requests-cache's own key function makes of the request a call sends is the
+    key the client reads and writes under."""
+    client = make_client()
+    store = _store(client)
+    for name, params in [
+        ("get-company-details", {"domain": "acme.com"}),
+        ("find-geocode-by-location", {"location": "Berlin"}),
+        ("search-leads", {"title_keywords": ["CTO"], "limit": 30}),
+    ]:
+        ep = endpoint(name)
+        key = client.key(name, params)
+        wire = json.loads(key.params)
+        request = requests.Request(
+            ep.method,
+            client.base_url + ep.path,
+            params=wire if ep.method == "GET" else None,
+            json=None if ep.method == "GET" else wire,
+            headers={API_KEY_HEADER: KEY},
+        ).prepare()
+        assert store.cache.create_key(request) == key.digest
+
+
+def test_a_request_sent_through_the_cached_session_is_kept_on_the_same_terms(
     make_client: MakeClient,
 ) -> None:
     client = make_client()
-    client.get_company_details(domain="shape.io")
-    cache = _cache(client)
-    (key,) = list(cache.responses.keys())
-    expected = read_stored(cache, key)
-    # What a future requests-cache might write: not the dict the fast path knows.
-    raw = cache.responses.read_raw(key)
-    assert raw is not None
-    with sqlite3.connect(cache.db_path) as con:
-        con.execute(
-            "UPDATE responses SET value = ? WHERE key = ?",
-            (pickle.dumps(("a", "tuple")), key),
-        )
-    assert read_stored(cache, key) is None, "unreadable by both: a miss, not an error"
-    with sqlite3.connect(cache.db_path) as con:
-        con.execute("UPDATE responses SET value = ? WHERE key = ?", (raw[0], key))
-    assert read_stored(cache, key) == expected
+    session = _store(client).session
+    url = client.base_url + endpoint("get-company-details").path
+    first = session.get(url, params={"domain": "same-terms.io"}, headers={API_KEY_HEADER: KEY})
+    assert first.status_code == 200
+    assert client.is_cached("get-company-details", {"domain": "same-terms.io"})
+    status = client.base_url + endpoint("get-lead-search-status").path
+    session.get(status, params={"request_id": "nope"}, headers={API_KEY_HEADER: KEY})
+    assert len(_store(client).cache.responses) == 1, "a status answer is never kept"
 
 
-def test_an_expired_row_is_a_miss_unless_stale_answers_are_wanted(
+def test_an_expired_answer_is_a_miss_unless_stale_answers_are_wanted(
     make_client: MakeClient,
 ) -> None:
-    client = make_client(expiry={"get-company-details": 0.3})
+    client = make_client(expiry={"get-company-details": 1})
+    client.get_company_details(domain="short-lived.io")
+    time.sleep(1.1)
+    fresh = make_client(expiry={"get-company-details": 1})
+    assert not fresh.is_cached("get-company-details", {"domain": "short-lived.io"})
+    stale = make_client(expiry={"get-company-details": 1}, stale_ok=True)
+    assert stale.is_cached("get-company-details", {"domain": "short-lived.io"})
+
+
+def test_purge_removes_expired_answers_and_info_counts_them(make_client: MakeClient) -> None:
+    client = make_client(expiry={"get-company-details": 1})
+    client.get_company_details(domain="goes.io")
+    client.find_geocode_by_location(location="Paris")
+    info = client.cache_info()
+    assert (info["answers"], info["expired"]) == (2, 0)
+    assert info["size"] > 0
+    time.sleep(2.1)  # the table keeps expiry in whole seconds
+    assert client.cache_info()["expired"] == 1
+    assert client.purge_cache() == 1
+    info = client.cache_info()
+    assert (info["answers"], info["expired"]) == (1, 0)
+
+
+def test_opening_a_cache_purges_at_most_once_a_day(make_client: MakeClient) -> None:
+    client = make_client(expiry={"get-company-details": 1})
     client.get_company_details(domain="old.io")
-    cache = _cache(client)
-    (key,) = list(cache.responses.keys())
-    assert read_stored(cache, key) is not None
-    time.sleep(0.4)  # to the microsecond, as requests-cache's CachedResponse.expires says
-    assert read_stored(cache, key) is None
-    assert cache.responses[key].is_expired, "requests-cache agrees"
-    assert read_stored(cache, key, stale_ok=True) is not None
+    path = Path(_store(client).described())
+    time.sleep(1.1)
+    make_client(expiry={"get-company-details": 1})  # purged a moment ago: not due
+    assert len(_store(client).cache.responses) == 1
+    stamp = path.with_name(f".{path.name}.purged")
+    long_ago = time.time() - 2 * 86400
+    os.utime(stamp, (long_ago, long_ago))
+    make_client(expiry={"get-company-details": 1})  # due: purges the expired answer
+    assert len(_store(client).cache.responses) == 0
 
 
-def test_readers_do_not_wait_for_a_writer_and_all_see_it(tmp_path: Path) -> None:
-    cache = ThreadReadsSQLiteCache(tmp_path / "t-http.sqlite", wal=True, timeout=30)
-    table = cache.responses
-    table["k0"] = "v0"
-    seen: list[str] = []
-    with table.connection(commit=True) as writer:  # a write transaction held open
-        writer.execute(
-            "INSERT OR REPLACE INTO responses (key, value, expires) VALUES (?, ?, NULL)",
-            ("k1", table.serialize("v1")),
-        )
+def _old_format_file(folder: Path, service: str, client: Client) -> tuple[Path, str]:
+    """A cache file as the earlier version wrote it: requests-cache's default serializer,
+    the same keys."""
+    from requests_cache.backends.sqlite import SQLiteCache
 
-        def read() -> None:
-            seen.append(table["k0"])  # would wait for the writer on the shared connection
-
-        thread = threading.Thread(target=read)
-        thread.start()
-        thread.join(timeout=5)
-        assert not thread.is_alive(), "a reader waited for the open write transaction"
-    assert seen == ["v0"]
-    cache.close()  # type: ignore[no-untyped-call]
-
-
-def _open_handles(path: Path) -> int:
-    """How many file descriptors of this process point at `path` (Linux /proc)."""
-    fds = Path("/proc/self/fd")
-    return sum(1 for fd in fds.iterdir() if _points_at(fd, path))
-
-
-def _points_at(fd: Path, path: Path) -> bool:
-    try:
-        return Path(os.readlink(fd)) == path
-    except OSError:
-        return False
-
-
-def test_readers_of_finished_threads_are_closed(tmp_path: Path) -> None:
-    """Thread pools made per batch (Excel recalculates a range per call) must not pile up
-    reader connections until the process runs out of file descriptors."""
-    path = tmp_path / "t-http.sqlite"
-    cache = ThreadReadsSQLiteCache(path, wal=True, timeout=30)
-    cache.responses["k"] = "v"
-    before = _open_handles(path.resolve())
-    for _ in range(20):
-        with ThreadPoolExecutor(8) as pool:
-            assert set(pool.map(lambda _: cache.responses["k"], range(32))) == {"v"}
-    gc.collect()
-    # At most the last pool's readers linger while its threads are torn down: 20 pools of 8
-    # threads left 160 open before readers were closed with their thread.
-    assert _open_handles(path.resolve()) <= before + 8
-    cache.close()  # type: ignore[no-untyped-call]
-
-
-def test_clearing_while_other_threads_read_is_safe(tmp_path: Path) -> None:
-    """requests-cache's clear() closes connections: never one another thread is reading on
-    (that crashed the interpreter). Run apart, so that a crash fails this test only."""
-    script = textwrap.dedent(
-        f"""
-        import threading
-        from pathlib import Path
-        from profnet_sheets.client.store import ThreadReadsSQLiteCache
-        cache = ThreadReadsSQLiteCache(Path({str(tmp_path / "c-http.sqlite")!r}), wal=True)
-        stop = threading.Event()
-        def read():
-            while not stop.is_set():
-                cache.responses.write_raw("k", b"x", None)
-                cache.responses.read_raw("k")
-        threads = [threading.Thread(target=read) for _ in range(4)]
-        for thread in threads:
-            thread.start()
-        for _ in range(30):
-            cache.clear()
-        stop.set()
-        for thread in threads:
-            thread.join()
-        print("ok")
-        """
+    folder.mkdir(parents=True, exist_ok=True)
+    old = folder / f"{service}-http.sqlite"
+    ep = endpoint("get-company-details")
+    response = requests.get(
+        client.base_url + ep.path,
+        params={"domain": "migrated.io"},
+        headers={API_KEY_HEADER: KEY},
+        timeout=10,
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "ok"
+    earlier = SQLiteCache(old, wal=True)
+    key = client.key(ep.name, {"domain": "migrated.io"}).digest
+    earlier.save_response(response, cache_key=key, expires=datetime.now(UTC) + timedelta(days=1))
+    earlier.close()  # type: ignore[no-untyped-call]
+    return old, key
 
 
-def test_the_direct_read_of_a_memory_store_goes_through_requests_cache() -> None:
-    from requests_cache.backends.base import BaseCache
+def test_a_cache_file_of_the_earlier_format_is_converted_once(
+    make_client: MakeClient, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    probe = make_client(cache="memory")
+    folder = tmp_path / "migrating"
+    old, _ = _old_format_file(folder, probe.service, probe)
+    client = make_client(cache=str(folder), cache_dir=folder)
+    assert "1 cached answers of an earlier version moved" in capfd.readouterr().err
+    assert not old.exists()
+    assert client.is_cached("get-company-details", {"domain": "migrated.io"})
+    make_client(cache=str(folder), cache_dir=folder)
+    assert "earlier version" not in capfd.readouterr().err, "said once"
 
-    assert read_stored(BaseCache(), "nothing") is None
 
-
-def test_the_key_header_is_redacted_in_what_is_saved(make_client: MakeClient) -> None:
-    client = make_client()
-    client.get_company_details(domain="redacted.io")
-    cache = _cache(client)
-    (key,) = list(cache.responses.keys())
-    saved = cache.responses[key]
-    assert saved.request.headers[API_KEY_HEADER] == "REDACTED"
+def test_an_unreadable_cache_file_of_the_earlier_format_is_set_aside(
+    make_client: MakeClient, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    probe = make_client(cache="memory")
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    old = folder / f"{probe.service}-http.sqlite"
+    old.write_bytes(b"this is not a database" * 100)
+    client = make_client(cache=str(folder), cache_dir=folder)
+    err = capfd.readouterr().err
+    assert "could not be read" in err
+    assert "set aside" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not old.exists()
+    assert list(folder.glob("*.unreadable-*"))
+    client.get_company_details(domain="works.io")
 
 
 def test_a_remote_service_takes_the_proxy_from_the_environment(
@@ -200,87 +207,24 @@ def test_a_remote_service_takes_the_proxy_from_the_environment(
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.corp.example:3128")
     monkeypatch.setenv("NO_PROXY", "")
     settings = Settings.load(cache="memory", cache_dir=tmp_path)
-    transport = Transport(settings, "https://api.example.com", "svc-test")
-    try:
-        assert transport.wire_options["proxies"].get("https") == "http://proxy.corp.example:3128"
-    finally:
-        transport.close()
-    loopback = Transport(settings, "http://127.0.0.1:9", "svc-test")
-    try:
-        assert loopback.wire_options["proxies"] == {}, "loopback never goes through a proxy"
-    finally:
-        loopback.close()
+    remote = Transport(settings, "https://api.example.com")
+    found = remote.session.merge_environment_settings(
+        "https://api.example.com/x", {}, None, None, None
+    )
+    assert found["proxies"].get("https") == "http://proxy.corp.example:3128"
+    assert not Transport(settings, "http://127.0.0.1:9").session.trust_env, "never on loopback"
 
 
-def test_stored_is_what_the_client_keeps(make_client: MakeClient) -> None:
-    client = make_client()
-    client.get_company_details(domain="kept.io")
-    again = make_client()  # a new client: memory is empty, the store holds the answer
-    ep = endpoint("get-company-details")
-    held = again.is_cached(ep.name, {"domain": "kept.io"})
-    assert held
-    assert isinstance(read_stored(_cache(again), _only_key(again)), Stored)
+def test_the_policy_decides_what_requests_cache_keeps() -> None:
+    """requests-cache's settings are derived from the one policy: the status endpoints are
+    DO_NOT_CACHE, every other endpoint its freshness."""
+    from requests_cache import DO_NOT_CACHE
 
-
-def _cache(client: Client) -> ThreadReadsSQLiteCache:
-    cache = client._shared.transport.cache
-    assert isinstance(cache, ThreadReadsSQLiteCache)
-    return cache
-
-
-def _only_key(client: Client) -> str:
-    (key,) = list(_cache(client).responses.keys())
-    return str(key)
-
-
-def test_rows_are_written_in_requests_cache_s_own_format(make_client: MakeClient) -> None:
-    """The direct writer and requests-cache agree: same dict, and requests-cache reads it."""
-    from requests_cache.models.response import CachedResponse
-
-    client = make_client()
-    client.get_company_details(domain="format.io")  # a GET
-    client.search_leads(keywords="format", limit=2)  # a POST with a JSON body
-    cache = _cache(client)
-    for key in list(cache.responses.keys()):
-        raw = cache.responses.read_raw(key)
-        assert raw is not None
-        ours = pickle.loads(raw[0])
-        theirs_object = cache.responses[key]  # requests-cache deserialises our row ...
-        assert isinstance(theirs_object, CachedResponse)
-        theirs = pickle.loads(cache.responses.serialize(theirs_object))  # ... and writes it back
-        assert ours == theirs
-        assert theirs_object.request.headers[API_KEY_HEADER] == "REDACTED"
-        assert raw[1] == theirs_object.expires_unix
-
-
-@pytest.mark.parametrize(
-    ("name", "payload"),
-    [("get-company-details", {"domain": "direct.io"}), ("search-leads", {"keywords": "d"})],
-)
-def test_a_row_is_what_requests_cache_would_have_written(
-    make_client: MakeClient, name: str, payload: dict[str, str]
-) -> None:
-    from datetime import UTC, datetime, timedelta
-
-    from requests_cache.models.response import CachedResponse
-
-    from profnet_sheets.client.session import IGNORED_PARAMETERS
-    from profnet_sheets.client.store import row_of
-
-    client = make_client()
-    transport, key = client._shared.transport, client._shared.api_key
-    response = transport._request(endpoint(name), payload, key)
-    expires = datetime.now(UTC) + timedelta(days=1)
-    cache = _cache(client)
-    theirs_object = CachedResponse.from_response(response, expires=expires)
-    from requests_cache.cache_keys import redact_response
-
-    redact_response(theirs_object, IGNORED_PARAMETERS)
-    theirs = pickle.loads(cache.responses.serialize(theirs_object))
-    ours = row_of(response, expires, frozenset(IGNORED_PARAMETERS))
-    assert {k: v for k, v in ours.items() if k != "created_at"} == {
-        k: v for k, v in theirs.items() if k != "created_at"
-    }
+    policy = CachePolicy(Settings.load(environ={}))
+    expiry = policy.url_expiry()
+    assert expiry["*/get-lead-search-status"] == DO_NOT_CACHE
+    assert expiry["*/get-company-details"] == 30 * 86400
+    assert expiry["*/search-leads"] == 24 * 3600
 
 
 def _open_cache_and_ledger(folder: str, start: Any) -> None:
@@ -289,7 +233,7 @@ def _open_cache_and_ledger(folder: str, start: Any) -> None:
     start.wait()
     try:
         settings = Settings.load(environ={}, cache=folder, cache_dir=folder)
-        open_backend(settings, "svc-race").close()
+        AnswerStore(settings, "svc-race", "", CachePolicy(settings)).close()
         Ledger(Path(folder) / "svc-race-ledger.sqlite")
     except Exception as error:  # any error: the child reports it as its exit code
         print(f"{type(error).__name__}: {error}", file=sys.stderr)
@@ -301,6 +245,8 @@ def test_processes_opening_a_new_cache_at_once_all_succeed(tmp_path: Path) -> No
     """Switching a new file to WAL deadlocks between processes doing it at the same moment;
     SQLite then fails one at once ("database is locked", ~4% of openings before the fix)."""
     import multiprocessing
+
+    import requests_cache  # noqa: F401 - imported before the fork, as the docstring says
 
     fork = multiprocessing.get_context("fork")
     failed = 0

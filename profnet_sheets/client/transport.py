@@ -1,0 +1,253 @@
+"""The HTTP layer: a plain requests session, the key header put on last, no redirects, the
+retry loop of `policy`, the rate limit. It sends; it never decides what is kept."""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from requests.adapters import HTTPAdapter
+
+from profnet_sheets.client.policy import MAYBE_DONE_STATUSES, Failure, RetryPolicy, is_risky
+from profnet_sheets.config import ApiKey, Settings
+from profnet_sheets.errors import ServiceError, TransportError
+from profnet_sheets.spec import API_KEY_HEADER, Endpoint
+from profnet_sheets.words import counted
+
+LOG = logging.getLogger("profnet_sheets")
+USER_AGENT = "profnet-sheets"
+
+
+def is_loopback(base_url: str) -> bool:
+    host = urlsplit(base_url).hostname or ""
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+class RateLimiter:
+    """At most `rate` requests per second leave this process (a token bucket, thread-safe)."""
+
+    def __init__(self, rate: float | None) -> None:
+        self.rate = rate
+        self._lock = threading.Lock()
+        self._next = 0.0
+
+    def wait(self) -> None:
+        if not self.rate:
+            return
+        with self._lock:
+            now = time.monotonic()
+            slot = max(now, self._next)
+            self._next = slot + 1.0 / self.rate
+        if slot > now:
+            time.sleep(slot - now)
+
+
+class KeyHeader(requests.auth.AuthBase):
+    """Puts the key on a request at the last moment: only this object (masked) is in locals."""
+
+    def __init__(self, key: ApiKey) -> None:
+        self.key = key
+
+    def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        request.headers[API_KEY_HEADER] = self.key.reveal()
+        return request
+
+    def __repr__(self) -> str:
+        return f"KeyHeader({self.key!r})"
+
+
+@dataclass
+class Sent:
+    """One answer, from the wire or the HTTP cache: its body parsed once (None: not JSON).
+    `expires`: until when a cached one is fresh (unix time); `uncertain`: attempts that may
+    have been charged without an answer (lost after the request went out, or a 500, 502 or
+    504, after which the service may have done the work)."""
+
+    status: int
+    text: str
+    body: Any
+    headers: Mapping[str, str]
+    from_cache: bool
+    attempts: int
+    uncertain: int = 0
+    expires: float | None = None
+    response: requests.Response | None = None  # from the wire: what the store keeps
+
+
+class Transport:
+    """Sends one call, with retries, the rate limit and no redirects; the answer, whatever it is."""
+
+    def __init__(self, settings: Settings, base_url: str) -> None:
+        self.settings = settings
+        self.base_url = base_url.rstrip("/")
+        self.limiter = RateLimiter(settings.rate_limit)
+        self.session = requests.Session()
+        adapter = HTTPAdapter(
+            pool_connections=4, pool_maxsize=max(8, settings.concurrency * 2), max_retries=0
+        )
+        self.session.mount("http://", adapter)
+        self.session.mount("https://", adapter)
+        # A proxy, CA bundle or client certificate from the environment for the service;
+        # loopback never goes through a proxy.
+        self.session.trust_env = not is_loopback(self.base_url)
+        self.session.headers.update(
+            {
+                "User-Agent": USER_AGENT,
+                "Accept": "application/json",
+                "Accept-Encoding": "gzip, deflate",
+            }
+        )
+        self.policy = RetryPolicy(
+            retries=settings.retries,
+            backoff=settings.backoff,
+            max_backoff=settings.max_backoff,
+            retry_after_cap=settings.retry_after_cap,
+        )
+        self.sleep: Callable[[float], None] = time.sleep
+        self._random = random.Random()
+
+    def send(
+        self,
+        endpoint: Endpoint,
+        payload: dict[str, Any],
+        key: ApiKey,
+        afford_retry: Callable[[], bool] | None = None,
+    ) -> Sent:
+        """Make the call, retrying what is safe to retry; the final answer, whatever its status.
+
+        Raises TransportError when no answer came; its `may_have_been_charged` says whether an
+        attempt may have been done (and charged) by the service all the same. `afford_retry`
+        is asked before repeating an attempt that may have been charged (the budget): False
+        ends the retries there.
+        """
+        risky = is_risky(endpoint)
+        attempt = uncertain = 0
+        while True:
+            was_uncertain = uncertain
+            failure: Failure | None = None
+            try:
+                response = self._request(endpoint, payload, key)
+            except requests.exceptions.ConnectionError as error:
+                failure = "connect" if _never_sent(error) else "read"
+            except requests.exceptions.Timeout as error:
+                failure = (
+                    "connect"
+                    if isinstance(error, requests.exceptions.ConnectTimeout)
+                    else "timeout"
+                )
+            except requests.exceptions.ChunkedEncodingError:
+                failure = "read"
+            if failure is not None:
+                # Decided outside the except blocks: the error (which holds the request and its
+                # headers) must not ride along as the __context__ of what is raised.
+                if failure != "connect":
+                    uncertain += 1
+                wait = self.policy.after_failure(attempt, failure, self._random, risky=risky)
+                if wait is not None and uncertain > was_uncertain and afford_retry is not None:
+                    wait = wait if afford_retry() else None
+                if wait is None:
+                    raise self._transport_error(endpoint, failure, attempt + 1, uncertain)
+            else:
+                status = response.status_code
+                if 300 <= status < 400:
+                    raise ServiceError(
+                        f"{endpoint.name}: the service answered with a redirect "
+                        f"({status}) to {response.headers.get('Location')!r}; "
+                        "it is not followed, so that the API key is never sent elsewhere. "
+                        "Check the base URL (PROFNET_BASE_URL).",
+                        endpoint=endpoint.name,
+                        status=status,
+                    )
+                body = _json_or_none(response)
+                if status in MAYBE_DONE_STATUSES and endpoint.price.kind != "free":
+                    uncertain += 1  # the service (or a gateway's upstream) may have done it
+                said = body if body is not None else response.text  # a quota told in plain text
+                wait = self.policy.after_status(
+                    attempt, status, response.headers, said, self._random, risky=risky
+                )
+                if wait is not None and uncertain > was_uncertain and afford_retry is not None:
+                    wait = wait if afford_retry() else None
+                if wait is None:
+                    return Sent(
+                        status,
+                        response.text,
+                        body,
+                        response.headers,
+                        False,
+                        attempt + 1,
+                        uncertain,
+                        response=response,
+                    )
+            attempt += 1
+            self.sleep(wait)
+
+    def _request(
+        self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey
+    ) -> requests.Response:
+        """One attempt: the key put on last (KeyHeader), no redirect followed."""
+        self.limiter.wait()
+        get = endpoint.method == "GET"
+        response = self.session.request(
+            endpoint.method,
+            self.base_url + endpoint.path,
+            params=payload if get else None,
+            json=None if get else payload,
+            auth=KeyHeader(key),
+            allow_redirects=False,
+            timeout=(self.settings.connect_timeout, self.settings.timeout),
+        )
+        response.content  # noqa: B018 - read the body now, so a cut connection fails here
+        return response
+
+    def _transport_error(
+        self, endpoint: Endpoint, failure: Failure, attempts: int, uncertain: int
+    ) -> TransportError:
+        what = {
+            "connect": "could not reach the service",
+            "read": "lost the connection while waiting for the answer",
+            "timeout": "timed out waiting for the answer",
+        }[failure]
+        if uncertain and is_risky(endpoint):
+            advice = " It was not retried because the service may already have charged for it."
+        else:
+            advice = f" Tried {counted(attempts, 'time')}."
+        error = TransportError(
+            f"{endpoint.name}: {what} at {self.base_url}.{advice} "
+            "Check the network and PROFNET_BASE_URL, then try again.",
+            endpoint=endpoint.name,
+            details=failure,
+        )
+        error.uncertain_attempts = uncertain
+        return error
+
+    def close(self) -> None:
+        self.session.close()
+
+
+def _never_sent(error: Exception) -> bool:
+    """True when a connection error happened before the request left (refused, DNS, ...)."""
+    text = repr(error)
+    return any(
+        marker in text
+        for marker in (
+            "NewConnectionError",
+            "Connection refused",
+            "NameResolutionError",
+            "Failed to establish",
+            "ConnectTimeout",
+        )
+    )
+
+
+def _json_or_none(response: requests.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None
