@@ -89,7 +89,7 @@ class ApiKey:
         return hash(self._value)
 
     def __reduce__(self) -> Any:
-        raise TypeError("an ApiKey is not pickled, so that it is never written anywhere")
+        raise TypeError("an ApiKey cannot be serialised, so that it is never written anywhere")
 
 
 def default_cache_dir() -> Path:

@@ -13,7 +13,7 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -27,7 +27,7 @@ from profnet_sheets.client.jobs import SearchJob, SearchKind
 from profnet_sheets.client.keylocks import PROCESS_LOCKS
 from profnet_sheets.client.keys import CallKey, call_key, canonical_json
 from profnet_sheets.client.ledger import Budget, Ledger, price_ceiling
-from profnet_sheets.client.memo import MemoCache
+from profnet_sheets.client.memo import Memo, MemoCache
 from profnet_sheets.client.policy import error_for
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.store import AnswerStore
@@ -235,6 +235,19 @@ class Client:
         ep = endpoint(name)
         return payload(ep, self._body(ep, {**(params or {}), **more}, max_items))
 
+    def call_as(self, name: str, raw: Hashable, make: Callable[[], Mapping[str, Any]]) -> Any:
+        """`call(name, make())`, remembered under `raw`: the arguments as a front end hands them
+        over (Excel's cells). A warm repeat answers from the memo without calling `make` (the
+        normalisation of what a user typed costs more than the remembered answer), with the
+        memo's own copy of the answer: read it, never change it."""
+        ep = endpoint(name)
+        alias = (name, raw)
+        if self._policy.may_read(ep):
+            memo = self._shared.memo.get_alias(alias, self._policy.stale_ok)
+            if memo is not None and memo.status == 200:
+                return payload(ep, memo.shared)
+        return payload(ep, self._body(ep, dict(make()), alias=alias))
+
     def key(self, name: str, params: Mapping[str, Any]) -> CallKey:
         """The key of a call, as every cache of this client knows it."""
         ep = endpoint(name)
@@ -244,15 +257,22 @@ class Client:
         shared = self._shared
         return call_key(shared.service, shared.api_key.fingerprint, ep, payload)
 
-    def _body(self, ep: Endpoint, params: dict[str, Any], max_items: int | None = None) -> Any:
-        """The body of a successful answer, from the memo, the store or the service."""
+    def _body(
+        self,
+        ep: Endpoint,
+        params: dict[str, Any],
+        max_items: int | None = None,
+        alias: Hashable | None = None,
+    ) -> Any:
+        """The body of a successful answer, from the memo, the store or the service. `alias`:
+        what the memo remembers the call's key under (default: the arguments themselves)."""
         shared, policy = self._shared, self._policy
         readable, stale = policy.may_read(ep), policy.stale_ok
-        raw = _frozen(ep.name, params)
-        if readable and raw is not None:
+        raw = alias if alias is not None else _frozen(ep.name, params)
+        if readable and raw is not None and alias is None:
             memo = shared.memo.get_alias(raw, stale)
             if memo is not None:
-                return self._answer(ep, memo.status, memo.body())
+                return self._from_memo(ep, memo)
         payload = prepare(ep, params)
         key = self._key(ep, payload)
         if raw is not None:
@@ -260,7 +280,7 @@ class Client:
         if readable:
             memo = shared.memo.get(key, stale)
             if memo is not None:
-                return self._answer(ep, memo.status, memo.body())
+                return self._from_memo(ep, memo)
         with PROCESS_LOCKS(key):
             if readable:
                 found = self._stored(ep, key)
@@ -284,7 +304,7 @@ class Client:
         """The answer the memo or the store holds for `key` (kept in the memo), or None."""
         memo = self._shared.memo.get(key, self._policy.stale_ok)
         if memo is not None:
-            return self._answer(ep, memo.status, memo.body())
+            return self._from_memo(ep, memo)
         held = self._shared.store.get(key, stale_ok=self._policy.stale_ok)
         if held is None:
             return None
@@ -367,9 +387,13 @@ class Client:
         if sent.from_cache and sent.expires is not None:
             keep_for = min(keep_for, sent.expires - time.time()) if keep_for > 0 else keep_for
         if keep_for > 0 or (sent.from_cache and self._policy.stale_ok):
-            text = json.dumps(conformed(ep, body)) if status == 200 else sent.text
-            self._shared.memo.put(key, status, text, keep_for, self._policy.stale_ok)
+            kept = conformed(ep, body) if status == 200 else body
+            self._shared.memo.put(key, status, kept, keep_for, self._policy.stale_ok)
         return self._answer(ep, status, body, sent.headers)
+
+    def _from_memo(self, ep: Endpoint, memo: Memo) -> Any:
+        """A remembered answer: a 200 was understood and conformed when it was kept."""
+        return memo.body() if memo.status == 200 else self._answer(ep, memo.status, memo.body())
 
     @staticmethod
     def _answer(ep: Endpoint, status: int, body: Any, headers: Any = None) -> Any:

@@ -15,11 +15,13 @@ from profnet_sheets.client.keys import CallKey
 
 @dataclass(frozen=True)
 class Memo:
-    """An answer as kept: its body as JSON text (each hit parses a fresh copy), its status."""
+    """An answer as kept: its status, its body as JSON text (`body()` parses a fresh copy for
+    each caller) and parsed once (`shared`: for readers that never change it)."""
 
     status: int
     text: str
     expires: float
+    shared: Any = None
 
     def body(self) -> Any:
         return json.loads(self.text)
@@ -61,12 +63,13 @@ class MemoCache:
             self._aliases.clear()
         self._aliases[raw] = key
 
-    def put(self, key: CallKey, status: int, text: str, ttl: float, stale_ok: bool = False) -> None:
+    def put(self, key: CallKey, status: int, body: Any, ttl: float, stale_ok: bool = False) -> None:
         """Keep an answer for `ttl` seconds (an already stale one only for `stale_ok` readers)."""
         if ttl <= 0 and not stale_ok:
             return
+        memo = Memo(status, json.dumps(body), time.monotonic() + ttl, body)
         with self._lock:
-            self._entries[key] = Memo(status, text, time.monotonic() + ttl)
+            self._entries[key] = memo
             self._entries.move_to_end(key)
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)

@@ -32,7 +32,6 @@ from profnet_sheets.spec import API_KEY_HEADER
 
 LOG = logging.getLogger("profnet_sheets")
 PURGE_EVERY = 86400.0  # seconds: opening a cache purges expired answers at most this often
-REDIS_STALE_KEPT = 30 * 86400  # seconds Redis keeps an answer past its freshness (stale_ok)
 FORMAT = "json1"  # in file and namespace names: a cache in another format is never read as this
 
 
@@ -107,7 +106,6 @@ class AnswerStore:
             connection=self.redis,
             serializer="json",
             decode_content=True,
-            ttl_offset=REDIS_STALE_KEPT,
         )
 
     def _claims(self, service: str) -> Claims:

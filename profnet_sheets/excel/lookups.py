@@ -142,10 +142,11 @@ def fetch_one(
             return None
         raw = (kind.name, *row.items(), *sorted(options.items()))
         try:
-            params = session.call_for(raw, lambda: kind.call(row, options))
+            hash(raw)
         except TypeError:  # a list among the options: not hashable, normalised every time
-            params = kind.call(row, options)
-        payload = session.client.call(kind.endpoint, params)
+            payload = session.client.call(kind.endpoint, kind.call(row, options))
+        else:
+            payload = session.client.call_as(kind.endpoint, raw, lambda: kind.call(row, options))
     except (ProfnetError, NormalizationError) as error:
         return message_for(error)
     record = kind.record(payload)

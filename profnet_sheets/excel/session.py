@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
@@ -28,7 +28,6 @@ DEFAULT_BUDGET: Final = 1_000  # credits one Excel session may spend unless told
 _UNLIMITED: Final = frozenset({"none", "unlimited", "no limit"})
 CONF_SHEET: Final = "xlwings.conf"
 CONF_ROWS: Final = 100  # rows of the xlwings.conf sheet read
-MAX_REMEMBERED: Final = 200_000  # normalised calls kept for recalculation
 
 Source = tuple[str, Mapping[str, Any]]  # (where, its settings), e.g. the xlwings.conf sheet
 WorkbookConfig = Callable[[], Mapping[str, Any]]
@@ -104,17 +103,6 @@ class ExcelSession:
     client: Client
     config: SessionConfig
     completed: dict[str, SearchStatus] = field(default_factory=dict)  # searches seen completed
-    calls: dict[Hashable, dict[str, Any]] = field(default_factory=dict)  # key cells -> call
-
-    def call_for(self, raw: Hashable, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """The call a key makes, normalised once per distinct cell value (recalculation runs
-        through here for every cell: normalising a URL costs more than the cached answer)."""
-        known = self.calls.get(raw)
-        if known is None:
-            if len(self.calls) >= MAX_REMEMBERED:
-                self.calls.clear()
-            known = self.calls[raw] = make()
-        return known
 
     @classmethod
     def start(cls, client: Client, config: SessionConfig) -> ExcelSession:
