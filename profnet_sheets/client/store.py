@@ -69,7 +69,7 @@ class AnswerStore:
         )
         self.cache: Any = self.session.cache  # SQLiteCache, RedisCache or BaseCache
         self.claims = self._claims(service)
-        if isinstance(self.where, Path):
+        if isinstance(self.where, Path) and not settings.serves_stale:  # Excel keeps them
             self._purge_when_due(self.where)
 
     # -- opening ----------------------------------------------------------------------------
