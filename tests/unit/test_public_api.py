@@ -74,3 +74,14 @@ def test_lazy_names_resolve_and_unknown_names_fail() -> None:
     assert batch.enrich.__name__ == "enrich"
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         _ = profnet_sheets.Nope  # type: ignore[attr-defined]
+
+
+def test_no_front_end_reaches_into_a_client() -> None:
+    """The money path has one owner: front ends and the batch engine use the client's public
+    methods, never its private state (where the spend, the budget or the caches live)."""
+    for path in PACKAGE.rglob("*.py"):
+        if path.parent.name in ("client", "sandbox", "spec"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in {"_shared", "_budget", "_policy"}:
+                raise AssertionError(f"{path.relative_to(PACKAGE)}:{node.lineno}: .{node.attr}")
