@@ -8,7 +8,8 @@ the cache again under the claim, so a process that waited finds the answer and p
 - `FileClaims`: an OS byte-range lock (lockf, or msvcrt on Windows) on one byte of a lock
   file beside the SQLite cache. The operating system releases it when its process dies,
   however it dies.
-- `RedisClaims`: `SET NX PX` with a lease, released by its owner only.
+- `RedisClaims`: `SET NX PX` with a short lease that a heartbeat renews while its holder lives
+  (a dead holder's claim is free within 30 s), released by its owner only.
 - `NoClaims`: for a cache in memory, which no other process shares.
 
 A claim is waited for at most its lease (as long as a call can take, retries and their waits
@@ -210,30 +211,77 @@ class FileClaims:
 
 # Deletes the claim only if it is still ours (it may have expired and been taken over).
 _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end"
+# Extends the claim only if it is still ours.
+_RENEW = (
+    "if redis.call('get', KEYS[1]) == ARGV[1] then "
+    "return redis.call('pexpire', KEYS[1], ARGV[2]) end"
+)
+_SAY_AFTER = 5.0  # seconds of waiting on another holder before saying so
 
 
 class RedisClaims:
-    """Claims as Redis keys with a lease (`SET NX PX`): a dead holder's claim expires."""
+    """Claims as Redis keys (`SET NX PX`) that live `ttl` seconds unless their holder renews
+    them: a heartbeat renews every claim this process holds, so a claim of a process that died
+    is free within `ttl` (not after the longest call), and a live call keeps its claim however
+    long it takes. A waiter waits at most `patience` (the longest a call can take)."""
 
-    def __init__(self, connection: Any, namespace: str, lease: float) -> None:
+    ttl: ClassVar[float] = 30.0
+
+    def __init__(self, connection: Any, namespace: str, patience: float) -> None:
         self.connection = connection
         self.namespace = namespace
-        self.lease = lease
+        self.lease = patience
         self._release = connection.register_script(_RELEASE)
+        self._renew = connection.register_script(_RENEW)
+        self._held: dict[str, str] = {}
+        self._guard = threading.Lock()
+        self._beating: threading.Thread | None = None
 
     @contextmanager
     def hold(self, key: str) -> Iterator[None]:
         name, owner = f"{self.namespace}:claim:{key}", uuid.uuid4().hex
-        lease_ms = max(1, int(self.lease * 1000))
-        # A dead holder's claim expires with its lease, before this waiter's patience ends.
-        claimed = bool(self.connection.set(name, owner, nx=True, px=lease_ms))
+        ttl_ms = max(1, int(self.ttl * 1000))
+        claimed = bool(self.connection.set(name, owner, nx=True, px=ttl_ms))
+        started, said = time.monotonic(), False
         for pause in _waits(self.lease * 1.1) if not claimed else ():
             time.sleep(pause)
-            if claimed := bool(self.connection.set(name, owner, nx=True, px=lease_ms)):
+            if claimed := bool(self.connection.set(name, owner, nx=True, px=ttl_ms)):
                 break
+            if not said and time.monotonic() - started > _SAY_AFTER:
+                said = True
+                LOG.warning(
+                    "waiting for another process that is fetching the same call (%s); a "
+                    "process that died frees it within %.0f s",
+                    key[:12],
+                    self.ttl,
+                )
         if not claimed:
             raise _waited_too_long(self.lease)
+        self._keep_alive(name, owner)
         try:
             yield
         finally:
+            with self._guard:
+                self._held.pop(name, None)
             self._release(keys=[name], args=[owner])
+
+    def _keep_alive(self, name: str, owner: str) -> None:
+        with self._guard:
+            self._held[name] = owner
+            if self._beating is None or not self._beating.is_alive():
+                self._beating = threading.Thread(
+                    target=self._heartbeat, name="profnet-claims", daemon=True
+                )
+                self._beating.start()
+
+    def _heartbeat(self) -> None:
+        """Renew every held claim a few times per `ttl`, for as long as the process lives."""
+        while True:
+            time.sleep(self.ttl / 3)
+            with self._guard:
+                held = list(self._held.items())
+            for name, owner in held:
+                try:
+                    self._renew(keys=[name], args=[owner, max(1, int(self.ttl * 1000))])
+                except Exception as error:  # Redis gone: the call's own save will say so
+                    LOG.debug("claim %s not renewed: %s", name, error)

@@ -130,7 +130,7 @@ def test_a_redis_claim_is_held_by_one_at_a_time(redis_url: str) -> None:
     import redis
 
     connection = redis.Redis.from_url(redis_url)
-    claims = RedisClaims(connection, "profnet:test-claims", lease=30)
+    claims = RedisClaims(connection, "profnet:test-claims", patience=30)
     assert _order_of_two_holders(claims) == ["first in", "first out", "second in"]
     assert connection.exists(f"profnet:test-claims:claim:{KEY}") == 0, "released"
 
@@ -141,7 +141,7 @@ def test_a_redis_claim_expires_and_is_released_only_by_its_owner(redis_url: str)
     connection = redis.Redis.from_url(redis_url)
     name = f"profnet:test-lease:claim:{KEY}"
     connection.set(name, "a dead process", px=300)  # a holder that died without releasing
-    claims = RedisClaims(connection, "profnet:test-lease", lease=30)
+    claims = RedisClaims(connection, "profnet:test-lease", patience=30)
     started = time.monotonic()
     with claims.hold(KEY):
         assert 0.2 < time.monotonic() - started < 3, "taken over when the lease ran out"
@@ -155,10 +155,64 @@ def test_a_hung_redis_holder_makes_others_give_up_without_paying(redis_url: str)
     connection = redis.Redis.from_url(redis_url)
     connection.set(f"profnet:test-hung:claim:{KEY}", "a hung process", px=60_000)
     started = time.monotonic()
-    claims = RedisClaims(connection, "profnet:test-hung", lease=0.05)
+    claims = RedisClaims(connection, "profnet:test-hung", patience=0.05)
     with pytest.raises(TransportError, match="nothing was sent"), claims.hold(KEY):
         pytest.fail("entered without the claim")
     assert time.monotonic() - started < 1
+
+
+def test_a_live_redis_holder_keeps_its_claim_past_the_lease(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import redis
+
+    monkeypatch.setattr(RedisClaims, "ttl", 0.6)
+    connection = redis.Redis.from_url(redis_url)
+    holder = RedisClaims(connection, "profnet:test-beat", patience=30)
+    other = RedisClaims(connection, "profnet:test-beat", patience=0.3)
+    with holder.hold(KEY):
+        time.sleep(1.5)  # past the lease: the heartbeat renewed it
+        with pytest.raises(TransportError, match="nothing was sent"), other.hold(KEY):
+            pytest.fail("entered while the live holder held the claim")
+
+
+def test_a_killed_process_frees_its_redis_claim_within_the_lease(redis_url: str) -> None:
+    import redis
+
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                f"""
+                import time
+                import redis
+                from profnet_sheets.client.claims import RedisClaims
+                RedisClaims.ttl = 1.0
+                claims = RedisClaims(redis.Redis.from_url({redis_url!r}), "profnet:test-dead", 600)
+                with claims.hold({KEY!r}):
+                    print("held", flush=True)
+                    time.sleep(600)
+                """
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().strip() == "held"
+        time.sleep(1.5)  # alive past its lease: still held
+        connection = redis.Redis.from_url(redis_url)
+        assert connection.exists(f"profnet:test-dead:claim:{KEY}") == 1
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(10)
+        started = time.monotonic()
+        with RedisClaims(connection, "profnet:test-dead", patience=600).hold(KEY):
+            assert time.monotonic() - started < 1.5, "the dead holder's claim ran out"
+    finally:
+        holder.kill()
+        holder.wait(10)
 
 
 def test_a_forked_child_does_not_inherit_held_locks(tmp_path: Path) -> None:
