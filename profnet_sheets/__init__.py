@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         SearchNotReady,
         SearchTimedOut,
         ServiceError,
+        StoppedBuying,
         TransportError,
         Unauthorized,
     )
@@ -74,6 +75,7 @@ __all__ = [
     "SearchTimedOut",
     "ServiceError",
     "Settings",
+    "StoppedBuying",
     "TransportError",
     "Unauthorized",
     "save_config",

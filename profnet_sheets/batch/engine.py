@@ -22,6 +22,7 @@ from profnet_sheets.errors import (
     NotFound,
     OfflineMiss,
     ProfnetError,
+    StoppedBuying,
     Unauthorized,
 )
 
@@ -70,6 +71,8 @@ def _error_text(error: ProfnetError) -> str:
         return "not found"
     if isinstance(error, BudgetExceeded):
         return NOT_FETCHED
+    if isinstance(error, StoppedBuying):
+        return f"not fetched: {error.reason} (run again once fixed; done rows are free)"
     if isinstance(error, OfflineMiss):
         return OFFLINE_MISS
     if isinstance(error, InsufficientCredits):

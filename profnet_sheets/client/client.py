@@ -7,11 +7,13 @@ kept, and for how long, is the CachePolicy's decision; what was charged, the led
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
 import logging
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,7 +32,7 @@ from profnet_sheets.client.ledger import Budget, Ledger, price_ceiling
 from profnet_sheets.client.memo import Memo, MemoCache
 from profnet_sheets.client.policy import error_for
 from profnet_sheets.client.prepare import prepare
-from profnet_sheets.client.store import AnswerStore
+from profnet_sheets.client.store import AnswerStore, StoreError
 from profnet_sheets.client.transport import Sent, Transport
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import (
@@ -39,11 +41,13 @@ from profnet_sheets.errors import (
     OfflineMiss,
     ProfnetError,
     ServiceError,
+    StoppedBuying,
     TransportError,
 )
 from profnet_sheets.spec import Endpoint, endpoint
 
 LOG = logging.getLogger("profnet_sheets")
+UNREADABLE_IN_A_ROW = 3
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,28 @@ class _Shared:
         self.transport = Transport(settings, base_url)
         self.memo = MemoCache()
         self.budget = Budget(settings.budget)
+        self.stopped: str | None = None  # why this client stopped buying, once it has
+        self.unreadable_in_a_row = 0  # paid answers not understood, one after another
+        self.lock = threading.Lock()
+
+    def stop_buying(self, reason: str) -> None:
+        """Send nothing more that costs credits, for `reason` (said once, in the log too)."""
+        with self.lock:
+            if self.stopped is None:
+                self.stopped = reason
+                LOG.error("profnet-sheets stopped buying: %s", reason)
+
+    def count_reading(self, understood: bool) -> None:
+        """Stop buying after UNREADABLE_IN_A_ROW paid answers in a row not understood."""
+        with self.lock:
+            self.unreadable_in_a_row = 0 if understood else self.unreadable_in_a_row + 1
+            many = self.unreadable_in_a_row >= UNREADABLE_IN_A_ROW
+        if many:
+            self.stop_buying(
+                f"the service answered {UNREADABLE_IN_A_ROW} paid calls in a row in a form this "
+                "version does not read (each counted as possibly charged); check the base URL "
+                "(PROFNET_BASE_URL), or update profnet-sheets"
+            )
 
 
 class Client:
@@ -182,6 +208,12 @@ class Client:
     def service(self) -> str:
         """The name this client's service goes by in the cache and the ledger."""
         return self._shared.service
+
+    @property
+    def stopped(self) -> str | None:
+        """Why this client stopped buying (a cache that failed, answers it cannot read), or
+        None while it buys."""
+        return self._shared.stopped
 
     def spent(self, *, uncertain: bool = False) -> int:
         """Credits the ledger holds for this service (`uncertain`: only those that may have
@@ -292,7 +324,12 @@ class Client:
                     f"({canonical_json(payload)[:200]}). Go online (offline=False) to fetch it.",
                     endpoint=ep.name,
                 )
-            with shared.store.claims.hold(key.digest):
+            self._check_buying(ep)
+            with contextlib.ExitStack() as claimed:
+                try:
+                    claimed.enter_context(shared.store.claim(key))
+                except StoreError as failure:
+                    raise self._stopped(ep, str(failure)) from None
                 if readable:  # another process may have paid for it while this one waited
                     found = self._stored(ep, key)
                     if found is not None:
@@ -305,7 +342,10 @@ class Client:
         memo = self._shared.memo.get(key, self._policy.stale_ok)
         if memo is not None:
             return self._from_memo(ep, memo)
-        held = self._shared.store.get(key, stale_ok=self._policy.stale_ok)
+        try:
+            held = self._shared.store.get(key, stale_ok=self._policy.stale_ok)
+        except StoreError as failure:
+            raise self._stopped(ep, str(failure)) from None
         if held is None:
             return None
         sent = Sent(held.status, held.text, _json_or_none(held.text), held.headers, True, 0)
@@ -336,12 +376,14 @@ class Client:
                     self._record(ep, charged, None, uncertain=True)
                 raise
             if sent.status == 200 and ep.price.kind != "free":
-                if missing(ep, sent.body) is None and not unfinished(ep, sent.body):
+                understood = missing(ep, sent.body) is None and not unfinished(ep, sent.body)
+                if understood:
                     charged = ep.price.charge(sent.body)
                     items = charged // max(ep.price.credits, 1)
                     self._record(ep, charged, items if ep.price.kind == "per_item" else None)
                 else:  # charged, maybe, for an answer this version cannot read
                     sent.uncertain += 1
+                shared.count_reading(understood)
             if sent.uncertain:  # attempts that went out and may have been done unanswered
                 charged += sent.uncertain * ceiling
                 self._record(ep, sent.uncertain * ceiling, None, uncertain=True)
@@ -352,21 +394,37 @@ class Client:
 
     def _keep(self, ep: Endpoint, key: CallKey, sent: Sent) -> None:
         """Save an answer in the store for as long as the policy says. A save that fails (a
-        disk full, a database locked past its busy timeout) is logged, never raised: the answer
-        is paid for, and the caller still gets (and counts) it."""
+        disk full, a database locked past its busy timeout, Redis gone) is never raised: the
+        answer is paid for, and the caller still gets (and counts) it; but nothing more is
+        bought, since it could not be kept either."""
         seconds = self._policy.keep_for(ep, sent.status, sent.body)
         if seconds <= 0 or sent.response is None:
             return
         try:
             self._shared.store.save(key, sent.response, seconds)
-        except Exception as error:
+        except StoreError as failure:
+            self._shared.stop_buying(f"{failure}: what it buys could not be kept")
+        except Exception as error:  # anything else: this answer is not kept, the rest go on
             LOG.warning(
-                "%s: the answer could not be saved in the cache (%s: %s); it is used now, and "
-                "would be fetched (and paid) again by another process",
+                "%s: the answer could not be saved in the cache (%s: %s); it is used now",
                 ep.name,
                 type(error).__name__,
                 error,
             )
+
+    def _check_buying(self, ep: Endpoint) -> None:
+        stopped = self._shared.stopped
+        if stopped is not None and ep.price.kind != "free":
+            raise self._stopped(ep, stopped)
+
+    def _stopped(self, ep: Endpoint, reason: str) -> StoppedBuying:
+        self._shared.stop_buying(reason)
+        return StoppedBuying(
+            f"{ep.name}: not sent: profnet-sheets stopped buying ({reason}). What was paid is "
+            "kept; fix that and run again: the calls done are not paid again.",
+            reason=reason,
+            endpoint=ep.name,
+        )
 
     def _record(
         self, ep: Endpoint, credits: int, items: int | None, uncertain: bool = False

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sqlite3
 import sys
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -33,6 +35,22 @@ from profnet_sheets.spec import API_KEY_HEADER
 LOG = logging.getLogger("profnet_sheets")
 PURGE_EVERY = 86400.0  # seconds: opening a cache purges expired answers at most this often
 FORMAT = "json1"  # in file and namespace names: a cache in another format is never read as this
+
+
+class StoreError(Exception):
+    """The store (a SQLite file, a Redis server) failed: what it says, its place masked."""
+
+
+def _failures() -> tuple[type[BaseException], ...]:
+    """What a failing store raises: the file system's and SQLite's errors, Redis's."""
+    found: list[type[BaseException]] = [OSError, sqlite3.Error]
+    try:
+        import redis
+
+        found.append(redis.exceptions.RedisError)
+    except ImportError:  # pragma: no cover - depends on the extra being installed
+        pass
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -55,6 +73,7 @@ class AnswerStore:
         self.settings = settings
         self.where = _place(settings, service)
         self.redis: Any = None
+        self.failures = _failures()
         self.session = requests_cache.CachedSession(
             backend=self._backend(service),
             allowable_codes=KEPT_STATUSES,
@@ -128,7 +147,9 @@ class AnswerStore:
         """The answer stored under `key` while fresh (with `stale_ok`, also after), or None."""
         try:
             cached = self.cache.get_response(key.digest)
-        except Exception as error:  # an entry this version cannot read: a miss, said once
+        except self.failures as error:
+            raise self._failure("read from", error) from None
+        except Exception as error:  # an entry this version cannot read: a miss
             LOG.debug("cache entry %s unreadable: %s", key.digest, error)
             return None
         if cached is None or cached.status_code not in KEPT_STATUSES:
@@ -141,7 +162,28 @@ class AnswerStore:
     def save(self, key: CallKey, response: requests.Response, seconds: float) -> None:
         """Keep `response` under `key` for `seconds` (requests-cache redacts the key header)."""
         expires = datetime.now(UTC) + timedelta(seconds=seconds)
-        self.cache.save_response(response, cache_key=key.digest, expires=expires)
+        try:
+            self.cache.save_response(response, cache_key=key.digest, expires=expires)
+        except self.failures as error:
+            raise self._failure("write to", error) from None
+
+    @contextmanager
+    def claim(self, key: CallKey) -> Iterator[None]:
+        """The claim on `key` across the processes sharing this store."""
+        try:
+            holding = self.claims.hold(key.digest)
+            holding.__enter__()
+        except self.failures as error:
+            raise self._failure("claim a call in", error) from None
+        try:
+            yield
+        finally:
+            with contextlib.suppress(*self.failures):
+                holding.__exit__(None, None, None)
+
+    def _failure(self, what: str, error: BaseException) -> StoreError:
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+        return StoreError(f"could not {what} the cache at {self.described()} ({reason})")
 
     def forget(self, key: CallKey) -> None:
         self.cache.delete(key.digest)
