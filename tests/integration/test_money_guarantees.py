@@ -66,7 +66,8 @@ def test_a_cache_that_dies_mid_run_loses_no_paid_answer(
     assert answered + refused == 200, "every row is kept, answered or marked"
     assert refused > 0, "the run stopped buying"
     assert charged(sandbox) == answered, "every answer paid for is in the output"
-    assert client.stopped is not None and "cache" in client.stopped
+    assert client.stopped is not None
+    assert "cache" in client.stopped
     with pytest.raises(StoppedBuying, match="stopped buying"):
         client.get_company_details(domain="one-more.io")
     assert charged(sandbox) == answered, "nothing more bought"
@@ -122,5 +123,6 @@ def test_a_budget_holds_against_answers_that_cannot_be_read(
     assert charged(sandbox) <= 50, "the budget is a cap, also for answers not understood"
     assert charged(sandbox) <= 3 + 8, "buying stops after 3 unreadable answers in a row"
     assert client.spent(uncertain=True) == charged(sandbox), "each counted as possibly charged"
-    assert client.stopped is not None and "does not read" in client.stopped
+    assert client.stopped is not None
+    assert "does not read" in client.stopped
     client.close()
