@@ -12,9 +12,18 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from profnet_sheets.client.answers import whole_number
 from profnet_sheets.client.ledger import MAX_PAGE_ITEMS
+from profnet_sheets.client.policy import RetryPolicy
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.config import Settings
-from profnet_sheets.errors import NotFound, ProfnetError, SearchFailed, SearchTimedOut
+from profnet_sheets.errors import (
+    NotFound,
+    ProfnetError,
+    RateLimited,
+    SearchFailed,
+    SearchTimedOut,
+    ServiceError,
+    TransportError,
+)
 from profnet_sheets.spec import search_endpoint
 from profnet_sheets.words import counted
 
@@ -47,6 +56,7 @@ class SearchClient(Protocol):
     ) -> SearchClient: ...
 
 
+PAGE_ATTEMPTS = 4  # a results page is asked for at most this often after transient faults
 _SEARCH_LOCK = threading.Lock()
 _COMPLETED: set[str] = set()  # request ids of searches seen completed (it never changes)
 
@@ -289,9 +299,7 @@ class SearchJob:
                 break
             left = (most - len(rows)) if most is not None else MAX_PAGE_ITEMS
             ceiling = min(left, page_size) if page_size else left
-            body = self.client.call(
-                results, request_id=self.request_id, page=page, max_items=ceiling
-            )
+            body = self._page(results, page, ceiling, len(rows))
             items = list(body.get("results") or [])
             rows.extend(items)
             told = whole_number(body.get("total_results"))
@@ -307,6 +315,33 @@ class SearchJob:
             page_size = page_size or len(items)
             page += 1
         return rows[: self.limit] if self.limit is not None else rows
+
+    def _page(self, results: str, page: int, ceiling: int, read: int) -> Any:
+        """One results page, asked again after a transient fault (a lost answer, a 5xx, a rate
+        limit) up to PAGE_ATTEMPTS times, each attempt within the budget and counted as
+        possibly charged; the last fault says how to resume (the pages read stay cached)."""
+        settings = self.client.settings
+        retry = RetryPolicy(backoff=settings.backoff, max_backoff=settings.max_backoff)
+        for attempt in range(PAGE_ATTEMPTS):
+            try:
+                return self.client.call(
+                    results, request_id=self.request_id, page=page, max_items=ceiling
+                )
+            except (TransportError, ServiceError, RateLimited) as fault:
+                transient = not isinstance(fault, ServiceError) or (fault.status or 500) >= 500
+                if not transient or attempt + 1 == PAGE_ATTEMPTS:
+                    fault.message = fault.args[0] + self._resume(read)
+                    fault.args = (fault.message,)
+                    raise
+                self.sleep(retry.wait_before(attempt))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _resume(self, read: int) -> str:
+        return (
+            f" ({read} results of the {self.kind} search {self.request_id} read, and cached; "
+            f"resume with `profnet-sheets search {self.kind} --request-id {self.request_id}`, "
+            f"or client.attach_search({self.kind!r}, {self.request_id!r}).results())"
+        )
 
     def frame(self, *, on_page: PageProgress | None = None) -> polars.DataFrame:
         """The results as a polars DataFrame (columns of the spec's result item); `on_page` as

@@ -235,3 +235,32 @@ def test_a_lookup_not_understood_is_uncertain_spend(service: Scripted, client: C
         client.get_company_details(domain="acme.com")
     assert _uncertain(client) == 1
     assert client.spent() == 0, "nothing sure"
+
+
+def test_reading_a_completed_search_rides_out_transient_faults(
+    service: Scripted, client: Client
+) -> None:
+    service.answer("/search-leads", CREATED)
+    service.answer("/get-lead-search-status", DONE)
+    service.answer(
+        "/get-lead-results",
+        (502, {"message": "bad_gateway"}),
+        (503, {"message": "unavailable"}),
+        _page(3, total_pages=1, total_results=3),
+    )
+    job = client.search_leads(title_keywords="CTO", limit=3)
+    job.sleep = lambda seconds: None
+    assert len(job.results()) == 3
+    assert client.spent() == 50 + 3
+    assert _uncertain(client) == 3, "the 502 may have been charged: counted; the 503 was not"
+
+
+def test_a_page_that_keeps_failing_says_how_to_resume(service: Scripted, client: Client) -> None:
+    service.answer("/search-leads", CREATED)
+    service.answer("/get-lead-search-status", DONE)
+    service.answer("/get-lead-results", (500, {"message": "internal_error"}))
+    job = client.search_leads(title_keywords="CTO", limit=3)
+    job.sleep = lambda seconds: None
+    with pytest.raises(ServiceError, match="--request-id r1"):
+        job.results()
+    assert service.times("/get-lead-results") == 4
