@@ -138,7 +138,9 @@ class Backend:
                 reply = self._call(endpoint, key, params, balance)
             except ApiError as error:
                 self.store.record_call(key, name, 0, error=True)
-                return Reply(error.status, error.body, error.headers)
+                return Reply(
+                    error.status, errors.as_answered_by(endpoint, error.body), error.headers
+                )
             self.store.record_call(key, name, endpoint.price.charge(reply.body), error=False)
             if self.hostile_rate:
                 return Reply(reply.status, plant(reply.body, self.hostile_rate), reply.headers)

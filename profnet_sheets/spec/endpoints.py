@@ -107,6 +107,7 @@ class Endpoint:
     search: SearchKind | None = None
     search_role: SearchRole | None = None
     not_found: str | None = None  # what a 404 means here (spec section 7, or decisions.md #20)
+    names_parameter: bool = True  # 400 bodies carry `parameter` (section 7: not on search-jobs)
     payload_at: tuple[str, ...] = ("data",)  # where the answer sits in the envelope
 
     @property
@@ -299,6 +300,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             ),
             None,
         ),
+        names_parameter=False,
     ),
     Endpoint(
         "get-lead-results",

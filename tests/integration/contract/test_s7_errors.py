@@ -93,6 +93,37 @@ def test_search_jobs_400_has_no_parameter_field(sb: Sandbox, payload: dict[str, 
     assert_error(call(sb, "search-jobs", **payload), 400, "invalid_parameter", NO_PARAMETER)
 
 
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"keyword": "python", "job_type": "freelance"},
+        {"keyword": "python", "remote": "sometimes"},
+        {"company_id": "abc"},
+        {"keyword": "python", "start": -1},
+        {"keyword": "python", "start": "abc"},
+        {"keyword": 123},
+        {"keyword": "python", "date_posted": "yesterday"},
+    ],
+    ids=["job_type", "remote", "company_id", "start-negative", "start-text", "keyword", "date"],
+)
+def test_search_jobs_invalid_value_400_has_no_parameter_field(
+    sb: Sandbox, payload: dict[str, Any]
+) -> None:
+    """§7: `parameter` is "absent on search-jobs", whatever the cause of the 400."""
+    body = assert_error(call(sb, "search-jobs", **payload), 400, "invalid_parameter", NO_PARAMETER)
+    assert set(body) == {"message", "details"}
+
+
+@pytest.mark.parametrize("body", [None, b"", b"[]", b'{"keyword": '], ids=str)
+def test_search_jobs_unreadable_body_400_has_no_parameter_field(
+    sb: Sandbox, body: bytes | None
+) -> None:
+    """No body at all (no Content-Type either), an empty one, or one that is no JSON object."""
+    content_type = None if body is None else "application/json"
+    resp = raw(sb, "POST", "search-jobs", data=body, content_type=content_type)
+    assert_error(resp, 400, "invalid_parameter", NO_PARAMETER)
+
+
 @pytest.mark.parametrize("endpoint", ["google-full-profiles", "google-schools"])
 def test_google_search_without_a_search_field(sb: Sandbox, endpoint: str) -> None:
     payload: dict[str, Any] = {"limit": 3} if endpoint == "google-full-profiles" else {"page": 1}
@@ -143,7 +174,6 @@ def test_url_of_the_wrong_kind(sb: Sandbox, endpoint: str, url: str) -> None:
             "where_they_live",
         ),
         ("search-posts", {"keyword": "python", "start": "abc"}, "start"),
-        ("search-jobs", {"keyword": "python", "start": "abc"}, "start"),
         ("google-schools", {"school_name": "Tech", "page": "abc"}, "page"),
         ("search-companies", {"company_headcount_growth": "5-10"}, "company_headcount_growth"),
         (
@@ -194,7 +224,8 @@ def test_results_page_below_one(sb: Sandbox, world: World, endpoint: str, page: 
 def test_payload_that_is_not_an_object(sb: Sandbox, endpoint: str, body: str) -> None:
     """decisions #25: malformed JSON or a body that is not an object -> parameter = payload."""
     resp = raw(sb, "POST", endpoint, data=body, content_type="application/json")
-    assert_error(resp, 400, "invalid_parameter", "payload")
+    parameter = NO_PARAMETER if endpoint == "search-jobs" else "payload"
+    assert_error(resp, 400, "invalid_parameter", parameter)
 
 
 # --- 401 unauthorized (§5, decisions #20: on every endpoint) -------------------------------
