@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from profnet_sheets.sandbox.backend import Backend, Reply
+from profnet_sheets.sandbox.params import Unreadable, read_json
 from profnet_sheets.spec import errors
 from profnet_sheets.spec.endpoints import BY_PATH
 from profnet_sheets.spec.openapi import API_KEY_HEADER, openapi_document
@@ -70,7 +71,7 @@ class SandboxApp:
                 if self._random.random() < self.backend.faults.drop_rate:
                     await asyncio.sleep(answer_at - loop.time())
                     await _drop(send)  # before the work: a dropped call is never charged
-                raw = _query(scope) if method == "GET" else _json_object(body)
+                raw = _query(scope) if method == "GET" else read_json(body)
                 reply = self.backend.handle(
                     endpoint.name, _api_key(scope), raw, from_query=method == "GET"
                 )
@@ -91,11 +92,9 @@ class SandboxApp:
 
     def _control(self, action: str, method: str, scope: Scope, body: bytes) -> Reply:
         backend = self.backend
-        payload = _json_object(body) if body else {}
-        if payload is None:
-            return Reply(
-                400, {"message": "invalid_parameter", "details": "Body must be a JSON object."}
-            )
+        payload = read_json(body) if body else {}
+        if isinstance(payload, Unreadable):
+            return Reply(400, errors.invalid_parameter("payload", payload.details))
         if (action, method) == ("health", "GET"):
             return Reply(200, {"status": "ok"})
         if (action, method) == ("usage", "GET"):
@@ -149,14 +148,6 @@ def _api_key(scope: Scope) -> str | None:
 def _query(scope: Scope) -> dict[str, str]:
     pairs = parse_qsl(scope["query_string"].decode("utf-8", "replace"), keep_blank_values=True)
     return dict(pairs)
-
-
-def _json_object(body: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(body or b"null")
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 async def _read_body(receive: Receive) -> bytes:

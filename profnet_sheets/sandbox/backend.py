@@ -13,7 +13,7 @@ from typing import Any
 
 from profnet_sheets.sandbox.hostile import plant
 from profnet_sheets.sandbox.operations import FAIL_TRIGGER, RESULTS_PAGE_SIZE, Operations
-from profnet_sheets.sandbox.params import ApiError, parse
+from profnet_sheets.sandbox.params import ApiError, Unreadable, parse
 from profnet_sheets.sandbox.store import Job, Store
 from profnet_sheets.sandbox.world import World, stable_hash
 from profnet_sheets.spec import errors
@@ -124,7 +124,12 @@ class Backend:
     # -- the service ----------------------------------------------------------------------------
 
     def handle(
-        self, name: str, key: str | None, raw: Mapping[str, Any] | None, *, from_query: bool
+        self,
+        name: str,
+        key: str | None,
+        raw: Mapping[str, Any] | Unreadable,
+        *,
+        from_query: bool,
     ) -> Reply:
         """Answer one call of endpoint `name`, charging `key` as the spec's price table says."""
         endpoint = BY_NAME[name]

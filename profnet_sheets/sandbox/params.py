@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from profnet_sheets.spec import errors
@@ -18,6 +21,70 @@ class ApiError(Exception):
         self.status = status
         self.body = body
         self.headers = headers or {}
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A request body that holds no JSON object: why, for the 400 `payload` it is answered."""
+
+    details: str
+
+
+MAX_DEPTH = 32  # arrays and objects within each other a body may hold (the spec's need 2)
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # what an integer parameter may be, at most
+_TOO_DEEP = f"The body nests arrays or objects deeper than {MAX_DEPTH} levels."
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def read_json(body: bytes) -> dict[str, Any] | Unreadable:
+    """The JSON object a request body holds, or why it holds none.
+
+    Never raises: whatever JSON text can hold that the work after it cannot (nesting too deep,
+    a lone surrogate) is refused here, for every endpoint and control alike.
+    """
+    try:
+        value = json.loads(body or b"null")
+    except RecursionError:  # deeper than the decoder goes
+        return Unreadable(_TOO_DEEP)
+    except (ValueError, UnicodeDecodeError):
+        return Unreadable("The body is not valid JSON.")
+    if not isinstance(value, dict):
+        return Unreadable("The body must be a JSON object.")
+    flaw = _flaw(value)
+    return value if flaw is None else Unreadable(flaw)
+
+
+def _flaw(value: Any) -> str | None:
+    """Why a decoded body is unusable, or None: arrays and objects nested deeper than
+    MAX_DEPTH, or a string holding a lone surrogate (JSON can escape one, "\\ud800"; no UTF-8
+    text can). Walks the value without recursion."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str) and _SURROGATE.search(item):
+            return "The body holds a lone surrogate (such as \\ud800), which is no character."
+        if isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                return _TOO_DEEP
+            children = [*item, *item.values()] if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+def finite_number(value: Any) -> bool:
+    """A JSON number a float holds: not a boolean, NaN, an infinity or an integer beyond it."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer literal of over 308 digits
+        return False
+
+
+def shown(value: Any, width: int = 80) -> str:
+    """`value` as an error's details quote it: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 class Params(dict[str, Any]):
@@ -39,56 +106,81 @@ def _not_given(param: Param, value: Any) -> bool:
     return blank and param.type == "string" and param.enum is None
 
 
-_INTEGER_TEXT = re.compile(r"-?[0-9]+(\.0*)?")
+_INTEGER_TEXT = re.compile(r"(-?)0*([0-9]+)(\.0*)?")
+_INT64_DIGITS = len(str(INT64_MAX))
+
+
+def _whole_number(value: Any, from_query: bool) -> int | None:
+    """`value` as an integer (5.0 is one in JSON Schema; "5" is one in a query), else None.
+
+    Query text of more digits than any 64-bit integer reads as just beyond that range, so that
+    it is refused as out of range (not converted: int() refuses over 4300 digits)."""
+    if from_query and isinstance(value, str):
+        match = _INTEGER_TEXT.fullmatch(value.strip(SPACE_CHARS))
+        if match is None:
+            return None
+        sign, digits = match.group(1), match.group(2)
+        if len(digits) > _INT64_DIGITS:
+            return INT64_MIN - 1 if sign else INT64_MAX + 1
+        return int(sign + digits)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _int64(value: Any) -> bool:
+    """A JSON integer that fits in 64 bits (what ids and numbers of the service are)."""
+    return (
+        isinstance(value, int) and not isinstance(value, bool) and INT64_MIN <= value <= INT64_MAX
+    )
 
 
 def _integer(param: Param, value: Any, from_query: bool) -> int:
-    if from_query and isinstance(value, str) and _INTEGER_TEXT.fullmatch(value.strip(SPACE_CHARS)):
-        number = int(float(value.strip(SPACE_CHARS)))
-    elif isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, float) and value.is_integer():  # 5.0 is an integer in JSON Schema
-        number = int(value)
-    else:
-        raise invalid(param.name, f"{param.name} must be an integer, got {value!r}.")
-    if param.minimum is not None and number < param.minimum:
-        raise invalid(param.name, f"{param.name} must be at least {param.minimum:g}, got {number}.")
-    if param.maximum is not None and number > param.maximum:
-        raise invalid(param.name, f"{param.name} must be at most {param.maximum:g}, got {number}.")
+    number = _whole_number(value, from_query)
+    if number is None:
+        raise invalid(param.name, f"{param.name} must be an integer, got {shown(value)}.")
+    low = INT64_MIN if param.minimum is None else max(INT64_MIN, int(param.minimum))
+    high = INT64_MAX if param.maximum is None else min(INT64_MAX, int(param.maximum))
+    if number < low:
+        raise invalid(param.name, f"{param.name} must be at least {low}, got {shown(value)}.")
+    if number > high:
+        raise invalid(param.name, f"{param.name} must be at most {high}, got {shown(value)}.")
     return number
 
 
 def _string(param: Param, value: Any) -> str:
     if not isinstance(value, str):
-        raise invalid(param.name, f"{param.name} must be a string, got {value!r}.")
+        raise invalid(param.name, f"{param.name} must be a string, got {shown(value)}.")
     if param.enum is not None and value not in param.enum:
         allowed = ", ".join(param.enum)
-        raise invalid(param.name, f"{param.name} must be one of {allowed}; got {value!r}.")
+        raise invalid(param.name, f"{param.name} must be one of {allowed}; got {shown(value)}.")
     if param.pattern is not None and not re.match(param.pattern, value):
-        raise invalid(param.name, f"{param.name} is not of the expected form: {value!r}.")
+        raise invalid(param.name, f"{param.name} is not of the expected form: {shown(value)}.")
     return value.strip(SPACE_CHARS)
 
 
 def _array(param: Param, value: Any) -> list[Any]:
     if not isinstance(value, list):
-        raise invalid(param.name, f"{param.name} must be a JSON array, got {value!r}.")
+        raise invalid(param.name, f"{param.name} must be a JSON array, got {shown(value)}.")
     for item in value:
         ok = {
             "string": isinstance(item, str),
-            "integer": isinstance(item, int) and not isinstance(item, bool),
-            "id": isinstance(item, str | int) and not isinstance(item, bool),
-            "school": isinstance(item, str | int) and not isinstance(item, bool),
+            "integer": _int64(item),
+            "id": isinstance(item, str) or _int64(item),
+            "school": isinstance(item, str) or _int64(item),
             "headcount_code": isinstance(item, str) and item in (param.enum or ()),
         }[param.items or "string"]
         if not ok:
             expected = {
                 "string": "strings",
-                "integer": "integers (numeric ids)",
-                "id": "ids (strings or integers)",
-                "school": "school ids (strings or integers)",
+                "integer": "64-bit integers (numeric ids)",
+                "id": "ids (strings or 64-bit integers)",
+                "school": "school ids (strings or 64-bit integers)",
                 "headcount_code": "headcount codes A to H",
             }[param.items or "string"]
-            raise invalid(param.name, f"{param.name} must hold {expected}; got {item!r}.")
+            raise invalid(param.name, f"{param.name} must hold {expected}; got {shown(item)}.")
     return value
 
 
@@ -97,11 +189,15 @@ def _range(param: Param, value: Any) -> dict[str, float]:
     names = param.shape.field_names if param.shape else ("min", "max")
     if not isinstance(value, dict) or set(value) != set(names):
         wanted = " and ".join(names)
-        raise invalid(param.name, f"{param.name} must be an object with {wanted}, got {value!r}.")
+        raise invalid(
+            param.name, f"{param.name} must be an object with {wanted}, got {shown(value)}."
+        )
     bounds: dict[str, float] = {}
     for key, bound in value.items():
-        if not isinstance(bound, int | float) or isinstance(bound, bool):
-            raise invalid(param.name, f"{param.name}.{key} must be a number, got {bound!r}.")
+        if not finite_number(bound):
+            raise invalid(
+                param.name, f"{param.name}.{key} must be a finite number, got {shown(bound)}."
+            )
         bounds[key] = float(bound)
     return bounds
 
@@ -116,13 +212,13 @@ def _value(param: Param, value: Any, from_query: bool) -> Any:
     return _string(param, value)
 
 
-def parse(endpoint: Endpoint, raw: Mapping[str, Any] | None, *, from_query: bool) -> Params:
+def parse(endpoint: Endpoint, raw: Mapping[str, Any] | Unreadable, *, from_query: bool) -> Params:
     """The validated parameters of a request (blank ones left out, defaults filled in).
 
     Raises ApiError 400 `invalid_parameter` naming the parameter, as section 7 describes.
     """
-    if raw is None:
-        raise invalid("payload", "The body must be a JSON object.")
+    if isinstance(raw, Unreadable):
+        raise invalid("payload", raw.details)
     raw = dict(raw)
     for param in endpoint.params:
         for alias in param.aliases:

@@ -228,6 +228,61 @@ def test_payload_that_is_not_an_object(sb: Sandbox, endpoint: str, body: str) ->
     assert_error(resp, 400, "invalid_parameter", parameter)
 
 
+@pytest.mark.parametrize("endpoint", POST_ENDPOINTS)
+@pytest.mark.parametrize(
+    "body",
+    ["[" * 100_000 + "]" * 100_000, '{"keyword": ' + "[" * 50 + "]" * 50 + "}"],
+    ids=["100000-levels", "51-levels"],
+)
+def test_payload_nested_too_deep(sb: Sandbox, endpoint: str, body: str) -> None:
+    """No JSON text makes a 500: nesting deeper than anything the spec needs is `payload`."""
+    resp = raw(sb, "POST", endpoint, data=body, content_type="application/json")
+    parameter = NO_PARAMETER if endpoint == "search-jobs" else "payload"
+    assert_error(resp, 400, "invalid_parameter", parameter)
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "params", "parameter"),
+    [
+        ("get-lead-results", {"page": "9" * 400}, "page"),
+        ("get-company-results", {"page": "9" * 5000}, "page"),
+        ("get-company-results", {"page": str(2**63)}, "page"),
+        ("get-company-posts", {"profnet_url": COMPANY_URL, "start": "9" * 400}, "start"),
+        ("get-profile-posts", {"profnet_url": PROFILE_URL, "start": "-" + "9" * 30}, "start"),
+    ],
+)
+def test_query_integer_beyond_64_bits(
+    sb: Sandbox, world: World, endpoint: str, params: dict[str, str], parameter: str
+) -> None:
+    rid = world.lead_request_id if endpoint == "get-lead-results" else world.company_request_id
+    resp = api(sb, "GET", endpoint, request_id=rid, **params)
+    assert_error(resp, 400, "invalid_parameter", parameter)
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "body", "parameter"),
+    [
+        ("search-posts", '{"keyword": "x", "start": 100000000000000000000000000000}', "start"),
+        ("search-jobs", '{"keyword": "x", "start": 9223372036854775808}', NO_PARAMETER),
+        ("search-leads", '{"geo_codes": [100000000000000000000000000000]}', "geo_codes"),
+        ("google-schools", '{"school_name": "x", "page": -9223372036854775809}', "page"),
+        (
+            "search-companies",
+            '{"company_headcount_growth": {"min": NaN, "max": Infinity}}',
+            "company_headcount_growth",
+        ),
+        ("search-posts", '{"keyword": "\\ud800"}', "payload"),
+    ],
+    ids=["start", "search-jobs-start", "geo_codes", "page", "growth", "surrogate"],
+)
+def test_json_values_no_service_holds(
+    sb: Sandbox, endpoint: str, body: str, parameter: object
+) -> None:
+    """Integers beyond 64 bits, NaN and infinities, lone surrogates: 400, never a 500."""
+    resp = raw(sb, "POST", endpoint, data=body, content_type="application/json")
+    assert_error(resp, 400, "invalid_parameter", parameter)
+
+
 # --- 401 unauthorized (§5, decisions #20: on every endpoint) -------------------------------
 
 
