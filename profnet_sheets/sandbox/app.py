@@ -71,7 +71,7 @@ class SandboxApp:
                 if self._random.random() < self.backend.faults.drop_rate:
                     await asyncio.sleep(answer_at - loop.time())
                     await _drop(send)  # before the work: a dropped call is never charged
-                raw = _query(scope) if method == "GET" else read_json(body)
+                raw = _query(scope) if method == "GET" else read_json(body, _content_type(scope))
                 reply = self.backend.handle(
                     endpoint.name, _api_key(scope), raw, from_query=method == "GET"
                 )
@@ -92,7 +92,7 @@ class SandboxApp:
 
     def _control(self, action: str, method: str, scope: Scope, body: bytes) -> Reply:
         backend = self.backend
-        payload = read_json(body) if body else {}
+        payload = read_json(body, _content_type(scope)) if body else {}
         if isinstance(payload, Unreadable):
             return Reply(400, errors.invalid_parameter("payload", payload.details))
         if (action, method) == ("health", "GET"):
@@ -137,12 +137,21 @@ class SandboxApp:
         return Reply(404, errors.not_found(f"No control {method} /_sandbox/{action}."))
 
 
-def _api_key(scope: Scope) -> str | None:
+def _header(scope: Scope, wanted: bytes) -> str | None:
+    """A request header's value (`wanted` in lower case, as ASGI gives names), or None."""
     for name, value in scope["headers"]:
-        if name == _KEY_HEADER:
-            key: str = value.decode("latin-1").strip()
-            return key or None
+        if name == wanted:
+            text: str = value.decode("latin-1")
+            return text
     return None
+
+
+def _api_key(scope: Scope) -> str | None:
+    return (_header(scope, _KEY_HEADER) or "").strip() or None
+
+
+def _content_type(scope: Scope) -> str | None:
+    return _header(scope, b"content-type")
 
 
 def _query(scope: Scope) -> dict[str, str]:

@@ -30,18 +30,23 @@ class Unreadable:
     details: str
 
 
+JSON_MEDIA_TYPE = "application/json"  # what POST bodies are sent as (spec, conventions)
 MAX_DEPTH = 32  # arrays and objects within each other a body may hold (the spec's need 2)
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # what an integer parameter may be, at most
 _TOO_DEEP = f"The body nests arrays or objects deeper than {MAX_DEPTH} levels."
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
-def read_json(body: bytes) -> dict[str, Any] | Unreadable:
+def read_json(body: bytes, content_type: str | None) -> dict[str, Any] | Unreadable:
     """The JSON object a request body holds, or why it holds none.
 
-    Never raises: whatever JSON text can hold that the work after it cannot (nesting too deep,
-    a lone surrogate) is refused here, for every endpoint and control alike.
+    A body must come as `application/json` (docs/decisions.md #92). Never raises: whatever
+    JSON text can hold that the work after it cannot (nesting too deep, a lone surrogate) is
+    refused here, for every endpoint and control alike.
     """
+    if body and not is_json(content_type):
+        sent = f"not {shown(content_type)}" if content_type else "none was sent"
+        return Unreadable(f"Send the payload with Content-Type: {JSON_MEDIA_TYPE}; {sent}.")
     try:
         value = json.loads(body or b"null")
     except RecursionError:  # deeper than the decoder goes
@@ -52,6 +57,12 @@ def read_json(body: bytes) -> dict[str, Any] | Unreadable:
         return Unreadable("The body must be a JSON object.")
     flaw = _flaw(value)
     return value if flaw is None else Unreadable(flaw)
+
+
+def is_json(content_type: str | None) -> bool:
+    """Whether a Content-Type header names JSON (any case; parameters such as charset aside)."""
+    media_type = (content_type or "").partition(";")[0].strip(SPACE_CHARS)
+    return media_type.lower() == JSON_MEDIA_TYPE
 
 
 def _flaw(value: Any) -> str | None:

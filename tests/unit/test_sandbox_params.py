@@ -161,7 +161,7 @@ def nested(depth: int) -> bytes:
 )
 def test_a_body_holding_no_usable_object_is_unreadable_and_names_the_payload(body: bytes) -> None:
     """read_json never raises: every endpoint and control gets a 400 `payload` from it."""
-    read = read_json(body)
+    read = read_json(body, "application/json")
     assert isinstance(read, Unreadable)
     assert error_of("search-posts", read) == {
         "message": "invalid_parameter",
@@ -171,9 +171,38 @@ def test_a_body_holding_no_usable_object_is_unreadable_and_names_the_payload(bod
 
 
 def test_nesting_up_to_the_limit_is_read() -> None:
-    read = read_json(nested(MAX_DEPTH))
+    read = read_json(nested(MAX_DEPTH), "application/json")
     assert isinstance(read, dict)
     assert error_of("search-posts", read)["parameter"] == "keyword"
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    ["application/json", "Application/JSON; charset=utf-8", " application/json ;charset=UTF-8"],
+)
+def test_a_json_body_is_read_with_its_charset_in_any_case(content_type: str) -> None:
+    assert read_json(b'{"keyword": "x"}', content_type) == {"keyword": "x"}
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        None,
+        "",
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "application/jsonp",
+        "text/json",
+    ],
+)
+def test_a_body_of_another_content_type_is_unreadable(content_type: str | None) -> None:
+    """docs/decisions.md #92: a body comes as application/json, as the spec's conventions say;
+    a missing Content-Type is no exception."""
+    read = read_json(b'{"keyword": "x"}', content_type)
+    assert isinstance(read, Unreadable)
+    assert "Content-Type: application/json" in read.details
+    assert read_json(b"", content_type) == Unreadable("The body must be a JSON object.")
 
 
 @pytest.mark.parametrize(

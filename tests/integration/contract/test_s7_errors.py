@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from tests.integration.contract.helpers import (
     World,
     api,
     assert_error,
+    balance,
     call,
     raw,
     valid_params,
@@ -226,6 +228,29 @@ def test_payload_that_is_not_an_object(sb: Sandbox, endpoint: str, body: str) ->
     resp = raw(sb, "POST", endpoint, data=body, content_type="application/json")
     parameter = NO_PARAMETER if endpoint == "search-jobs" else "payload"
     assert_error(resp, 400, "invalid_parameter", parameter)
+
+
+@pytest.mark.parametrize("endpoint", POST_ENDPOINTS)
+@pytest.mark.parametrize(
+    "content_type", [None, "text/plain", "application/x-www-form-urlencoded", "text/json"]
+)
+def test_payload_that_is_not_sent_as_json(
+    sb: Sandbox, world: World, fresh_key: str, endpoint: str, content_type: str | None
+) -> None:
+    """Conventions: POST bodies come with `Content-Type: application/json` (decisions #92);
+    a valid JSON body under another type, or none, is refused and costs nothing."""
+    body = json.dumps(valid_params(world, endpoint))
+    resp = raw(sb, "POST", endpoint, key=fresh_key, data=body, content_type=content_type)
+    parameter = NO_PARAMETER if endpoint == "search-jobs" else "payload"
+    assert "Content-Type" in assert_error(resp, 400, "invalid_parameter", parameter)["details"]
+    assert balance(sb, fresh_key) == 1_000_000
+
+
+@pytest.mark.parametrize("endpoint", POST_ENDPOINTS)
+def test_payload_sent_as_json_with_a_charset(sb: Sandbox, world: World, endpoint: str) -> None:
+    body = json.dumps(valid_params(world, endpoint))
+    resp = raw(sb, "POST", endpoint, data=body, content_type="Application/JSON; charset=UTF-8")
+    assert resp.status_code == 200, resp.text
 
 
 @pytest.mark.parametrize("endpoint", POST_ENDPOINTS)
