@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from profnet_sheets.sandbox.backend import Backend, Reply
+from profnet_sheets.sandbox.controls import SettingError, check_all
 from profnet_sheets.sandbox.params import Unreadable, read_json
 from profnet_sheets.spec import errors
 from profnet_sheets.spec.endpoints import BY_PATH
@@ -91,10 +92,19 @@ class SandboxApp:
         return delay / 1000
 
     def _control(self, action: str, method: str, scope: Scope, body: bytes) -> Reply:
-        backend = self.backend
         payload = read_json(body, _content_type(scope)) if body else {}
         if isinstance(payload, Unreadable):
             return Reply(400, errors.invalid_parameter("payload", payload.details))
+        try:
+            return self._control_reply(action, method, scope, payload)
+        except SettingError as error:
+            return Reply(400, errors.invalid_parameter(error.name, str(error)))
+
+    def _control_reply(
+        self, action: str, method: str, scope: Scope, payload: dict[str, Any]
+    ) -> Reply:
+        """The answer of one control endpoint; SettingError for a field it refuses."""
+        backend = self.backend
         if (action, method) == ("health", "GET"):
             return Reply(200, {"status": "ok"})
         if (action, method) == ("usage", "GET"):
@@ -105,35 +115,20 @@ class SandboxApp:
             backend.reset()
             return Reply(200, {"reset": True})
         if (action, method) == ("keys", "PUT"):
-            key, credits = payload.get("key"), payload.get("credits", backend.credits)
-            if not isinstance(key, str) or not key or not isinstance(credits, int):
-                return Reply(
-                    400, {"message": "invalid_parameter", "details": "Send {key, credits}."}
-                )
-            backend.set_key(key, credits)
-            return Reply(200, {"balance": credits})
+            check_all(payload, ("key", "credits"))
+            balance = backend.set_key(payload.get("key"), payload.get("credits", backend.credits))
+            return Reply(200, {"balance": balance})
         if action == "faults" and method in ("GET", "PUT"):
-            try:
-                backend.faults.update(payload)
-            except ValueError as error:
-                return Reply(400, {"message": "invalid_parameter", "details": str(error)})
+            backend.faults.update(payload)
             return Reply(200, backend.faults.as_dict())
         if action == "hostile" and method in ("GET", "PUT"):
-            try:
-                if set(payload) - {"rate"}:
-                    raise ValueError('send {"rate": a share between 0 and 1}')
-                if "rate" in payload:
-                    backend.set_hostile(payload["rate"])
-            except ValueError as error:
-                return Reply(400, {"message": "invalid_parameter", "details": str(error)})
+            check_all(payload, ("rate",))
+            if "rate" in payload:
+                backend.set_hostile(payload["rate"])
             return Reply(200, {"rate": backend.hostile_rate})
         if (action, method) == ("clock", "POST"):
-            advance = payload.get("advance", 0)
-            if not isinstance(advance, int | float) or advance < 0:
-                return Reply(
-                    400, {"message": "invalid_parameter", "details": "advance >= 0 seconds"}
-                )
-            return Reply(200, {"now": backend.advance_clock(float(advance))})
+            check_all(payload, ("advance",))
+            return Reply(200, {"now": backend.advance_clock(payload.get("advance", 0))})
         return Reply(404, errors.not_found(f"No control {method} /_sandbox/{action}."))
 
 

@@ -7,7 +7,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from profnet_sheets.spec import errors
 from profnet_sheets.spec.endpoints import SPACE_CHARS, Endpoint, Param
@@ -82,7 +82,7 @@ def _flaw(value: Any) -> str | None:
     return None
 
 
-def finite_number(value: Any) -> bool:
+def finite_number(value: Any) -> TypeGuard[int | float]:
     """A JSON number a float holds: not a boolean, NaN, an infinity or an integer beyond it."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False

@@ -14,6 +14,7 @@ import uvicorn
 
 from profnet_sheets.sandbox.app import DroppedConnectionError, SandboxApp
 from profnet_sheets.sandbox.backend import Backend, Faults
+from profnet_sheets.sandbox.controls import SETTINGS, check
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 
 __all__ = ["DEFAULT_KEY", "RunningSandbox", "SandboxConfig", "serve_forever", "start_sandbox"]
@@ -40,6 +41,14 @@ class SandboxConfig:
     retry_after: int = 1
     latency_jitter_ms: float = 0.0
     hostile_rate: float = 0.0  # share of free-text strings planted with formulas (hostile.py)
+
+    def __post_init__(self) -> None:
+        """Refuse at once what the sandbox cannot mean (controls.SETTINGS): SettingError."""
+        for setting in fields(self):
+            if setting.name in SETTINGS:
+                check(setting.name, getattr(self, setting.name))
+        for key in self.api_keys:
+            check("key", key)
 
     def faults(self) -> Faults:
         names = {f.name for f in fields(Faults)}
