@@ -127,13 +127,16 @@ def sandbox(
         hostile_rate=hostile_rate,
         db=db,
     )
-    click.echo(
-        f"profnet-sheets sandbox: synthetic data on http://{host}:{port} "
-        f"(keys: {', '.join(config.api_keys)}; {credits} credits each; seed {seed}). "
-        f"OpenAPI at /openapi.json.",
-        err=True,
-    )
-    serve_forever(config)
+
+    def announce(base_url: str) -> None:
+        click.echo(
+            f"profnet-sheets sandbox: synthetic data on {base_url} "
+            f"(keys: {', '.join(config.api_keys)}; {credits} credits each; seed {seed}). "
+            f"OpenAPI at /openapi.json.",
+            err=True,
+        )
+
+    serve_forever(config, on_listening=announce)
 
 
 @main.command()
