@@ -170,10 +170,24 @@ def test_sandbox_on_port_0_prints_the_port_it_listens_on() -> None:
         interrupt(process)
 
 
-def test_sandbox_refuses_a_rate_that_is_not_a_share() -> None:
-    result = run("sandbox", "--fail-rate", "2")
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--fail-rate", "2"),
+        ("--hostile-rate", "-0.5"),
+        ("--latency-ms", "inf"),
+        ("--latency-jitter-ms", "nan"),
+        ("--credits", "-5"),
+        ("--rate-limit", "0"),
+        ("--api-key", " "),
+    ],
+)
+def test_sandbox_refuses_options_that_cannot_be_meant(option: str, value: str) -> None:
+    """The ranges of the control endpoints (docs/sandbox.md) hold for the options too."""
+    result = run("sandbox", option, value)
     assert result.returncode == 2
-    assert "--fail-rate" in result.stderr
+    assert f"Invalid value for {option}:" in result.stderr
+    assert " from " in result.stderr or " to " in result.stderr
 
 
 def clean_env(tmp_path: Path) -> dict[str, str]:
