@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -22,11 +23,25 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 CONTROL_PREFIX = "/_sandbox/"
+INTERNAL_ERROR = "Internal error of the sandbox (a bug; its log has the traceback)."
 _KEY_HEADER = API_KEY_HEADER.lower().encode()
+_log = logging.getLogger(__name__)
 
 
 class DroppedConnectionError(Exception):
     """Raised mid-response to cut the connection (fault injection); the server logs nothing."""
+
+
+class _WatchedSend:
+    """An ASGI `send` that knows whether the response has started (then no other can)."""
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self.started = False
+
+    async def __call__(self, message: Message) -> None:
+        self.started = self.started or message["type"] == "http.response.start"
+        await self._send(message)
 
 
 class SandboxApp:
@@ -43,6 +58,19 @@ class SandboxApp:
             return
         if scope["type"] != "http":
             return
+        watched = _WatchedSend(send)
+        try:
+            await self._serve(scope, receive, watched)
+        except DroppedConnectionError:
+            raise
+        except Exception:
+            # A bug of the sandbox: logged, and still answered in JSON as all answers are.
+            _log.exception("the sandbox failed on %s %s", scope["method"], scope["path"])
+            if watched.started:
+                raise
+            await _send(send, 500, json.dumps(errors.server_error(INTERNAL_ERROR)).encode())
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope["path"]
         method: str = scope["method"]
         body = await _read_body(receive) if method in ("POST", "PUT") else b""
@@ -76,12 +104,12 @@ class SandboxApp:
                 reply = self.backend.handle(
                     endpoint.name, _api_key(scope), raw, from_query=method == "GET"
                 )
-                encoded = json.dumps(reply.body).encode()
+                encoded = _encoded(reply.body)
                 if answer_at > loop.time():
                     await asyncio.sleep(answer_at - loop.time())
                 await _send(send, reply.status, encoded, reply.headers)
                 return
-        await _send(send, reply.status, json.dumps(reply.body).encode(), reply.headers)
+        await _send(send, reply.status, _encoded(reply.body), reply.headers)
 
     def _delay(self) -> float:
         """Seconds from a request's arrival to its answer: latency, jitter and spikes."""
@@ -130,6 +158,11 @@ class SandboxApp:
             check_all(payload, ("advance",))
             return Reply(200, {"now": backend.advance_clock(payload.get("advance", 0))})
         return Reply(404, errors.not_found(f"No control {method} /_sandbox/{action}."))
+
+
+def _encoded(body: dict[str, Any]) -> bytes:
+    """JSON text of an answer; a NaN or an infinity is a bug (ValueError), never sent."""
+    return json.dumps(body, allow_nan=False).encode()
 
 
 def _header(scope: Scope, wanted: bytes) -> str | None:

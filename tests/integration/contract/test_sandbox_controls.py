@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 import requests
 
-from profnet_sheets.sandbox import SandboxConfig, start_sandbox
+from profnet_sheets.sandbox import RunningSandbox, SandboxConfig, start_sandbox
 from tests.integration.contract.helpers import (
+    HEADER,
     KEY,
     Sandbox,
     World,
@@ -244,6 +245,23 @@ def test_controls_refuse_a_body_not_sent_as_json(faulty: Sandbox) -> None:
     resp = raw(faulty, "PUT", "_sandbox/faults", data='{"fail_rate": 1}', content_type="text/plain")
     assert_error(resp, 400, "invalid_parameter", "payload")
     assert set_faults(faulty)["fail_rate"] == 0
+
+
+def test_a_bug_of_the_sandbox_is_still_answered_in_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "All responses are JSON": an unforeseen exception is the spec's 500 body, logged."""
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    with start_sandbox(_config()) as box:
+        assert isinstance(box, RunningSandbox)
+        monkeypatch.setattr(box.backend, "handle", fail)
+        monkeypatch.setattr(box.backend, "usage", fail)
+        resp = call(box, "get-company-details", domain="acme-widgets.com")
+        assert resp.headers["Content-Type"] == "application/json"
+        assert_error(resp, 500, "error")
+        usage = requests.get(f"{box.base_url}/_sandbox/usage", headers={HEADER: KEY}, timeout=15)
+        assert_error(usage, 500, "error")
 
 
 # --- ids only the service hands out (decisions #34) -----------------------------------------
