@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from profnet_sheets.spec import errors
-from profnet_sheets.spec.endpoints import SPACE_CHARS, Endpoint, Param
+from profnet_sheets.spec.endpoints import INT64_MAX, INT64_MIN, SPACE_CHARS, Endpoint, Param
 
 
 class ApiError(Exception):
@@ -32,7 +32,6 @@ class Unreadable:
 
 JSON_MEDIA_TYPE = "application/json"  # what POST bodies are sent as (spec, conventions)
 MAX_DEPTH = 32  # arrays and objects within each other a body may hold (the spec's need 2)
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # what an integer parameter may be, at most
 _TOO_DEEP = f"The body nests arrays or objects deeper than {MAX_DEPTH} levels."
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
@@ -141,13 +140,6 @@ def _whole_number(value: Any, from_query: bool) -> int | None:
     return None
 
 
-def _int64(value: Any) -> bool:
-    """A JSON integer that fits in 64 bits (what ids and numbers of the service are)."""
-    return (
-        isinstance(value, int) and not isinstance(value, bool) and INT64_MIN <= value <= INT64_MAX
-    )
-
-
 def _integer(param: Param, value: Any, from_query: bool) -> int:
     number = _whole_number(value, from_query)
     if number is None:
@@ -172,27 +164,35 @@ def _string(param: Param, value: Any) -> str:
     return value.strip(SPACE_CHARS)
 
 
+_ITEMS_EXPECTED = {
+    "string": "strings",
+    "integer": "64-bit integers (numeric ids)",
+    "id": "ids (strings or 64-bit integers)",
+    "school": "school ids (strings or 64-bit integers)",
+    "headcount_code": "headcount codes A to H",
+}
+
+
 def _array(param: Param, value: Any) -> list[Any]:
     if not isinstance(value, list):
         raise invalid(param.name, f"{param.name} must be a JSON array, got {shown(value)}.")
-    for item in value:
-        ok = {
-            "string": isinstance(item, str),
-            "integer": _int64(item),
-            "id": isinstance(item, str) or _int64(item),
-            "school": isinstance(item, str) or _int64(item),
-            "headcount_code": isinstance(item, str) and item in (param.enum or ()),
-        }[param.items or "string"]
-        if not ok:
-            expected = {
-                "string": "strings",
-                "integer": "64-bit integers (numeric ids)",
-                "id": "ids (strings or 64-bit integers)",
-                "school": "school ids (strings or 64-bit integers)",
-                "headcount_code": "headcount codes A to H",
-            }[param.items or "string"]
-            raise invalid(param.name, f"{param.name} must hold {expected}; got {shown(item)}.")
-    return value
+    return [_item(param, item) for item in value]
+
+
+def _item(param: Param, item: Any) -> Any:
+    """One array item as kept; integers as for integer parameters (5.0 is one, 64 bits)."""
+    kind = param.items or "string"
+    if isinstance(item, str) and (
+        kind in ("string", "id", "school")
+        or (kind == "headcount_code" and item in (param.enum or ()))
+    ):
+        return item
+    if kind in ("integer", "id", "school"):
+        number = _whole_number(item, from_query=False)
+        if number is not None and INT64_MIN <= number <= INT64_MAX:
+            return number
+    expected = _ITEMS_EXPECTED[kind]
+    raise invalid(param.name, f"{param.name} must hold {expected}; got {shown(item)}.")
 
 
 def _range(param: Param, value: Any) -> dict[str, float]:

@@ -77,6 +77,17 @@ def test_array_items_have_the_spec_types() -> None:
     assert parsed["geo_codes"] == [123]
 
 
+def test_integer_items_are_integers_as_json_schema_says_also_when_written_5_0() -> None:
+    raw = {"geo_codes": [123.0], "school_ids": ["s", 4.0], "current_company_ids": [-7.0, "8"]}
+    parsed = parse(endpoint("search-leads"), raw, from_query=False)
+    assert parsed["geo_codes"] == [123]
+    assert parsed["school_ids"] == ["s", 4]
+    assert parsed["current_company_ids"] == [-7, "8"]
+    assert all(type(item) is int for item in [*parsed["geo_codes"], parsed["school_ids"][1]])
+    assert error_of("search-leads", {"geo_codes": [1.5]})["parameter"] == "geo_codes"
+    assert error_of("search-leads", {"school_ids": [True]})["parameter"] == "school_ids"
+
+
 def test_growth_range_needs_min_and_max_numbers() -> None:
     ok = {"company_headcount_growth": {"min": 5, "max": 20.5}}
     assert parse(endpoint("search-companies"), ok, from_query=False)[
