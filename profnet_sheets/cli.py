@@ -97,44 +97,42 @@ def sandbox(
     db: str | None,
 ) -> None:
     """Run the sandbox of the service in the foreground (Ctrl-C stops it)."""
+    from profnet_sheets.sandbox.controls import SettingError
     from profnet_sheets.sandbox.server import SandboxConfig, serve_forever
 
-    for name, rate in (
-        ("--fail-rate", fail_rate),
-        ("--throttle-rate", throttle_rate),
-        ("--drop-rate", drop_rate),
-        ("--geocode-timeout-rate", geocode_timeout_rate),
-        ("--job-fail-rate", job_fail_rate),
-        ("--hostile-rate", hostile_rate),
-    ):
-        if not 0 <= rate <= 1:
-            raise click.BadParameter(f"{rate} is not a share between 0 and 1.", param_hint=name)
-    config = SandboxConfig(
-        host=host,
-        port=port,
-        api_keys=api_keys or (DEFAULT_KEY,),
-        credits=credits,
-        seed=seed,
-        latency_ms=latency_ms,
-        latency_jitter_ms=latency_jitter_ms,
-        job_seconds=job_seconds,
-        fail_rate=fail_rate,
-        throttle_rate=throttle_rate,
-        drop_rate=drop_rate,
-        geocode_timeout_rate=geocode_timeout_rate,
-        job_fail_rate=job_fail_rate,
-        rate_limit=rate_limit,
-        retry_after=retry_after,
-        hostile_rate=hostile_rate,
-        db=db,
-    )
-    click.echo(
-        f"profnet-sheets sandbox: synthetic data on http://{host}:{port} "
-        f"(keys: {', '.join(config.api_keys)}; {credits} credits each; seed {seed}). "
-        f"OpenAPI at /openapi.json.",
-        err=True,
-    )
-    serve_forever(config)
+    try:
+        config = SandboxConfig(
+            host=host,
+            port=port,
+            api_keys=api_keys or (DEFAULT_KEY,),
+            credits=credits,
+            seed=seed,
+            latency_ms=latency_ms,
+            latency_jitter_ms=latency_jitter_ms,
+            job_seconds=job_seconds,
+            fail_rate=fail_rate,
+            throttle_rate=throttle_rate,
+            drop_rate=drop_rate,
+            geocode_timeout_rate=geocode_timeout_rate,
+            job_fail_rate=job_fail_rate,
+            rate_limit=rate_limit,
+            retry_after=retry_after,
+            hostile_rate=hostile_rate,
+            db=db,
+        )
+    except SettingError as error:  # what the control endpoints would refuse too
+        option = "--api-key" if error.name == "key" else "--" + error.name.replace("_", "-")
+        raise click.BadParameter(str(error), param_hint=option) from None
+
+    def announce(base_url: str) -> None:
+        click.echo(
+            f"profnet-sheets sandbox: synthetic data on {base_url} "
+            f"(keys: {', '.join(config.api_keys)}; {credits} credits each; seed {seed}). "
+            f"OpenAPI at /openapi.json.",
+            err=True,
+        )
+
+    serve_forever(config, on_listening=announce)
 
 
 @main.command()

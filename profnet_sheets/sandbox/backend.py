@@ -11,9 +11,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from profnet_sheets.sandbox.controls import check, check_all
 from profnet_sheets.sandbox.hostile import plant
 from profnet_sheets.sandbox.operations import FAIL_TRIGGER, RESULTS_PAGE_SIZE, Operations
-from profnet_sheets.sandbox.params import ApiError, parse
+from profnet_sheets.sandbox.params import ApiError, Unreadable, parse
 from profnet_sheets.sandbox.store import Job, Store
 from profnet_sheets.sandbox.world import World, stable_hash
 from profnet_sheets.spec import errors
@@ -37,19 +38,15 @@ class Faults:
     rate_limit: float | None = None  # requests per second per key
     retry_after: int = 1
 
+    def __post_init__(self) -> None:
+        self.update(asdict(self))
+
     def update(self, changes: Mapping[str, Any]) -> None:
-        known = {setting.name for setting in fields(self)}
-        for name, value in changes.items():
-            if name not in known:
-                raise ValueError(f"unknown fault setting {name!r}; known: {', '.join(known)}")
-            if name == "rate_limit" and value is None:
-                self.rate_limit = None
-                continue
-            if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{name} must be a non-negative number, got {value!r}")
-            if name.endswith("_rate") and name != "rate_limit" and value > 1:
-                raise ValueError(f"{name} is a share of calls between 0 and 1, got {value!r}")
-            setattr(self, name, int(value) if name == "retry_after" else float(value))
+        """Change the settings named in `changes`; SettingError (nothing changed) if one is
+        unknown or out of its range (controls.SETTINGS)."""
+        names = (setting.name for setting in fields(self))
+        for name, value in check_all(changes, names).items():
+            setattr(self, name, value)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -116,15 +113,21 @@ class Backend:
     def now(self) -> float:
         return time.time() + self.clock_offset
 
-    def advance_clock(self, seconds: float) -> float:
-        self.clock_offset += seconds
+    def advance_clock(self, seconds: object) -> float:
+        """Move the clock `seconds` forward (SettingError for what controls.SETTINGS refuses)."""
+        self.clock_offset += check("advance", seconds)
         self.store.set_meta("clock_offset", repr(self.clock_offset))
         return self.now()
 
     # -- the service ----------------------------------------------------------------------------
 
     def handle(
-        self, name: str, key: str | None, raw: Mapping[str, Any] | None, *, from_query: bool
+        self,
+        name: str,
+        key: str | None,
+        raw: Mapping[str, Any] | Unreadable,
+        *,
+        from_query: bool,
     ) -> Reply:
         """Answer one call of endpoint `name`, charging `key` as the spec's price table says."""
         endpoint = BY_NAME[name]
@@ -138,7 +141,9 @@ class Backend:
                 reply = self._call(endpoint, key, params, balance)
             except ApiError as error:
                 self.store.record_call(key, name, 0, error=True)
-                return Reply(error.status, error.body, error.headers)
+                return Reply(
+                    error.status, errors.as_answered_by(endpoint, error.body), error.headers
+                )
             self.store.record_call(key, name, endpoint.price.charge(reply.body), error=False)
             if self.hostile_rate:
                 return Reply(reply.status, plant(reply.body, self.hostile_rate), reply.headers)
@@ -266,12 +271,13 @@ class Backend:
 
     def set_hostile(self, rate: object) -> None:
         """Plant formula-like text in `rate` of the answers' free-text strings (0: never)."""
-        if not isinstance(rate, int | float) or isinstance(rate, bool) or not 0 <= rate <= 1:
-            raise ValueError(f"rate is a share of strings between 0 and 1, got {rate!r}")
-        self.hostile_rate = float(rate)
+        self.hostile_rate = check("rate", rate)
 
-    def set_key(self, key: str, credits: int) -> None:
-        self.store.set_balance(key, credits)
+    def set_key(self, key: object, credits: object) -> int:
+        """Add `key`, or set its balance; the balance. SettingError for what is refused."""
+        balance: int = check("credits", credits)
+        self.store.set_balance(check("key", key), balance)
+        return balance
 
     def close(self) -> None:
         self.store.close()

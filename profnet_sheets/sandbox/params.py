@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeGuard
 
 from profnet_sheets.spec import errors
-from profnet_sheets.spec.endpoints import SPACE_CHARS, Endpoint, Param
+from profnet_sheets.spec.endpoints import INT64_MAX, INT64_MIN, SPACE_CHARS, Endpoint, Param
 
 
 class ApiError(Exception):
@@ -18,6 +21,80 @@ class ApiError(Exception):
         self.status = status
         self.body = body
         self.headers = headers or {}
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A request body that holds no JSON object: why, for the 400 `payload` it is answered."""
+
+    details: str
+
+
+JSON_MEDIA_TYPE = "application/json"  # what POST bodies are sent as (spec, conventions)
+MAX_DEPTH = 32  # arrays and objects within each other a body may hold (the spec's need 2)
+_TOO_DEEP = f"The body nests arrays or objects deeper than {MAX_DEPTH} levels."
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def read_json(body: bytes, content_type: str | None) -> dict[str, Any] | Unreadable:
+    """The JSON object a request body holds, or why it holds none.
+
+    A body must come as `application/json` (docs/decisions.md #92). Never raises: whatever
+    JSON text can hold that the work after it cannot (nesting too deep, a lone surrogate) is
+    refused here, for every endpoint and control alike.
+    """
+    if body and not is_json(content_type):
+        sent = f"not {shown(content_type)}" if content_type else "none was sent"
+        return Unreadable(f"Send the payload with Content-Type: {JSON_MEDIA_TYPE}; {sent}.")
+    try:
+        value = json.loads(body or b"null")
+    except RecursionError:  # deeper than the decoder goes
+        return Unreadable(_TOO_DEEP)
+    except (ValueError, UnicodeDecodeError):
+        return Unreadable("The body is not valid JSON.")
+    if not isinstance(value, dict):
+        return Unreadable("The body must be a JSON object.")
+    flaw = _flaw(value)
+    return value if flaw is None else Unreadable(flaw)
+
+
+def is_json(content_type: str | None) -> bool:
+    """Whether a Content-Type header names JSON (any case; parameters such as charset aside)."""
+    media_type = (content_type or "").partition(";")[0].strip(SPACE_CHARS)
+    return media_type.lower() == JSON_MEDIA_TYPE
+
+
+def _flaw(value: Any) -> str | None:
+    """Why a decoded body is unusable, or None: arrays and objects nested deeper than
+    MAX_DEPTH, or a string holding a lone surrogate (JSON can escape one, "\\ud800"; no UTF-8
+    text can). Walks the value without recursion."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str) and _SURROGATE.search(item):
+            return "The body holds a lone surrogate (such as \\ud800), which is no character."
+        if isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                return _TOO_DEEP
+            children = [*item, *item.values()] if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+def finite_number(value: Any) -> TypeGuard[int | float]:
+    """A JSON number a float holds: not a boolean, NaN, an infinity or an integer beyond it."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer literal of over 308 digits
+        return False
+
+
+def shown(value: Any, width: int = 80) -> str:
+    """`value` as an error's details quote it: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 class Params(dict[str, Any]):
@@ -39,57 +116,83 @@ def _not_given(param: Param, value: Any) -> bool:
     return blank and param.type == "string" and param.enum is None
 
 
-_INTEGER_TEXT = re.compile(r"-?[0-9]+(\.0*)?")
+_INTEGER_TEXT = re.compile(r"(-?)0*([0-9]+)(\.0*)?")
+_INT64_DIGITS = len(str(INT64_MAX))
+
+
+def _whole_number(value: Any, from_query: bool) -> int | None:
+    """`value` as an integer (5.0 is one in JSON Schema; "5" is one in a query), else None.
+
+    Query text of more digits than any 64-bit integer reads as just beyond that range, so that
+    it is refused as out of range (not converted: int() refuses over 4300 digits)."""
+    if from_query and isinstance(value, str):
+        match = _INTEGER_TEXT.fullmatch(value.strip(SPACE_CHARS))
+        if match is None:
+            return None
+        sign, digits = match.group(1), match.group(2)
+        if len(digits) > _INT64_DIGITS:
+            return INT64_MIN - 1 if sign else INT64_MAX + 1
+        return int(sign + digits)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
 
 
 def _integer(param: Param, value: Any, from_query: bool) -> int:
-    if from_query and isinstance(value, str) and _INTEGER_TEXT.fullmatch(value.strip(SPACE_CHARS)):
-        number = int(float(value.strip(SPACE_CHARS)))
-    elif isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, float) and value.is_integer():  # 5.0 is an integer in JSON Schema
-        number = int(value)
-    else:
-        raise invalid(param.name, f"{param.name} must be an integer, got {value!r}.")
-    if param.minimum is not None and number < param.minimum:
-        raise invalid(param.name, f"{param.name} must be at least {param.minimum:g}, got {number}.")
-    if param.maximum is not None and number > param.maximum:
-        raise invalid(param.name, f"{param.name} must be at most {param.maximum:g}, got {number}.")
+    number = _whole_number(value, from_query)
+    if number is None:
+        raise invalid(param.name, f"{param.name} must be an integer, got {shown(value)}.")
+    low = INT64_MIN if param.minimum is None else max(INT64_MIN, int(param.minimum))
+    high = INT64_MAX if param.maximum is None else min(INT64_MAX, int(param.maximum))
+    if number < low:
+        raise invalid(param.name, f"{param.name} must be at least {low}, got {shown(value)}.")
+    if number > high:
+        raise invalid(param.name, f"{param.name} must be at most {high}, got {shown(value)}.")
     return number
 
 
 def _string(param: Param, value: Any) -> str:
     if not isinstance(value, str):
-        raise invalid(param.name, f"{param.name} must be a string, got {value!r}.")
+        raise invalid(param.name, f"{param.name} must be a string, got {shown(value)}.")
     if param.enum is not None and value not in param.enum:
         allowed = ", ".join(param.enum)
-        raise invalid(param.name, f"{param.name} must be one of {allowed}; got {value!r}.")
+        raise invalid(param.name, f"{param.name} must be one of {allowed}; got {shown(value)}.")
     if param.pattern is not None and not re.match(param.pattern, value):
-        raise invalid(param.name, f"{param.name} is not of the expected form: {value!r}.")
+        raise invalid(param.name, f"{param.name} is not of the expected form: {shown(value)}.")
     return value.strip(SPACE_CHARS)
+
+
+_ITEMS_EXPECTED = {
+    "string": "strings",
+    "integer": "64-bit integers (numeric ids)",
+    "id": "ids (strings or 64-bit integers)",
+    "school": "school ids (strings or 64-bit integers)",
+    "headcount_code": "headcount codes A to H",
+}
 
 
 def _array(param: Param, value: Any) -> list[Any]:
     if not isinstance(value, list):
-        raise invalid(param.name, f"{param.name} must be a JSON array, got {value!r}.")
-    for item in value:
-        ok = {
-            "string": isinstance(item, str),
-            "integer": isinstance(item, int) and not isinstance(item, bool),
-            "id": isinstance(item, str | int) and not isinstance(item, bool),
-            "school": isinstance(item, str | int) and not isinstance(item, bool),
-            "headcount_code": isinstance(item, str) and item in (param.enum or ()),
-        }[param.items or "string"]
-        if not ok:
-            expected = {
-                "string": "strings",
-                "integer": "integers (numeric ids)",
-                "id": "ids (strings or integers)",
-                "school": "school ids (strings or integers)",
-                "headcount_code": "headcount codes A to H",
-            }[param.items or "string"]
-            raise invalid(param.name, f"{param.name} must hold {expected}; got {item!r}.")
-    return value
+        raise invalid(param.name, f"{param.name} must be a JSON array, got {shown(value)}.")
+    return [_item(param, item) for item in value]
+
+
+def _item(param: Param, item: Any) -> Any:
+    """One array item as kept; integers as for integer parameters (5.0 is one, 64 bits)."""
+    kind = param.items or "string"
+    if isinstance(item, str) and (
+        kind in ("string", "id", "school")
+        or (kind == "headcount_code" and item in (param.enum or ()))
+    ):
+        return item
+    if kind in ("integer", "id", "school"):
+        number = _whole_number(item, from_query=False)
+        if number is not None and INT64_MIN <= number <= INT64_MAX:
+            return number
+    expected = _ITEMS_EXPECTED[kind]
+    raise invalid(param.name, f"{param.name} must hold {expected}; got {shown(item)}.")
 
 
 def _range(param: Param, value: Any) -> dict[str, float]:
@@ -97,11 +200,15 @@ def _range(param: Param, value: Any) -> dict[str, float]:
     names = param.shape.field_names if param.shape else ("min", "max")
     if not isinstance(value, dict) or set(value) != set(names):
         wanted = " and ".join(names)
-        raise invalid(param.name, f"{param.name} must be an object with {wanted}, got {value!r}.")
+        raise invalid(
+            param.name, f"{param.name} must be an object with {wanted}, got {shown(value)}."
+        )
     bounds: dict[str, float] = {}
     for key, bound in value.items():
-        if not isinstance(bound, int | float) or isinstance(bound, bool):
-            raise invalid(param.name, f"{param.name}.{key} must be a number, got {bound!r}.")
+        if not finite_number(bound):
+            raise invalid(
+                param.name, f"{param.name}.{key} must be a finite number, got {shown(bound)}."
+            )
         bounds[key] = float(bound)
     return bounds
 
@@ -116,13 +223,13 @@ def _value(param: Param, value: Any, from_query: bool) -> Any:
     return _string(param, value)
 
 
-def parse(endpoint: Endpoint, raw: Mapping[str, Any] | None, *, from_query: bool) -> Params:
+def parse(endpoint: Endpoint, raw: Mapping[str, Any] | Unreadable, *, from_query: bool) -> Params:
     """The validated parameters of a request (blank ones left out, defaults filled in).
 
     Raises ApiError 400 `invalid_parameter` naming the parameter, as section 7 describes.
     """
-    if raw is None:
-        raise invalid("payload", "The body must be a JSON object.")
+    if isinstance(raw, Unreadable):
+        raise invalid("payload", raw.details)
     raw = dict(raw)
     for param in endpoint.params:
         for alias in param.aliases:

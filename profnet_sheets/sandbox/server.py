@@ -6,6 +6,7 @@ import logging
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from types import TracebackType
 from typing import Any
@@ -14,6 +15,7 @@ import uvicorn
 
 from profnet_sheets.sandbox.app import DroppedConnectionError, SandboxApp
 from profnet_sheets.sandbox.backend import Backend, Faults
+from profnet_sheets.sandbox.controls import SETTINGS, check
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 
 __all__ = ["DEFAULT_KEY", "RunningSandbox", "SandboxConfig", "serve_forever", "start_sandbox"]
@@ -40,6 +42,14 @@ class SandboxConfig:
     retry_after: int = 1
     latency_jitter_ms: float = 0.0
     hostile_rate: float = 0.0  # share of free-text strings planted with formulas (hostile.py)
+
+    def __post_init__(self) -> None:
+        """Refuse at once what the sandbox cannot mean (controls.SETTINGS): SettingError."""
+        for setting in fields(self):
+            if setting.name in SETTINGS:
+                check(setting.name, getattr(self, setting.name))
+        for key in self.api_keys:
+            check("key", key)
 
     def faults(self) -> Faults:
         names = {f.name for f in fields(Faults)}
@@ -91,6 +101,12 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def base_url(sock: socket.socket) -> str:
+    """The URL a listening socket serves: its real port (also when port 0 asked for a free one)."""
+    host, port = sock.getsockname()[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
 class RunningSandbox:
     """A sandbox serving in a background thread; `base_url` to call it, `stop()` to end it."""
 
@@ -99,8 +115,8 @@ class RunningSandbox:
         self.backend = config.backend()
         self.app = SandboxApp(self.backend)
         self._socket = listening_socket(config.host, config.port)
-        host, port = self._socket.getsockname()[:2]
-        self.base_url = f"http://{host}:{port}"
+        self.base_url = base_url(self._socket)
+        port = self._socket.getsockname()[1]
         self._server = uvicorn.Server(_uvicorn_config(self.app, config, log_level))
         self._thread = threading.Thread(
             target=self._server.run,
@@ -150,8 +166,16 @@ def start_sandbox(config: SandboxConfig | None = None, **overrides: Any) -> Runn
     return RunningSandbox(config)
 
 
-def serve_forever(config: SandboxConfig, log_level: str = "info") -> None:
-    """Run the sandbox in the foreground until interrupted (the `sandbox` command)."""
+def serve_forever(
+    config: SandboxConfig,
+    log_level: str = "info",
+    on_listening: Callable[[str], None] | None = None,
+) -> None:
+    """Run the sandbox in the foreground until interrupted (the `sandbox` command).
+
+    `on_listening(base_url)` is called once the socket listens, with the port it really has."""
     app = SandboxApp(config.backend())
     with listening_socket(config.host, config.port) as sock:
+        if on_listening is not None:
+            on_listening(base_url(sock))
         uvicorn.Server(_uvicorn_config(app, config, log_level)).run(sockets=[sock])

@@ -31,6 +31,8 @@ NUMERIC_ID_PATTERN = rf"^{_SPACE}*[0-9]+{_SPACE}*(?![\s\S])"
 BLANK_PATTERN = rf"^{_SPACE}*(?![\s\S])"
 URL_PARTS_PATTERN = _URL_HEAD + rf"(?P<kind>company|showcase|school|in)/(?P<slug>{_SLUG})"
 DATE_POSTED = ("past-24h", "past-week", "past-month")
+# What an integer parameter or array item may be at most: a 64-bit integer (decisions.md #93).
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,7 @@ class Endpoint:
     search: SearchKind | None = None
     search_role: SearchRole | None = None
     not_found: str | None = None  # what a 404 means here (spec section 7, or decisions.md #20)
+    names_parameter: bool = True  # 400 bodies carry `parameter` (section 7: not on search-jobs)
     payload_at: tuple[str, ...] = ("data",)  # where the answer sits in the envelope
 
     @property
@@ -299,6 +302,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             ),
             None,
         ),
+        names_parameter=False,
     ),
     Endpoint(
         "get-lead-results",

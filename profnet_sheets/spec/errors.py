@@ -103,6 +103,14 @@ def invalid_parameter(parameter: str | None, details: str) -> dict[str, Any]:
     return body
 
 
+def as_answered_by(endpoint: Endpoint, body: dict[str, Any]) -> dict[str, Any]:
+    """An error `body` as `endpoint` answers it: section 7 leaves `parameter` out on search-jobs,
+    whatever the cause of the 400."""
+    if endpoint.names_parameter or "parameter" not in body:
+        return body
+    return {name: value for name, value in body.items() if name != "parameter"}
+
+
 def unauthorized(details: str = UNAUTHORIZED_DETAILS) -> dict[str, Any]:
     """401: the key is missing or invalid."""
     return {"message": UNAUTHORIZED.message, "details": details}

@@ -7,6 +7,8 @@ from typing import Any
 from profnet_sheets.spec.endpoints import (
     BLANK_PATTERN,
     ENDPOINTS,
+    INT64_MAX,
+    INT64_MIN,
     NON_BLANK_PATTERN,
     Endpoint,
     Param,
@@ -55,11 +57,12 @@ def object_schema(shape: ObjectOf) -> Schema:
     return schema
 
 
+_INT64: Schema = {"format": "int64", "minimum": INT64_MIN, "maximum": INT64_MAX}
 _ITEM_SCHEMAS: dict[str, Schema] = {
     "string": {"type": "string"},
-    "integer": {"type": "integer"},
-    "id": {"type": ["string", "integer"]},
-    "school": {"type": ["string", "integer"]},
+    "integer": {"type": "integer", **_INT64},
+    "id": {"type": ["string", "integer"], **_INT64},  # the bounds hold for integers only
+    "school": {"type": ["string", "integer"], **_INT64},
 }
 
 
@@ -84,7 +87,7 @@ def param_schema(param: Param) -> Schema:
     elif param.type == "flag":
         schema = {"type": "string", "enum": list(param.enum or ("true", "false"))}
     elif param.type in ("integer", "number"):
-        schema = {"type": param.type}
+        schema = {"type": param.type, **(_INT64 if param.type == "integer" else {})}
         if param.minimum is not None:
             schema["minimum"] = param.minimum
         if param.maximum is not None:

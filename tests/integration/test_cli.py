@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -68,12 +69,17 @@ def sandbox_process(*args: str) -> Iterator[str]:
             time.sleep(0.1)
         yield base
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        interrupt(process)
+
+
+def interrupt(process: subprocess.Popen[str]) -> None:
+    """Ctrl-C, as a user stops the sandbox; killed if it does not end."""
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def test_every_command_has_help() -> None:
@@ -150,10 +156,38 @@ def test_sandbox_serves_keys_credits_and_seed_and_keeps_state_in_its_db(tmp_path
         assert again.json() == company.json(), "the same seed gives the same world"
 
 
-def test_sandbox_refuses_a_rate_that_is_not_a_share() -> None:
-    result = run("sandbox", "--fail-rate", "2")
+def test_sandbox_on_port_0_prints_the_port_it_listens_on() -> None:
+    process = subprocess.Popen([*CLI, "sandbox", "--port", "0"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        match = re.search(r"http://127\.0\.0\.1:(\d+) ", line)
+        assert match, line
+        assert int(match.group(1)) > 0, line
+        health = requests.get(f"http://127.0.0.1:{match.group(1)}/_sandbox/health", timeout=10)
+        assert health.json() == {"status": "ok"}
+    finally:
+        interrupt(process)
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--fail-rate", "2"),
+        ("--hostile-rate", "-0.5"),
+        ("--latency-ms", "inf"),
+        ("--latency-jitter-ms", "nan"),
+        ("--credits", "-5"),
+        ("--rate-limit", "0"),
+        ("--api-key", " "),
+    ],
+)
+def test_sandbox_refuses_options_that_cannot_be_meant(option: str, value: str) -> None:
+    """The ranges of the control endpoints (docs/sandbox.md) hold for the options too."""
+    result = run("sandbox", option, value)
     assert result.returncode == 2
-    assert "--fail-rate" in result.stderr
+    assert f"Invalid value for {option}:" in result.stderr
+    assert " from " in result.stderr or " to " in result.stderr
 
 
 def clean_env(tmp_path: Path) -> dict[str, str]:

@@ -97,7 +97,7 @@ def test_the_backend_refuses_a_rate_that_is_not_a_share() -> None:
     try:
         assert backend.hostile_rate == 0.0, "off by default"
         for bad in (-0.1, 1.5, "0.2", True, None):
-            with pytest.raises(ValueError, match="between 0 and 1"):
+            with pytest.raises(ValueError, match="from 0 to 1"):
                 backend.set_hostile(bad)
         backend.set_hostile(1)
         assert backend.hostile_rate == 1.0

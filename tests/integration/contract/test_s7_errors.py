@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from tests.integration.contract.helpers import (
     World,
     api,
     assert_error,
+    balance,
     call,
     raw,
     valid_params,
@@ -93,6 +95,37 @@ def test_search_jobs_400_has_no_parameter_field(sb: Sandbox, payload: dict[str, 
     assert_error(call(sb, "search-jobs", **payload), 400, "invalid_parameter", NO_PARAMETER)
 
 
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"keyword": "python", "job_type": "freelance"},
+        {"keyword": "python", "remote": "sometimes"},
+        {"company_id": "abc"},
+        {"keyword": "python", "start": -1},
+        {"keyword": "python", "start": "abc"},
+        {"keyword": 123},
+        {"keyword": "python", "date_posted": "yesterday"},
+    ],
+    ids=["job_type", "remote", "company_id", "start-negative", "start-text", "keyword", "date"],
+)
+def test_search_jobs_invalid_value_400_has_no_parameter_field(
+    sb: Sandbox, payload: dict[str, Any]
+) -> None:
+    """§7: `parameter` is "absent on search-jobs", whatever the cause of the 400."""
+    body = assert_error(call(sb, "search-jobs", **payload), 400, "invalid_parameter", NO_PARAMETER)
+    assert set(body) == {"message", "details"}
+
+
+@pytest.mark.parametrize("body", [None, b"", b"[]", b'{"keyword": '], ids=str)
+def test_search_jobs_unreadable_body_400_has_no_parameter_field(
+    sb: Sandbox, body: bytes | None
+) -> None:
+    """No body at all (no Content-Type either), an empty one, or one that is no JSON object."""
+    content_type = None if body is None else "application/json"
+    resp = raw(sb, "POST", "search-jobs", data=body, content_type=content_type)
+    assert_error(resp, 400, "invalid_parameter", NO_PARAMETER)
+
+
 @pytest.mark.parametrize("endpoint", ["google-full-profiles", "google-schools"])
 def test_google_search_without_a_search_field(sb: Sandbox, endpoint: str) -> None:
     payload: dict[str, Any] = {"limit": 3} if endpoint == "google-full-profiles" else {"page": 1}
@@ -143,7 +176,6 @@ def test_url_of_the_wrong_kind(sb: Sandbox, endpoint: str, url: str) -> None:
             "where_they_live",
         ),
         ("search-posts", {"keyword": "python", "start": "abc"}, "start"),
-        ("search-jobs", {"keyword": "python", "start": "abc"}, "start"),
         ("google-schools", {"school_name": "Tech", "page": "abc"}, "page"),
         ("search-companies", {"company_headcount_growth": "5-10"}, "company_headcount_growth"),
         (
@@ -194,7 +226,86 @@ def test_results_page_below_one(sb: Sandbox, world: World, endpoint: str, page: 
 def test_payload_that_is_not_an_object(sb: Sandbox, endpoint: str, body: str) -> None:
     """decisions #25: malformed JSON or a body that is not an object -> parameter = payload."""
     resp = raw(sb, "POST", endpoint, data=body, content_type="application/json")
-    assert_error(resp, 400, "invalid_parameter", "payload")
+    parameter = NO_PARAMETER if endpoint == "search-jobs" else "payload"
+    assert_error(resp, 400, "invalid_parameter", parameter)
+
+
+@pytest.mark.parametrize("endpoint", POST_ENDPOINTS)
+@pytest.mark.parametrize(
+    "content_type", [None, "text/plain", "application/x-www-form-urlencoded", "text/json"]
+)
+def test_payload_that_is_not_sent_as_json(
+    sb: Sandbox, world: World, fresh_key: str, endpoint: str, content_type: str | None
+) -> None:
+    """Conventions: POST bodies come with `Content-Type: application/json` (decisions #92);
+    a valid JSON body under another type, or none, is refused and costs nothing."""
+    body = json.dumps(valid_params(world, endpoint))
+    resp = raw(sb, "POST", endpoint, key=fresh_key, data=body, content_type=content_type)
+    parameter = NO_PARAMETER if endpoint == "search-jobs" else "payload"
+    assert "Content-Type" in assert_error(resp, 400, "invalid_parameter", parameter)["details"]
+    assert balance(sb, fresh_key) == 1_000_000
+
+
+@pytest.mark.parametrize("endpoint", POST_ENDPOINTS)
+def test_payload_sent_as_json_with_a_charset(sb: Sandbox, world: World, endpoint: str) -> None:
+    body = json.dumps(valid_params(world, endpoint))
+    resp = raw(sb, "POST", endpoint, data=body, content_type="Application/JSON; charset=UTF-8")
+    assert resp.status_code == 200, resp.text
+
+
+@pytest.mark.parametrize("endpoint", POST_ENDPOINTS)
+@pytest.mark.parametrize(
+    "body",
+    ["[" * 100_000 + "]" * 100_000, '{"keyword": ' + "[" * 50 + "]" * 50 + "}"],
+    ids=["100000-levels", "51-levels"],
+)
+def test_payload_nested_too_deep(sb: Sandbox, endpoint: str, body: str) -> None:
+    """No JSON text makes a 500: nesting deeper than anything the spec needs is `payload`."""
+    resp = raw(sb, "POST", endpoint, data=body, content_type="application/json")
+    parameter = NO_PARAMETER if endpoint == "search-jobs" else "payload"
+    assert_error(resp, 400, "invalid_parameter", parameter)
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "params", "parameter"),
+    [
+        ("get-lead-results", {"page": "9" * 400}, "page"),
+        ("get-company-results", {"page": "9" * 5000}, "page"),
+        ("get-company-results", {"page": str(2**63)}, "page"),
+        ("get-company-posts", {"profnet_url": COMPANY_URL, "start": "9" * 400}, "start"),
+        ("get-profile-posts", {"profnet_url": PROFILE_URL, "start": "-" + "9" * 30}, "start"),
+    ],
+)
+def test_query_integer_beyond_64_bits(
+    sb: Sandbox, world: World, endpoint: str, params: dict[str, str], parameter: str
+) -> None:
+    rid = world.lead_request_id if endpoint == "get-lead-results" else world.company_request_id
+    resp = api(sb, "GET", endpoint, request_id=rid, **params)
+    assert_error(resp, 400, "invalid_parameter", parameter)
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "body", "parameter"),
+    [
+        ("search-posts", '{"keyword": "x", "start": 100000000000000000000000000000}', "start"),
+        ("search-jobs", '{"keyword": "x", "start": 9223372036854775808}', NO_PARAMETER),
+        ("search-leads", '{"geo_codes": [100000000000000000000000000000]}', "geo_codes"),
+        ("google-schools", '{"school_name": "x", "page": -9223372036854775809}', "page"),
+        (
+            "search-companies",
+            '{"company_headcount_growth": {"min": NaN, "max": Infinity}}',
+            "company_headcount_growth",
+        ),
+        ("search-posts", '{"keyword": "\\ud800"}', "payload"),
+    ],
+    ids=["start", "search-jobs-start", "geo_codes", "page", "growth", "surrogate"],
+)
+def test_json_values_no_service_holds(
+    sb: Sandbox, endpoint: str, body: str, parameter: object
+) -> None:
+    """Integers beyond 64 bits, NaN and infinities, lone surrogates: 400, never a 500."""
+    resp = raw(sb, "POST", endpoint, data=body, content_type="application/json")
+    assert_error(resp, 400, "invalid_parameter", parameter)
 
 
 # --- 401 unauthorized (§5, decisions #20: on every endpoint) -------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,8 +11,9 @@ from typing import Any
 import pytest
 import requests
 
-from profnet_sheets.sandbox import SandboxConfig, start_sandbox
+from profnet_sheets.sandbox import RunningSandbox, SandboxConfig, start_sandbox
 from tests.integration.contract.helpers import (
+    HEADER,
     KEY,
     Sandbox,
     World,
@@ -20,6 +22,7 @@ from tests.integration.contract.helpers import (
     create_search,
     get_ok,
     new_key,
+    raw,
     set_faults,
     trailing_number,
     usage,
@@ -148,6 +151,117 @@ def test_latency(faulty: Sandbox) -> None:
     began = time.perf_counter()
     get_ok(faulty, "get-company-details", domain="acme-widgets.com")
     assert time.perf_counter() - began >= 0.1
+
+
+# --- what the controls refuse (docs/sandbox.md) ------------------------------------------------
+
+REFUSED: list[tuple[str, str, str, str]] = [
+    ("PUT", "faults", '{"latency_ms": Infinity}', "latency_ms"),
+    ("PUT", "faults", '{"latency_ms": 1e12}', "latency_ms"),
+    ("PUT", "faults", '{"latency_ms": -1}', "latency_ms"),
+    ("PUT", "faults", '{"latency_jitter_ms": true}', "latency_jitter_ms"),
+    ("PUT", "faults", '{"spike_ms": "400"}', "spike_ms"),
+    ("PUT", "faults", '{"fail_rate": NaN}', "fail_rate"),
+    ("PUT", "faults", '{"throttle_rate": 1.5}', "throttle_rate"),
+    ("PUT", "faults", '{"drop_rate": -Infinity}', "drop_rate"),
+    ("PUT", "faults", '{"rate_limit": 0}', "rate_limit"),
+    ("PUT", "faults", '{"rate_limit": NaN}', "rate_limit"),
+    ("PUT", "faults", '{"retry_after": 1.5}', "retry_after"),
+    ("PUT", "faults", '{"retry_after": 100000000000000000000000000000}', "retry_after"),
+    ("PUT", "faults", '{"fail_rate": 0.5, "latency_ms": null}', "latency_ms"),
+    ("PUT", "faults", '{"no_such_fault": 1}', "payload"),
+    ("POST", "clock", '{"advance": NaN}', "advance"),
+    ("POST", "clock", '{"advance": Infinity}', "advance"),
+    ("POST", "clock", '{"advance": -1}', "advance"),
+    ("POST", "clock", '{"advance": true}', "advance"),
+    ("POST", "clock", '{"advance": 1e12}', "advance"),
+    ("PUT", "keys", '{"key": "k-big", "credits": 100000000000000000000000000000}', "credits"),
+    ("PUT", "keys", '{"key": "k-true", "credits": true}', "credits"),
+    ("PUT", "keys", '{"key": "k-neg", "credits": -5}', "credits"),
+    ("PUT", "keys", '{"key": "k-half", "credits": 1.5}', "credits"),
+    ("PUT", "keys", '{"key": "k-nan", "credits": NaN}', "credits"),
+    ("PUT", "keys", '{"key": "", "credits": 5}', "key"),
+    ("PUT", "keys", '{"key": " k-space ", "credits": 5}', "key"),
+    ("PUT", "keys", '{"key": 5, "credits": 5}', "key"),
+    ("PUT", "keys", '{"credits": 5}', "key"),
+    ("PUT", "keys", '{"key": "k-x", "credits": 5, "balance": 5}', "payload"),
+    ("PUT", "hostile", '{"rate": NaN}', "rate"),
+    ("PUT", "hostile", '{"rate": true}', "rate"),
+    ("PUT", "faults", "[" * 100_000 + "]" * 100_000, "payload"),
+    ("PUT", "faults", '{"latency_ms": ' + "[" * 40 + "]" * 40 + "}", "payload"),
+]
+
+
+@pytest.mark.parametrize(
+    ("method", "control", "body", "field"), REFUSED, ids=[f"{c}-{b[:40]}" for _, c, b, _ in REFUSED]
+)
+def test_controls_refuse_values_that_cannot_be_meant(
+    faulty: Sandbox, method: str, control: str, body: str, field: str
+) -> None:
+    """400 naming the field and what it takes; nothing changes, and every call still answers."""
+    before = requests.get(f"{faulty.base_url}/_sandbox/faults", timeout=15).json()
+    resp = raw(faulty, method, f"_sandbox/{control}", data=body, content_type="application/json")
+    error = assert_error(resp, 400, "invalid_parameter", field)
+    if field != "payload":
+        assert error["details"].startswith(f"{field} must be "), error
+        assert re.search(r"\d to \d", error["details"]), "the range is in the details"
+    assert requests.get(f"{faulty.base_url}/_sandbox/faults", timeout=15).json() == before
+    began = time.perf_counter()
+    get_ok(faulty, "get-company-details", domain="acme-widgets.com")
+    rid = create_search(faulty, "leads", title_keywords=["Engineer"], limit=5)
+    assert wait_done(faulty, "leads", rid)["status"] == "completed"
+    assert time.perf_counter() - began < 5
+
+
+def test_refused_keys_are_not_added(faulty: Sandbox) -> None:
+    raw(faulty, "PUT", "_sandbox/keys", json_body={"key": "k-refused", "credits": -5})
+    resp = call(faulty, "get-company-details", key="k-refused", domain="acme-widgets.com")
+    assert_error(resp, 401, "unauthorized")
+
+
+@pytest.mark.parametrize(
+    ("method", "control", "payload"),
+    [
+        ("PUT", "faults", {"latency_ms": 60_000, "fail_rate": 1, "rate_limit": None}),
+        ("PUT", "faults", {"latency_ms": 0, "fail_rate": 0, "rate_limit": 1, "retry_after": 2.0}),
+        ("POST", "clock", {"advance": 0}),
+        ("POST", "clock", {}),
+        ("PUT", "keys", {"key": "k-bounds", "credits": 0}),
+        ("PUT", "keys", {"key": "k-bounds", "credits": 10**12}),
+        ("PUT", "hostile", {"rate": 0}),
+    ],
+)
+def test_controls_take_the_ends_of_their_ranges(
+    faulty: Sandbox, method: str, control: str, payload: dict[str, Any]
+) -> None:
+    resp = raw(faulty, method, f"_sandbox/{control}", json_body=payload)
+    assert resp.status_code == 200, resp.text
+    if control == "faults":
+        assert resp.json() == {**resp.json(), **payload}
+
+
+def test_controls_refuse_a_body_not_sent_as_json(faulty: Sandbox) -> None:
+    """decisions #92, as for the endpoints of the spec."""
+    resp = raw(faulty, "PUT", "_sandbox/faults", data='{"fail_rate": 1}', content_type="text/plain")
+    assert_error(resp, 400, "invalid_parameter", "payload")
+    assert set_faults(faulty)["fail_rate"] == 0
+
+
+def test_a_bug_of_the_sandbox_is_still_answered_in_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "All responses are JSON": an unforeseen exception is the spec's 500 body, logged."""
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    with start_sandbox(_config()) as box:
+        assert isinstance(box, RunningSandbox)
+        monkeypatch.setattr(box.backend, "handle", fail)
+        monkeypatch.setattr(box.backend, "usage", fail)
+        resp = call(box, "get-company-details", domain="acme-widgets.com")
+        assert resp.headers["Content-Type"] == "application/json"
+        assert_error(resp, 500, "error")
+        usage = requests.get(f"{box.base_url}/_sandbox/usage", headers={HEADER: KEY}, timeout=15)
+        assert_error(usage, 500, "error")
 
 
 # --- ids only the service hands out (decisions #34) -----------------------------------------
