@@ -10,6 +10,7 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,48 @@ def default_config_path() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME)) / "config.toml"
 
 
+CAP_PERIODS = ("day", "month", "total")
+
+
+@dataclass(frozen=True)
+class SpendingCap:
+    """Credits every run sharing a ledger may spend per period (a UTC day, a UTC month, or in
+    all): unlike a budget, which is one run's, it holds across runs and processes."""
+
+    credits: int
+    period: str = "total"
+
+    @classmethod
+    def parse(cls, value: Any) -> SpendingCap | None:
+        """`500/day`, `5000/month`, `20000` (in total), or none."""
+        if value is None or isinstance(value, SpendingCap):
+            return value
+        text = str(value).strip().lower()
+        if text in ("", "none"):
+            return None
+        amount, _, period = text.partition("/")
+        period = period.strip() or "total"
+        if period not in CAP_PERIODS:
+            raise ValueError(f"the period must be one of {', '.join(CAP_PERIODS)} (e.g. 500/day)")
+        credits = _count("budget", amount)
+        if credits is None:
+            raise ValueError("give a whole number of credits, e.g. 500/day")
+        return cls(credits, period)
+
+    def since(self, now: float) -> float:
+        """When the current period began (unix time)."""
+        moment = datetime.fromtimestamp(now, UTC)
+        if self.period == "day":
+            return moment.replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
+        if self.period == "month":
+            start = moment.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+            return start.timestamp()
+        return 0.0
+
+    def __str__(self) -> str:
+        return f"{self.credits}" + ("" if self.period == "total" else f"/{self.period}")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything the request layer is configured with (see `Settings.load`)."""
@@ -109,6 +152,9 @@ class Settings:
     cache: str | None = None  # a directory or SQLite file, redis://..., "memory" or "off"
     cache_dir: Path = field(default_factory=default_cache_dir)
     budget: int | None = None  # credits this client may spend; None: no limit
+    # Credits all runs sharing the ledger may spend per period ("500/day", "5000/month",
+    # "20000" in all): held across processes; None: no cap.
+    spending_cap: SpendingCap | None = None
     offline: bool = False
     refresh: bool = False
     # Answers stay in use after their freshness ran out: only calls never answered are paid
@@ -266,6 +312,8 @@ def _coerce(name: str, value: Any) -> Any:
             return url
         if name in ("budget", "retries", "concurrency"):
             return _count(name, value)
+        if name == "spending_cap":
+            return SpendingCap.parse(value)
         if name in ("offline", "refresh", "stale_ok", "quiet"):
             return _truthy(value)
         if name == "cache_dir":

@@ -30,7 +30,7 @@ from profnet_sheets.client.keylocks import PROCESS_LOCKS
 from profnet_sheets.client.keys import CallKey, call_key, canonical_json
 from profnet_sheets.client.ledger import Budget, Ledger, price_ceiling
 from profnet_sheets.client.memo import Memo, MemoCache
-from profnet_sheets.client.policy import error_for
+from profnet_sheets.client.policy import error_for, longest_call
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.store import AnswerStore, StoreError
 from profnet_sheets.client.transport import Sent, Transport
@@ -356,13 +356,13 @@ class Client:
         """Send a call the caches cannot answer, within the budget; record what it cost (an
         answer not understood as possibly charged); keep what the policy says to keep."""
         shared = self._shared
-        reserved = [self._budget.reserve(ceiling, ep.name)]
+        reserved = [self._reserve(ceiling, ep)]
         charged = 0  # what the budget settles on: the charge, and what may have been charged
 
         def afford_retry() -> bool:
             """Another attempt after one that may have been charged: within the budget?"""
             try:
-                reserved.append(self._budget.reserve(ceiling, ep.name))
+                reserved.append(self._reserve(ceiling, ep))
             except BudgetExceeded:
                 return False
             return True
@@ -388,9 +388,48 @@ class Client:
                 charged += sent.uncertain * ceiling
                 self._record(ep, sent.uncertain * ceiling, None, uncertain=True)
         finally:
-            self._budget.settle(sum(reserved), charged)
+            self._budget.settle(sum(credits for credits, _ in reserved), charged)
+            for _, held in reserved:  # the spend is recorded now: the reservations go
+                if held is not None:
+                    shared.ledger.release(held)
         self._keep(ep, key, sent)
         return sent
+
+    def _reserve(self, credits: int, ep: Endpoint) -> tuple[int, int | None]:
+        """Reserve a call's most in the budget, then under the spending cap (shared by every
+        process on the ledger); raises BudgetExceeded, holding nothing, when either refuses."""
+        self._budget.reserve(credits, ep.name)
+        cap = self.settings.spending_cap
+        if cap is None or not credits:
+            return credits, None
+        shared = self._shared
+        try:
+            held = shared.ledger.reserve_within(
+                cap, shared.service, credits, ep.name, longest_call(self.settings)
+            )
+        except BudgetExceeded:
+            self._budget.settle(credits, 0)
+            raise
+        return credits, held
+
+    def refuse_unless_affordable(self, credits: int, what: str) -> None:
+        """Raise BudgetExceeded, before anything is sent, when `what` (which may cost up to
+        `credits`) does not fit in the budget or the spending cap; the message gives both."""
+        limits: list[tuple[int | None, str]] = [
+            (self.budget.left, "the budget (budget=..., PROFNET_BUDGET)")
+        ]
+        cap = self.settings.spending_cap
+        if cap is not None:
+            cap_left = self.ledger.cap_left(cap, self._shared.service)
+            limits.append((cap_left, f"the spending cap of {cap} (PROFNET_SPENDING_CAP)"))
+        for left, name in limits:
+            if left is not None and credits > left:
+                raise BudgetExceeded(
+                    f"{what} may cost up to {credits} credits, and {name} leaves {left}; "
+                    "nothing was sent. Raise it, or ask for less.",
+                    needed=credits,
+                    left=left,
+                )
 
     def _keep(self, ep: Endpoint, key: CallKey, sent: Sent) -> None:
         """Save an answer in the store for as long as the policy says. A save that fails (a

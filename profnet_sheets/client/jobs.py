@@ -49,6 +49,8 @@ class SearchClient(Protocol):
 
     def is_cached(self, name: str, params: Mapping[str, Any]) -> bool: ...
 
+    def refuse_unless_affordable(self, credits: int, what: str) -> None: ...
+
     def forget(self, name: str, params: Mapping[str, Any]) -> None: ...
 
     def with_options(
@@ -68,6 +70,14 @@ def start_search(client: SearchClient, kind: SearchKind, filters: dict[str, Any]
     view = client.with_options(refresh=False)  # a job reads its pages from the cache
     with _SEARCH_LOCK:
         reused = not client.settings.refresh and client.is_cached(name, filters)
+        if not reused:  # the total is known before paying to start: creation and results
+            limit = int(prepare(search_endpoint(kind, "create"), filters)["limit"])
+            most = search_endpoint(kind, "create").price.credits + limit * (
+                search_endpoint(kind, "results").price.credits
+            )
+            client.refuse_unless_affordable(
+                most, f"this {kind} search (to start it, and {counted(limit, 'result')} at most)"
+            )
         created = client.call(name, filters)
         request_id = str(created["request_id"])
         if reused and not client.settings.offline and request_id not in _COMPLETED:

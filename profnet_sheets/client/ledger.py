@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sqlite3
 import threading
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from profnet_sheets.client.wal import ensure_wal
+from profnet_sheets.config import SpendingCap
 from profnet_sheets.errors import BudgetExceeded
 from profnet_sheets.spec import Endpoint
 
@@ -25,6 +27,9 @@ CREATE TABLE IF NOT EXISTS spend (
     credits INTEGER NOT NULL, items INTEGER, uncertain INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS spend_at ON spend (at);
+CREATE TABLE IF NOT EXISTS reserved (
+    id INTEGER PRIMARY KEY, until REAL NOT NULL, service TEXT NOT NULL, credits INTEGER NOT NULL
+);
 """
 
 
@@ -107,6 +112,62 @@ class Ledger:
             args.append(service)
         with self._lock:
             return int(self._db.execute(query, args).fetchone()[0])
+
+    def reserve_within(
+        self, cap: SpendingCap, service: str, credits: int, endpoint: str, lease: float
+    ) -> int:
+        """Reserve `credits` under the spending cap of every process sharing this ledger, or
+        raise BudgetExceeded: what was spent in the cap's period (for sure or maybe) plus what
+        others have reserved plus `credits` must fit. One write transaction (SQLite's lock
+        makes it atomic across processes); a reservation lapses after `lease` seconds (its
+        process died). Returns the reservation, to `release` once the call is recorded."""
+        now = time.time()
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                used = self._used(cap, service, now)
+                if used + credits > cap.credits:
+                    self._db.execute("ROLLBACK")
+                    left = max(0, cap.credits - used)
+                    raise BudgetExceeded(
+                        f"{endpoint} may cost {credits} credits and only {left} of the spending "
+                        f"cap of {cap} are left (for every run sharing this ledger); nothing "
+                        "was sent. Raise the cap (PROFNET_SPENDING_CAP, config "
+                        "--spending-cap) or wait for the next period.",
+                        endpoint=endpoint,
+                        needed=credits,
+                        left=left,
+                    )
+                found = self._db.execute(
+                    "INSERT INTO reserved (until, service, credits) VALUES (?, ?, ?)",
+                    (now + lease, service, credits),
+                )
+                self._db.execute("COMMIT")
+            except sqlite3.Error:
+                self._db.execute("ROLLBACK")
+                raise
+        return int(found.lastrowid or 0)
+
+    def release(self, reservation: int) -> None:
+        """Drop a reservation (its call is recorded, or was never sent)."""
+        with contextlib.suppress(sqlite3.Error), self._lock:
+            self._db.execute("DELETE FROM reserved WHERE id = ?", (reservation,))
+
+    def cap_left(self, cap: SpendingCap, service: str) -> int:
+        """Credits the spending cap still leaves in its period."""
+        with self._lock:
+            return max(0, cap.credits - self._used(cap, service, time.time()))
+
+    def _used(self, cap: SpendingCap, service: str, now: float) -> int:
+        spent = self._db.execute(
+            "SELECT COALESCE(SUM(credits), 0) FROM spend WHERE at >= ? AND service = ?",
+            (cap.since(now), service),
+        ).fetchone()[0]
+        held = self._db.execute(
+            "SELECT COALESCE(SUM(credits), 0) FROM reserved WHERE until > ? AND service = ?",
+            (now, service),
+        ).fetchone()[0]
+        return int(spent) + int(held)
 
     def by_endpoint_and_day(self, *, service: str | None = None) -> list[Spend]:
         query = (

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from profnet_sheets import errors
 from profnet_sheets.client.answers import unfinished
+from profnet_sheets.config import Settings
 from profnet_sheets.spec import Endpoint
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -87,6 +88,14 @@ class RetryPolicy:
         if failure != "connect" and risky:
             return None
         return self.wait_before(attempt, rng)
+
+
+def longest_call(settings: Settings) -> float:
+    """The most seconds one call can take, its retries and their waits included (at most 30
+    minutes): how long a claim or a reservation of it may be waited on."""
+    longest_wait = max(settings.retry_after_cap, settings.max_backoff)
+    attempts = settings.retries + 1
+    return min(1800.0, settings.connect_timeout + (settings.timeout + longest_wait) * attempts)
 
 
 def parse_retry_after(value: str | None) -> float | None:

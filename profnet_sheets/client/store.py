@@ -27,6 +27,7 @@ import requests
 from profnet_sheets.client.cache import KEPT_STATUSES, CachePolicy
 from profnet_sheets.client.claims import Claims, FileClaims, NoClaims, RedisClaims
 from profnet_sheets.client.keys import CallKey, key_of_request
+from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.wal import ensure_wal
 from profnet_sheets.config import Settings, masked_url
 from profnet_sheets.errors import ConfigurationError
@@ -130,10 +131,7 @@ class AnswerStore:
     def _claims(self, service: str) -> Claims:
         """Claims that every process sharing the cache sees: lock files beside a SQLite cache,
         keys in its Redis; none in memory. A claim lasts at most as long as a call can."""
-        settings = self.settings
-        longest_wait = max(settings.retry_after_cap, settings.max_backoff)
-        attempts = settings.retries + 1
-        lease = min(1800.0, settings.connect_timeout + (settings.timeout + longest_wait) * attempts)
+        lease = longest_call(self.settings)
         if isinstance(self.where, Path):
             path = self.where.resolve()
             return FileClaims(path.parent / f".{path.stem}-claims.lock", lease)
