@@ -128,8 +128,12 @@ def _discover(plan: Plan, options: Mapping[str, Any]) -> Iterator[Lookup]:
     for values in plan.distinct.iter_rows():
         raw = tuple(values)
         plan.raw_keys.append(raw)
-        row = dict(zip(parameters, raw, strict=True))
-        if all(_is_blank(value) for value in raw):
+        # A placeholder (N/A, -, TBD...) is a blank in every column: never sent.
+        row = {
+            name: None if normalize.is_placeholder(value) else value
+            for name, value in zip(parameters, raw, strict=True)
+        }
+        if all(_is_blank(value) for value in row.values()):
             plan.blank.add(raw)
             continue
         try:
