@@ -196,12 +196,19 @@ def demo(out: str | None) -> None:
     target = Path(out) if out else source.with_name("sample_companies-enriched.xlsx")
     if not out and not os.access(target.parent, os.W_OK):
         target = Path.cwd() / target.name
-    _enrich_file(source, "Website", "company", target, None, None, None, 8, True, None)
+    _enrich_file(source, ["Website"], "company", target, None, None, None, 8, True, None)
 
 
 @main.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, dir_okay=False))
-@click.option("--column", required=True, help="The column holding the keys.")
+@click.option(
+    "--column",
+    "columns",
+    multiple=True,
+    help="The column holding the keys (default: chosen by its header and values); for kinds "
+    "that read several, PARAMETER=COLUMN, repeated (find_profile: name=, company=, title=, "
+    "location=; headcount: profnet_url= and its filters).",
+)
 @click.option("--kind", required=True, help="What to look up: " + ", ".join(sorted(KINDS)) + ".")
 @click.option("--out", "out", required=True, help="Output file: .csv, .xlsx or .parquet.")
 @click.option("--fields", default=None, help="Only these fields, comma-separated.")
@@ -218,9 +225,15 @@ def demo(out: str | None) -> None:
 )
 @click.option("--yes", is_flag=True, help="Do not ask before spending credits.")
 @click.option("--sheet", default=None, help="XLSX: the sheet to read (name or number).")
+@click.option(
+    "--prefix",
+    default=None,
+    help="Start of the new columns' names (default: the kind's, e.g. company_); another one "
+    "enriches an enriched file again.",
+)
 def enrich(
     input_path: str,
-    column: str,
+    columns: tuple[str, ...],
     kind: str,
     out: str,
     fields: str | None,
@@ -229,21 +242,34 @@ def enrich(
     concurrency: int,
     yes: bool,
     sheet: str | None,
+    prefix: str | None,
 ) -> None:
     """Enrich a column of a CSV, XLSX or Parquet file; each unique key is fetched once.
 
     \b
     profnet-sheets enrich accounts.csv --column Website --kind company --out accounts.xlsx
+    profnet-sheets enrich people.csv --kind find_profile --column name=Name \\
+        --column company=Employer --out people.xlsx
     """
     chosen = [name.strip() for name in fields.split(",")] if fields else None
     _enrich_file(
-        Path(input_path), column, kind, Path(out), chosen, budget, sheet, concurrency, yes, dry_run
+        Path(input_path),
+        list(columns),
+        kind,
+        Path(out),
+        chosen,
+        budget,
+        sheet,
+        concurrency,
+        yes,
+        dry_run,
+        prefix,
     )
 
 
 def _enrich_file(
     source: Path,
-    column: str,
+    given: list[str],
     kind: str,
     target: Path,
     fields: list[str] | None,
@@ -252,10 +278,12 @@ def _enrich_file(
     concurrency: int,
     yes: bool,
     dry_run: bool | None,
+    prefix: str | None = None,
 ) -> None:
     import polars as pl
 
     from profnet_sheets.batch import EnrichmentInterrupted, enrich, plan_enrichment
+    from profnet_sheets.batch.columns import resolve_columns
     from profnet_sheets.batch.io import (
         BatchInputError,
         check_excel_limits,
@@ -279,13 +307,20 @@ def _enrich_file(
                 table = scan_table(source)
         if table is None:
             table = read_table(source, sheet=int(sheet) if sheet and sheet.isdigit() else sheet)
-        _check_column(source, table, column)
+        _check_column(source, table, None)
+        column, note = resolve_columns(table, kind, given)
+        for name in [column] if isinstance(column, str) else column.values():
+            _check_column(source, table, name)
+        if note:
+            click.echo(note, err=True)
         if isinstance(table, pl.DataFrame) and target.suffix.lower() in (".xlsx", ".xlsm"):
             check_excel_limits(table, target)
         with _client() as client:
             spent_before = client.ledger.total(service=client._shared.service)
-            plan = plan_enrichment(table, column, kind, client=client)
+            plan = plan_enrichment(table, column, kind, client=client, prefix=prefix, fields=fields)
             click.echo(f"{source.name}: {plan.summary(budget)}.", err=True)
+            if doubt := plan.doubtful():
+                click.echo(f"Warning: {doubt}", err=True)
             if dry_run:
                 return
             if plan.credits and not yes and sys.stdin.isatty() and not client.settings.uses_sandbox:
@@ -300,21 +335,15 @@ def _enrich_file(
                     budget=budget,
                     concurrency=concurrency,
                     plan=plan,
+                    prefix=prefix,
                 )
                 interrupted = False
             except EnrichmentInterrupted as stop:
                 result, interrupted = stop.result, True
             if isinstance(result, pl.LazyFrame):
                 path = sink_table(result, target)
-                errors = pl.scan_parquet(path) if path.suffix == ".parquet" else None
-                failed = (
-                    int(errors.select(pl.col(f"{kind}_error").is_not_null().sum()).collect().item())
-                    if errors is not None
-                    else None
-                )
             else:
                 path = write_table(result, target)
-                failed = int(result[result.columns[-1]].is_not_null().sum())
             spent = client.ledger.total(service=client._shared.service) - spent_before
     except (ValueError, BatchInputError) as error:
         raise click.ClickException(str(error)) from None
@@ -325,9 +354,8 @@ def _enrich_file(
         raise click.ClickException(
             f"{source}: cannot be read ({first}); save it as CSV UTF-8, XLSX or Parquet"
         ) from None
-    errors_note = "" if failed is None else f", {failed} with an error"
     click.echo(
-        f"{plan.rows} rows, {plan.unique_keys} unique keys{errors_note}; {spent} credits spent; "
+        f"{plan.result_summary()}; {spent} credits spent; "
         f"{time.perf_counter() - started:.1f} s. Written to {path}.",
         err=True,
     )
@@ -339,15 +367,15 @@ def _enrich_file(
         sys.exit(130)
 
 
-def _check_column(source: Path, table: Any, column: str) -> None:
+def _check_column(source: Path, table: Any, column: str | None) -> None:
     """Say which file lacks the column (or is empty) before anything else happens."""
     names = table.collect_schema().names()
     if not names:
         raise click.ClickException(
             f"{source}: the file is empty (no header row); give a table whose first row names "
-            f"its columns, {column!r} among them"
+            "its columns"
         )
-    if column not in names:
+    if column is not None and column not in names:
         raise click.ClickException(
             f"{source}: no column {column!r}; its columns are {', '.join(map(repr, names))} "
             "(give one of them with --column)"

@@ -171,6 +171,8 @@ def cell(value: Any) -> CellValue:
         return value if math.isfinite(value) else ""
     if kind is bool:
         return bool(value)
+    if isinstance(value, dt.datetime) and value.utcoffset() == dt.timedelta(0):
+        return value.strftime("%Y-%m-%dT%H:%M:%SZ")  # the service's own text of a timestamp
     if isinstance(value, list | tuple):
         if all(type(item) is str for item in value):
             return _fit("; ".join(value))

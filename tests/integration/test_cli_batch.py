@@ -73,7 +73,9 @@ def test_enrich_previews_then_writes_an_escaped_xlsx(
         "--dry-run",
     )
     assert preview.returncode == 0, preview.stderr
-    assert "2 unique company lookups" in preview.stderr
+    assert "5 rows: 3 to fetch, 0 already cached (free), 1 that cannot be looked up, 1 blank;" in (
+        preview.stderr
+    )
     assert "at most 2 credits" in preview.stderr
     assert charged(sandbox) == 0
     out = tmp_path / "accounts-enriched.xlsx"
@@ -100,7 +102,7 @@ def test_enrich_previews_then_writes_an_escaped_xlsx(
     assert values[0] == (
         "Name",
         "Site",
-        "company_company_name",
+        "company_name",
         "company_industry",
         "company_error",
     )
@@ -196,7 +198,7 @@ def test_ctrl_c_saves_what_is_done_and_a_rerun_pays_for_the_rest(
     assert process.returncode == 130, stderr
     assert "Interrupted" in stderr
     partial = pl.read_csv(out, infer_schema=False)
-    done = partial["company_company_name"].drop_nulls().len()
+    done = partial["company_name"].drop_nulls().len()
     assert 0 < done < 42
     paid = charged(sandbox)
     requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 0}, timeout=5)

@@ -220,10 +220,10 @@ def test_cli_enrich_writes_hostile_answers_as_text(cli: Cli, tmp_path: Path) -> 
     seen = assert_exports_safe(path for path in written if path.suffix != ".parquet")
     assert set(seen) == set(PREFIXES), "every dangerous character, escaped"
     raw = pl.read_parquet(tmp_path / "company.parquet")
-    names = raw["company_company_name"].to_list()
+    names = raw["company_name"].to_list()
     assert all(name.startswith(PREFIXES) for name in names), "Parquet keeps the text as it came"
     escaped = pl.read_csv(tmp_path / "company.csv", infer_schema=False)
-    assert escaped["company_company_name"].to_list() == [escape_formula(name) for name in names]
+    assert escaped["company_name"].to_list() == [escape_formula(name) for name in names]
 
 
 def test_cli_search_exports_write_hostile_results_as_text(cli: Cli, tmp_path: Path) -> None:

@@ -31,22 +31,22 @@ def test_a_csv_by_path_previewed_enriched_and_exported(
     assert form.column.value == "website", "the column of domains is guessed"
     form.preview_button.click()
     assert (
-        "6 rows, 2 unique company lookups (0 already cached, 2 to fetch), 2 invalid, 1 blank; "
-        "at most 2 credits." in form.cost.value
+        "6 rows: 3 to fetch, 0 already cached (free), 2 that cannot be looked up, 1 blank; "
+        "at most 2 credits (rows with the same key are fetched once)." in form.cost.value
     )
     assert charged(fresh) == 0, "the preview sends nothing"
     form.run_button.click()
     form.join(30)
     assert form.feedback.error_text == ""
     assert form.result is not None
-    assert form.result["company_company_name"].to_list()[:2] == ["Stripe", "Stripe"]
+    assert form.result["company_name"].to_list()[:2] == ["Stripe", "Stripe"]
     assert (form.bar.n, form.bar.total, form.bar.style) == (2, 2, "success")
     assert charged(fresh, "get-company-details") == 2
     form.export.name.value = str(tmp_path / "accounts-enriched")
     path = form.export.export(".csv")
     assert "'=cmd" in path.read_text(encoding="utf-8-sig")
     form.preview_button.click()
-    assert "(2 already cached, 0 to fetch)" in form.cost.value
+    assert "6 rows: 0 to fetch, 3 already cached (free)" in form.cost.value
 
 
 def test_an_upload_and_the_options_of_the_kind(
