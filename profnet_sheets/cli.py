@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -284,6 +285,7 @@ def _enrich_file(
 
     from profnet_sheets.batch import EnrichmentInterrupted, enrich, plan_enrichment
     from profnet_sheets.batch.columns import resolve_columns
+    from profnet_sheets.batch.decode import InputWarning
     from profnet_sheets.batch.io import (
         BatchInputError,
         check_excel_limits,
@@ -302,11 +304,16 @@ def _enrich_file(
     try:
         check_target(target)  # before anything is paid
         table: Any = None
-        if streaming:
-            with contextlib.suppress(BatchInputError):  # not UTF-8, old Mac line ends: read whole
-                table = scan_table(source)
-        if table is None:
-            table = read_table(source, sheet=int(sheet) if sheet and sheet.isdigit() else sheet)
+        with warnings.catch_warnings(record=True) as noticed:
+            warnings.simplefilter("always", InputWarning)
+            if streaming:
+                with contextlib.suppress(BatchInputError):  # not UTF-8, ragged...: read whole
+                    table = scan_table(source)
+            if table is None:
+                table = read_table(source, sheet=int(sheet) if sheet and sheet.isdigit() else sheet)
+        for warning in noticed:
+            click.echo(f"Warning: {warning.message}", err=True)
+        keep = _kept_separator(source, target)
         _check_column(source, table, None)
         column, note = resolve_columns(table, kind, given)
         for name in [column] if isinstance(column, str) else column.values():
@@ -341,9 +348,9 @@ def _enrich_file(
             except EnrichmentInterrupted as stop:
                 result, interrupted = stop.result, True
             if isinstance(result, pl.LazyFrame):
-                path = sink_table(result, target)
+                path = sink_table(result, target, separator=keep)
             else:
-                path = write_table(result, target)
+                path = write_table(result, target, separator=keep)
             spent = client.ledger.total(service=client._shared.service) - spent_before
     except (ValueError, BatchInputError) as error:
         raise click.ClickException(str(error)) from None
@@ -365,6 +372,16 @@ def _enrich_file(
             err=True,
         )
         sys.exit(130)
+
+
+def _kept_separator(source: Path, target: Path) -> str | None:
+    """The input's delimiter, kept when a CSV is written as .csv or .txt (None: the default)."""
+    from profnet_sheets.batch.io import csv_separator
+
+    csv_like = (".csv", ".txt")
+    if source.suffix.lower() in csv_like and target.suffix.lower() in csv_like:
+        return csv_separator(source)
+    return None
 
 
 def _check_column(source: Path, table: Any, column: str | None) -> None:

@@ -140,3 +140,18 @@ def test_the_enriched_results_of_a_search_with_list_columns(
     form.run(wait=True)
     assert form.feedback.error_text.startswith(f"column {lists[0]!r} holds")
     assert charged(fresh) == before
+
+
+def test_the_form_picks_the_website_never_a_number_column(make_client: MakeClient) -> None:
+    """Issue 15: Account, Website (with junk), Employees, ARR -> Website."""
+    frame = pl.DataFrame(
+        {
+            "Account": ["Stripe", "Acme", "Beta", "Delta"],
+            "Website": ["stripe.com", "N/A", "acme.com", "call Bob"],
+            "Employees": [120, 45, 9, 3],
+            "ARR": [1.5, 0.2, None, 3.0],
+        }
+    )
+    assert EnrichForm(frame, client=make_client()).column.value == "Website"
+    pandas_frame = pd.DataFrame({name: frame[name].to_list() for name in frame.columns})
+    assert EnrichForm(pandas_frame, client=make_client()).column.value == "Website"
