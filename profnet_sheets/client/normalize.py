@@ -674,6 +674,19 @@ _URN: Final = re.compile(r"urn:[a-z0-9._-]+:[a-z0-9._-]+:([0-9]+)", re.IGNORECAS
 _TRAILING_DIGITS: Final = re.compile(r"([0-9]+)/*\Z")
 
 
+def _plain_id(value: object, parameter: str, wanted: str) -> tuple[str | None, str]:
+    """The id of a number, of digits or of a URN-style value, and the cleaned text (for the
+    caller to look for an id in a URL when there is none)."""
+    if not isinstance(value, str):
+        return numeric_id(value, parameter), ""
+    cleaned = _clean(_required(value, parameter, wanted))
+    if _NUMBERISH.fullmatch(cleaned):
+        return numeric_id(cleaned, parameter), cleaned
+    if urn := _URN.fullmatch(cleaned):
+        return numeric_id(urn.group(1), parameter), cleaned
+    return None, cleaned
+
+
 @_remembered
 def post_urn(value: object) -> str:
     """The numeric post id get-post-details takes (decisions.md #10).
@@ -687,13 +700,9 @@ def post_urn(value: object) -> str:
         "the post's numeric id such as 7123456789012345678, "
         "or a URN such as urn:profnet:activity:7123456789012345678"
     )
-    if not isinstance(value, str):
-        return numeric_id(value, parameter)
-    cleaned = _clean(_required(value, parameter, wanted))
-    if _NUMBERISH.fullmatch(cleaned):
-        return numeric_id(cleaned, parameter)
-    if urn := _URN.fullmatch(cleaned):
-        return numeric_id(urn.group(1), parameter)
+    found, cleaned = _plain_id(value, parameter, wanted)
+    if found is not None:
+        return found
     url = _split_url(cleaned)
     if is_network_host(url.host):
         path = unquote(url.path)
@@ -715,13 +724,9 @@ def job_id(value: object) -> str:
     (`.../jobs/view/4298248448/apply/`), a `?currentJobId=` link, or a URN-style value."""
     parameter = "job_id"
     wanted = "the job's id such as 4298248448, or its job_url"
-    if not isinstance(value, str):
-        return numeric_id(value, parameter)
-    cleaned = _clean(_required(value, parameter, wanted))
-    if _NUMBERISH.fullmatch(cleaned):
-        return numeric_id(cleaned, parameter)
-    if urn := _URN.fullmatch(cleaned):
-        return numeric_id(urn.group(1), parameter)
+    plain, cleaned = _plain_id(value, parameter, wanted)
+    if plain is not None:
+        return plain
     url = _split_url(cleaned)
     found = _JOB_PAGE.search(url.path) or _JOB_QUERY.search(cleaned)
     if found and "." in url.host:
