@@ -56,7 +56,7 @@ def accounts(tmp_path: Path, count: int = 0) -> Path:
     return path
 
 
-def test_enrich_previews_then_writes_an_escaped_xlsx(
+def test_enrich_previews_then_writes_a_safe_xlsx(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
     source = accounts(tmp_path)
@@ -107,7 +107,8 @@ def test_enrich_previews_then_writes_an_escaped_xlsx(
         "company_error",
     )
     assert len(values) == 6, "every input row, in order"
-    assert values[2][1] == '\'=HYPERLINK("http://x")', "a formula in a cell stays text"
+    assert values[2][1] == '=HYPERLINK("http://x")', "a formula in a cell stays text, as typed"
+    assert sheet["B3"].quotePrefix, "with Excel's invisible quote prefix"
     for row in sheet.iter_rows():
         for cell in row:
             assert cell.data_type != "f"
