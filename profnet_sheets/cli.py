@@ -227,6 +227,11 @@ def demo(out: str | None) -> None:
 @click.option("--yes", is_flag=True, help="Do not ask before spending credits.")
 @click.option("--sheet", default=None, help="XLSX: the sheet to read (name or number).")
 @click.option(
+    "--encoding",
+    default=None,
+    help="CSV: its encoding (e.g. cp1250), when the one detected reads letters wrong.",
+)
+@click.option(
     "--prefix",
     default=None,
     help="Start of the new columns' names (default: the kind's, e.g. company_); another one "
@@ -243,6 +248,7 @@ def enrich(
     concurrency: int,
     yes: bool,
     sheet: str | None,
+    encoding: str | None,
     prefix: str | None,
 ) -> None:
     """Enrich a column of a CSV, XLSX or Parquet file; each unique key is fetched once.
@@ -265,6 +271,7 @@ def enrich(
         yes,
         dry_run,
         prefix,
+        encoding,
     )
 
 
@@ -280,6 +287,7 @@ def _enrich_file(
     yes: bool,
     dry_run: bool | None,
     prefix: str | None = None,
+    encoding: str | None = None,
 ) -> None:
     import polars as pl
 
@@ -306,11 +314,15 @@ def _enrich_file(
         table: Any = None
         with warnings.catch_warnings(record=True) as noticed:
             warnings.simplefilter("always", InputWarning)
-            if streaming:
+            if streaming and encoding is None:
                 with contextlib.suppress(BatchInputError):  # not UTF-8, ragged...: read whole
                     table = scan_table(source)
             if table is None:
-                table = read_table(source, sheet=int(sheet) if sheet and sheet.isdigit() else sheet)
+                chosen_sheet = int(sheet) if sheet and sheet.isdigit() else sheet
+                csv_encoding = (
+                    encoding if source.suffix.lower() in (".csv", ".tsv", ".txt") else None
+                )
+                table = read_table(source, sheet=chosen_sheet, encoding=csv_encoding)
         for warning in noticed:
             click.echo(f"Warning: {warning.message}", err=True)
         keep = _kept_separator(source, target)

@@ -26,6 +26,7 @@ _NAMES: Final = {
     "latin_1": "Latin-1",
 }
 _LINES_SHOWN: Final = 5
+_ADVICE: Final = "save it as CSV UTF-8 (or give its encoding: encoding=..., --encoding)"
 _CLEAN_ENOUGH: Final = 0.2  # charset-normalizer's own limit of "mess" in a right reading
 _C1: Final = dict.fromkeys(range(0x80, 0xA0))  # what Latin-1 makes of cp1252's undefined bytes
 
@@ -84,7 +85,7 @@ def _guess(data: bytes, name: str) -> str:
         if not found:
             warnings.warn(
                 f"{name}: not UTF-8 and its encoding could not be told: read as Latin-1, some "
-                "characters may be wrong; save it as CSV UTF-8 (or give its encoding)",
+                f"characters may be wrong; {_ADVICE}",
                 InputWarning,
                 stacklevel=4,
             )
@@ -99,7 +100,7 @@ def _guess(data: bytes, name: str) -> str:
     also = f"; it reads as well as {', '.join(others[:3])}" if others else ""
     warnings.warn(
         f"{name}: not UTF-8: read as {_named(chosen)}, a guess{also}. If letters look wrong, "
-        "save it as CSV UTF-8 (or give its encoding)",
+        f"{_ADVICE}",
         InputWarning,
         stacklevel=4,
     )
