@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -195,12 +196,19 @@ def demo(out: str | None) -> None:
     target = Path(out) if out else source.with_name("sample_companies-enriched.xlsx")
     if not out and not os.access(target.parent, os.W_OK):
         target = Path.cwd() / target.name
-    _enrich_file(source, "Website", "company", target, None, None, None, 8, True, None)
+    _enrich_file(source, ["Website"], "company", target, None, None, None, 8, True, None)
 
 
 @main.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, dir_okay=False))
-@click.option("--column", required=True, help="The column holding the keys.")
+@click.option(
+    "--column",
+    "columns",
+    multiple=True,
+    help="The column holding the keys (default: chosen by its header and values); for kinds "
+    "that read several, PARAMETER=COLUMN, repeated (find_profile: name=, company=, title=, "
+    "location=; headcount: profnet_url= and its filters).",
+)
 @click.option("--kind", required=True, help="What to look up: " + ", ".join(sorted(KINDS)) + ".")
 @click.option("--out", "out", required=True, help="Output file: .csv, .xlsx or .parquet.")
 @click.option("--fields", default=None, help="Only these fields, comma-separated.")
@@ -217,9 +225,20 @@ def demo(out: str | None) -> None:
 )
 @click.option("--yes", is_flag=True, help="Do not ask before spending credits.")
 @click.option("--sheet", default=None, help="XLSX: the sheet to read (name or number).")
+@click.option(
+    "--encoding",
+    default=None,
+    help="CSV: its encoding (e.g. cp1250), when the one detected reads letters wrong.",
+)
+@click.option(
+    "--prefix",
+    default=None,
+    help="Start of the new columns' names (default: the kind's, e.g. company_); another one "
+    "enriches an enriched file again.",
+)
 def enrich(
     input_path: str,
-    column: str,
+    columns: tuple[str, ...],
     kind: str,
     out: str,
     fields: str | None,
@@ -228,21 +247,36 @@ def enrich(
     concurrency: int,
     yes: bool,
     sheet: str | None,
+    encoding: str | None,
+    prefix: str | None,
 ) -> None:
     """Enrich a column of a CSV, XLSX or Parquet file; each unique key is fetched once.
 
     \b
     profnet-sheets enrich accounts.csv --column Website --kind company --out accounts.xlsx
+    profnet-sheets enrich people.csv --kind find_profile --column name=Name \\
+        --column company=Employer --out people.xlsx
     """
     chosen = [name.strip() for name in fields.split(",")] if fields else None
     _enrich_file(
-        Path(input_path), column, kind, Path(out), chosen, budget, sheet, concurrency, yes, dry_run
+        Path(input_path),
+        list(columns),
+        kind,
+        Path(out),
+        chosen,
+        budget,
+        sheet,
+        concurrency,
+        yes,
+        dry_run,
+        prefix,
+        encoding,
     )
 
 
 def _enrich_file(
     source: Path,
-    column: str,
+    given: list[str],
     kind: str,
     target: Path,
     fields: list[str] | None,
@@ -251,10 +285,14 @@ def _enrich_file(
     concurrency: int,
     yes: bool,
     dry_run: bool | None,
+    prefix: str | None = None,
+    encoding: str | None = None,
 ) -> None:
     import polars as pl
 
     from profnet_sheets.batch import EnrichmentInterrupted, enrich, plan_enrichment
+    from profnet_sheets.batch.columns import resolve_columns
+    from profnet_sheets.batch.decode import InputWarning
     from profnet_sheets.batch.io import (
         BatchInputError,
         check_excel_limits,
@@ -273,18 +311,34 @@ def _enrich_file(
     try:
         check_target(target)  # before anything is paid
         table: Any = None
-        if streaming:
-            with contextlib.suppress(BatchInputError):  # not UTF-8, old Mac line ends: read whole
-                table = scan_table(source)
-        if table is None:
-            table = read_table(source, sheet=int(sheet) if sheet and sheet.isdigit() else sheet)
-        _check_column(source, table, column)
+        with warnings.catch_warnings(record=True) as noticed:
+            warnings.simplefilter("always", InputWarning)
+            if streaming and encoding is None:
+                with contextlib.suppress(BatchInputError):  # not UTF-8, ragged...: read whole
+                    table = scan_table(source)
+            if table is None:
+                chosen_sheet = int(sheet) if sheet and sheet.isdigit() else sheet
+                csv_encoding = (
+                    encoding if source.suffix.lower() in (".csv", ".tsv", ".txt") else None
+                )
+                table = read_table(source, sheet=chosen_sheet, encoding=csv_encoding)
+        for warning in noticed:
+            click.echo(f"Warning: {warning.message}", err=True)
+        keep = _kept_separator(source, target)
+        _check_column(source, table, None)
+        column, note = resolve_columns(table, kind, given)
+        for name in [column] if isinstance(column, str) else column.values():
+            _check_column(source, table, name)
+        if note:
+            click.echo(note, err=True)
         if isinstance(table, pl.DataFrame) and target.suffix.lower() in (".xlsx", ".xlsm"):
             check_excel_limits(table, target)
         with _client() as client:
             spent_before = client.spent()
-            plan = plan_enrichment(table, column, kind, client=client)
+            plan = plan_enrichment(table, column, kind, client=client, prefix=prefix, fields=fields)
             click.echo(f"{source.name}: {plan.summary(budget)}.", err=True)
+            if doubt := plan.doubtful():
+                click.echo(f"Warning: {doubt}", err=True)
             if dry_run:
                 return
             if plan.credits and not yes and sys.stdin.isatty() and not client.settings.uses_sandbox:
@@ -299,21 +353,15 @@ def _enrich_file(
                     budget=budget,
                     concurrency=concurrency,
                     plan=plan,
+                    prefix=prefix,
                 )
                 interrupted = False
             except EnrichmentInterrupted as stop:
                 result, interrupted = stop.result, True
             if isinstance(result, pl.LazyFrame):
-                path = sink_table(result, target)
-                errors = pl.scan_parquet(path) if path.suffix == ".parquet" else None
-                failed = (
-                    int(errors.select(pl.col(f"{kind}_error").is_not_null().sum()).collect().item())
-                    if errors is not None
-                    else None
-                )
+                path = sink_table(result, target, separator=keep)
             else:
-                path = write_table(result, target)
-                failed = int(result[result.columns[-1]].is_not_null().sum())
+                path = write_table(result, target, separator=keep)
             spent = client.spent() - spent_before
     except (ValueError, BatchInputError) as error:
         raise click.ClickException(str(error)) from None
@@ -324,9 +372,8 @@ def _enrich_file(
         raise click.ClickException(
             f"{source}: cannot be read ({first}); save it as CSV UTF-8, XLSX or Parquet"
         ) from None
-    errors_note = "" if failed is None else f", {failed} with an error"
     click.echo(
-        f"{plan.rows} rows, {plan.unique_keys} unique keys{errors_note}; {spent} credits spent; "
+        f"{plan.result_summary()}; {spent} credits spent; "
         f"{time.perf_counter() - started:.1f} s. Written to {path}.",
         err=True,
     )
@@ -338,15 +385,25 @@ def _enrich_file(
         sys.exit(130)
 
 
-def _check_column(source: Path, table: Any, column: str) -> None:
+def _kept_separator(source: Path, target: Path) -> str | None:
+    """The input's delimiter, kept when a CSV is written as .csv or .txt (None: the default)."""
+    from profnet_sheets.batch.io import csv_separator
+
+    csv_like = (".csv", ".txt")
+    if source.suffix.lower() in csv_like and target.suffix.lower() in csv_like:
+        return csv_separator(source)
+    return None
+
+
+def _check_column(source: Path, table: Any, column: str | None) -> None:
     """Say which file lacks the column (or is empty) before anything else happens."""
     names = table.collect_schema().names()
     if not names:
         raise click.ClickException(
             f"{source}: the file is empty (no header row); give a table whose first row names "
-            f"its columns, {column!r} among them"
+            "its columns"
         )
-    if column not in names:
+    if column is not None and column not in names:
         raise click.ClickException(
             f"{source}: no column {column!r}; its columns are {', '.join(map(repr, names))} "
             "(give one of them with --column)"

@@ -10,9 +10,11 @@ from typing import Any
 
 import polars as pl
 
+from profnet_sheets.batch.frames import as_polars, like_input
 from profnet_sheets.batch.kinds import Kind, kind_named
+from profnet_sheets.batch.naming import column_names, default_prefix, error_column
 from profnet_sheets.batch.plan import Lookup, Plan, key_columns, make_plan, plan_lookups
-from profnet_sheets.batch.schema import dtype_of, schema_of
+from profnet_sheets.batch.schema import dtype_of, is_timestamp, schema_of
 from profnet_sheets.client.client import Client
 from profnet_sheets.errors import (
     BudgetExceeded,
@@ -47,21 +49,6 @@ class Outcome:
 
     record: dict[str, Any] | None
     error: str | None
-
-
-def as_polars(frame: Any) -> Frame:
-    """A polars DataFrame or LazyFrame as it is; a pandas DataFrame converted (no pyarrow
-    needed); anything else a TypeError."""
-    if isinstance(frame, pl.DataFrame | pl.LazyFrame):
-        return frame
-    if type(frame).__module__.startswith("pandas"):
-        try:
-            return pl.from_pandas(frame)
-        except ImportError:  # pandas' string columns want pyarrow; go column by column
-            return pl.DataFrame(
-                {str(name): frame[name].tolist() for name in frame.columns}, strict=False
-            )
-    raise TypeError(f"enrich takes a polars or pandas DataFrame, not {type(frame).__name__}")
 
 
 def _error_text(error: ProfnetError) -> str:
@@ -238,16 +225,18 @@ def _lookup_frame(
     plan: Plan,
     outcomes: Mapping[str, Outcome],
     key_schema: pl.Schema,
-    fields: list[str],
-    prefix: str,
+    names: dict[str, str],
     error_column: str,
 ) -> pl.DataFrame:
-    """Every distinct raw key with its new columns: the answers are built once per call (many
-    raw keys can share one) and joined to the raw keys by polars."""
+    """Every distinct raw key with its new columns (`names`: field -> column): the answers
+    are built once per call (many raw keys can share one) and joined to the raw keys by
+    polars. Timestamps become Datetime (UTC)."""
     output = plan.kind.output
+    fields = list(names)
     as_text = {name for name in fields if dtype_of(output.field(name).shape) == pl.String()}
+    stamps = [names[name] for name in fields if is_timestamp(output.field(name).shape)]
     keys: list[str] = []
-    values: dict[str, list[Any]] = {prefix + name: [] for name in fields}
+    values: dict[str, list[Any]] = {names[name]: [] for name in fields}
     errors: list[str | None] = []
     for key in plan.lookups:
         outcome = outcomes.get(key)
@@ -257,14 +246,19 @@ def _lookup_frame(
             value = record.get(name) if record is not None else None
             if isinstance(value, dict) and name in as_text:
                 value = json.dumps(value, sort_keys=True)
-            values[prefix + name].append(value)
+            values[names[name]].append(value)
         errors.append(outcome.error if outcome is not None else INTERRUPTED)
+    schema = schema_of(output, names, fields)
     answers = pl.DataFrame(
         {_CALL: keys, **values, error_column: errors},
         schema=pl.Schema(
-            {_CALL: pl.String(), **schema_of(output, prefix, fields), error_column: pl.String()}
+            {
+                _CALL: pl.String(),
+                **{name: pl.String() if name in stamps else schema[name] for name in schema},
+                error_column: pl.String(),
+            }
         ),
-    )
+    ).with_columns(pl.col(stamps).str.to_datetime(time_unit="us", time_zone="UTC", strict=False))
     columns: dict[str, list[Any]] = {name: [] for name in key_schema}
     calls: list[str | None] = []
     invalid: list[str | None] = []
@@ -284,6 +278,7 @@ def _lookup_frame(
 
 
 _CALL, _INVALID = "__profnet_call", "__profnet_invalid"  # never a user's column name
+_ROWS = "__profnet_rows"
 
 
 def _refuse_bad_arguments(
@@ -292,7 +287,8 @@ def _refuse_bad_arguments(
     columns: Mapping[str, str],
     options: Mapping[str, Any],
     chosen: list[str],
-    prefix: str,
+    names: dict[str, str],
+    error_column: str,
 ) -> None:
     """Every argument that cannot work, refused before anything is fetched (or paid)."""
     missing = [name for name in columns.values() if name not in schema]
@@ -317,11 +313,15 @@ def _refuse_bad_arguments(
             f"{spec.name} has no field {', '.join(map(repr, bad))}; "
             f"it has {', '.join(spec.output.field_names)}"
         )
-    added = [*(prefix + name for name in chosen), f"{prefix}error"]
+    if len(set(chosen)) < len(chosen):
+        raise ValueError(f"a field is named twice in {chosen}: name each once")
+    added = [*names.values(), error_column]
     clashes = [name for name in added if name in schema]
     if clashes:
         raise ValueError(
-            f"the table already has {', '.join(clashes)}: pass prefix=... for the new columns"
+            f"the table already has {', '.join(clashes)} (enriched before?): give the new "
+            f"columns another prefix, such as prefix='{spec.name}2_' (--prefix {spec.name}2_ "
+            "on the command line)"
         )
 
 
@@ -345,15 +345,17 @@ def enrich(
     `column`: the column holding the keys (domains, URLs, ids...), or for kinds that read
     several (find_profile, headcount, school) a mapping parameter -> column. `kind`: a name of
     batch.kinds.KINDS, or a Kind (one derived from them). `fields`: only
-    these (default: all the kind's fields). New columns are named `{kind}_{field}` (or
-    `prefix + field`) and typed from the spec; `{kind}_error` says per row what went wrong.
+    these (default: all the kind's fields). New columns are named `{kind}_{field}` without a
+    word twice (`company_name`, `company_industry`; or `prefix + field`), typed from the spec
+    (timestamps as Datetime in UTC); `{kind}_error` says per row what went wrong.
     Input rows, their order, duplicates and nulls are kept exactly. `budget`: credits this run
     may spend (rows past it are marked, not fetched). `progress`: a bar (default unless
     PROFNET_QUIET), False for none, or a hook called with (lookups done, lookups in all).
     `dry_run`: return the cost Plan instead;
     `plan`: a Plan made earlier for the same input (its preview), so it is not made twice.
-    A DataFrame in gives a DataFrame out; a LazyFrame in gives a LazyFrame out (unique keys
-    are collected with the streaming engine; memory grows with them, not with the rows).
+    A DataFrame in gives a DataFrame out, a pandas one a pandas one (its columns, dtypes and
+    index untouched); a LazyFrame in gives a LazyFrame out (unique keys are collected with
+    the streaming engine; memory grows with them, not with the rows).
     Ctrl-C raises EnrichmentInterrupted whose `.result` keeps what was fetched.
     """
     spec = kind if isinstance(kind, Kind) else kind_named(kind)
@@ -361,9 +363,10 @@ def enrich(
     lazy = data.lazy() if isinstance(data, pl.DataFrame) else data
     columns = key_columns(spec, column)
     chosen = list(fields) if fields else list(spec.output.field_names)
-    prefix = f"{spec.name}_" if prefix is None else prefix
-    error_column = f"{prefix}error"
-    _refuse_bad_arguments(spec, lazy.collect_schema(), columns, options or {}, chosen, prefix)
+    prefix = default_prefix(spec.name) if prefix is None else prefix
+    schema = lazy.collect_schema()
+    names, errors_at = column_names(prefix, chosen, schema.names()), error_column(prefix)
+    _refuse_bad_arguments(spec, schema, columns, options or {}, chosen, names, errors_at)
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(
             f"concurrency={concurrency!r}: give a whole number of lookups at once, 1 or more"
@@ -379,16 +382,21 @@ def enrich(
     if plan is not None and plan.distinct is not None and plan.columns == columns:
         distinct = plan.distinct
     else:
-        distinct = lazy.select(key_cols).unique(maintain_order=True).collect(engine="streaming")
+        counted = (
+            lazy.group_by(key_cols, maintain_order=True)
+            .agg(pl.len().alias(_ROWS))
+            .collect(engine="streaming")
+        )
+        distinct, counts = counted.drop(_ROWS), counted[_ROWS].to_list()
         plan = None
     lookups: Iterator[Lookup] | None = None
     if plan is None:
-        rows = int(lazy.select(pl.len()).collect(engine="streaming").item())
+        rows = sum(counts)
         if dry_run:
-            return make_plan(spec, columns, distinct, rows, options or {}, client.is_cached)
+            return make_plan(spec, columns, distinct, rows, options or {}, client.is_cached, counts)
         # A run asks the cache per call anyway, in the workers: fetching starts with the first
         # key normalised, while the others are (the plan is complete when fetching ends).
-        plan, lookups = plan_lookups(spec, columns, distinct, rows, options or {})
+        plan, lookups = plan_lookups(spec, columns, distinct, rows, options or {}, counts)
     if dry_run:
         return plan
     if progress is None:
@@ -404,23 +412,40 @@ def enrich(
             f"planned {len(plan.raw_keys)} of {distinct.height} distinct keys; nothing is lost "
             "(fetched answers are cached): run again"
         )
-    table = _lookup_frame(plan, outcomes, distinct.schema, chosen, prefix, error_column)
+    plan.fetched = {key for key, outcome in outcomes.items() if outcome.error is None}
+    plan.failed = {key: outcome.error for key, outcome in outcomes.items() if outcome.error}
+    table = _lookup_frame(plan, outcomes, distinct.schema, names, errors_at)
     joined = lazy.join(
         table.lazy(), on=key_cols, how="left", nulls_equal=True, maintain_order="left"
     )
+    added = [*names.values(), errors_at]
     if interrupted:
-        raise EnrichmentInterrupted(joined.collect())
-    return joined if isinstance(data, pl.LazyFrame) else joined.collect()
+        raise EnrichmentInterrupted(like_input(frame, joined.collect(), added))
+    if isinstance(data, pl.LazyFrame):
+        return joined
+    return like_input(frame, joined.collect(), added)
 
 
 def plan_enrichment(
     frame: Any,
     column: str | Mapping[str, str],
-    kind: str,
+    kind: str | Kind,
     *,
     client: Client | None = None,
     options: Mapping[str, Any] | None = None,
+    fields: list[str] | None = None,
+    prefix: str | None = None,
 ) -> Plan:
-    """The cost preview of an enrichment: unique keys, how many are cached, credits needed."""
-    result: Plan = enrich(frame, column, kind, client=client, options=options, dry_run=True)
+    """The cost preview of an enrichment, counted in rows (to fetch, cached, invalid, blank)
+    and credits; `fields` and `prefix` as enrich() will get them (checked the same way)."""
+    result: Plan = enrich(
+        frame,
+        column,
+        kind,
+        fields,
+        client=client,
+        options=options,
+        prefix=prefix,
+        dry_run=True,
+    )
     return result

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,10 @@ class Lookup:
 
 @dataclass
 class Plan:
-    """Every distinct raw key of the input, what call each needs (or why none), the cost."""
+    """Every distinct raw key of the input, what call each needs (or why none), the cost.
+
+    Every count it reports is of rows: `rows_of` weighs each distinct key by the rows that
+    hold it."""
 
     kind: Kind
     columns: dict[str, str]  # parameter -> column
@@ -41,6 +45,10 @@ class Plan:
     lookups: dict[str, Lookup] = field(default_factory=dict)
     cached: set[str] = field(default_factory=set)
     distinct: pl.DataFrame | None = None  # the distinct key rows (kept: not collected twice)
+    counts: list[int] | None = None  # rows holding each distinct key row (None: one each)
+    failed: dict[str, str] = field(default_factory=dict)  # lookup key -> error, after a run
+    fetched: set[str] = field(default_factory=set)  # lookup keys answered, after a run
+    row_count: dict[tuple[Any, ...], int] = field(default_factory=dict)
 
     @property
     def unique_keys(self) -> int:
@@ -55,14 +63,52 @@ class Plan:
         """The most the run can cost: the ceiling of every call the cache cannot answer."""
         return sum(lookup.ceiling for lookup in self.to_fetch)
 
+    def rows_of(self, raws: Iterable[tuple[Any, ...]]) -> int:
+        """How many input rows hold these distinct keys."""
+        return sum(self.row_count.get(raw, 1) for raw in raws)
+
+    def _rows_calling(self, keys: set[str]) -> int:
+        return self.rows_of(raw for raw, key in self.call_of.items() if key in keys)
+
     def summary(self, budget_left: int | None = None) -> str:
+        """The cost preview, counted in rows: `12 rows: 4 to fetch, 3 already cached, 2 that
+        cannot be looked up, 3 blank; at most 3 credits`."""
         budget = "" if budget_left is None else f"; budget left {budget_left}"
+        cached = self._rows_calling(self.cached)
+        fetch = self._rows_calling(set(self.lookups) - self.cached)
         return (
-            f"{counted(self.rows, 'row')}, "
-            f"{counted(self.unique_keys, f'unique {self.kind.name} lookup')} "
-            f"({len(self.cached)} already cached, {len(self.to_fetch)} to fetch), "
-            f"{len(self.invalid)} invalid, {len(self.blank)} blank; "
-            f"at most {counted(self.credits, 'credit')}{budget}"
+            f"{counted(self.rows, 'row')}: {fetch:,} to fetch, {cached:,} already cached (free), "
+            f"{self.rows_of(self.invalid):,} that cannot be looked up, "
+            f"{self.rows_of(self.blank):,} blank; at most {counted(self.credits, 'credit')} "
+            f"(rows with the same key are fetched once){budget}"
+        )
+
+    def error_rows(self) -> int:
+        """Rows that got an error (after a run): invalid keys, failed or unfetched lookups."""
+        unanswered = set(self.lookups) - self.fetched
+        return self.rows_of(self.invalid) + self._rows_calling(unanswered)
+
+    def result_summary(self) -> str:
+        """What a run did, counted in rows: `12 rows: 7 enriched, 2 with an error, 3 blank`."""
+        errors = self.error_rows()
+        blank = self.rows_of(self.blank)
+        return (
+            f"{counted(self.rows, 'row')}: {self.rows - errors - blank:,} enriched, "
+            f"{errors:,} with an error, {blank:,} blank"
+        )
+
+    def doubtful(self, share: float = 0.5) -> str | None:
+        """A warning when most non-blank rows cannot be keys of the kind (the wrong column?),
+        naming an example and why; None otherwise."""
+        keyed = self.rows - self.rows_of(self.blank)
+        bad = self.rows_of(self.invalid)
+        if not keyed or bad <= keyed * share:
+            return None
+        why = next(iter(self.invalid.values()))
+        shown = ", ".join(map(str, self.columns.values()))
+        return (
+            f"{bad:,} of {keyed:,} non-blank rows of {shown} cannot be {self.kind.name} keys "
+            f"(e.g. {why.removeprefix('invalid input: ')}): is it the right column?"
         )
 
 
@@ -94,9 +140,11 @@ def make_plan(
     rows: int,
     options: Mapping[str, Any],
     is_cached: Callable[[str, dict[str, Any]], bool] | None = None,
+    counts: list[int] | None = None,
 ) -> Plan:
-    """Normalise each distinct raw key into the call it needs; identical calls merge."""
-    plan, lookups = plan_lookups(kind, columns, distinct, rows, options)
+    """Normalise each distinct raw key into the call it needs; identical calls merge.
+    `counts`: the rows holding each distinct key row (default one each)."""
+    plan, lookups = plan_lookups(kind, columns, distinct, rows, options, counts)
     for _ in lookups:
         pass
     if is_cached is not None:
@@ -113,11 +161,12 @@ def plan_lookups(
     distinct: pl.DataFrame,
     rows: int,
     options: Mapping[str, Any],
+    counts: list[int] | None = None,
 ) -> tuple[Plan, Iterator[Lookup]]:
     """A plan filled as its lookups are taken: each new call is handed out as soon as it is
     known (fetching can start before every key is normalised); the plan is complete once the
     iterator is exhausted."""
-    plan = Plan(kind, columns, rows, [], distinct=distinct)
+    plan = Plan(kind, columns, rows, [], distinct=distinct, counts=counts)
     return plan, _discover(plan, options)
 
 
@@ -125,11 +174,17 @@ def _discover(plan: Plan, options: Mapping[str, Any]) -> Iterator[Lookup]:
     kind, parameters = plan.kind, list(plan.columns)
     ep = endpoint(kind.endpoint)
     assert plan.distinct is not None
-    for values in plan.distinct.iter_rows():
+    counts = plan.counts if plan.counts is not None else itertools.repeat(1)
+    for values, count in zip(plan.distinct.iter_rows(), counts, strict=False):
         raw = tuple(values)
         plan.raw_keys.append(raw)
-        row = dict(zip(parameters, raw, strict=True))
-        if all(_is_blank(value) for value in raw):
+        plan.row_count[raw] = count
+        # A placeholder (N/A, -, TBD...) is a blank in every column: never sent.
+        row = {
+            name: None if normalize.is_placeholder(value) else value
+            for name, value in zip(parameters, raw, strict=True)
+        }
+        if all(_is_blank(value) for value in row.values()):
             plan.blank.add(raw)
             continue
         try:

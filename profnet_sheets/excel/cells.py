@@ -52,9 +52,11 @@ def blank(value: Any) -> bool:
 
 def lookup_key(value: Any, parameter: str) -> str | None:
     """A key of a lookup (an id, a URL, a name), None when blank. A number 0 is blank too:
-    it is what `=A1` gives for an empty A1, and no company, job or post has the id 0."""
+    it is what `=A1` gives for an empty A1, and no company, job or post has the id 0; so is a
+    placeholder (`N/A`, `-`, `TBD`...), as in every batch."""
     is_number = isinstance(value, int | float) and not isinstance(value, bool)
-    return None if is_number and value == 0 else key(value, parameter)
+    blank = (is_number and value == 0) or normalize.is_placeholder(value)
+    return None if blank else key(value, parameter)
 
 
 def key(value: Any, parameter: str) -> str | None:
@@ -169,6 +171,8 @@ def cell(value: Any) -> CellValue:
         return value if math.isfinite(value) else ""
     if kind is bool:
         return bool(value)
+    if isinstance(value, dt.datetime) and value.utcoffset() == dt.timedelta(0):
+        return value.strftime("%Y-%m-%dT%H:%M:%SZ")  # the service's own text of a timestamp
     if isinstance(value, list | tuple):
         if all(type(item) is str for item in value):
             return _fit("; ".join(value))

@@ -16,7 +16,6 @@ from profnet_sheets.widgets.progress import Bar
 from profnet_sheets.widgets.runner import Feedback, Runner
 from profnet_sheets.widgets.spend import for_one_action
 from profnet_sheets.widgets.tables import MAX_ROWS_SHOWN, html_table
-from profnet_sheets.words import counted
 
 
 class Form:
@@ -83,11 +82,8 @@ def run_enrichment(
         )
         return stop.result
     bar.finish()
-    failed = int(result[f"{plan.kind.name}_error"].is_not_null().sum())
     feedback.status(
-        f"Enriched {counted(result.height, 'row')} ({counted(plan.unique_keys, 'lookup')}, "
-        f"{counted(failed, 'row')} with an error). Spent {credits_text(spend.spent)}.",
-        "success",
+        f"Enriched {plan.result_summary()}. Spent {credits_text(spend.spent)}.", "success"
     )
     return result
 

@@ -9,9 +9,10 @@ from typing import Any
 import polars as pl
 
 from profnet_sheets.batch import KINDS, kind_named, plan_enrichment
-from profnet_sheets.batch.engine import as_polars
+from profnet_sheets.batch.columns import choose_column as likely_column
+from profnet_sheets.batch.columns import key_candidates
+from profnet_sheets.batch.frames import as_polars
 from profnet_sheets.batch.io import CSV_SUFFIXES, PARQUET_SUFFIXES, XLSX_SUFFIXES, read_table
-from profnet_sheets.batch.plan import make_plan
 from profnet_sheets.client.client import Client
 from profnet_sheets.spec import endpoint
 from profnet_sheets.widgets.base import Form, frame_html, run_enrichment
@@ -24,33 +25,10 @@ from profnet_sheets.widgets.tables import message
 from profnet_sheets.words import counted
 
 SUFFIXES = sorted(CSV_SUFFIXES | XLSX_SUFFIXES | PARQUET_SUFFIXES)
-SAMPLE_ROWS = 100
 PREVIEW = ("row (a preview of the input)", "rows (a preview of the input)")
 
 
-def key_candidates(frame: pl.DataFrame) -> list[str]:
-    """The columns that may hold keys: text or integers (not lists, records, floats...)."""
-    return [
-        name
-        for name, dtype in frame.schema.items()
-        if dtype.is_integer() or dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum)
-    ]
-
-
-def likely_column(frame: pl.DataFrame, kind_name: str) -> str | None:
-    """Among the columns of text or integers, the one whose first values are most often valid
-    keys of the kind (the first of them when none is better; None when there is none): what
-    the form picks until the user chooses."""
-    kind = kind_named(kind_name)
-    head = frame.head(SAMPLE_ROWS)
-    candidates = key_candidates(frame)
-    best, most = (candidates[0] if candidates else None), 0
-    for column in candidates:
-        distinct = head.select(column).unique(maintain_order=True)
-        valid = len(make_plan(kind, {kind.inputs[0]: column}, distinct, head.height, {}).call_of)
-        if valid > most:
-            best, most = column, valid
-    return best
+__all__ = ["EnrichForm", "key_candidates", "likely_column"]
 
 
 class EnrichForm(Form):

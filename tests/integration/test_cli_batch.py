@@ -56,7 +56,7 @@ def accounts(tmp_path: Path, count: int = 0) -> Path:
     return path
 
 
-def test_enrich_previews_then_writes_an_escaped_xlsx(
+def test_enrich_previews_then_writes_a_safe_xlsx(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
     source = accounts(tmp_path)
@@ -73,7 +73,9 @@ def test_enrich_previews_then_writes_an_escaped_xlsx(
         "--dry-run",
     )
     assert preview.returncode == 0, preview.stderr
-    assert "2 unique company lookups" in preview.stderr
+    assert "5 rows: 3 to fetch, 0 already cached (free), 1 that cannot be looked up, 1 blank;" in (
+        preview.stderr
+    )
     assert "at most 2 credits" in preview.stderr
     assert charged(sandbox) == 0
     out = tmp_path / "accounts-enriched.xlsx"
@@ -100,12 +102,13 @@ def test_enrich_previews_then_writes_an_escaped_xlsx(
     assert values[0] == (
         "Name",
         "Site",
-        "company_company_name",
+        "company_name",
         "company_industry",
         "company_error",
     )
     assert len(values) == 6, "every input row, in order"
-    assert values[2][1] == '\'=HYPERLINK("http://x")', "a formula in a cell stays text"
+    assert values[2][1] == '=HYPERLINK("http://x")', "a formula in a cell stays text, as typed"
+    assert sheet["B3"].quotePrefix, "with Excel's invisible quote prefix"
     for row in sheet.iter_rows():
         for cell in row:
             assert cell.data_type != "f"
@@ -196,7 +199,7 @@ def test_ctrl_c_saves_what_is_done_and_a_rerun_pays_for_the_rest(
     assert process.returncode == 130, stderr
     assert "Interrupted" in stderr
     partial = pl.read_csv(out, infer_schema=False)
-    done = partial["company_company_name"].drop_nulls().len()
+    done = partial["company_name"].drop_nulls().len()
     assert 0 < done < 42
     paid = charged(sandbox)
     requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 0}, timeout=5)

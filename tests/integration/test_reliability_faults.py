@@ -111,7 +111,7 @@ def variants(domain: str) -> list[str]:
     ]
 
 
-GARBAGE = ["not a domain", "n/a", "localhost", "192.168.0.1", "#N/A", "acme", "-"]
+GARBAGE = ["not a domain", "jane@gmail.com", "localhost", "192.168.0.1", "#VALUE!", "acme"]
 
 
 def messy_cells(seed: int = 0) -> list[Cell]:
@@ -124,7 +124,7 @@ def messy_cells(seed: int = 0) -> list[Cell]:
         for i in range(100)
     ]
     cells += [Cell(rng.choice(GARBAGE), None, "invalid") for _ in range(100)]
-    cells += [Cell(rng.choice([None, ""]), None, "blank") for _ in range(100)]
+    cells += [Cell(rng.choice([None, "", "n/a", "#N/A", "-"]), None, "blank") for _ in range(100)]
     while len(cells) < ROWS:
         company = rng.randrange(UNIQUE)
         cells.append(Cell(rng.choice(variants(f"acct{company}.io")), company))

@@ -94,7 +94,9 @@ def csv_cells(path: Path) -> list[str]:
 
 
 def xlsx_cells(path: Path) -> list[object]:
-    """Every cell's value as Excel shows it (`_x000D_` escapes decoded); no cell is a formula."""
+    """Every cell's value as Excel's formula bar shows it (`_x000D_` escapes decoded; a cell
+    with Excel's quote prefix as `'` + its text: it stays text when edited, and the `'` is
+    not part of its value); no cell is a formula."""
     book = openpyxl.load_workbook(path)
     values: list[object] = []
     for sheet in book.worksheets:
@@ -102,7 +104,10 @@ def xlsx_cells(path: Path) -> list[object]:
             for cell in row:
                 assert cell.data_type != "f", f"{path.name}!{cell.coordinate} is a formula"
                 value = cell.value
-                values.append(ooxml_unescape(value) if isinstance(value, str) else value)
+                if isinstance(value, str):
+                    value = ooxml_unescape(value)
+                    value = "'" + value if cell.quotePrefix else value
+                values.append(value)
     return values
 
 
@@ -220,10 +225,10 @@ def test_cli_enrich_writes_hostile_answers_as_text(cli: Cli, tmp_path: Path) -> 
     seen = assert_exports_safe(path for path in written if path.suffix != ".parquet")
     assert set(seen) == set(PREFIXES), "every dangerous character, escaped"
     raw = pl.read_parquet(tmp_path / "company.parquet")
-    names = raw["company_company_name"].to_list()
+    names = raw["company_name"].to_list()
     assert all(name.startswith(PREFIXES) for name in names), "Parquet keeps the text as it came"
     escaped = pl.read_csv(tmp_path / "company.csv", infer_schema=False)
-    assert escaped["company_company_name"].to_list() == [escape_formula(name) for name in names]
+    assert escaped["company_name"].to_list() == [escape_formula(name) for name in names]
 
 
 def test_cli_search_exports_write_hostile_results_as_text(cli: Cli, tmp_path: Path) -> None:

@@ -388,7 +388,10 @@ def read_back(path: Path) -> list[list[Any]]:
     if path.suffix == ".csv":
         csv.field_size_limit(16 * len(HUGE))  # a 1 MB cell is beyond the default 128 kB
         with path.open(encoding="utf-8-sig", newline="") as handle:
-            return [list(row) for row in csv.reader(handle)]
+            header = handle.readline()
+            handle.seek(0)
+            delimiter = ";" if header.count(";") > header.count(",") else ","  # the input's
+            return [list(row) for row in csv.reader(handle, delimiter=delimiter)]
     if path.suffix == ".xlsx":
         sheet = openpyxl.load_workbook(path).active
         assert sheet is not None
@@ -401,12 +404,11 @@ def read_back(path: Path) -> list[list[Any]]:
 
 
 def kept(value: str | None, suffix: str) -> str | None:
-    """How an input cell must come back: escaped for spreadsheets, as it was in Parquet."""
-    if suffix == ".parquet":
+    """How an input cell must come back: escaped in CSV (the one format where text runs as a
+    formula when opened), as it was in XLSX (Excel's invisible quote prefix) and Parquet."""
+    if suffix != ".csv":
         return value
-    if value is None:
-        return "" if suffix == ".csv" else None
-    return escape_formula(value)
+    return "" if value is None else escape_formula(value)
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".xlsx", ".parquet"])

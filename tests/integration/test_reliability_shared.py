@@ -83,7 +83,7 @@ def _check(outputs: dict[str, pl.DataFrame], sandbox: RunningSandbox) -> None:
     for name, out in outputs.items():
         assert out.height == len(SHARED) + len(ONLY[name])
         assert out["company_error"].null_count() == out.height, "every row has its company"
-        assert out["company_company_name"].null_count() == 0
+        assert out["company_name"].null_count() == 0
     distinct = len(SHARED) + sum(len(own) for own in ONLY.values())
     calls, credits = _charged(sandbox)
     assert (calls, credits) == (distinct, distinct), (

@@ -17,7 +17,8 @@ import xlsxwriter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from profnet_sheets.batch import io as batch_io
+from profnet_sheets.batch import xlsx as batch_xlsx
+from profnet_sheets.batch.decode import InputWarning
 from profnet_sheets.batch.io import (
     BatchInputError,
     escape_formula,
@@ -67,7 +68,7 @@ def test_round_trip_keeps_strings_exactly(tmp_path: Path, suffix: str) -> None:
     assert files_in(tmp_path) == [f"table{suffix}"]  # no temporary file left behind
 
 
-def test_csv_is_utf8_with_bom_and_numbers_read_back_as_text(tmp_path: Path) -> None:
+def test_csv_is_utf8_with_bom_and_numbers_read_back_as_numbers(tmp_path: Path) -> None:
     frame = pl.DataFrame({"n": [12345, None, -7], "x": [1.5, 2.0, None], "s": ["é", "b", "c"]})
     path = write_table(frame, tmp_path / "numbers.csv")
     raw = path.read_bytes()
@@ -75,14 +76,14 @@ def test_csv_is_utf8_with_bom_and_numbers_read_back_as_text(tmp_path: Path) -> N
     assert "é".encode() in raw
     back = read_table(path)
     assert back.columns == ["n", "x", "s"]  # the BOM is not part of the first name
-    assert back["n"].to_list() == ["12345", None, "-7"]
-    assert back["x"].to_list() == ["1.5", "2.0", None]
+    assert back["n"].to_list() == [12345, None, -7]
+    assert back["x"].to_list() == [1.5, 2.0, None]
 
 
 def test_numeric_columns_are_never_escaped(tmp_path: Path) -> None:
     frame = pl.DataFrame({"n": [-5, 3], "s": ["-5", "3"]})
     back = read_table(write_table(frame, tmp_path / "n.csv"))
-    assert back["n"].to_list() == ["-5", "3"]  # a number, not text: no formula risk
+    assert back["n"].to_list() == [-5, 3]  # a number, not text: no formula risk
     assert back["s"].to_list() == ["'-5", "3"]  # text that looks negative: quoted (OWASP)
 
 
@@ -151,8 +152,8 @@ def test_utf8_bom_is_stripped(tmp_path: Path) -> None:
     [
         ("a;b\n1,5;2,25\n3;4\n", [("1,5", "2,25"), ("3", "4")]),
         ("a|b\nx,y|z\n", [("x,y", "z")]),
-        ('a,b,c\n"x;y",1,2\n', [("x;y", "1", "2")]),
-        ("a\tb\n1\t2\n", [("1", "2")]),
+        ('a,b,c\n"x;y",1,2\n', [("x;y", 1, 2)]),
+        ("a\tb\n1\tx\n", [(1, "x")]),
     ],
 )
 def test_delimiter_is_sniffed(tmp_path: Path, text: str, expected: list[tuple[str, ...]]) -> None:
@@ -180,22 +181,33 @@ def test_header_only_csv_has_columns_and_no_rows(tmp_path: Path, data: bytes) ->
     assert frame.schema == pl.Schema({"id": pl.String, "name": pl.String})
 
 
-def test_ragged_rows_and_quoted_newlines(tmp_path: Path) -> None:
+def test_ragged_rows_are_kept_whole_and_quoted_newlines(tmp_path: Path) -> None:
     data = b'a,b,c\r\n1,2\r\n3,4,5,6\r\n"multi\nline","",x\r\n7,,9\r\n'
-    frame = read_table(write_bytes(tmp_path, "ragged.csv", data))
-    assert frame.columns == ["a", "b", "c"]
+    with pytest.warns(
+        InputWarning, match=r"1 row \(2 under the header\) has more fields .*extra_1"
+    ):
+        frame = read_table(write_bytes(tmp_path, "ragged.csv", data))
+    assert frame.columns == ["a", "b", "c", "extra_1"], "never silently cut"
     assert frame.rows() == [
-        ("1", "2", None),
-        ("3", "4", "5"),
-        ("multi\nline", "", "x"),
-        ("7", None, "9"),
+        ("1", "2", None, None),
+        ("3", "4", "5", 6),
+        ("multi\nline", "", "x", None),
+        ("7", None, "9", None),
     ]
 
 
-def test_csv_numbers_are_not_inferred(tmp_path: Path) -> None:
-    data = b"id,amount,flag\n00123,12345,true\n1e5,3.10,0\n"
+def test_csv_numbers_are_numbers_only_when_every_value_is_one_exactly(tmp_path: Path) -> None:
+    data = (
+        b"id,amount,flag,delta,phone,zip,big,count\n"
+        b"00123,12345,true,-5,+1 555 0100,01234,123456789012345678901,7\n"
+        b"1e5,3.10,0,2,+49 30 1,12345,1,\n"
+    )
     frame = read_table(write_bytes(tmp_path, "n.csv", data))
-    assert frame.rows() == [("00123", "12345", "true"), ("1e5", "3.10", "0")]
+    assert frame.rows() == [
+        ("00123", 12345.0, "true", -5, "+1 555 0100", "01234", "123456789012345678901", 7),
+        ("1e5", 3.1, "0", 2, "+49 30 1", "12345", "1", None),
+    ]
+    assert frame.schema["count"] == pl.Int64
 
 
 # ---------------------------------------------------------------------------- XLSX reading
@@ -234,20 +246,26 @@ def test_xlsx_keeps_empty_rows_and_columns_aligned(tmp_path: Path) -> None:
     assert frame["id"].to_list() == ["1035", None, None, "00123", "12345678"]
     assert frame["name"].to_list() == ["Acme", None, None, "Initech", None]
     assert frame.row(1) == (None,) * 5
-    assert frame.schema == pl.Schema(dict.fromkeys(frame.columns, pl.String))
 
 
-def test_xlsx_numbers_and_dates_read_as_their_text(tmp_path: Path) -> None:
+def test_xlsx_cells_keep_their_types(tmp_path: Path) -> None:
     frame = read_table(make_workbook(tmp_path / "leads.xlsx"))
-    assert frame["id"][0] == "1035"  # not "1035.0"
-    assert frame["revenue"].to_list() == ["3.5", None, None, "-2", None]
-    assert frame["joined"].to_list() == ["2024-05-06", None, None, "2024-01-02 13:45:00", None]
+    assert frame["id"][0] == "1035", "a column mixing numbers and text: the text Excel shows"
+    assert frame["revenue"].to_list() == [3.5, None, None, -2.0, None]
+    assert frame["joined"].to_list() == [
+        dt.datetime(2024, 5, 6),
+        None,
+        None,
+        dt.datetime(2024, 1, 2, 13, 45),
+        None,
+    ]
+    assert frame.schema["name"] == pl.String
 
 
 def test_xlsx_sheet_by_name_or_position(tmp_path: Path) -> None:
     path = make_workbook(tmp_path / "leads.xlsx")
-    assert read_table(path, sheet="Other").rows() == [("7",)]
-    assert read_table(path, sheet=1).rows() == [("7",)]
+    assert read_table(path, sheet="Other").rows() == [(7,)]
+    assert read_table(path, sheet=1).rows() == [(7,)]
     assert read_table(path, sheet=0).equals(read_table(path))
     assert read_table(path, sheet="Empty").shape == (0, 0)
     with pytest.raises(BatchInputError, match=r"no sheet named 'Nope'.*'Leads'"):
@@ -385,7 +403,7 @@ def hostile_frame() -> pl.DataFrame:
     )
 
 
-def test_csv_escapes_every_prefix_and_writes_nested_as_json(tmp_path: Path) -> None:
+def test_csv_escapes_every_prefix_joins_lists_and_writes_records_as_json(tmp_path: Path) -> None:
     frame = hostile_frame().with_columns(pl.col("value").alias("=header"))
     path = write_table(frame, tmp_path / "out.csv")
     rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig"), newline="")))
@@ -398,7 +416,7 @@ def test_csv_escapes_every_prefix_and_writes_nested_as_json(tmp_path: Path) -> N
     for value, tags, company, experience in zip(
         HOSTILE, back["tags"], back["company"], back["experience"], strict=True
     ):
-        assert json.loads(tags) == ["'" + value, "safe"]
+        assert tags == "'" + value + "; safe"
         assert json.loads(company) == {"name": "'" + value, "size": 1}
         assert json.loads(experience) == [{"title": "'" + value, "years": 2}]
 
@@ -410,7 +428,7 @@ def test_csv_without_escaping(tmp_path: Path) -> None:
     assert back.columns == ["=h"]
 
 
-def test_xlsx_cells_are_text_never_formulas(tmp_path: Path) -> None:
+def test_xlsx_cells_are_text_never_formulas_and_show_no_quote(tmp_path: Path) -> None:
     frame = hostile_frame().with_columns(
         pl.col("value").alias("=header"),
         pl.Series("plain", ["=1+1", "http://x.test", "00123", "3", "", None, "ok", "@a"]),
@@ -421,32 +439,41 @@ def test_xlsx_cells_are_text_never_formulas(tmp_path: Path) -> None:
     assert sheet is not None
     rows = list(sheet.iter_rows())
     header = [cell.value for cell in rows[0]]
-    assert header == ["value", "tags", "company", "experience", "'=header", "plain", "n"]
+    assert header == ["value", "tags", "company", "experience", "=header", "plain", "n"]
+    assert rows[0][4].quotePrefix, "a header that looks like a formula stays text"
     for row in rows:
         for cell in row:
             assert cell.data_type != "f", cell.coordinate
             if isinstance(cell.value, str):
                 assert cell.data_type == "s"
-                assert not cell.value.startswith(DANGEROUS)
+                assert cell.quotePrefix == ooxml_unescape(cell.value).startswith(DANGEROUS)
     # openpyxl leaves OOXML's escapes of control characters (CR is "_x000D_") undecoded
     values = [ooxml_unescape(str(cell.value)) for cell in sheet["A"][1:]]
-    assert values == ["'" + value for value in HOSTILE]
-    for cell in sheet["A"][1:]:
-        assert cell.data_type == "s"
-        assert str(cell.value).startswith("'")
+    assert values == HOSTILE, "as they were: no visible quote, Excel's quote prefix instead"
     plain = [cell.value for cell in sheet["F"][1:]]
-    assert plain[:4] == ["'=1+1", "http://x.test", "00123", "3"]
+    assert plain[:4] == ["=1+1", "http://x.test", "00123", "3"]
+    assert sheet["F2"].quotePrefix
     assert sheet["F2"].hyperlink is None
     assert [cell.value for cell in sheet["G"][1:5]] == [1, -2, None, str(2**60)]
     back = read_table(path)
-    assert back["value"].to_list() == ["'" + value for value in HOSTILE]
-    assert back.columns[4] == "'=header"
+    assert back["value"].to_list() == HOSTILE
+    assert back.columns[4] == "=header"
     for value, tags, company, experience in zip(
         HOSTILE, back["tags"], back["company"], back["experience"], strict=True
     ):
-        assert json.loads(tags) == ["'" + value, "safe"]
-        assert json.loads(company) == {"name": "'" + value, "size": 1}
-        assert json.loads(experience) == [{"title": "'" + value, "years": 2}]
+        assert tags == f"{value}; safe", "lists as the Excel formulas show them"
+        assert json.loads(company) == {"name": value, "size": 1}
+        assert json.loads(experience) == [{"title": value, "years": 2}]
+
+
+def test_xlsx_columns_are_as_wide_as_their_text(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"id": [1, 2], "a_long_header_name": ["x", "y"], "note": ["w" * 30, None]})
+    sheet = openpyxl.load_workbook(write_table(frame, tmp_path / "w.xlsx")).active
+    assert sheet is not None
+    widths = [sheet.column_dimensions[letter].width for letter in "ABC"]
+    assert widths[0] < widths[2], widths
+    assert widths[1] >= len("a_long_header_name")
+    assert widths[2] >= 30
 
 
 def test_xlsx_temporal_and_boolean_cells(tmp_path: Path) -> None:
@@ -465,7 +492,22 @@ def test_xlsx_temporal_and_boolean_cells(tmp_path: Path) -> None:
     assert sheet["B2"].value == dt.datetime(2024, 1, 2, 13, 45, 10)
     assert sheet["C2"].value is True
     assert sheet["D2"].value == 0.25
-    assert read_table(path).row(0) == ("2024-05-06", "2024-01-02 13:45:10", "true", "0.25")
+    assert read_table(path).row(0) == (
+        dt.date(2024, 5, 6),
+        dt.datetime(2024, 1, 2, 13, 45, 10),
+        True,
+        0.25,
+    )
+
+
+def test_timestamps_with_a_zone_are_dates_in_xlsx_and_utc_text_in_csv(tmp_path: Path) -> None:
+    utc = dt.UTC
+    frame = pl.DataFrame({"posted_at": [dt.datetime(2026, 11, 3, 14, 22, 5, tzinfo=utc), None]})
+    sheet = openpyxl.load_workbook(write_table(frame, tmp_path / "t.xlsx")).active
+    assert sheet is not None
+    assert sheet["A2"].value == dt.datetime(2026, 11, 3, 14, 22, 5)
+    text = write_table(frame, tmp_path / "t.csv").read_text(encoding="utf-8-sig")
+    assert text.splitlines()[1] == "2026-11-03T14:22:05Z"
 
 
 def test_empty_frame_writes_and_reads(tmp_path: Path) -> None:
@@ -508,7 +550,7 @@ def test_failed_xlsx_write_leaves_no_partial_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls = 0
-    original = batch_io._cell_writer
+    original = batch_xlsx._cell_writer
 
     def failing_writer(*args: object) -> object:
         write = original(*args)  # type: ignore[arg-type]
@@ -522,7 +564,7 @@ def test_failed_xlsx_write_leaves_no_partial_file(
 
         return wrapped
 
-    monkeypatch.setattr(batch_io, "_cell_writer", failing_writer)
+    monkeypatch.setattr(batch_xlsx, "_cell_writer", failing_writer)
     with pytest.raises(RuntimeError, match="interrupted"):
         write_table(sample(), tmp_path / "out.xlsx")
     assert files_in(tmp_path) == []
@@ -602,4 +644,4 @@ def test_csv_writes_durations_arrays_and_categoricals_as_text(tmp_path: Path) ->
     )
     for write in (write_table, lambda f, p: sink_table(f.lazy(), p)):
         path = write(frame, tmp_path / "t.csv")
-        assert read_table(path).rows() == [('["\'=a","b"]', "'=x", "P1DT6H"), (None, "y", None)]
+        assert read_table(path).rows() == [("'=a; b", "'=x", "P1DT6H"), (None, "y", None)]

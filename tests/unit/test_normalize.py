@@ -456,7 +456,7 @@ def test_school_or_company_url_refusals(value: str, says: str) -> None:
         ("acme.com", ("domain", "acme.com")),
         ("https://www.Acme.com/about", ("domain", "acme.com")),
         ("jane@acme.com", ("domain", "acme.com")),
-        ("123.com", ("domain", "123.com")),
+        ("456.com", ("domain", "456.com")),
         ("münchen.de", ("domain", "xn--mnchen-3ya.de")),
     ],
 )
@@ -848,6 +848,9 @@ NORMALISERS: dict[str, Callable[[Any], Any]] = {
     "company_identifier": n.company_identifier,
     "numeric_id": lambda value: n.numeric_id(value, "company_id"),
     "post_urn": n.post_urn,
+    "job_id": n.job_id,
+    "place_name": n.place_name,
+    "key_text": lambda value: n.key_text(value, "domain"),
     "flag": lambda value: n.flag(value, "include_skills"),
     "string_list": lambda value: n.string_list(value, "title_keywords"),
     "id_list": lambda value: n.id_list(value, "school_ids"),

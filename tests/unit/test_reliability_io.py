@@ -67,19 +67,20 @@ def test_streaming_refuses_up_front_what_it_would_misread(
 
 
 def test_a_cell_too_long_for_excel_is_refused_not_cut(tmp_path: Path) -> None:
-    fits = pl.DataFrame({"a": ["=" + "x" * (EXCEL_CELL - 2)], "b": [["y" * 100]]})
+    fits = pl.DataFrame({"a": ["=" + "x" * (EXCEL_CELL - 1)], "b": [["y" * 100]]})
     write_table(fits, tmp_path / "fits.xlsx")
     sheet = openpyxl.load_workbook(tmp_path / "fits.xlsx").active
     assert sheet is not None
-    assert sheet["A2"].value == "'=" + "x" * (EXCEL_CELL - 2), "escaped, and whole"
-    too_long = pl.DataFrame({"a": ["ok", "=" + "x" * (EXCEL_CELL - 1)]})
+    assert sheet["A2"].value == "=" + "x" * (EXCEL_CELL - 1), "whole, no visible quote"
+    assert sheet["A2"].quotePrefix, "and text when edited"
+    too_long = pl.DataFrame({"a": ["ok", "=" + "x" * EXCEL_CELL]})
     with pytest.raises(BatchInputError, match=r"column 'a' holds 32,768 characters in row 2"):
         write_table(too_long, tmp_path / "long.xlsx")
     assert not (tmp_path / "long.xlsx").exists()
     with pytest.raises(BatchInputError, match="write CSV or Parquet"):
-        check_excel_limits(pl.DataFrame({"n": [["z" * EXCEL_CELL]]}), tmp_path / "n.xlsx")
+        check_excel_limits(pl.DataFrame({"n": [["z" * EXCEL_CELL, "z"]]}), tmp_path / "n.xlsx")
     write_table(too_long, tmp_path / "long.csv")
-    assert read_table(tmp_path / "long.csv")["a"][1] == "'=" + "x" * (EXCEL_CELL - 1)
+    assert read_table(tmp_path / "long.csv")["a"][1] == "'=" + "x" * EXCEL_CELL
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,16 @@ from tests.unit.excel.test_formulas_fuzz import EXCEL_VALUES, FORMULAS
 from tests.unit.test_normalize import INPUTS, NORMALISERS
 
 # Public names of normalize that are not normalisers.
-NOT_NORMALISERS = {"EXCEL_ERRORS", "NormalizationError"}
+NOT_NORMALISERS = {
+    "EXCEL_ERRORS",
+    "PLACEHOLDERS",
+    "NormalizationError",
+    "NotAKeyError",
+    "is_network_host",
+    "is_personal_email_domain",
+    "is_placeholder",
+    "network_hosts",
+}
 
 # Normalisers test_normalize.py's table does not fuzz, fuzzed here with the same properties.
 MORE: dict[str, Callable[[Any], Any]] = {

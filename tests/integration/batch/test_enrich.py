@@ -57,7 +57,7 @@ def test_rows_order_duplicates_and_nulls_are_kept(client: Client, sandbox: Runni
     assert out.height == frame.height
     assert out["row"].to_list() == frame["row"].to_list()
     assert out["site"].to_list() == MESSY
-    names = out["company_company_name"].to_list()
+    names = out["company_name"].to_list()
     assert names[0] == names[1] == names[5] == "Stripe"
     assert names[4] == names[7] == "Acme"
     assert names[2] is None
@@ -96,7 +96,7 @@ def test_the_budget_stops_before_it_is_passed(client: Client, sandbox: RunningSa
     assert charged(sandbox) == 4
     errors = out["company_error"].to_list()
     assert errors.count(NOT_FETCHED) == 2
-    assert out["company_company_name"].null_count() == 2
+    assert out["company_name"].null_count() == 2
     rerun = enrich(frame, "site", "company", client=client, progress=False)
     assert rerun["company_error"].null_count() == 6
     assert charged(sandbox) == 6, "the re-run paid only for the two it had not fetched"
@@ -120,7 +120,7 @@ def test_ctrl_c_keeps_what_is_done_and_a_rerun_pays_for_the_rest(
         enrich(frame, "site", "company", client=client, concurrency=1, progress=False)
     partial = caught.value.result
     assert partial.height == 10
-    done = partial["company_company_name"].drop_nulls().len()
+    done = partial["company_name"].drop_nulls().len()
     assert done >= 4, "the four calls before the interruption"
     assert done == charged(sandbox), "every call paid for is in the result"
     client.call = original  # type: ignore[method-assign]
@@ -152,7 +152,7 @@ def test_calls_in_flight_when_stopped_keep_their_answers(
     finally:
         requests.put(faults, json={"latency_ms": 0}, timeout=5).raise_for_status()
     partial = caught.value.result
-    kept = partial["company_company_name"].drop_nulls().len()
+    kept = partial["company_name"].drop_nulls().len()
     assert kept > 1, "the calls under way when it stopped finished and were kept"
     assert kept == charged(sandbox), "every call paid for is in the result"
 
@@ -161,7 +161,7 @@ def test_lazy_frames_stay_lazy(client: Client) -> None:
     lazy = pl.LazyFrame({"site": ["stripe.com", "acme.io"]})
     out = enrich(lazy, "site", "company", ["company_name"], client=client, progress=False)
     assert isinstance(out, pl.LazyFrame)
-    assert out.collect()["company_company_name"].to_list() == ["Stripe", "Acme"]
+    assert out.collect()["company_name"].to_list() == ["Stripe", "Acme"]
 
 
 def test_every_kind(client: Client) -> None:
@@ -171,30 +171,30 @@ def test_every_kind(client: Client) -> None:
     leads = client.search_leads(title_keywords="CTO", limit=3).results()
     profile_urls = [lead["profnet_url"] for lead in leads]
     cases: list[tuple[str, dict[str, list[Any]], str | dict[str, str], str]] = [
-        ("company", {"c": ["stripe.com", "1035"]}, "c", "company_company_name"),
+        ("company", {"c": ["stripe.com", "1035"]}, "c", "company_name"),
         ("profile", {"u": profile_urls}, "u", "profile_full_name"),
-        ("profile_posts", {"u": profile_urls}, "u", "profile_posts_posts_total"),
-        ("company_posts", {"u": [company["profnet_url"]]}, "u", "company_posts_posts"),
+        ("profile_posts", {"u": profile_urls}, "u", "profile_posts_total"),
+        ("company_posts", {"u": [company["profnet_url"]]}, "u", "company_posts"),
         ("job", {"j": [jobs[0]["job_id"], "123"]}, "j", "job_title"),
         ("post", {"p": [posts[0]["urn"]]}, "p", "post_text"),
         (
             "headcount",
             {"u": [company["profnet_url"]], "kw": ["python"]},
             {"profnet_url": "u", "keywords": "kw"},
-            "headcount_headcount",
+            "headcount",
         ),
         ("geocode", {"place": ["Munich", "Nowhere-xyz"]}, "place", "geocode_geo_id"),
         (
             "recommendations_received",
             {"u": profile_urls},
             "u",
-            "recommendations_received_recommendations",
+            "recommendations_received",
         ),
         (
             "recommendations_given",
             {"u": profile_urls},
             "u",
-            "recommendations_given_recommendations",
+            "recommendations_given",
         ),
         (
             "find_profile",
@@ -202,7 +202,7 @@ def test_every_kind(client: Client) -> None:
             {"name": "n", "company_name": "co"},
             "find_profile_full_name",
         ),
-        ("school", {"s": ["University of Oxford"]}, "s", "school_school_name"),
+        ("school", {"s": ["University of Oxford"]}, "s", "school_name"),
     ]
     for kind, data, column, field in cases:
         out = enrich(pl.DataFrame(data), column, kind, client=client, progress=False)
@@ -261,14 +261,23 @@ def test_clear_errors_for_wrong_arguments(client: Client) -> None:
         enrich(frame, "site", "company", client=client, budget=-5)
 
 
-def test_a_pandas_frame_is_accepted(client: Client) -> None:
+def test_a_pandas_frame_comes_back_as_pandas(client: Client) -> None:
     import pandas as pd
 
-    frame = pd.DataFrame({"site": ["stripe.com", None, "acme.io"], "n": [1, 2, 3]})
-    out = enrich(frame, "site", "company", ["company_name"], client=client, progress=False)
-    assert isinstance(out, pl.DataFrame)
-    assert out["company_company_name"].to_list() == ["Stripe", None, "Acme"]
-    assert out["n"].to_list() == [1, 2, 3]
+    frame = pd.DataFrame(
+        {"site": ["stripe.com", None, "acme.io"], "n": [1, 2, 3], "x": [0.5, None, 2.0]},
+        index=[10, 20, 30],
+    )
+    out = enrich(
+        frame, "site", "company", ["company_name", "founded"], client=client, progress=False
+    )
+    assert isinstance(out, pd.DataFrame), "pandas in, pandas out"
+    assert list(out.index) == [10, 20, 30]
+    pd.testing.assert_frame_equal(out[["site", "n", "x"]], frame)
+    assert out["company_name"].isna().tolist() == [False, True, False]
+    assert out["company_name"].dropna().tolist() == ["Stripe", "Acme"]
+    assert str(out["company_founded"].dtype) == "Int64"
+    assert out["company_error"].isna().all()
 
 
 def test_offline_rows_say_they_are_not_in_the_cache(

@@ -73,8 +73,8 @@ def test_one_key_gives_a_value_or_a_row_whatever_form_excel_hands_it_in(excel: E
 @pytest.mark.parametrize(
     ("value", "says"),
     [
-        ("#N/A", "Excel error"),
-        (-2146826246, "Excel error"),
+        ("#VALUE!", "Excel error"),
+        (-2146826246, "Excel error"),  # #N/A as COM hands it over: an error of a formula
         (True, "true/false"),
         ("not a domain", "is not a company id"),
     ],
@@ -117,7 +117,7 @@ def test_a_range_is_one_batch_each_distinct_key_once(
     monkeypatch.setattr(engine, "enrich", counted)
     domains = [f"d{i}.io" for i in range(20)]
     column = [[f"  https://www.{d}/about"] if i % 2 else [d] for i, d in enumerate(domains * 3)]
-    column += [[None], [""], ["#N/A"], [12.5]]
+    column += [[None], [""], ["#VALUE!"], [12.5], ["N/A"], ["#N/A"], ["TBD"]]
     out = rows_of(formulas.company(column, "company_name"))
     assert batches == [len(column)], "one enrich() call for the whole range"
     assert excel.calls("get-company-details") == 20, "each distinct company fetched once"
@@ -127,8 +127,9 @@ def test_a_range_is_one_batch_each_distinct_key_once(
     assert out[0] == out[20] == out[40] != out[1]
     assert out[60:62] == [[""], [""]], "blank cells stay blank"
     assert is_error(out[62][0])
-    assert "#N/A" in out[62][0]
+    assert "#VALUE!" in out[62][0]
     assert is_error(out[63][0])
+    assert out[64:] == [[""], [""], [""]], "placeholders typed or pasted are blanks, as in a batch"
     table = rows_of(formulas.company(column[:3], "company_name, industry", True))
     assert table[0] == ["company_name", "industry"]
     assert len(table) == 4

@@ -98,7 +98,8 @@ def test_a_company_search_with_typed_filters(excel: Excel) -> None:
     assert report["status"].startswith("completed"), report
     assert table[0][:2] == ["company_name", "profnet_url"]
     assert "company_founded" in table[0]
-    assert "company_company_name" not in table[0]
+    assert "company_company_name" not in table[0], "the search's own fields are not fetched again"
+    assert table[0].count("company_name") == 1
     assert all(row[3] in ("11-50", "51-200") for row in table[1:])
 
 

@@ -31,22 +31,22 @@ def test_a_csv_by_path_previewed_enriched_and_exported(
     assert form.column.value == "website", "the column of domains is guessed"
     form.preview_button.click()
     assert (
-        "6 rows, 2 unique company lookups (0 already cached, 2 to fetch), 2 invalid, 1 blank; "
-        "at most 2 credits." in form.cost.value
+        "6 rows: 3 to fetch, 0 already cached (free), 2 that cannot be looked up, 1 blank; "
+        "at most 2 credits (rows with the same key are fetched once)." in form.cost.value
     )
     assert charged(fresh) == 0, "the preview sends nothing"
     form.run_button.click()
     form.join(30)
     assert form.feedback.error_text == ""
     assert form.result is not None
-    assert form.result["company_company_name"].to_list()[:2] == ["Stripe", "Stripe"]
+    assert form.result["company_name"].to_list()[:2] == ["Stripe", "Stripe"]
     assert (form.bar.n, form.bar.total, form.bar.style) == (2, 2, "success")
     assert charged(fresh, "get-company-details") == 2
     form.export.name.value = str(tmp_path / "accounts-enriched")
     path = form.export.export(".csv")
     assert "'=cmd" in path.read_text(encoding="utf-8-sig")
     form.preview_button.click()
-    assert "(2 already cached, 0 to fetch)" in form.cost.value
+    assert "6 rows: 0 to fetch, 3 already cached (free)" in form.cost.value
 
 
 def test_an_upload_and_the_options_of_the_kind(
@@ -140,3 +140,18 @@ def test_the_enriched_results_of_a_search_with_list_columns(
     form.run(wait=True)
     assert form.feedback.error_text.startswith(f"column {lists[0]!r} holds")
     assert charged(fresh) == before
+
+
+def test_the_form_picks_the_website_never_a_number_column(make_client: MakeClient) -> None:
+    """Issue 15: Account, Website (with junk), Employees, ARR -> Website."""
+    frame = pl.DataFrame(
+        {
+            "Account": ["Stripe", "Acme", "Beta", "Delta"],
+            "Website": ["stripe.com", "N/A", "acme.com", "call Bob"],
+            "Employees": [120, 45, 9, 3],
+            "ARR": [1.5, 0.2, None, 3.0],
+        }
+    )
+    assert EnrichForm(frame, client=make_client()).column.value == "Website"
+    pandas_frame = pd.DataFrame({name: frame[name].to_list() for name in frame.columns})
+    assert EnrichForm(pandas_frame, client=make_client()).column.value == "Website"

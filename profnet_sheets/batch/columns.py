@@ -1,0 +1,220 @@
+"""Which columns feed a kind: by their header first (in a few languages), then by what validates."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+import polars as pl
+
+from profnet_sheets.batch.kinds import Kind, kind_named
+from profnet_sheets.batch.plan import make_plan
+
+__all__ = ["choose_column", "choose_columns", "key_candidates"]
+
+SAMPLE_ROWS: Final = 200
+_VALID_ENOUGH: Final = 0.5  # a column whose sampled keys validate at least this often fits
+
+# Header words per parameter, strongest first (English, German, French, Spanish, Italian,
+# Dutch, Portuguese), compared without case or accents, as whole words.
+_COMPANY_PAGE = ("company page", "company url", "profnet", "linkedin")
+_PROFILE = ("profile url", "profile", "profil", "perfil", "profilo", "profnet", "linkedin")
+_WORDS: Final[dict[str, tuple[str, ...]]] = {
+    "company": (
+        *_COMPANY_PAGE,  # exact when they validate (a page on the network's own host)
+        *("website", "web site", "domain", "homepage", "url", "site", "web"),
+        *("webseite", "internetseite", "internetadresse", "domane", "site web", "site internet"),
+        *("sitio web", "pagina web", "dominio", "sito web", "sito"),
+        *("email", "e mail", "mail"),
+        *("company id", "company", "firma", "unternehmen", "entreprise", "societe", "empresa"),
+        *("azienda", "bedrijf", "account", "organisation", "organization"),
+    ),
+    "profnet_url": (*_PROFILE, *_COMPANY_PAGE, "school url", "url", "link", "page"),
+    "job_id": ("job id", "job url", "job", "posting", "stelle", "offre", "empleo", "oferta"),
+    "urn": ("post urn", "post id", "urn", "post", "beitrag", "publication", "publicacion"),
+    "location": (
+        *("location", "place", "city", "town", "region", "country", "address"),
+        *("ort", "stadt", "standort", "ville", "lieu", "ciudad", "ubicacion", "citta", "localita"),
+    ),
+    "name": ("full name", "name", "contact", "person", "nom", "nombre", "nome", "naam"),
+    "company_name": (
+        *("company name", "company", "employer", "organisation", "organization", "account"),
+        *("firma", "unternehmen", "arbeitgeber", "entreprise", "societe", "empresa", "azienda"),
+    ),
+    "job_title": (
+        *("job title", "title", "position", "role", "jobtitel", "titel", "poste", "fonction"),
+        *("cargo", "puesto", "ruolo", "functie"),
+    ),
+    "school_name": (
+        *("school name", "school", "university", "college", "institution"),
+        *("schule", "hochschule", "universitat", "ecole", "universite", "universidad"),
+        *("escuela", "universita", "scuola"),
+    ),
+    "keywords": ("keywords", "keyword", "schlagworter", "mots cles", "palabras clave"),
+    "keyword": ("keyword", "keywords"),
+}
+# Headers that say a column of numbers holds ids (a number is never a domain or URL otherwise).
+_ID_WORDS: Final = ("id", "ids", "number", "nummer", "numero")
+_ID_PARAMETERS: Final = frozenset({"job_id", "urn"})  # keys that are numbers by nature
+
+
+def _words(header: str) -> str:
+    """A header as plain lowercase words: `Web-Site (URL)` -> `web site url`."""
+    plain = unicodedata.normalize("NFKD", header)
+    plain = "".join(ch for ch in plain if not unicodedata.combining(ch)).casefold()
+    return " ".join(re.split(r"[^0-9a-z]+", plain)).strip()
+
+
+def _header_rank(parameter: str, header: str) -> int | None:
+    """How strongly `header` names `parameter` (0 is strongest), None when it does not."""
+    words = f" {_words(header)} "
+    given = words.replace(" ", "")
+    for rank, word in enumerate(_WORDS.get(parameter, (parameter.replace("_", " "),))):
+        if f" {word} " in words or given == word.replace(" ", ""):
+            return rank
+    return None
+
+
+def _says_ids(header: str) -> bool:
+    return any(word in _words(header).split() for word in _ID_WORDS)
+
+
+def key_candidates(frame: pl.DataFrame | pl.Schema) -> list[str]:
+    """The columns that may hold keys: text or integers (not lists, records, floats...)."""
+    schema = frame.schema if isinstance(frame, pl.DataFrame) else frame
+    return [
+        name
+        for name, dtype in schema.items()
+        if dtype.is_integer() or dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum)
+    ]
+
+
+@dataclass(frozen=True)
+class _Fit:
+    column: str
+    rank: int | None  # of its header for the parameter
+    valid: float  # share of its sampled distinct non-blank values that validate
+    numbers: bool  # all its sampled values are numbers
+
+
+def _fit(kind: Kind, parameter: str, column: str, head: pl.DataFrame) -> _Fit:
+    distinct = head.select(column).unique(maintain_order=True)
+    plan = make_plan(kind, {parameter: column}, distinct, head.height, {})
+    keys = len(plan.call_of) + len(plan.invalid)
+    values = head.get_column(column).drop_nulls()
+    numbers = values.dtype.is_integer() or (
+        values.len() > 0 and bool(values.cast(pl.String).str.contains(r"^\s*[0-9]+\s*$").all())
+    )
+    return _Fit(
+        column, _header_rank(parameter, column), len(plan.call_of) / keys if keys else 0.0, numbers
+    )
+
+
+def _best(kind: Kind, parameter: str, columns: list[str], head: pl.DataFrame) -> _Fit | None:
+    """The column that fits `parameter` best: a named one that validates; else one that
+    validates; else a named one; else the first. Numbers never feed a domain, URL or name
+    unless the header says ids."""
+    fits = []
+    for column in columns:
+        fit = _fit(kind, parameter, column, head)
+        if fit.numbers and parameter not in _ID_PARAMETERS and not _says_ids(column):
+            continue
+        fits.append(fit)
+    named = sorted((fit for fit in fits if fit.rank is not None), key=lambda f: (f.rank, -f.valid))
+    for fit in named:
+        if fit.valid >= _VALID_ENOUGH:
+            return fit
+    validating = [fit for fit in fits if fit.valid >= _VALID_ENOUGH]
+    if validating:
+        return max(validating, key=lambda fit: fit.valid)
+    return named[0] if named else next(iter(fits), None)
+
+
+def choose_column(frame: pl.DataFrame, kind: str | Kind) -> str | None:
+    """The column most likely to hold the keys of `kind` (its main input): by its header
+    (`Website`, `Domain`, `URL`, `Profile`, `Webseite`, `Site web`, ... as whole words), then by
+    how many of its first values validate as keys of the kind; never a column of numbers for a
+    domain, URL or name unless its header says ids. When nothing fits: the first other column
+    of text or integers (None when there is none)."""
+    spec = kind if isinstance(kind, Kind) else kind_named(kind)
+    fit = _best(spec, spec.inputs[0], key_candidates(frame), frame.head(SAMPLE_ROWS))
+    return None if fit is None else fit.column
+
+
+def choose_columns(frame: pl.DataFrame, kind: str | Kind) -> dict[str, str]:
+    """Parameter -> column for every input of `kind` the table seems to hold: the main one by
+    `choose_column`, the others (a profile search's company, title and location; headcount
+    filters) only when a header names them. Each column feeds one parameter."""
+    spec = kind if isinstance(kind, Kind) else kind_named(kind)
+    main = choose_column(frame, spec)
+    if main is None:
+        return {}
+    chosen = {spec.inputs[0]: main}
+    free = [name for name in key_candidates(frame) if name != main]
+    named = sorted(
+        (rank, parameter, column)
+        for parameter in spec.inputs[1:]
+        for column in free
+        if (rank := _header_rank(parameter, column)) is not None
+    )
+    for _, parameter, column in named:
+        if parameter not in chosen and column not in chosen.values():
+            chosen[parameter] = column
+    return {parameter: chosen[parameter] for parameter in spec.inputs if parameter in chosen}
+
+
+def mapping_from_options(kind: str | Kind, given: list[str]) -> str | dict[str, str]:
+    """`--column` values as enrich() takes them: one plain name for the main input, or
+    `parameter=column` pairs (`name=Full Name`, `company=Employer`, `title=Role`)."""
+    spec = kind if isinstance(kind, Kind) else kind_named(kind)
+    if len(given) == 1 and "=" not in given[0]:
+        return given[0]
+    mapping: dict[str, str] = {}
+    for item in given:
+        parameter, equals, column = item.partition("=")
+        if not equals:
+            parameter, column = spec.inputs[0], item
+        raw = parameter.strip().lower()
+        name = raw if raw in spec.inputs else _ALIASES.get(raw, raw)
+        if name not in spec.inputs:
+            raise ValueError(
+                f"{spec.name} takes columns for {', '.join(spec.inputs)}, not {parameter!r}: "
+                f"give --column PARAMETER=COLUMN, such as {spec.inputs[0]}={column.strip()!r}"
+            )
+        mapping[name] = column.strip()
+    return mapping
+
+
+_ALIASES: Final[Mapping[str, str]] = {
+    "company": "company_name",
+    "title": "job_title",
+    "school": "school_name",
+    "url": "profnet_url",
+    "job": "job_id",
+    "post": "urn",
+}
+
+
+def resolve_columns(
+    table: pl.DataFrame | pl.LazyFrame, kind: str | Kind, given: list[str]
+) -> tuple[str | dict[str, str], str | None]:
+    """The columns to enrich from: as `given` (`--column` values, see `mapping_from_options`),
+    or when none is given chosen by `choose_columns` from the first rows, with a note that
+    says which. ValueError when nothing can be chosen."""
+    spec = kind if isinstance(kind, Kind) else kind_named(kind)
+    if given:
+        return mapping_from_options(spec, given), None
+    head = table.head(SAMPLE_ROWS)
+    sample = head.collect() if isinstance(head, pl.LazyFrame) else head
+    chosen = choose_columns(sample, spec)
+    if not chosen:
+        raise ValueError(
+            f"no column of the table can hold {spec.name} keys ({spec.description}): "
+            "give one with --column"
+        )
+    shown = ", ".join(f"{column!r}" for column in chosen.values())
+    note = f"Reading {spec.name} keys from {shown} (give --column to choose another)."
+    return (chosen[spec.inputs[0]] if len(chosen) == 1 else chosen), note

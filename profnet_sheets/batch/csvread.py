@@ -1,0 +1,254 @@
+"""Reading CSV: its encoding, its delimiter, ragged rows, its number columns; whole or streamed."""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import re
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+import polars as pl
+
+from profnet_sheets.batch.decode import InputWarning, decode
+from profnet_sheets.batch.infer import typed
+from profnet_sheets.batch.problems import BatchInputError, first_line
+
+__all__ = ["csv_separator", "read_csv", "scan_csv"]
+
+_SEPARATORS: Final = (",", ";", "\t", "|")
+# A one-column CSV must not be split on commas inside its values: read it on a byte that never
+# occurs in text (ASCII "unit separator").
+_NO_SEPARATOR: Final = "\x1f"
+_SNIFF_BYTES: Final = 64 * 1024
+_SNIFF_RECORDS: Final = 50
+# A CR that does not start a CRLF: a line end of classic Mac files (polars would take it as data).
+_LONE_CR: Final = re.compile(rb"\r(?!\n)")
+_CHECK_CHUNK: Final = 1 << 20
+_BOMS: Final = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+EXTRA: Final = "extra"  # extra_1, extra_2...: the fields of rows longer than the header
+
+
+def _read_bytes(source: Path, *, limit: int | None = None) -> bytes:
+    try:
+        with source.open("rb") as file:
+            return file.read() if limit is None else file.read(limit)
+    except OSError as error:
+        msg = f"{source}: cannot be read ({error.strerror or error})"
+        raise BatchInputError(msg, path=source) from error
+
+
+def read_csv(source: Path, encoding: str | None = None) -> pl.DataFrame:
+    """The whole CSV: decoded (`decode.decode`: UTF-8 kept as it is, other encodings guessed
+    with a warning), its delimiter sniffed, rows longer than the header kept (their extra
+    fields in columns `extra_1`, `extra_2`..., with a warning), number columns typed
+    (`infer.typed`: `-5` a number, `01234` and `+1 555 0100` text)."""
+    try:
+        text = decode(_read_bytes(source), source, encoding)
+    except LookupError as error:
+        msg = f"{source}: unknown encoding {encoding!r}"
+        raise BatchInputError(msg, path=source) from error
+    except UnicodeDecodeError as error:
+        msg = (
+            f"{source}: cannot be decoded as {encoding or error.encoding} (byte {error.start}); "
+            "leave the encoding out to detect it"
+        )
+        raise BatchInputError(msg, path=source) from error
+    data = _lone_cr_as_newlines(text.encode("utf-8"))
+    if not data or data.isspace():
+        return pl.DataFrame()
+    separator = _sniff_separator(text[:_SNIFF_BYTES], complete=len(data) <= _SNIFF_BYTES)
+    try:
+        try:
+            frame = _parse(data, separator)
+        except pl.exceptions.ComputeError as error:
+            if "more fields" not in str(error):
+                raise
+            frame = _parse(_widened(data.decode("utf-8"), separator, source), separator)
+    except pl.exceptions.PolarsError as error:
+        msg = f"{source}: not a readable CSV file ({first_line(error)})"
+        raise BatchInputError(msg, path=source) from error
+    return typed(frame)
+
+
+def _parse(data: bytes, separator: str) -> pl.DataFrame:
+    return pl.read_csv(
+        data,
+        separator=separator,
+        infer_schema=False,
+        truncate_ragged_lines=False,  # a longer row is an error, never silently cut
+        raise_if_empty=False,
+    )
+
+
+def _widened(text: str, separator: str, source: Path) -> bytes:
+    """`text` with a header as wide as its widest row (extra_1, extra_2...), warned."""
+    consumed = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal consumed
+        for line in io.StringIO(text):
+            consumed += len(line)
+            yield line
+
+    header = next(csv.reader(lines(), delimiter=separator))
+    rest = text[consumed:]
+    widths = [len(row) for row in csv.reader(io.StringIO(rest), delimiter=separator)]
+    widest = max(widths, default=len(header))
+    longer = [number + 1 for number, width in enumerate(widths) if width > len(header)]
+    taken = set(header)
+    extra: list[str] = []
+    index = 1
+    while len(extra) < widest - len(header):
+        name = f"{EXTRA}_{index}"
+        if name not in taken:
+            extra.append(name)
+        index += 1
+    shown = ", ".join(map(str, longer[:5])) + (
+        f" and {len(longer) - 5} more" if len(longer) > 5 else ""
+    )
+    warnings.warn(
+        f"{source.name}: {len(longer)} row{'s' if len(longer) != 1 else ''} ({shown} under the "
+        "header) "
+        f"{'have' if len(longer) != 1 else 'has'} more fields than the header: kept in "
+        f"{', '.join(extra)}",
+        InputWarning,
+        stacklevel=4,
+    )
+    out = io.StringIO()
+    csv.writer(out, delimiter=separator, lineterminator="\n").writerow([*header, *extra])
+    return (out.getvalue() + rest).encode("utf-8")
+
+
+def csv_separator(source: Path | str) -> str:
+    """The delimiter of a CSV file as it is read (`,` `;` tab `|`; `,` for one column): what
+    its enriched copy is written with."""
+    path = Path(source)
+    head = _read_bytes(path, limit=_SNIFF_BYTES)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InputWarning)  # said once, when the file is read
+        try:
+            sample = decode(head, path)
+        except UnicodeDecodeError:  # a multi-byte character cut at the end of the sample
+            sample = head.decode("utf-8", errors="ignore")
+    found = _sniff_separator(sample, complete=len(head) < _SNIFF_BYTES)
+    return "," if found == _NO_SEPARATOR else found
+
+
+def scan_csv(source: Path) -> pl.LazyFrame:
+    """A lazy, streaming view of a big UTF-8 CSV, its number columns typed. BatchInputError,
+    before anything is read for real, when it cannot be streamed (another encoding, old Mac
+    line ends, rows longer than the header): read_csv reads such a file whole."""
+    head = _read_bytes(source, limit=_SNIFF_BYTES)
+    if head.startswith(codecs.BOM_UTF8):
+        head = head[len(codecs.BOM_UTF8) :]
+    elif any(head.startswith(bom) for bom in _BOMS):
+        msg = (
+            f"{source}: a UTF-16/UTF-32 file cannot be streamed; save it as CSV UTF-8, "
+            "or use read_table"
+        )
+        raise BatchInputError(msg, path=source)
+    _check_streamable(source)
+    sample = codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    lazy = pl.scan_csv(
+        source,
+        separator=_sniff_separator(sample, complete=len(head) < _SNIFF_BYTES),
+        infer_schema=False,
+        truncate_ragged_lines=False,
+        raise_if_empty=False,
+    )
+    try:
+        return typed(lazy)  # one streaming pass: it also finds rows longer than the header
+    except pl.exceptions.ComputeError as error:
+        msg = f"{source}: cannot be streamed ({first_line(error)}); use read_table"
+        raise BatchInputError(msg, path=source) from error
+
+
+def _check_streamable(source: Path) -> None:
+    """Raise unless the whole file is UTF-8 with LF or CRLF line ends (what polars streams
+    right): checked before anything is read for real, so a bad byte deep in a big file is an
+    error up front, not half way through (and after the lookups were paid)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset, pending_cr = 0, False
+    try:
+        with source.open("rb") as file:
+            while chunk := file.read(_CHECK_CHUNK):
+                decoder.decode(chunk)
+                lone_cr = (pending_cr and not chunk.startswith(b"\n")) or bool(
+                    _LONE_CR.search(chunk, 0, len(chunk) - 1)
+                )
+                if lone_cr:
+                    msg = (
+                        f"{source}: has line ends made of a CR alone (an old Mac format), which "
+                        "cannot be streamed; use read_table, or save it with Windows or Unix "
+                        "line ends"
+                    )
+                    raise BatchInputError(msg, path=source)
+                pending_cr = chunk.endswith(b"\r")
+                offset += len(chunk)
+            decoder.decode(b"", final=True)
+    except UnicodeDecodeError as error:
+        msg = (
+            f"{source}: not UTF-8 (near byte {offset + error.start}); streaming needs UTF-8: "
+            "save it as CSV UTF-8, or use read_table, which detects the encoding"
+        )
+        raise BatchInputError(msg, path=source) from error
+    except OSError as error:
+        msg = f"{source}: cannot be read ({error.strerror or error})"
+        raise BatchInputError(msg, path=source) from error
+
+
+def _lone_cr_as_newlines(data: bytes) -> bytes:
+    """Line ends made of a CR alone (classic Mac files) as LF, outside quoted fields (where a
+    CR is data): polars would otherwise read such a file as one row, and cut it."""
+    if not _LONE_CR.search(data):
+        return data
+    parts = data.split(b'"')
+    parts[::2] = [_LONE_CR.sub(b"\n", part) for part in parts[::2]]
+    return b'"'.join(parts)
+
+
+def _sniff_separator(sample: str, *, complete: bool) -> str:
+    """The delimiter of the CSV text ``sample``: the one in the header most rows agree with.
+
+    Counts ``,`` ``;`` tab ``|`` outside double quotes, per record; ties go to the earlier
+    one in that list. A header with none of them is one column: no delimiter at all.
+    """
+    records: list[dict[str, int]] = []
+    counts = dict.fromkeys(_SEPARATORS, 0)
+    quoted, blank = False, True
+    for char in sample:
+        if char == '"':
+            quoted = not quoted
+            blank = False
+        elif quoted:
+            continue
+        elif char == "\n":
+            if not blank:
+                records.append(counts)
+                if len(records) >= _SNIFF_RECORDS:
+                    break
+            counts, blank = dict.fromkeys(_SEPARATORS, 0), True
+        else:
+            if char in counts:
+                counts[char] += 1
+            if not char.isspace():
+                blank = False
+    else:  # the last record has no newline: count it if it is whole (or the only one)
+        if not blank and (complete or not records):
+            records.append(counts)
+    if not records:
+        return ","
+    header, rows = records[0], records[1:]
+    best, best_score = _NO_SEPARATOR, (-1.0, 0)
+    for separator in _SEPARATORS:
+        width = header[separator]
+        if not width:
+            continue
+        agree = sum(row[separator] == width for row in rows) / len(rows) if rows else 1.0
+        if (agree, width) > best_score:
+            best, best_score = separator, (agree, width)
+    return best

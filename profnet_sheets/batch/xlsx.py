@@ -1,0 +1,196 @@
+"""XLSX files: read with their cells' types; written as text that never runs, dates, widths."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import polars as pl
+
+from profnet_sheets.batch.escape import DANGEROUS
+from profnet_sheets.batch.problems import BatchInputError, first_line
+
+__all__ = ["fitted_widths", "read_xlsx", "write_xlsx"]
+
+# Integers beyond this lose digits as Excel numbers (doubles): they are written as text.
+_EXACT_INT: Final = 2**53
+_TEMPORAL_WIDTH: Final = 19  # 2026-11-03 14:22:05
+_MAX_WIDTH: Final = 60
+
+
+@contextlib.contextmanager
+def _quiet(logger_name: str) -> Iterator[None]:
+    logger = logging.getLogger(logger_name)
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def read_xlsx(source: Path, sheet: str | int | None) -> pl.DataFrame:
+    import fastexcel
+
+    try:
+        reader = fastexcel.read_excel(source)
+    except fastexcel.FastExcelError as error:
+        msg = f"{source}: not a readable Excel workbook ({first_line(error)})"
+        raise BatchInputError(msg, path=source) from error
+    names = reader.sheet_names
+    if sheet is None:
+        name = names[0]
+    elif isinstance(sheet, int) and not isinstance(sheet, bool):
+        if not 0 <= sheet < len(names):
+            msg = (
+                f"{source}: no sheet number {sheet}; sheets are numbered from 0 and it has "
+                f"{len(names)}: {', '.join(map(repr, names))}"
+            )
+            raise BatchInputError(msg, path=source)
+        name = names[sheet]
+    elif isinstance(sheet, str) and sheet in names:
+        name = sheet
+    else:
+        msg = f"{source}: no sheet named {sheet!r}; its sheets: {', '.join(map(repr, names))}"
+        raise BatchInputError(msg, path=source)
+    try:
+        # First the types the cells have (to tidy date text), then every cell as its text.
+        # An all-empty column logs a warning while its type is guessed: expected here.
+        with _quiet("fastexcel"):
+            typed = reader.load_sheet(name, schema_sample_rows=None)
+        frame = reader.load_sheet(name, dtypes="string", schema_sample_rows=None).to_polars()
+    except fastexcel.FastExcelError as error:
+        msg = f"{source}: sheet {name!r} cannot be read ({first_line(error)})"
+        raise BatchInputError(msg, path=source) from error
+    return _typed(frame, typed.to_polars())
+
+
+def _typed(text: pl.DataFrame, cells: pl.DataFrame) -> pl.DataFrame:
+    """Each column as its cells are: numbers as numbers (whole ones up to 2**53 as Int64),
+    dates and times as such, true/false as booleans; a column mixing kinds (or text) as the
+    text Excel shows (`1035`, not `1035.0`)."""
+    columns = []
+    for name in text.columns:
+        cell = cells.get_column(name) if name in cells.columns else None
+        dtype = None if cell is None else cell.dtype
+        if (
+            cell is None
+            or dtype in (pl.String, pl.Null)
+            or cell.null_count() != text[name].null_count()
+        ):
+            columns.append(text[name].cast(pl.String))
+        elif dtype is not None and dtype.is_float() and _whole(cell):
+            columns.append(cell.cast(pl.Int64))
+        elif isinstance(dtype, pl.Datetime) and _midnights(cell):
+            columns.append(cell.cast(pl.Date))  # a date cell, not a time of day
+        else:
+            columns.append(cell)
+    return pl.DataFrame(columns)
+
+
+def _midnights(column: pl.Series) -> bool:
+    values = column.drop_nulls()
+    return values.len() > 0 and bool((values.dt.truncate("1d") == values).all())
+
+
+def _whole(column: pl.Series) -> bool:
+    values = column.drop_nulls()
+    return bool(((values == values.round(0)) & (values.abs() <= _EXACT_INT)).all())
+
+
+def write_xlsx(frame: pl.DataFrame, path: Path) -> None:
+    """One sheet of ``frame`` (flat already: see ``flat.flatten``): a bold, frozen header row
+    with filters, then the rows; columns as wide as their text (up to a limit). Strings only
+    ever as text: one that starts like a formula gets Excel's quote prefix (invisible, and the
+    cell stays text when edited), never a visible `'`."""
+    import xlsxwriter  # type: ignore[import-untyped]
+
+    workbook = xlsxwriter.Workbook(
+        str(path),
+        {
+            "strings_to_formulas": False,
+            "strings_to_urls": False,
+            "strings_to_numbers": False,
+            "nan_inf_to_errors": True,
+            "constant_memory": True,
+        },
+    )
+    try:
+        sheet = workbook.add_worksheet("Sheet1")
+        header = workbook.add_format({"bold": True})
+        header_quoted = workbook.add_format({"bold": True, "quote_prefix": True})
+        for col, width in enumerate(fitted_widths(frame)):
+            sheet.set_column(col, col, width)
+        for col, name in enumerate(frame.columns):
+            sheet.write_string(
+                0, col, name, header_quoted if name.startswith(DANGEROUS) else header
+            )
+        quoted = workbook.add_format({"quote_prefix": True})
+        writers = [_cell_writer(workbook, sheet, dtype, quoted) for dtype in frame.dtypes]
+        for row, values in enumerate(frame.iter_rows(), start=1):
+            for col, value in enumerate(values):
+                if value is not None:
+                    writers[col](row, col, value)
+        sheet.freeze_panes(1, 0)
+        if frame.width:
+            sheet.autofilter(0, 0, max(frame.height, 1), frame.width - 1)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            workbook.close()
+        raise
+    workbook.close()
+
+
+def _cell_writer(
+    workbook: Any, sheet: Any, dtype: pl.DataType, quoted: Any
+) -> Callable[[int, int, Any], Any]:
+    """How to write one non-null cell of a column of ``dtype``."""
+    if isinstance(dtype, pl.Boolean):
+        return sheet.write_boolean  # type: ignore[no-any-return]
+    if dtype.is_integer():
+
+        def write_integer(row: int, col: int, value: int) -> Any:
+            if -_EXACT_INT <= value <= _EXACT_INT:
+                return sheet.write_number(row, col, value)
+            return sheet.write_string(row, col, str(value))
+
+        return write_integer
+    if dtype.is_float() or isinstance(dtype, pl.Decimal):
+        return lambda row, col, value: sheet.write_number(row, col, float(value))
+    formats = {
+        pl.Date: "yyyy-mm-dd",
+        pl.Datetime: "yyyy-mm-dd hh:mm:ss",
+        pl.Time: "hh:mm:ss",
+        pl.Duration: "[h]:mm:ss",
+    }
+    for temporal, number_format in formats.items():
+        if isinstance(dtype, temporal) and getattr(dtype, "time_zone", None) is None:
+            cell_format = workbook.add_format({"num_format": number_format})
+            return lambda row, col, value: sheet.write_datetime(row, col, value, cell_format)
+    # Strings and anything else: as text, never a formula (quote-prefixed when it looks like one).
+
+    def write_text(row: int, col: int, value: Any) -> Any:
+        text = str(value)
+        return sheet.write_string(row, col, text, quoted if text.startswith(DANGEROUS) else None)
+
+    return write_text
+
+
+def fitted_widths(frame: pl.DataFrame) -> list[float]:
+    """Each column's width in characters: its longest value or header as written, plus a
+    margin, between 6 and 60 (longer text wraps nowhere: it is cut off by the next cell)."""
+    if not frame.width:
+        return []
+    shown = frame.select(
+        pl.col(name).cast(pl.String).str.len_chars().max().alias(name)
+        if not isinstance(dtype, pl.Datetime | pl.Date | pl.Time | pl.Duration)
+        else pl.lit(_TEMPORAL_WIDTH).alias(name)
+        for name, dtype in frame.schema.items()
+    ).row(0)
+    return [
+        float(min(max(len(name), length or 0) + 2, _MAX_WIDTH))
+        for name, length in zip(frame.columns, shown, strict=True)
+    ]

@@ -1,0 +1,225 @@
+"""Issue 15 end to end: keys that cannot be right cost nothing; the user's table comes back as
+it was. enrich() and the CLI over loopback to a sandbox; credits read from /_sandbox/usage."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import openpyxl
+import polars as pl
+import pytest
+import requests
+
+from profnet_sheets import Client
+from profnet_sheets.batch import enrich, plan_enrichment
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from tests.integration.conftest import cli_env
+from tests.integration.conftest import run_cli as run
+
+pytestmark = pytest.mark.integration
+KEY = "inputs-key"
+REAL = ["stripe.com", "https://www.notion.so/about", "acme.io", "Jane <jane@figma.com>"]
+PERSONAL = [
+    "jane@gmail.com",
+    "bob@yahoo.com",
+    "x@hotmail.com",
+    "y@outlook.com",
+    "gmail.com",
+    "yahoo.com",
+    "hotmail.com",
+    "outlook.com",
+]
+PLACEHOLDERS = ["N/A", "n/a", "-", "\u2014", "none", "null", "TBD", "#N/A", "?"]
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[RunningSandbox]:
+    with start_sandbox(api_keys=(KEY,), credits=1_000_000, job_seconds=0, seed=5) as running:
+        yield running
+
+
+@pytest.fixture
+def client(sandbox: RunningSandbox, tmp_path: Path) -> Iterator[Client]:
+    requests.post(f"{sandbox.base_url}/_sandbox/reset", timeout=5).raise_for_status()
+    with Client(api_key=KEY, base_url=sandbox.base_url, cache=str(tmp_path / "cache")) as made:
+        yield made
+
+
+@pytest.fixture
+def env(sandbox: RunningSandbox, tmp_path: Path) -> dict[str, str]:
+    requests.post(f"{sandbox.base_url}/_sandbox/reset", timeout=5).raise_for_status()
+    return cli_env(sandbox.base_url, KEY, tmp_path)
+
+
+def charged(sandbox: RunningSandbox) -> int:
+    usage = requests.get(
+        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
+    ).json()
+    return int(usage["credits_charged"])
+
+
+def test_four_companies_among_personal_mail_and_placeholders_cost_four_credits(
+    client: Client, sandbox: RunningSandbox
+) -> None:
+    sites = REAL + PERSONAL + PLACEHOLDERS
+    frame = pl.DataFrame({"row": range(len(sites)), "Website": sites})
+    plan = plan_enrichment(frame, "Website", "company", client=client)
+    assert plan.credits == 4
+    assert plan.summary().startswith(
+        f"{len(sites)} rows: 4 to fetch, 0 already cached (free), 8 that cannot be looked up, "
+        "9 blank; at most 4 credits"
+    ), "every count is of rows"
+    out = enrich(frame, "Website", "company", client=client, progress=False)
+    assert charged(sandbox) == 4
+    assert out["row"].to_list() == list(range(len(sites))), "every row kept, in order"
+    assert out["Website"].to_list() == sites
+    assert out["company_name"].null_count() == len(sites) - 4
+    errors = dict(zip(sites, out["company_error"], strict=True))
+    for personal in PERSONAL:
+        assert "personal email domain" in errors[personal], personal
+        assert "not a company" in errors[personal]
+    for blank in PLACEHOLDERS:
+        assert errors[blank] is None, f"{blank!r} is a blank, not an error"
+
+
+def test_a_network_company_page_is_never_filled_with_the_networks_own_company(
+    client: Client, sandbox: RunningSandbox
+) -> None:
+    sites = [
+        "https://www.profnet.com/company/acme/",
+        "de.profnet.com/company/acme/about",
+        "https://www.linkedin.com/company/stripe/",
+        "https://de.linkedin.com/company/stripe",
+        "profnet.com",
+        "https://www.profnet.com/",
+    ]
+    out = enrich(pl.DataFrame({"Website": sites}), "Website", "company", client=client)
+    names = out["company_name"].to_list()
+    assert names[:2] == ["Acme", "Acme"], "looked up as the page, on any of the network's hosts"
+    assert names[2:] == [None] * 4
+    assert all("profnet" not in str(name).lower() for name in names)
+    errors = out["company_error"].to_list()
+    assert "a page URL on linkedin.com: add the host to the network hosts" in errors[2]
+    assert "a page URL on de.linkedin.com" in errors[3]
+    assert charged(sandbox) == 1, "one page, fetched once; the rest cost nothing"
+
+
+def test_job_ids_and_urls_in_every_form_the_service_gives_are_one_lookup(
+    client: Client, sandbox: RunningSandbox
+) -> None:
+    job = client.search_jobs(keyword="engineer")["jobs"][0]
+    spent = charged(sandbox)
+    forms = [job["job_id"], f"{job['job_id']}.0", job["job_url"], job["job_url"] + "apply/", "N/A"]
+    out = enrich(pl.DataFrame({"job": forms}), "job", "job", client=client, progress=False)
+    assert out["job_title"].to_list()[:4] == [job["title"]] * 4
+    assert out["job_error"].to_list() == [None] * 5
+    assert charged(sandbox) - spent == 1
+    assert out.schema["job_posted_at"] == pl.Datetime("us", "UTC"), "a timestamp, not text"
+
+
+def test_places_are_one_lookup_whatever_their_case(client: Client, sandbox: RunningSandbox) -> None:
+    frame = pl.DataFrame({"City": ["Berlin", "berlin", " BERLIN ", "n/a"]})
+    out = enrich(frame, "City", "geocode", client=client, progress=False)
+    assert out["geocode_geo_id"].n_unique() == 2  # one place, and the blank
+    assert charged(sandbox) == 1
+
+
+def test_a_csvs_values_come_back_as_they_were_in_xlsx(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    source = tmp_path / "accounts.csv"
+    source.write_text(
+        "Account,Website,Delta,Phone,Zip,Big\n"
+        "Stripe,stripe.com,-5,+1 555 0100,01234,123456789012345678901\n"
+        "Acme,acme.io,3,=1+1,98765,9007199254740993\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "accounts.xlsx"
+    result = run(env, "enrich", str(source), "--kind", "company", "--out", str(out), "--yes")
+    assert result.returncode == 0, result.stderr
+    assert "Reading company keys from 'Website'" in result.stderr
+    sheet = openpyxl.load_workbook(out).active
+    assert sheet is not None
+    header = [cell.value for cell in sheet[1]]
+    row = dict(zip(header, list(sheet[2]), strict=True))
+    assert row["Delta"].value == -5, "the CSV held the number -5: XLSX holds the number -5"
+    assert row["Delta"].data_type == "n"
+    assert row["Phone"].value == "+1 555 0100", "text, with no visible quote"
+    assert row["Phone"].quotePrefix, "and it stays text when edited"
+    assert row["Zip"].value == "01234"
+    assert row["Big"].value == "123456789012345678901", "ids too long for a number stay exact"
+    second = dict(zip(header, [cell.value for cell in sheet[3]], strict=True))
+    assert second["Phone"] == "=1+1"
+    assert second["Big"] == "9007199254740993", "above 2**53: exact, as text"
+    assert header[6:8] == ["company_name", "company_profnet_url"], "no word twice"
+    assert sheet.column_dimensions["G"].width > 8, "columns fitted"
+
+
+def test_a_semicolon_csv_is_written_back_with_semicolons_and_counts_its_errors(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    source = tmp_path / "firmen.csv"
+    source.write_bytes(
+        "Firma;Webseite;Notiz\nMüller;stripe.com;a\nX;jane@gmail.com;b\nY;N/A;c\nZ;acme.io;d;extra\n".encode(
+            "cp1252"
+        )
+    )
+    out = tmp_path / "firmen-enriched.csv"
+    result = run(env, "enrich", str(source), "--kind", "company", "--out", str(out), "--yes")
+    assert result.returncode == 0, result.stderr
+    assert "Warning: firmen.csv: not UTF-8: read as cp1252" in result.stderr
+    assert "more fields than the header: kept in extra_1" in result.stderr
+    assert "4 rows: 2 enriched, 1 with an error, 1 blank; 2 credits spent" in result.stderr
+    lines = out.read_text(encoding="utf-8-sig").splitlines()
+    assert lines[0].startswith("Firma;Webseite;Notiz;extra_1;company_name;")
+    assert lines[1].startswith("Müller;stripe.com;a;;Stripe;")
+    assert charged(sandbox) == 2
+
+
+def test_the_cli_warns_about_a_column_that_mostly_cannot_be_keys(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    source = tmp_path / "people.csv"
+    source.write_text("Name,Site\nAnna,stripe.com\nBo,not a site\nCy,nor this\n")
+    args = ["enrich", str(source), "--column", "Name", "--kind", "company"]
+    result = run(env, *args, "--out", str(tmp_path / "o.csv"), "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert "Warning: 3 of 3 non-blank rows of Name cannot be company keys" in result.stderr
+    assert charged(sandbox) == 0
+
+
+def test_prefix_enriches_an_enriched_file_again(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    source = tmp_path / "a.csv"
+    source.write_text("Website\nstripe.com\n")
+    first = tmp_path / "b.csv"
+    assert run(env, "enrich", str(source), "--kind", "company", "--out", str(first)).returncode == 0
+    again = run(env, "enrich", str(first), "--kind", "company", "--out", str(tmp_path / "c.csv"))
+    assert again.returncode == 1
+    assert "--prefix company2_" in again.stderr
+    args = ["enrich", str(first), "--kind", "company", "--prefix", "again_"]
+    fixed = run(env, *args, "--column", "Website", "--out", str(tmp_path / "c.csv"))
+    assert fixed.returncode == 0, fixed.stderr
+    header = (tmp_path / "c.csv").read_text(encoding="utf-8-sig").splitlines()[0].split(",")
+    assert header[:3] == ["Website", "company_name", "company_profnet_url"]
+    assert {"again_company_name", "again_industry", "again_error"} <= set(header)
+    assert charged(sandbox) == 1
+
+
+def test_several_columns_feed_a_profile_search(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    source = tmp_path / "people.csv"
+    source.write_text("Who,Employer,Role,City\nAnna Schmidt,Acme,CTO,Berlin\n")
+    out = tmp_path / "found.parquet"
+    args = ["enrich", str(source), "--kind", "find_profile", "--out", str(out), "--yes"]
+    columns = ["--column", "name=Who", "--column", "company=Employer", "--column", "title=Role"]
+    result = run(env, *args, *columns, "--column", "location=City")
+    assert result.returncode == 0, result.stderr
+    found = pl.read_parquet(out)
+    assert found["find_profile_full_name"][0] is not None
+    bad = run(env, *args, "--column", "salary=Who")
+    assert bad.returncode == 1
+    assert "find_profile takes columns for name" in bad.stderr

@@ -1,0 +1,108 @@
+"""Which columns feed a kind (by header, then by what validates), and the added columns' names."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from profnet_sheets.batch.columns import choose_column, choose_columns, mapping_from_options
+from profnet_sheets.batch.naming import column_name, column_names
+
+JUNK_SITES = ["stripe.com", "N/A", "acme.com", "see notes", "jane@gmail.com", "-", "notion.so"]
+ACCOUNTS = pl.DataFrame(
+    {
+        "Account": ["Stripe Inc", "Beta GmbH", "Acme", "Delta", "Jane", "Foo", "Notion Labs"],
+        "Website": JUNK_SITES,
+        "Employees": [120, 45, 9, 3, 1, 2, 400],
+        "ARR": [1.5, 2.0, 0.1, 0.0, None, 3.3, 9.9],
+    }
+)
+
+
+def test_the_issues_table_gives_the_website_not_the_employees() -> None:
+    assert choose_column(ACCOUNTS, "company") == "Website"
+    assert choose_column(ACCOUNTS.select("Account", "Employees", "ARR"), "company") == "Account"
+
+
+def test_a_number_column_is_a_company_key_only_when_its_header_says_ids() -> None:
+    frame = pl.DataFrame({"Employees": [120, 45], "Name": ["Stripe", "Acme"]})
+    assert choose_column(frame, "company") == "Name", "numbers are never the domain"
+    with_ids = frame.with_columns(pl.col("Employees").alias("Company ID"))
+    assert choose_column(with_ids, "company") == "Company ID"
+    text_numbers = pl.DataFrame({"Headcount": ["120", "45"], "Note": ["x", "y"]})
+    assert choose_column(text_numbers, "company") == "Note"
+
+
+@pytest.mark.parametrize(
+    ("header", "kind"),
+    [
+        ("Webseite", "company"),
+        ("Site web", "company"),
+        ("Sitio web", "company"),
+        ("Domäne", "company"),
+        ("E-Mail", "company"),
+        ("LinkedIn Profil", "profile"),
+        ("Perfil", "profile"),
+        ("Job URL", "job"),
+        ("Standort", "geocode"),
+        ("Ville", "geocode"),
+        ("Université", "school"),
+    ],
+)
+def test_headers_in_the_users_language(header: str, kind: str) -> None:
+    frame = pl.DataFrame({"Notes": ["hello", "world"], header: ["x", "y"]})
+    assert choose_column(frame, kind) == header
+
+
+def test_by_header_first_then_by_what_validates() -> None:
+    frame = pl.DataFrame(
+        {
+            "Notes": ["https://www.profnet.com/in/anna/", "profnet.com/in/bo"],
+            "Profile": ["https://www.profnet.com/in/cy/", None],
+        }
+    )
+    assert choose_column(frame, "profile") == "Profile"
+    unnamed = frame.rename({"Profile": "Other"}).with_columns(pl.lit("x").alias("Other"))
+    assert choose_column(unnamed, "profile") == "Notes", "then the column that validates"
+
+
+def test_several_inputs_by_their_headers() -> None:
+    people = pl.DataFrame(
+        {
+            "Full Name": ["Anna Schmidt"],
+            "Company Name": ["Acme"],
+            "Job Title": ["CTO"],
+            "City": ["Berlin"],
+            "Rows": [1],
+        }
+    )
+    assert choose_columns(people, "find_profile") == {
+        "name": "Full Name",
+        "company_name": "Company Name",
+        "job_title": "Job Title",
+        "location": "City",
+    }
+
+
+def test_column_options_of_the_command_line() -> None:
+    assert mapping_from_options("company", ["Website"]) == "Website"
+    assert mapping_from_options("find_profile", ["name=Full Name", "company=Employer"]) == {
+        "name": "Full Name",
+        "company_name": "Employer",
+    }
+    assert mapping_from_options("company", ["company=Site"]) == {"company": "Site"}
+    with pytest.raises(ValueError, match="find_profile takes columns for name"):
+        mapping_from_options("find_profile", ["salary=Pay"])
+
+
+def test_added_columns_never_repeat_a_word() -> None:
+    assert column_name("company_", "company_name") == "company_name"
+    assert column_name("company_", "industry") == "company_industry"
+    assert column_name("headcount_", "headcount") == "headcount"
+    assert column_name("profile_posts_", "posts_total") == "profile_posts_total"
+    assert column_name("acct_", "company_name") == "acct_company_name"
+    assert column_name("out.", "company_name") == "out.company_name"
+    assert column_name("", "company_name") == "company_name"
+    assert column_names("x_", ["x", "x_x"]) == {"x": "x_x", "x_x": "x_x_x"}, "never one name twice"
+    in_a_search = column_names("company_", ["company_name", "founded"], taken=["company_name"])
+    assert in_a_search == {"company_name": "company_company_name", "founded": "company_founded"}

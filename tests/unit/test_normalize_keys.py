@@ -1,0 +1,128 @@
+"""Keys that cannot be right (issue 15): placeholders, personal e-mail, pages on other hosts,
+job ids and URLs, place names; each refused with its reason, before anything is sent."""
+
+from __future__ import annotations
+
+import pytest
+
+from profnet_sheets.batch.kinds import kind_named
+from profnet_sheets.client import normalize as n
+from profnet_sheets.client.prepare import prepare
+from profnet_sheets.excel import cells
+from profnet_sheets.spec import endpoint
+
+PLACEHOLDERS = ["N/A", "n/a", "-", "\u2014", "none", "null", "TBD", "#N/A", "?", " NULL ", "'N/A'"]
+
+
+@pytest.mark.parametrize("value", PLACEHOLDERS)
+def test_placeholders_are_blank_keys(value: str) -> None:
+    assert n.is_placeholder(value)
+    assert n.key_text(value, "domain") is None
+    assert cells.lookup_key(value, "domain") is None, "Excel formulas blank them too"
+
+
+@pytest.mark.parametrize("value", ["acme.com", "Nadia", "Berlin", "1035", "n/a/b", "--x"])
+def test_values_are_not_placeholders(value: str) -> None:
+    assert not n.is_placeholder(value)
+    assert n.key_text(value, "domain") == value
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["jane@gmail.com", "gmail.com", "YAHOO.COM", "https://www.hotmail.com", "Jo <jo@outlook.com>"],
+)
+def test_personal_email_domains_are_not_companies(value: str) -> None:
+    for normalise in (n.domain, n.company_identifier):
+        with pytest.raises(n.NotAKeyError, match="personal email domain") as caught:
+            normalise(value)
+        assert repr(value) in str(caught.value)
+
+
+def test_a_company_email_gives_its_domain() -> None:
+    assert n.company_identifier("jane@stripe.com") == ("domain", "stripe.com")
+    assert not n.is_personal_email_domain("stripe.com")
+
+
+@pytest.mark.parametrize(
+    ("value", "host"),
+    [
+        ("https://www.linkedin.com/company/stripe/", "linkedin.com"),
+        ("de.linkedin.com/in/jane-doe", "de.linkedin.com"),
+        ("http://xing.com/school/tum/", "xing.com"),
+        ("https://example.org/showcase/acme-cloud", "example.org"),
+    ],
+)
+def test_a_network_page_on_another_host_is_not_that_hosts_company(value: str, host: str) -> None:
+    with pytest.raises(n.NotAKeyError) as caught:
+        n.company_identifier(value)
+    message = str(caught.value)
+    assert f"a page URL on {host}: add the host to the network hosts to look it up" in message
+
+
+def test_the_networks_pages_are_looked_up_as_pages_on_any_of_its_hosts() -> None:
+    assert n.network_hosts() == frozenset({"profnet.com"})
+    for value in (
+        "https://www.profnet.com/company/acme/",
+        "profnet.com/company/acme",
+        "https://de.profnet.com/company/acme/about/",
+    ):
+        assert n.company_identifier(value) == (
+            "profnet_url",
+            "https://www.profnet.com/company/acme/",
+        )
+    for own in ("profnet.com", "https://www.profnet.com", "mail@profnet.com"):
+        with pytest.raises(n.NormalizationError):
+            n.company_identifier(own)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "4298248448",
+        "4298248448.0",
+        4298248448.0,
+        4298248448,
+        " 4298248448 ",
+        "https://www.profnet.com/jobs/view/4298248448/",
+        "https://www.profnet.com/jobs/view/4298248448/apply/",
+        "profnet.com/jobs/view/senior-engineer-at-acme-4298248448",
+        "https://www.profnet.com/jobs/search/?currentJobId=4298248448&geoId=1",
+        "urn:profnet:jobPosting:4298248448",
+    ],
+)
+def test_job_ids_in_every_form_the_service_gives(value: object) -> None:
+    assert n.job_id(value) == "4298248448"
+    assert prepare(endpoint("get-job-details"), {"job_id": value}) == {"job_id": "4298248448"}
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("Berlin", "is not a job id"),
+        ("N/A", "stands for no value"),
+        ("https://www.linkedin.com/jobs/view/42/", "a page URL on www.linkedin.com"),
+        ("-3", "negative"),
+    ],
+)
+def test_what_is_not_a_job_id(value: str, says: str) -> None:
+    with pytest.raises(n.NormalizationError, match=says):
+        n.job_id(value)
+
+
+def test_place_names_are_one_lookup_whatever_their_case_and_spaces() -> None:
+    geocode = endpoint("find-geocode-by-location")
+    sent = {
+        prepare(geocode, {"location": value})["location"]
+        for value in ("Berlin", "berlin", " BERLIN ", "Berlin\u00a0")
+    }
+    assert sent == {"berlin"}
+    assert n.place_name("  New   York ") == "new york"
+
+
+def test_a_kinds_call_goes_through_the_same_normalisers() -> None:
+    company = kind_named("company")
+    with pytest.raises(n.NotAKeyError):
+        company.call({"company": "jane@gmail.com"}, {})
+    assert company.call({"company": "https://www.profnet.com/company/acme"}, {}) == {
+        "profnet_url": "https://www.profnet.com/company/acme/"
+    }
