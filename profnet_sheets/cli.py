@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
-import time
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -288,126 +285,58 @@ def _enrich_file(
     prefix: str | None = None,
     encoding: str | None = None,
 ) -> None:
+    """The library's file workflow (batch.workflow.enrich_file), its errors as one line and
+    its ending as the exit code."""
     import polars as pl
 
-    from profnet_sheets.batch import EnrichmentInterrupted, enrich, plan_enrichment
-    from profnet_sheets.batch.columns import resolve_columns
-    from profnet_sheets.batch.decode import InputWarning
-    from profnet_sheets.batch.io import (
-        BatchInputError,
-        check_excel_limits,
-        check_target,
-        read_table,
-        scan_table,
-        sink_table,
-        write_table,
-    )
+    from profnet_sheets.batch.io import BatchInputError
+    from profnet_sheets.batch.plan import Plan
+    from profnet_sheets.batch.workflow import enrich_file
 
-    started = time.perf_counter()
-    streaming = source.suffix.lower() in (".csv", ".parquet") and target.suffix.lower() in (
-        ".csv",
-        ".parquet",
-    )
+    def say(text: str) -> None:
+        click.echo(text, err=True)
+
     try:
-        check_target(target)  # before anything is paid
-        table: Any = None
-        with warnings.catch_warnings(record=True) as noticed:
-            warnings.simplefilter("always", InputWarning)
-            if streaming and encoding is None:
-                with contextlib.suppress(BatchInputError):  # not UTF-8, ragged...: read whole
-                    table = scan_table(source)
-            if table is None:
-                chosen_sheet = int(sheet) if sheet and sheet.isdigit() else sheet
-                csv_encoding = (
-                    encoding if source.suffix.lower() in (".csv", ".tsv", ".txt") else None
-                )
-                table = read_table(source, sheet=chosen_sheet, encoding=csv_encoding)
-        for warning in noticed:
-            click.echo(f"Warning: {warning.message}", err=True)
-        keep = _kept_separator(source, target)
-        _check_column(source, table, None)
-        column, note = resolve_columns(table, kind, given)
-        for name in [column] if isinstance(column, str) else column.values():
-            _check_column(source, table, name)
-        if note:
-            click.echo(note, err=True)
-        if isinstance(table, pl.DataFrame) and target.suffix.lower() in (".xlsx", ".xlsm"):
-            check_excel_limits(table, target)
         with _client() as client:
-            spent_before = client.spent()
-            plan = plan_enrichment(table, column, kind, client=client, prefix=prefix, fields=fields)
-            click.echo(f"{source.name}: {plan.summary(budget)}.", err=True)
-            if doubt := plan.doubtful():
-                click.echo(f"Warning: {doubt}", err=True)
-            if dry_run:
-                return
-            if plan.credits and not yes and sys.stdin.isatty() and not client.settings.uses_sandbox:
-                click.confirm(f"Spend up to {plan.credits} credits?", abort=True)
-            try:
-                result = enrich(
-                    table,
-                    column,
-                    kind,
-                    fields,
-                    client=client,
-                    budget=budget,
-                    concurrency=concurrency,
-                    plan=plan,
-                    prefix=prefix,
-                )
-                interrupted = False
-            except EnrichmentInterrupted as stop:
-                result, interrupted = stop.result, True
-            if isinstance(result, pl.LazyFrame):
-                path = sink_table(result, target, separator=keep)
-            else:
-                path = write_table(result, target, separator=keep)
-            spent = client.spent() - spent_before
-    except (ValueError, BatchInputError) as error:
-        raise click.ClickException(str(error)) from None
-    except ProfnetError as error:
+
+            def confirm(plan: Plan) -> bool:
+                if dry_run:
+                    return False
+                ask = not yes and sys.stdin.isatty() and not client.settings.uses_sandbox
+                if plan.credits and ask:
+                    click.confirm(f"Spend up to {plan.credits} credits?", abort=True)
+                return True
+
+            run = enrich_file(
+                client,
+                source,
+                target,
+                kind,
+                columns=given,
+                fields=fields,
+                budget=budget,
+                sheet=sheet,
+                concurrency=concurrency,
+                prefix=prefix,
+                encoding=encoding,
+                confirm=confirm,
+                say=say,
+            )
+    except (ValueError, BatchInputError, ProfnetError) as error:
         raise click.ClickException(str(error)) from None
     except pl.exceptions.PolarsError as error:  # content polars could not read after all
         first = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise click.ClickException(
             f"{source}: cannot be read ({first}); save it as CSV UTF-8, XLSX or Parquet"
         ) from None
-    click.echo(
-        f"{plan.result_summary()}; {spent} credits spent; "
-        f"{time.perf_counter() - started:.1f} s. Written to {path}.",
-        err=True,
-    )
-    if interrupted:
-        click.echo(
-            "Interrupted: the rows done are saved; run again to finish (done rows are free).",
-            err=True,
-        )
-        sys.exit(130)
-
-
-def _kept_separator(source: Path, target: Path) -> str | None:
-    """The input's delimiter, kept when a CSV is written as .csv or .txt (None: the default)."""
-    from profnet_sheets.batch.io import csv_separator
-
-    csv_like = (".csv", ".txt")
-    if source.suffix.lower() in csv_like and target.suffix.lower() in csv_like:
-        return csv_separator(source)
-    return None
-
-
-def _check_column(source: Path, table: Any, column: str | None) -> None:
-    """Say which file lacks the column (or is empty) before anything else happens."""
-    names = table.collect_schema().names()
-    if not names:
-        raise click.ClickException(
-            f"{source}: the file is empty (no header row); give a table whose first row names "
-            "its columns"
-        )
-    if column is not None and column not in names:
-        raise click.ClickException(
-            f"{source}: no column {column!r}; its columns are {', '.join(map(repr, names))} "
-            "(give one of them with --column)"
-        )
+    if run is None:  # a dry run: the plan was the answer
+        return
+    say(run.summary())
+    advice = run.outcome.advice()
+    if advice:
+        say(advice)
+    if run.outcome.exit_code:
+        sys.exit(run.outcome.exit_code)
 
 
 @main.command()

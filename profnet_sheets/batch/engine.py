@@ -32,6 +32,8 @@ Frame = pl.DataFrame | pl.LazyFrame
 Progress = bool | Callable[[int, int], None] | None  # a bar, none, or a hook (done, total)
 NOT_FETCHED = "budget reached: not fetched (raise the budget and run again; done rows are free)"
 INTERRUPTED = "interrupted: not fetched (run again; done rows are free)"
+# The starts of the errors of rows not done (not failed): a budget, credits, a stop, Ctrl-C.
+NOT_DONE = ("budget reached", "interrupted", "not fetched", "out of credits")
 OFFLINE_MISS = "offline: not in the cache (run online to fetch it)"
 
 

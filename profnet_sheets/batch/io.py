@@ -207,10 +207,14 @@ def _delimiter(target: Path, separator: str | None) -> str:
     return "\t" if target.suffix.lower() == ".tsv" else ","
 
 
-def check_target(path: str | Path) -> Path:
+PROBE_BYTES = 64 * 1024  # what the output's folder must take before anything is paid
+
+
+def check_target(path: str | Path, source: str | Path | None = None) -> Path:
     """``path`` (user expanded) if a table can be written there, else BatchInputError: a kind
-    :func:`write_table` writes, in a folder that exists, not a folder itself. For checking an
-    output before any work (or money) is spent on it."""
+    :func:`write_table` writes, in a folder that exists and takes a small probe file (rights,
+    room), not a folder itself, not the input ``source``. For checking an output before any
+    work (or money) is spent on it."""
     target = Path(path).expanduser()
     _kind(target, writing=True)
     if target.is_dir():
@@ -218,6 +222,20 @@ def check_target(path: str | Path) -> Path:
     if not target.parent.is_dir():
         msg = f"{target}: the folder {target.parent} does not exist"
         raise BatchInputError(msg, path=target)
+    if source is not None and target.resolve() == Path(source).expanduser().resolve():
+        other = target.with_name(f"{target.stem}-enriched{target.suffix}")
+        msg = f"{target}: is the input file; write elsewhere (for example --out {other})"
+        raise BatchInputError(msg, path=target)
+    probe = target.parent / f".{target.name}.{os.getpid()}.probe"
+    try:
+        with probe.open("wb") as file:
+            file.write(b"\0" * PROBE_BYTES)
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        msg = f"{target}: cannot be written in {target.parent} ({reason}); nothing was paid"
+        raise BatchInputError(msg, path=target) from None
+    finally:
+        probe.unlink(missing_ok=True)
     return target
 
 

@@ -88,6 +88,12 @@ class Plan:
         unanswered = set(self.lookups) - self.fetched
         return self.rows_of(self.invalid) + self._rows_calling(unanswered)
 
+    def rows_failed_with(self, prefixes: tuple[str, ...]) -> int:
+        """Rows whose lookup failed with an error starting with one of `prefixes`."""
+        return self._rows_calling(
+            {k for k, error in self.failed.items() if error.startswith(prefixes)}
+        )
+
     def result_summary(self) -> str:
         """What a run did, counted in rows: `12 rows: 7 enriched, 2 with an error, 3 blank`."""
         errors = self.error_rows()

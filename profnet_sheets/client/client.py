@@ -30,7 +30,7 @@ from profnet_sheets.client.keylocks import PROCESS_LOCKS
 from profnet_sheets.client.keys import CallKey, call_key, canonical_json
 from profnet_sheets.client.ledger import Budget, Ledger, price_ceiling
 from profnet_sheets.client.memo import Memo, MemoCache
-from profnet_sheets.client.policy import error_for, longest_call
+from profnet_sheets.client.policy import error_for, is_quota_exhausted, longest_call
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.store import AnswerStore, StoreError
 from profnet_sheets.client.transport import Sent, Transport
@@ -117,6 +117,7 @@ class _Shared:
         self.memo = MemoCache()
         self.budget = Budget(settings.budget)
         self.stopped: str | None = None  # why this client stopped buying, once it has
+        self.out_of_credits = False  # the service said the account has no credits left
         self.unreadable_in_a_row = 0  # paid answers not understood, one after another
         self.lock = threading.Lock()
 
@@ -214,6 +215,11 @@ class Client:
         """Why this client stopped buying (a cache that failed, answers it cannot read), or
         None while it buys."""
         return self._shared.stopped
+
+    @property
+    def out_of_credits(self) -> bool:
+        """Whether the service said the account has no credits left (the client stopped)."""
+        return self._shared.out_of_credits
 
     def spent(self, *, uncertain: bool = False) -> int:
         """Credits the ledger holds for this service (`uncertain`: only those that may have
@@ -367,14 +373,23 @@ class Client:
                 return False
             return True
 
+        maybe = 0  # of `charged`, what may (or may not) have been charged
         try:
             try:
                 sent = shared.transport.send(ep, payload, shared.api_key, afford_retry)
             except TransportError as error:
                 if error.may_have_been_charged:
-                    charged = ceiling * error.uncertain_attempts
+                    charged = maybe = ceiling * error.uncertain_attempts
                     self._record(ep, charged, None, uncertain=True)
                 raise
+            if sent.status == 402 or (
+                sent.status == 429 and is_quota_exhausted(sent.body or sent.text, sent.headers)
+            ):
+                shared.out_of_credits = True
+                shared.stop_buying(
+                    "the account has no credits left: top up, then run again (what was done "
+                    "is kept and will not be paid again)"
+                )
             if sent.status == 200 and ep.price.kind != "free":
                 understood = missing(ep, sent.body) is None and not unfinished(ep, sent.body)
                 if understood:
@@ -385,10 +400,11 @@ class Client:
                     sent.uncertain += 1
                 shared.count_reading(understood)
             if sent.uncertain:  # attempts that went out and may have been done unanswered
-                charged += sent.uncertain * ceiling
-                self._record(ep, sent.uncertain * ceiling, None, uncertain=True)
+                maybe = sent.uncertain * ceiling
+                charged += maybe
+                self._record(ep, maybe, None, uncertain=True)
         finally:
-            self._budget.settle(sum(credits for credits, _ in reserved), charged)
+            self._budget.settle(sum(credits for credits, _ in reserved), charged, maybe)
             for _, held in reserved:  # the spend is recorded now: the reservations go
                 if held is not None:
                     shared.ledger.release(held)

@@ -197,6 +197,8 @@ class Budget:
         self.limit = limit
         self.within = within
         self.spent = 0
+        self.uncertain = 0  # of `spent`, what may (or may not) have been charged
+        self.refused = 0  # calls this budget refused (a run that reached it)
         self.reserved = 0
         self._lock = threading.Lock()
 
@@ -216,6 +218,7 @@ class Budget:
                 and self.spent + self.reserved + credits > self.limit
             ):
                 left = max(0, self.limit - self.spent - self.reserved)
+                self.refused += 1
                 raise BudgetExceeded(
                     f"{endpoint} may cost {credits} credits and only {left} of the budget of "
                     f"{self.limit} are left; nothing was sent. Raise the budget (budget=..., "
@@ -234,9 +237,11 @@ class Budget:
                 raise
         return credits
 
-    def settle(self, reserved: int, actual: int) -> None:
+    def settle(self, reserved: int, actual: int, uncertain: int = 0) -> None:
+        """Release `reserved`; count `actual` spent, `uncertain` of it maybe."""
         with self._lock:
             self.reserved -= reserved
             self.spent += actual
+            self.uncertain += uncertain
         if self.within is not None:
-            self.within.settle(reserved, actual)
+            self.within.settle(reserved, actual, uncertain)

@@ -7,14 +7,13 @@ from typing import Any
 
 import polars as pl
 
-from profnet_sheets.batch import EnrichmentInterrupted, enrich, plan_enrichment
 from profnet_sheets.batch.engine import INTERRUPTED
 from profnet_sheets.batch.plan import Plan
+from profnet_sheets.batch.workflow import Enrichment
 from profnet_sheets.client.client import Client
 from profnet_sheets.widgets.cost import credits_text
 from profnet_sheets.widgets.progress import Bar
 from profnet_sheets.widgets.runner import Feedback, Runner
-from profnet_sheets.widgets.spend import for_one_action
 from profnet_sheets.widgets.tables import MAX_ROWS_SHOWN, html_table
 
 
@@ -58,33 +57,34 @@ def run_enrichment(
     feedback: Feedback,
     options: Mapping[str, Any] | None = None,
 ) -> pl.DataFrame:
-    """Enrich `frame` with its own progress bar (Cancel keeps what is done): the cost preview
-    first, then the lookups; a summary in the status line, with what this run spent."""
-    client, spend = for_one_action(client)
-    plan = plan_enrichment(frame, column, kind, client=client, options=options)
-    feedback.status(f"Enriching: {plan.summary(client.budget.left)}.")
-    bar.start(f"enrich {plan.kind.name}", plan.unique_keys)
+    """Enrich `frame` through the library's workflow with its own progress bar (Cancel keeps
+    what is done): the cost preview first, then the lookups; a summary in the status line, with
+    what this run spent, and what to do when it ended early."""
+    job = Enrichment(client, frame, column, kind, options=options)
+    feedback.status(f"Enriching: {job.plan.summary(job.client.budget.left)}.")
+    bar.start(f"enrich {job.plan.kind.name}", job.plan.unique_keys)
 
     def hook(done: int, total: int) -> None:
         bar.to(done, total)  # first: the bar shows what is done, Cancel or not
         runner.check()
 
-    try:
-        result: pl.DataFrame = enrich(
-            frame, column, kind, client=client, options=options, plan=plan, progress=hook
-        )
-    except EnrichmentInterrupted as stop:
-        bar.to(lookups_done(plan, stop.result, column), plan.unique_keys)
+    result, outcome = job.run(progress=hook)
+    assert isinstance(result, pl.DataFrame)  # a DataFrame in, a DataFrame out
+    spent = f"Spent {credits_text(outcome.spent)}."
+    if outcome.ending == "interrupted":
+        bar.to(lookups_done(job.plan, result, column), job.plan.unique_keys)
         bar.finish(ok=False)
         feedback.status(
             "Cancelled: the lookups done are kept (and cached); enrich again to finish, "
-            f"the done ones are free. Spent {credits_text(spend.spent)}."
+            f"the done ones are free. {spent}"
         )
-        return stop.result
-    bar.finish()
-    feedback.status(
-        f"Enriched {plan.result_summary()}. Spent {credits_text(spend.spent)}.", "success"
-    )
+        return result
+    bar.finish(ok=outcome.ending is None)
+    advice = outcome.advice()
+    if advice:
+        feedback.error(f"{advice} {spent}")
+    else:
+        feedback.status(f"Enriched {outcome.rows}. {spent}", "success")
     return result
 
 

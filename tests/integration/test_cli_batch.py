@@ -148,7 +148,9 @@ def test_enrich_with_a_budget_marks_what_it_did_not_fetch(
         "--concurrency",
         "1",
     )
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 3, "a run the budget cut short says so in its exit code"
+    assert "Budget reached: 4 rows not done" in result.stderr
+    assert "3 credits spent" in result.stderr
     frame = pl.read_parquet(out)
     assert frame.height == 10
     assert frame["company_error"].str.starts_with("budget reached").sum() == 4

@@ -80,7 +80,7 @@ def test_a_pandas_frame_and_cancel_keeps_what_is_done(
     make_client: MakeClient, fresh: RunningSandbox
 ) -> None:
     domains = [f"company-{number}.com" for number in range(60)]
-    requests.put(f"{fresh.base_url}/_sandbox/faults", json={"latency_ms": 50}, timeout=5)
+    requests.put(f"{fresh.base_url}/_sandbox/faults", json={"latency_ms": 150}, timeout=5)
     form = EnrichForm(pd.DataFrame({"domain": domains}), client=make_client())
     assert form.column.value == "domain"
     form.run()

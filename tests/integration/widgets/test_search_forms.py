@@ -191,7 +191,10 @@ def test_a_failed_search_and_the_budget_are_told_in_the_form(
     form.fill(keywords="something else", limit=100)
     assert "Over the budget: lower the limit or raise the budget." in form.cost.value
     form.search(wait=True)
-    assert form.feedback.error_text.startswith("search-leads may cost 50 credits and only 10")
+    assert form.feedback.error_text.startswith(
+        "this leads search (to start it, and 100 results at most) may cost up to 150 credits, "
+        "and the budget (budget=..., PROFNET_BUDGET) leaves 10"
+    )
     assert form.feedback.status_text == "", "not 'Starting the search…' beside the error"
     assert charged(fresh) == 50
 

@@ -1,0 +1,280 @@
+"""One enrichment as every front end runs it: plan (the cost first), run within the run's own
+budget, write, and an outcome that counts rows and this run's own spend, and says how it ended.
+
+The CLI, the forms and Excel's macros call this; none of them recomputes a plan, a spend or
+an ending of its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from profnet_sheets.batch.columns import resolve_columns
+from profnet_sheets.batch.decode import InputWarning
+from profnet_sheets.batch.engine import NOT_DONE, EnrichmentInterrupted, enrich, plan_enrichment
+from profnet_sheets.batch.io import (
+    BatchInputError,
+    check_excel_limits,
+    check_target,
+    csv_separator,
+    read_table,
+    scan_table,
+    sink_table,
+    write_table,
+)
+from profnet_sheets.batch.plan import Plan
+from profnet_sheets.client.client import Client
+from profnet_sheets.words import counted
+
+# Exit codes of a run that ended early (documented in docs/guide.md).
+EXIT_BUDGET = 3  # the run's budget or the spending cap was reached
+EXIT_NO_CREDITS = 4  # the service said the account has no credits left
+EXIT_STOPPED = 5  # the client stopped buying: the cache failed, or unreadable answers
+EXIT_INTERRUPTED = 130  # Ctrl-C (or Cancel)
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a run ended, counted in rows, with this run's own spend."""
+
+    rows: str  # the plan's result summary: `12 rows: 7 enriched, 2 with an error, 3 blank`
+    done: int  # rows enriched
+    not_done: int  # rows not fetched: the budget, credits, a stop or Ctrl-C ended the run first
+    spent: int  # credits this run spent, those that may have been charged included
+    uncertain: int  # of `spent`, what may (or may not) have been charged
+    ending: (
+        str | None
+    )  # None: it ran to the end; else "budget", "credits", "stopped", "interrupted"
+    reason: str | None = None  # what stopped the buying, when it stopped
+
+    @property
+    def exit_code(self) -> int:
+        codes = {
+            "budget": EXIT_BUDGET,
+            "credits": EXIT_NO_CREDITS,
+            "stopped": EXIT_STOPPED,
+            "interrupted": EXIT_INTERRUPTED,
+        }
+        return codes.get(self.ending or "", 0)
+
+    def spend(self) -> str:
+        """`22 credits spent` (`, 3 of them maybe`), this run's own."""
+        maybe = f" ({self.uncertain} of them maybe)" if self.uncertain else ""
+        return f"{counted(self.spent, 'credit')} spent{maybe}"
+
+    def advice(self) -> str | None:
+        """What to do when the run ended early, in the user's words; None when it did not."""
+        kept = (
+            f"the {self.done:,} done are kept and will not be paid again"
+            if self.done
+            else "nothing was lost"
+        )
+        not_done = counted(self.not_done, "row")
+        if self.ending == "credits":
+            return f"Out of credits: {not_done} not done. Top up and run again; {kept}."
+        if self.ending == "budget":
+            return (
+                f"Budget reached: {not_done} not done. Raise the budget (or the spending cap) "
+                f"and run again; {kept}."
+            )
+        if self.ending == "stopped":
+            return f"Stopped buying ({self.reason}): {not_done} not done. Run again; {kept}."
+        if self.ending == "interrupted":
+            return f"Interrupted: {not_done} not done. Run again to finish; {kept}."
+        return None
+
+
+class Enrichment:
+    """A table to enrich: its plan (the cost preview) on creation, then `run()` within a budget
+    of its own (inside the client's, and the spending cap), and the outcome."""
+
+    def __init__(
+        self,
+        client: Client,
+        table: pl.DataFrame | pl.LazyFrame,
+        column: str | Mapping[str, str],
+        kind: str,
+        *,
+        fields: Sequence[str] | None = None,
+        options: Mapping[str, Any] | None = None,
+        prefix: str | None = None,
+        budget: int | None = None,
+    ) -> None:
+        self.client = client.with_budget(budget)
+        self.table, self.column, self.kind = table, column, kind
+        self.fields, self.options, self.prefix = fields, options, prefix
+        self.plan: Plan = plan_enrichment(
+            table,
+            column,
+            kind,
+            client=self.client,
+            options=options,
+            prefix=prefix,
+            fields=list(fields) if fields else None,
+        )
+
+    def run(
+        self, *, concurrency: int | None = None, progress: Any = None
+    ) -> tuple[pl.DataFrame | pl.LazyFrame, Outcome]:
+        """The enriched table (what was done, when interrupted) and how the run ended."""
+        try:
+            result = enrich(
+                self.table,
+                self.column,
+                self.kind,
+                list(self.fields) if self.fields else None,
+                client=self.client,
+                options=self.options,
+                concurrency=concurrency or self.client.settings.concurrency,
+                plan=self.plan,
+                prefix=self.prefix,
+                progress=progress,
+            )
+            interrupted = False
+        except EnrichmentInterrupted as stop:
+            result, interrupted = stop.result, True
+        return result, self.outcome(interrupted)
+
+    def outcome(self, interrupted: bool = False) -> Outcome:
+        plan, client = self.plan, self.client
+        not_done = plan.rows_failed_with(NOT_DONE)
+        ending: str | None = None
+        if interrupted:
+            ending = "interrupted"
+        elif client.out_of_credits:
+            ending = "credits"
+        elif client.stopped is not None and not_done:
+            ending = "stopped"
+        elif client.budget.refused and not_done:
+            ending = "budget"
+        errors, blank = plan.error_rows(), plan.rows_of(plan.blank)
+        return Outcome(
+            rows=plan.result_summary(),
+            done=plan.rows - errors - blank,
+            not_done=not_done,
+            spent=client.budget.spent,
+            uncertain=client.budget.uncertain,
+            ending=ending,
+            reason=client.stopped,
+        )
+
+
+@dataclass(frozen=True)
+class FileRun:
+    """What enriching a file did: where it was written, how it ended, how long it took."""
+
+    path: Path
+    outcome: Outcome
+    seconds: float
+
+    def summary(self) -> str:
+        return (
+            f"{self.outcome.rows}; {self.outcome.spend()}; {self.seconds:.1f} s. "
+            f"Written to {self.path}."
+        )
+
+
+def read_input(
+    source: Path, *, sheet: str | None = None, encoding: str | None = None, stream: bool, say: Say
+) -> pl.DataFrame | pl.LazyFrame:
+    """A CSV, XLSX or Parquet file (scanned lazily when it can be streamed); what the reading
+    noticed (an uncertain decode, ragged rows) said through `say`."""
+    table: Any = None
+    with warnings.catch_warnings(record=True) as noticed:
+        warnings.simplefilter("always", InputWarning)
+        if stream and encoding is None:
+            with contextlib.suppress(BatchInputError):  # not UTF-8, ragged...: read whole
+                table = scan_table(source)
+        if table is None:
+            chosen_sheet = int(sheet) if sheet and sheet.isdigit() else sheet
+            text_like = source.suffix.lower() in (".csv", ".tsv", ".txt")
+            table = read_table(source, sheet=chosen_sheet, encoding=encoding if text_like else None)
+    for warning in noticed:
+        say(f"Warning: {warning.message}")
+    read: pl.DataFrame | pl.LazyFrame = table
+    return read
+
+
+def enrich_file(
+    client: Client,
+    source: Path,
+    target: Path,
+    kind: str,
+    *,
+    columns: Sequence[str] = (),
+    fields: Sequence[str] | None = None,
+    budget: int | None = None,
+    sheet: str | None = None,
+    concurrency: int | None = None,
+    prefix: str | None = None,
+    encoding: str | None = None,
+    confirm: Callable[[Plan], bool] = lambda plan: True,
+    say: Say = lambda text: None,
+) -> FileRun | None:
+    """Enrich a column of a file into `target`: the target is checked before anything is paid
+    (writable, not the input); the plan is said and `confirm`ed (False: stop, None returned);
+    the result is written even when the run ended early (what was paid is in it), and a write
+    that fails after paying says that a re-run is free (the answers are cached)."""
+    started = time.perf_counter()
+    check_target(target, source=source)
+    suffixes = {source.suffix.lower(), target.suffix.lower()}
+    table = read_input(
+        source,
+        sheet=sheet,
+        encoding=encoding,
+        stream=suffixes <= {".csv", ".parquet"},
+        say=say,
+    )
+    names = table.collect_schema().names()
+    if not names:
+        raise BatchInputError(
+            f"{source}: the file is empty (no header row); give a table whose first row names "
+            "its columns"
+        )
+    column, note = resolve_columns(table, kind, list(columns))
+    for name in [column] if isinstance(column, str) else column.values():
+        if name not in names:
+            raise BatchInputError(
+                f"{source}: no column {name!r}; its columns are {', '.join(map(repr, names))} "
+                "(give one of them with --column)"
+            )
+    if note:
+        say(note)
+    if isinstance(table, pl.DataFrame) and target.suffix.lower() in (".xlsx", ".xlsm"):
+        check_excel_limits(table, target)
+    job = Enrichment(client, table, column, kind, fields=fields, prefix=prefix, budget=budget)
+    say(f"{source.name}: {job.plan.summary(job.client.budget.left)}.")
+    if doubt := job.plan.doubtful():
+        say(f"Warning: {doubt}")
+    if not confirm(job.plan):
+        return None
+    result, outcome = job.run(concurrency=concurrency)
+    keep = _kept_separator(source, target)
+    try:
+        if isinstance(result, pl.LazyFrame):
+            path = sink_table(result, target, separator=keep)
+        else:
+            path = write_table(result, target, separator=keep)
+    except (OSError, BatchInputError) as error:
+        raise BatchInputError(
+            f"{target}: could not be written ({error}). {outcome.spend().capitalize()}: the "
+            "answers are cached, so running again with another --out is free."
+        ) from None
+    return FileRun(path, outcome, time.perf_counter() - started)
+
+
+def _kept_separator(source: Path, target: Path) -> str | None:
+    """The input's delimiter, kept when a CSV is written as .csv or .txt (None: the default)."""
+    csv_like = (".csv", ".txt")
+    if source.suffix.lower() in csv_like and target.suffix.lower() in csv_like:
+        return csv_separator(source)
+    return None
