@@ -83,8 +83,10 @@ def read_settings(rows: Iterable[Sequence[Any] | None]) -> EnrichRequest:
             found[canonical_name(label)] = value
     kind_text = _cell_text(KIND, found.get(KIND))
     if kind_text is None:
+        where = f"beside '{KIND}'" if KIND in found else f"in B2, with '{KIND}' in A2"
         raise ArgumentError(
-            f"{ENRICH_SHEET} sheet: choose a {KIND} beside '{KIND}' ({', '.join(sorted(KINDS))})"
+            f"{ENRICH_SHEET} sheet: choose a {KIND} {where} ({', '.join(sorted(KINDS))}): what "
+            "the selected column holds"
         )
     try:
         kind = kind_named(kind_text)

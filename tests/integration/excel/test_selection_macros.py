@@ -7,9 +7,10 @@ import datetime as dt
 from typing import Any
 
 from profnet_sheets import Client
-from profnet_sheets.excel import macros
+from profnet_sheets.excel import macros, selection
 from tests.integration.excel.conftest import KEY, Excel
 from tests.unit.excel import workbook
+from tests.unit.excel.test_templates import BUILDER, TEMPLATES, sheet_rows
 
 WEBSITES = [["Account", "Website"], ["Stripe", "stripe.com"], ["Acme", "https://www.acme.com/x"]]
 WEBSITES += [["Stripe again", "WWW.STRIPE.COM"], ["Nobody", None], ["Bad", "not a domain"]]
@@ -152,3 +153,16 @@ def test_freeze_asks_first_and_says_when_there_is_nothing_to_freeze(excel: Excel
     nothing = workbook.Book({"Data": [["x"]]})
     macros.freeze_selection(nothing)
     assert nothing.app.prompts == ["#PROFNET! select the cells first, then run the macro again"]
+
+
+def test_the_company_enrichment_template_enriches_its_as_values_sheet(excel: Excel) -> None:
+    path = TEMPLATES / "profnet_company_enrichment.xlsx"
+    sheets = {name: sheet_rows(path, name) for name in (BUILDER.AS_VALUES, selection.ENRICH_SHEET)}
+    book = workbook.Book(sheets)
+    book.select(BUILDER.AS_VALUES, f"B2:B{len(sheets[BUILDER.AS_VALUES])}")
+    macros.enrich_selection(book)
+    table = book.sheets[BUILDER.AS_VALUES].table()
+    assert table[0][2:] == ["company_name", "industry", "company_size", "website"]
+    assert book.app.prompts[0].startswith("Enrich selection: 20 rows")
+    assert excel.charged() > 0
+    assert sum(1 for row in table[1:] if str(row[2]).startswith("#PROFNET!")) < 5
