@@ -89,14 +89,14 @@ def free_port() -> int:
 
 
 def outside_the_venv(python: str) -> dict[str, str]:
-    """This environment as a desktop starts LibreOffice: no other `python3` on PATH before
-    LibreOffice's own (`python`). Its embedded Python takes the first one on PATH for its home:
-    a virtual environment's or pyenv's standard library, without `uno`, and soffice aborts."""
-    own = Path(python).resolve()
+    """This environment as a desktop starts LibreOffice: no folder on PATH with a `python3`
+    but LibreOffice's own (`python`). Its embedded Python takes the first `python3` on PATH
+    for its home: a virtual environment's (even one of the same Python: no `uno` in it) or
+    pyenv's, and soffice aborts at start."""
+    own = Path(python).parent
 
     def foreign(folder: str) -> bool:
-        found = Path(folder, "python3")
-        return found.exists() and found.resolve() != own
+        return Path(folder, "python3").exists() and Path(folder) != own
 
     path = os.pathsep.join(
         folder for folder in os.environ.get("PATH", "").split(os.pathsep) if not foreign(folder)
