@@ -564,7 +564,11 @@ def calc_build(out: str) -> None:
     """Build the add-in (.oxt) for this Python environment, without installing it."""
     from profnet_sheets.calc.build import build
 
-    click.echo(f"Written to {build(Path(out))}.", err=True)
+    try:
+        written = build(Path(out))
+    except ProfnetError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"Written to {written}.", err=True)
 
 
 @calc.command("install")
@@ -580,12 +584,12 @@ def calc_install(profile: str | None, shared: bool, unopkg: str | None) -> None:
     from profnet_sheets.calc.build import build
 
     with tempfile.TemporaryDirectory() as folder:
-        oxt = build(Path(folder) / "profnet-sheets.oxt")
         try:
             tool = install.find_unopkg(unopkg)
+            oxt = build(Path(folder) / "profnet-sheets.oxt")
             command = install.add_command(tool, oxt, Path(profile) if profile else None, shared)
             install.run(command, shared)
-        except install.CalcInstallError as error:
+        except ProfnetError as error:
             raise click.ClickException(str(error)) from None
     click.echo(
         f"Installed for LibreOffice ({'every user' if shared else 'this user'}), running "

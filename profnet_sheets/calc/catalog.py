@@ -6,9 +6,11 @@ interface and its function-wizard texts are generated from them, never written t
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from dataclasses import dataclass
 
+from profnet_sheets.errors import ConfigurationError
 from profnet_sheets.excel import formulas
 
 
@@ -34,7 +36,13 @@ def _one_line(text: str) -> str:
 def functions() -> list[Function]:
     """Every PROFNET_* formula Excel declares, in its order, with the help Excel shows.
     Needs xlwings (the excel extra): udfs.py declares the formulas through it."""
-    from profnet_sheets.excel import udfs
+    try:
+        udfs = importlib.import_module("profnet_sheets.excel.udfs")
+    except ImportError as error:
+        raise ConfigurationError(
+            f"the Calc add-in is made from the Excel formulas' declarations, which need "
+            f'xlwings ({error}): pip install "profnet-sheets[excel]"'
+        ) from None
 
     found = []
     for name, declared in vars(udfs).items():

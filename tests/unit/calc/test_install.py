@@ -78,3 +78,14 @@ def test_build_writes_the_oxt(tmp_path: Path) -> None:
     done = CliRunner().invoke(main, ["calc", "build", "--out", str(tmp_path / "x.oxt")])
     assert done.exit_code == 0, done.output
     assert (tmp_path / "x.oxt").exists()
+
+
+def test_without_xlwings_the_build_says_which_extra_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "profnet_sheets.excel.udfs", None)  # import fails
+    done = CliRunner().invoke(main, ["calc", "build", "--out", str(tmp_path / "x.oxt")])
+    assert done.exit_code == 1
+    assert 'pip install "profnet-sheets[excel]"' in done.output
