@@ -16,6 +16,7 @@ reads one JSON command per line on stdin and answers one JSON line on stdout, so
     {"op": "calculate_all"}                         a hard recalculation (Ctrl+Shift+F9)
     {"op": "read", "area": "A1:F9"}                values, as shown: {"rows": [[...]]}
     {"op": "formula", "cell": "B1"}                 the formula as Calc shows it
+    {"op": "describe", "name": "PROFNET_COMPANY"}   what the function wizard shows of it
     {"op": "quit"}                                  this script ends; soffice goes on
     {"op": "terminate"}                             soffice ends (and this script)
 """
@@ -72,6 +73,7 @@ def shown(cell: Any) -> Any:
 class Office:
     def __init__(self, port: int) -> None:
         context = connect(port)
+        self.context = context
         self.desktop = context.ServiceManager.createInstanceWithContext(
             "com.sun.star.frame.Desktop", context
         )
@@ -132,6 +134,22 @@ class Office:
             for row in range_of(address.StartRow, address.EndRow)
         ]
         return {"rows": rows}
+
+    def describe(self, name: str) -> dict[str, Any]:
+        descriptions = self.context.ServiceManager.createInstanceWithContext(
+            "com.sun.star.sheet.FunctionDescriptions", self.context
+        )
+        for index in range(descriptions.getCount()):
+            found = {prop.Name: prop.Value for prop in descriptions.getByIndex(index)}
+            if found["Name"] == name:
+                return {
+                    "description": found["Description"],
+                    "arguments": [
+                        [argument.Name, argument.Description, argument.IsOptional]
+                        for argument in found["Arguments"]
+                    ],
+                }
+        return {"failed": f"no function {name}"}
 
     def terminate(self) -> dict[str, Any]:
         # The bridge goes down with soffice, sometimes before the answer.

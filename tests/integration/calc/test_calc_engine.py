@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from profnet_sheets import Client
-from profnet_sheets.calc import install
+from profnet_sheets.calc import catalog, install
 from profnet_sheets.calc.build import build
 from profnet_sheets.excel.cells import ERROR_PREFIX
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
@@ -296,6 +296,13 @@ def test_a_workbook_in_libreoffice_pays_each_key_once(calc: Calc, sandbox: Runni
     calc("set", cells={**INPUTS, **FORMULAS, **BAD})
     calc("array", area=RANGE_AREA, formula=RANGE_FORMULA)
     assert calc("formula", cell="B2")["formula"] == '=PROFNET_COMPANY(A2, "industry")'
+    # The function wizard shows what Excel's does: the texts of udfs.py, generated into the XCU.
+    (geocode,) = [
+        function for function in catalog.functions() if function.name == "PROFNET_GEOCODE"
+    ]
+    shown = calc("describe", name="PROFNET_GEOCODE")
+    assert shown["description"] == geocode.description
+    assert shown["arguments"] == [[a.name, a.help, True] for a in geocode.arguments]
 
     # 1. The first full recalculation: each distinct key paid once, whichever cells ask.
     before = charged(sandbox)
