@@ -536,3 +536,75 @@ def search() -> None:
 
 search.add_command(_search_command("leads"))
 search.add_command(_search_command("companies"))
+
+
+@main.group()
+def calc() -> None:
+    """The PROFNET_* formulas in LibreOffice Calc: an add-in that runs this environment."""
+
+
+_PROFILE = click.option(
+    "--profile",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="A LibreOffice user profile folder (default: yours).",
+)
+_SHARED = click.option("--shared", is_flag=True, help="For every user of this computer.")
+_UNOPKG = click.option("--unopkg", default=None, help="LibreOffice's unopkg (default: found).")
+
+
+@calc.command("build")
+@click.option("--out", default="profnet-sheets.oxt", show_default=True, help="The .oxt to write.")
+def calc_build(out: str) -> None:
+    """Build the add-in (.oxt) for this Python environment, without installing it."""
+    from profnet_sheets.calc.build import build
+
+    try:
+        written = build(Path(out))
+    except ProfnetError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"Written to {written}.", err=True)
+
+
+@calc.command("install")
+@_PROFILE
+@_SHARED
+@_UNOPKG
+def calc_install(profile: str | None, shared: bool, unopkg: str | None) -> None:
+    """Build the add-in for this Python environment and install it with unopkg (close
+    LibreOffice first). Run it again after moving or rebuilding the environment."""
+    import tempfile
+
+    from profnet_sheets.calc import install
+    from profnet_sheets.calc.build import build
+
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            tool = install.find_unopkg(unopkg)
+            oxt = build(Path(folder) / "profnet-sheets.oxt")
+            command = install.add_command(tool, oxt, Path(profile) if profile else None, shared)
+            install.run(command, shared)
+        except ProfnetError as error:
+            raise click.ClickException(str(error)) from None
+    click.echo(
+        f"Installed for LibreOffice ({'every user' if shared else 'this user'}), running "
+        f'{sys.executable}. Start Calc and type =PROFNET_COMPANY("stripe.com"; "industry").',
+        err=True,
+    )
+
+
+@calc.command("remove")
+@_PROFILE
+@_SHARED
+@_UNOPKG
+def calc_remove(profile: str | None, shared: bool, unopkg: str | None) -> None:
+    """Remove the add-in from LibreOffice (close LibreOffice first)."""
+    from profnet_sheets.calc import install
+
+    try:
+        tool = install.find_unopkg(unopkg)
+        command = install.remove_command(tool, Path(profile) if profile else None, shared)
+        install.run(command, shared)
+    except install.CalcInstallError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo("Removed from LibreOffice.", err=True)

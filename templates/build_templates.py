@@ -2,8 +2,11 @@
 
 Four workbooks, each with a first sheet that says what to do, example inputs, PROFNET_*
 formulas and an `xlwings.conf` sheet naming the UDF module: company enrichment, lead list
-enrichment, lead search and company search. The output is byte-for-byte reproducible (fixed
-document dates), so a review of a change to this script is a review of the templates.
+enrichment, lead search and company search. The two enrichment workbooks have an Enrich sheet
+for the Enrich selection macro (the kind and fields to add) and an As values sheet of keys to
+select; every one lists the macros (Enrich selection, Freeze as values) and the one line of VBA
+a button runs. The output is byte-for-byte reproducible (fixed document dates), so a review of
+a change to this script is a review of the templates.
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ import xlsxwriter
 from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
+from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client.jobs import SearchKind
-from profnet_sheets.excel import macros, searches
+from profnet_sheets.excel import macros, searches, selection
 from profnet_sheets.excel.session import (
     BUDGET_KEY,
     CONF_SHEET,
@@ -57,6 +61,22 @@ MONEY = [
     f"{REFRESH_KEY} = TRUE fetches (and pays for) the answers past their freshness.",
     "Errors show as #PROFNET! and say what to do.",
 ]
+MACROS = [
+    f"{selection.ENRICH} (Windows and Mac): select a column of keys (domains, profile URLs, "
+    f"ids...), then run it: it looks up the {selection.KIND} chosen on the "
+    f"{selection.ENRICH_SHEET} sheet (a sheet of that name with {selection.KIND} in A2 and its "
+    "value in B2, fields in A3:B3), shows the cost and asks first, and writes VALUES (no "
+    "formulas: nothing to recalculate, nothing to pay again) beside the selection, under a "
+    "header. Button macro: "
+    'RunPython "from profnet_sheets.excel.macros import enrich_selection; enrich_selection()"',
+    f"{selection.FREEZE} (Windows and Mac): select cells holding PROFNET_ formulas and run it: "
+    "they become the values they show (the whole answer of each), so that the workbook can be "
+    "shared and opened without the add-in or credits. It asks first; it cannot be undone. "
+    'Button macro: RunPython "from profnet_sheets.excel.macros import freeze_selection; '
+    'freeze_selection()"',
+    "A button: save as .xlsm, Developer > Insert > Button, New, and paste the RunPython line "
+    "into the Sub (the xlwings add-in provides RunPython).",
+]
 
 
 @dataclass(frozen=True)
@@ -91,7 +111,12 @@ def _start_here(book: Workbook, formats: Formats, template: Template) -> None:
     sheet.set_column(0, 0, 4)
     sheet.set_column(1, 1, 110)
     sheet.write_string(0, 1, template.title, formats.title)
-    lines = [("Setup", SETUP), ("This workbook", template.steps), ("Good to know", MONEY)]
+    lines = [
+        ("Setup", SETUP),
+        ("This workbook", template.steps),
+        ("Macros", MACROS),
+        ("Good to know", MONEY),
+    ]
     row = 2
     for heading, texts in lines:
         sheet.write_string(row, 1, heading, formats.bold)
@@ -115,6 +140,42 @@ def _conf(book: Workbook) -> None:
     sheet.write_boolean(2, 1, False)
     sheet.write_string(3, 0, REFRESH_KEY)
     sheet.write_boolean(3, 1, False)
+
+
+AS_VALUES = "As values"  # keys with free columns right of them, for Enrich selection
+
+
+def _enrich(
+    book: Workbook, formats: Formats, kind: str, fields: str, keys: Sequence[Sequence[str]]
+) -> None:
+    """A sheet of keys with nothing right of them, for the Enrich selection macro; and the
+    Enrich sheet: what it looks up (a list of the kinds to pick from) and the fields it
+    writes (its 'Last run' block goes at E1)."""
+    plain = book.add_worksheet(AS_VALUES)
+    plain.set_column(0, 1, 40)
+    plain.set_column(2, 8, 24)
+    _header(plain, formats, keys[0])
+    for row, values in enumerate(keys[1:], start=1):
+        for column, value in enumerate(values):
+            plain.write_string(row, column, value)
+    sheet = book.add_worksheet(selection.ENRICH_SHEET)
+    sheet.set_column(0, 0, 12)
+    sheet.set_column(1, 1, 44)
+    sheet.set_column(2, 2, 70)
+    sheet.set_column(4, 5, 28)
+    _header(sheet, formats, ["Setting", "Value", "What it is"])
+    values = {selection.KIND: kind, selection.FIELDS: fields}
+    for row, (name, description) in enumerate(selection.setting_rows(), start=1):
+        sheet.write_string(row, 0, name)
+        sheet.write_string(row, 1, values[name])
+        sheet.write_string(row, 2, description, formats.wrap)
+    sheet.data_validation(1, 1, 1, 1, {"validate": "list", "source": sorted(KINDS)})
+    sheet.write_string(
+        4,
+        0,
+        f"Select a column of keys on another sheet, then run {selection.ENRICH} (see Start "
+        "here, Macros). The values go right of the selection, under a header.",
+    )
 
 
 def _header(sheet: Worksheet, formats: Formats, names: Sequence[str], column: int = 0) -> None:
@@ -143,6 +204,13 @@ def _companies(book: Workbook, formats: Formats) -> None:
         sheet.write_string(row, 1, website)
     fields = "company_name, industry, company_size, headquarters, founded, website"
     _spill(sheet, "C1", f'=PROFNET_COMPANY(B2:B{len(rows) + 1}, "{fields}", TRUE)')
+    _enrich(
+        book,
+        formats,
+        "company",
+        "company_name, industry, company_size, website",
+        [("Account", "Website"), *rows],
+    )
 
     single = book.add_worksheet("One cell at a time")
     single.set_column(0, 0, 44)
@@ -201,6 +269,13 @@ def _leads(book: Workbook, formats: Formats) -> None:
         urls.write_string(row, 0, url)
     _spill(urls, "B1", '=PROFNET_PROFILE(A2:A4, "full_name, headline, location", , , TRUE)')
     _spill(urls, "A7", '=PROFNET_RECOMMENDATIONS(A2, , "recommender_name, relationship")')
+    _enrich(
+        book,
+        formats,
+        "profile",
+        "full_name, headline, location",
+        [("Profile URL",), *((url,) for url in examples if url)],
+    )
 
 
 def _search(kind: SearchKind, examples: dict[str, Any]) -> Callable[[Workbook, Formats], None]:
@@ -258,6 +333,10 @@ TEMPLATES = [
             "Change the fields: edit the text in the formula (PROFNET_COMPANY lists the valid "
             "names when one is wrong). One field gives one column.",
             "One cell at a time sheet: single lookups, headcount, geocode, posts, credits.",
+            f"Without formulas (Windows and Mac): on the {AS_VALUES} sheet, select the websites "
+            f"(B2:B21) and run {selection.ENRICH} (Macros, below; or xlwings tab > Run main "
+            "with profnet_company_enrichment.py beside this workbook): the Enrich sheet says "
+            "what is added, as values in C1 onwards.",
         ],
         _companies,
     ),
@@ -268,6 +347,10 @@ TEMPLATES = [
             "Leads sheet: names in A, companies in B; C1 finds each person's profile (the best "
             "match, 1 credit each), E1 adds details from those profiles.",
             "Profiles sheet: profile URLs you already have; recommendations of one of them.",
+            f"Without formulas (Windows and Mac): on the {AS_VALUES} sheet, select the profile "
+            f"URLs (A2:A3) and run {selection.ENRICH} (Macros, below; or xlwings tab > Run "
+            "main with profnet_lead_list_enrichment.py beside this workbook): the Enrich sheet "
+            "says what is added, as values in B1 onwards.",
         ],
         _leads,
     ),

@@ -41,6 +41,8 @@ RESULTS: dict[SearchKind, tuple[str, ObjectOf]] = {
     "leads": ("PROFNET_LEADS", r.LEAD_ITEM),
     "companies": ("PROFNET_COMPANIES", r.COMPANY_SEARCH_ITEM),
 }
+PREFIX = "PROFNET_"
+FORMULAS: dict[str, Callable[..., Result]] = {}  # PROFNET_COMPANY -> company(), as declared below
 MAX_SCHOOLS = 100  # google-schools has no limit of its own: this many of one page at most
 
 
@@ -54,7 +56,17 @@ def formula(function: Callable[P, Result]) -> Callable[P, Result]:
         except (Exception, KeyboardInterrupt) as error:
             return message_for(error)
 
+    FORMULAS[PREFIX + function.__name__.upper()] = guarded
     return guarded
+
+
+def named(name: str) -> Callable[..., Result]:
+    """The logic of a formula by the name users type (`PROFNET_COMPANY` -> `company`): what
+    Excel's xlwings wrappers and the LibreOffice Calc add-in both call."""
+    try:
+        return FORMULAS[name]
+    except KeyError:
+        raise ArgumentError(f"there is no formula {name}") from None
 
 
 def _by_key(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from profnet_sheets.batch.kinds import Kind
 from profnet_sheets.client.normalize import NormalizationError
@@ -15,6 +15,10 @@ from profnet_sheets.excel.cells import CellValue, Grid, Result, Rows
 from profnet_sheets.excel.messages import NOT_FOUND, ArgumentError, message_for, row_message
 from profnet_sheets.excel.session import ExcelSession
 from profnet_sheets.spec.schema import ArrayOf, ObjectOf
+
+if TYPE_CHECKING:
+    from profnet_sheets.batch.engine import Progress
+    from profnet_sheets.batch.plan import Plan
 
 Answer = dict[str, Any] | str | None  # a record, a #PROFNET! text, or None for a blank key
 _OUT = "out."  # prefix of the columns enrich() adds: never a key column's name
@@ -175,33 +179,63 @@ def _key_rows(
     return texts, invalid
 
 
+def _frame(texts: Mapping[str, list[str | None]]) -> Any:
+    import polars as pl
+
+    return pl.DataFrame(texts, schema=dict.fromkeys(texts, pl.String))
+
+
+def plan_many(
+    session: ExcelSession,
+    kind: Kind,
+    columns: Mapping[str, Sequence[Any]],
+    options: Mapping[str, Any] | None = None,
+) -> Plan:
+    """What fetch_many() of these columns costs at most, from the cache alone (nothing is
+    sent): its distinct keys as it reads them, those cached, the credits. Hand it back to
+    fetch_many() so that the keys are not planned twice."""
+    from profnet_sheets.batch.engine import enrich
+
+    texts, _ = _key_rows(columns, set(columns))
+    plan: Plan = enrich(
+        _frame(texts),
+        {name: name for name in texts},
+        kind,
+        client=session.client,
+        options=options,
+        dry_run=True,
+    )
+    return plan
+
+
 def fetch_many(
     session: ExcelSession,
     kind: Kind,
     columns: Mapping[str, Sequence[Any]],
     options: Mapping[str, Any],
     ranged: set[str] | None = None,
+    progress: Progress = False,
+    plan: Plan | None = None,
 ) -> list[Answer]:
     """Every row's record through ONE enrich() call: each unique key fetched once,
     concurrently; rows in order. `ranged`: the columns that came from ranges (default all):
-    a row whose ranged cells are blank is blank, whatever the single values say."""
-    import polars as pl
-
+    a row whose ranged cells are blank is blank, whatever the single values say.
+    `progress`: a hook called with (lookups done, lookups in all); `plan`: plan_many()'s."""
     from profnet_sheets.batch.engine import enrich
 
     texts, invalid = _key_rows(columns, set(columns) if ranged is None else ranged)
-    frame = pl.DataFrame(texts, schema=dict.fromkeys(texts, pl.String))
     fields = list(kind.output.field_names)
     out = enrich(
-        frame,
+        _frame(texts),
         {name: name for name in texts},
         kind,
         fields=fields,
         client=session.client,
         options=options,
         concurrency=session.client.settings.concurrency,
-        progress=False,
+        progress=progress,
         prefix=_OUT,
+        plan=plan,
     )
     errors = out[_OUT + "error"].to_list()
     records = out.select([_OUT + name for name in fields]).rows()
@@ -218,7 +252,8 @@ def fetch_many(
     return answers
 
 
-def _row(answer: Answer, fields: Sequence[str]) -> list[CellValue]:
+def record_row(answer: Answer, fields: Sequence[str]) -> list[CellValue]:
+    """One key's row: its fields' values, or its error (or blank) then blank cells."""
     if isinstance(answer, dict):
         return [cells.cell(answer.get(name)) for name in fields]
     return [answer or "", *[""] * (len(fields) - 1)]
@@ -227,10 +262,10 @@ def _row(answer: Answer, fields: Sequence[str]) -> list[CellValue]:
 def _records(answers: list[Answer], fields: list[str], header: bool, grid: Grid) -> Result:
     """One field: the keys' shape (a value for one key); several: one row per key."""
     if len(fields) == 1:
-        rows = grid.shape([_row(answer, fields)[0] for answer in answers])
+        rows = grid.shape([record_row(answer, fields)[0] for answer in answers])
         top: Rows = [[fields[0], *[""] * (grid.cols - 1)]]
     else:
-        rows = [_row(answer, fields) for answer in answers]
+        rows = [record_row(answer, fields) for answer in answers]
         top = [list(fields)]
     return cells.rows_or_value(top + rows, 1) if header else cells.rows_or_value(rows)
 
@@ -250,9 +285,9 @@ def _items(
         lead = [] if keys is None else [keys[index]]
         if isinstance(answer, dict):
             found = answer.get(items) or []
-            rows.extend(lead + _row(item, fields) for item in found if isinstance(item, dict))
+            rows.extend(lead + record_row(item, fields) for item in found if isinstance(item, dict))
         elif answer is not None:
-            rows.append(lead + _row(answer, fields))
+            rows.append(lead + record_row(answer, fields))
     heading: list[CellValue] = [*([] if keys is None else [key_name]), *fields]
     top: Rows = [heading]
     if header is False:

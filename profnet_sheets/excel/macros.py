@@ -1,8 +1,10 @@
-"""RunPython entry points behind the search buttons: thin shells over xlwings; searches.py decides.
+"""RunPython entry points behind the buttons: thin shells over xlwings (Windows and macOS
+Excel); searches.py and selection.py decide.
 
 A button's VBA macro:
     RunPython "from profnet_sheets.excel.macros import lead_search; lead_search()"
-or the xlwings tab's Run main, with the template's .py file beside the workbook.
+(or company_search, enrich_selection, freeze_selection), or the xlwings tab's Run main, with
+the template's .py file beside the workbook.
 """
 
 from __future__ import annotations
@@ -11,14 +13,16 @@ from typing import Any, Final
 
 from profnet_sheets.client.jobs import SearchKind
 from profnet_sheets.errors import SearchError
-from profnet_sheets.excel import searches, session
+from profnet_sheets.excel import searches, selection, session
 from profnet_sheets.excel.cells import Rows
-from profnet_sheets.excel.messages import message_for
+from profnet_sheets.excel.messages import ArgumentError, message_for
 
 FILTER_CELLS: Final = "A2:B60"  # (name, value) rows under the Filters sheet's header
 REPORT_CELL: Final = "E1"  # the 'Last run' block
 REPORT_CLEAR: Final = "E1:F12"
 REQUEST_ID_CELL: Final = "F3"  # in that block: the request_id (=PROFNET_LEADS(Filters!F3))
+SETTING_CELLS: Final = "A2:B20"  # (setting, value) rows under the Enrich sheet's header
+ENRICH: Final = selection.ENRICH_SHEET  # its 'Last run' block is at REPORT_CELL too
 
 
 def lead_search(book: Any = None) -> None:
@@ -46,9 +50,9 @@ def _sheet(book: Any, name: str) -> Any:
         return book.sheets.add(name, after=book.sheets[-1])
 
 
-def _report(book: Any, rows: Rows) -> None:
+def _report(book: Any, rows: Rows, sheet_name: str = searches.FILTERS_SHEET) -> None:
     """The 'Last run' block (its texts already made literal by searches.summary)."""
-    sheet = _sheet(book, searches.FILTERS_SHEET)
+    sheet = _sheet(book, sheet_name)
     sheet.range(REPORT_CLEAR).clear_contents()
     sheet.range(REPORT_CELL).value = rows
 
@@ -90,3 +94,85 @@ def run_search(book: Any, kind: SearchKind) -> None:
         _report(book, searches.summary(request, message_for(error), request_id or "", data))
     finally:
         app.status_bar = False
+
+
+def _selected(book: Any) -> Any:
+    chosen = book.selection
+    if chosen is None:
+        raise ArgumentError("select the cells first, then run the macro again")
+    return chosen
+
+
+def _read(sheet: Any, area: str) -> Any:
+    """Cells as rows, Excel's errors as their text (never taken for empty cells)."""
+    return sheet.range(area).options(err_to_str=True, ndim=2).value
+
+
+def enrich_selection(book: Any = None) -> None:
+    """Enrich the selected column of keys with the kind on the Enrich sheet: the cost is shown
+    and asked first; progress in the status bar; values (not formulas) beside the selection,
+    under a header; a 'Last run' block on the Enrich sheet."""
+    book = _caller(book)
+    app = book.app
+    data = ""
+    try:
+        current = session.current(lambda: session.book_config(book))
+        data = session.data_source(current.client)
+        settings = session.read_cells(_sheet(book, ENRICH), SETTING_CELLS)
+        request = selection.read_settings(settings or [])
+        chosen = _selected(book)
+        sheet = chosen.sheet
+        used = sheet.used_range
+        rows, columns = chosen.shape
+        last_used = used.row + used.shape[0] - 1
+        placed = selection.place(chosen.row, chosen.column, rows, columns, last_used)
+        keys = selection.keys_of(_read(sheet, placed.keys))
+        target = placed.target(len(request.header))
+        selection.check_free(_read(sheet, target), request, target)
+        found = selection.plan(current, request, keys)
+        left = current.client.budget.left
+        line = selection.cost_line(found, left)
+        if not selection.within_budget(found, left):
+            _report(book, selection.report(f"{line} Over the budget: not run.", data), ENRICH)
+            return
+        prompt = f"{line} Run it?"
+        if found.credits and app.alert(prompt, title="profnet", buttons="ok_cancel") != "ok":
+            _report(book, selection.report("cancelled: nothing spent", data), ENRICH)
+            return
+
+        def show(done: int, total: int) -> None:
+            app.status_bar = f"{selection.ENRICH}: {done} of {total} lookups"
+
+        enriched = selection.run(current, request, keys, found, show)
+        sheet.range(placed.target_cell).value = enriched.rows
+        _report(book, selection.report(enriched, data, f"{sheet.name}!{target}"), ENRICH)
+    except Exception as error:  # a button never shows a traceback: the reason, and what to do
+        _report(book, selection.report(message_for(error), data), ENRICH)
+    finally:
+        app.status_bar = False
+
+
+def freeze_selection(book: Any = None) -> None:
+    """Replace the PROFNET_* formulas of the selection by the values they show (each with
+    every cell its answer fills), after asking; then say what was done."""
+    book = _caller(book)
+    app = book.app
+    try:
+        chosen = _selected(book)
+        sheet = chosen.sheet
+        answers = {}
+        for row, column in selection.profnet_cells(chosen.row, chosen.column, chosen.formula):
+            cell = selection.address(row, column)
+            try:  # the spill: every cell the answer fills (`C1#` in Excel 365)
+                answers[cell] = _read(sheet, f"{cell}#")
+            except Exception:  # no dynamic arrays here: the answer is its own cell
+                answers[cell] = _read(sheet, cell)
+        frozen = selection.freeze(answers)
+        if frozen.blocks:
+            if app.alert(frozen.prompt(), title="profnet", buttons="ok_cancel") != "ok":
+                return  # cancelled: nothing changed
+            for cell, rows in frozen.blocks:
+                sheet.range(cell).value = rows
+        app.alert(frozen.line(), title="profnet")
+    except Exception as error:  # a button never shows a traceback
+        app.alert(message_for(error), title="profnet")

@@ -21,7 +21,7 @@ from profnet_sheets.excel.session import BUDGET_KEY, OFFLINE_KEY
 
 log = logging.getLogger("profnet_sheets.excel")
 
-RESTART = "then restart the UDF server (xlwings tab)"
+RESTART = "then restart the UDF server (xlwings tab; in LibreOffice, LibreOffice itself)"
 BUDGET_SPENT = (
     f"the budget of this Excel session is spent: nothing was sent. Raise {BUDGET_KEY} "
     f"(xlwings.conf sheet or environment), {RESTART}; what was fetched stays free"

@@ -28,6 +28,9 @@ FIELDS = (
 HEADER = "Optional. TRUE adds a first row with the field names."
 RANGE = " A range of them gives one table (each distinct one fetched once, together)."
 network = xw.func(async_mode="threading", call_in_wizard=False)
+# formula -> argument -> its help, as declared below: xlwings' decorators keep nothing outside
+# Windows, and the LibreOffice Calc add-in (profnet_sheets.calc) shows the same help.
+ARGUMENT_HELP: dict[str, dict[str, str]] = {}
 
 
 def _spec(name: str, parameter: str) -> str:
@@ -46,7 +49,12 @@ def _arg(name: str, doc: str, **options: Any) -> Callable[[F], F]:
     Excel error as its text (`#N/A`): without err_to_str xlwings hands it over as None, an
     empty cell, and the formula would answer blank instead of saying what is wrong."""
     declare: Callable[[F], F] = xw.arg(name, doc=doc, err_to_str=True, **options)
-    return declare
+
+    def recorded(function: F) -> F:
+        ARGUMENT_HELP.setdefault(function.__name__, {})[name] = doc
+        return declare(function)
+
+    return recorded
 
 
 def _from_spec(endpoint_name: str) -> Callable[[F], F]:

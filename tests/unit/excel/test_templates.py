@@ -13,7 +13,7 @@ from typing import Any
 import openpyxl
 import pytest
 
-from profnet_sheets.excel import searches, udfs
+from profnet_sheets.excel import macros, searches, selection, udfs
 from profnet_sheets.excel.session import BUDGET_KEY, CONF_SHEET
 
 TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
@@ -155,3 +155,38 @@ def test_the_run_main_files_call_the_macros() -> None:
             in (TEMPLATES / f"{name}.py").read_text()
         )
         assert (TEMPLATES / f"{name}.xlsx").exists()
+
+
+ENRICHMENT = {"profnet_company_enrichment": "company", "profnet_lead_list_enrichment": "profile"}
+
+
+def sheet_rows(path: Path, name: str) -> list[list[Any]]:
+    sheet = openpyxl.load_workbook(path)[name]
+    return [[cell.value for cell in row] for row in sheet.iter_rows()]
+
+
+@pytest.mark.parametrize("name", sorted(ENRICHMENT))
+def test_the_enrichment_templates_are_ready_for_enrich_selection(name: str) -> None:
+    path = TEMPLATES / f"{name}.xlsx"
+    request = selection.read_settings(sheet_rows(path, selection.ENRICH_SHEET))
+    assert request.kind.name == ENRICHMENT[name]
+    book = openpyxl.load_workbook(path)
+    (choices,) = book[selection.ENRICH_SHEET].data_validations.dataValidation
+    assert choices.type == "list"
+    assert str(choices.sqref) == "B2"
+    keys = sheet_rows(path, BUILDER.AS_VALUES)
+    assert len(keys) > 2
+    assert all(len(row) <= 2 for row in keys), "nothing right of the keys: room for the values"
+    assert (
+        "from profnet_sheets.excel.macros import enrich_selection"
+        in (TEMPLATES / f"{name}.py").read_text()
+    )
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_template_shows_both_macros_with_their_button_line(name: str) -> None:
+    lines = [str(row[1]) for row in sheet_rows(TEMPLATES / name, "Start here") if row[1]]
+    for entry in ("enrich_selection", "freeze_selection"):
+        (line,) = [line for line in lines if f"import {entry}; {entry}()" in line]
+        assert "Windows and Mac" in line
+        assert callable(getattr(macros, entry))

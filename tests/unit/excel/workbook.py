@@ -7,6 +7,11 @@ Checked against xlwings 0.37.8 (`_xlwindows.py`, `conversion/standard.py`):
   `1-10` becomes a date, `007` and long digit strings become (rounded) numbers, `TRUE` a
   boolean, `=...` (or `+x`, `-x`, `@x`) a formula; a leading `'` keeps the rest as text and is
   not part of the value.
+- formulas: a sheet's `formulas` hold the cells' formulas beside the values they show
+  (`Range.formula`, the text of a value cell being the value itself); `spills` the size of the
+  answers formulas spill (Excel 365), read as `C1#`; writing a value over a formula's cell
+  replaces the formula and empties its spill, as Excel does.
+- `.options(ndim=2)` reads one cell as [[value]], as xlwings does.
 """
 
 from __future__ import annotations
@@ -86,15 +91,49 @@ def _position(address: str) -> tuple[int, int]:
 class Range:
     """A block of a Sheet, read and written as xlwings does (2-D lists for 2-D blocks)."""
 
-    def __init__(self, sheet: Sheet, address: str, err_to_str: bool = False) -> None:
+    def __init__(
+        self, sheet: Sheet, address: str, err_to_str: bool = False, ndim: int | None = None
+    ) -> None:
         first, _, last = address.partition(":")
-        self.sheet, self.address, self.err_to_str = sheet, address, err_to_str
-        self.top, self.bottom = _position(first), _position(last or first)
+        self.sheet, self.address, self.err_to_str, self.ndim = sheet, address, err_to_str, ndim
+        if first.endswith("#"):  # a spill reference: the answer of the formula in that cell
+            anchor = _position(first[:-1])
+            if anchor not in sheet.spills:
+                raise ValueError(f"{address}: no spilled answer there")  # Excel's #REF!
+            height, width = sheet.spills[anchor]
+            self.top, self.bottom = anchor, (anchor[0] + height - 1, anchor[1] + width - 1)
+        else:
+            self.top, self.bottom = _position(first), _position(last or first)
 
     def options(self, convert: Any = None, **options: Any) -> Range:
         assert convert is None
-        assert set(options) <= {"err_to_str"}, options
-        return Range(self.sheet, self.address, bool(options.get("err_to_str")))
+        assert set(options) <= {"err_to_str", "ndim"}, options
+        return Range(self.sheet, self.address, bool(options.get("err_to_str")), options.get("ndim"))
+
+    @property
+    def row(self) -> int:
+        return self.top[0]
+
+    @property
+    def column(self) -> int:
+        return self.top[1]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.bottom[0] - self.top[0] + 1, self.bottom[1] - self.top[1] + 1
+
+    @property
+    def formula(self) -> Any:
+        """A formula's text, or a value cell's value as text ("" when empty), as Excel's."""
+        (r1, c1), (r2, c2) = self.top, self.bottom
+        rows = [
+            [
+                self.sheet.formulas.get((r, c), _as_text(self.sheet.cells.get((r, c))))
+                for c in range(c1, c2 + 1)
+            ]
+            for r in range(r1, r2 + 1)
+        ]
+        return rows[0][0] if (r1, c1) == (r2, c2) else rows
 
     def _read(self, cell: Any) -> Any:
         if isinstance(cell, ExcelError):
@@ -108,6 +147,8 @@ class Range:
             [self._read(self.sheet.cells.get((r, c))) for c in range(c1, c2 + 1)]
             for r in range(r1, r2 + 1)
         ]
+        if self.ndim == 2:
+            return rows
         return rows[0][0] if (r1, c1) == (r2, c2) else rows
 
     @value.setter
@@ -120,20 +161,49 @@ class Range:
             del self.sheet.cells[key]
 
 
+def _as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 class Sheet:
     def __init__(self, name: str, rows: list[list[Any]] | None = None) -> None:
         """A sheet holding `rows` from A1 as they are (already Excel's values)."""
         self.name = name
         self.cells: dict[tuple[int, int], Any] = {}
+        self.formulas: dict[tuple[int, int], str] = {}
+        self.spills: dict[tuple[int, int], tuple[int, int]] = {}
         self.put((1, 1), rows or [], lambda cell: cell)
+
+    def formula(self, address: str, text: str, answer: list[list[Any]]) -> None:
+        """A formula in a cell, showing `answer` (spilled when bigger than one cell)."""
+        anchor = _position(address)
+        self.put(anchor, answer, lambda cell: cell)
+        self.formulas[anchor] = text
+        if len(answer) > 1 or len(answer[0]) > 1:
+            self.spills[anchor] = (len(answer), len(answer[0]))
 
     def put(self, top: tuple[int, int], value: Any, convert: Any) -> None:
         rows = value if isinstance(value, list) else [[value]]
         for i, row in enumerate(rows):
             for j, cell in enumerate(row if isinstance(row, list) else [row]):
+                where = (top[0] + i, top[1] + j)
+                self.formulas.pop(where, None)  # a value written over a formula replaces it
+                self.spills.pop(where, None)
                 held = convert(cell)
                 if held is not None:
-                    self.cells[(top[0] + i, top[1] + j)] = held
+                    self.cells[where] = held
+                else:
+                    self.cells.pop(where, None)
+
+    @property
+    def used_range(self) -> Range:
+        last_row = max((r for r, _ in self.cells), default=1)
+        last_column = max((c for _, c in self.cells), default=1)
+        return Range(self, f"A1:{_letters(last_column)}{last_row}")
 
     def range(self, address: str) -> Range:
         return Range(self, address)
@@ -179,9 +249,22 @@ class App:
         self.bar.append(value)
 
 
+def _letters(column: int) -> str:
+    letters = ""
+    while column:
+        column, rest = divmod(column - 1, 26)
+        letters = chr(65 + rest) + letters
+    return letters
+
+
 class Book:
     """Just what the macros and the session use of an xlwings Book."""
 
     def __init__(self, sheets: Mapping[str, list[list[Any]]], answer: str = "ok") -> None:
         self.app = App(answer)
         self.sheets = Sheets({name: Sheet(name, rows) for name, rows in sheets.items()})
+        self.selection: Range | None = None
+
+    def select(self, sheet: str, address: str) -> Range:
+        self.selection = self.sheets[sheet].range(address)
+        return self.selection

@@ -1,0 +1,91 @@
+"""Installing with unopkg: its commands, and what a user is told when it cannot work."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from profnet_sheets.calc import install
+from profnet_sheets.calc.build import IDENTIFIER
+from profnet_sheets.cli import main
+
+
+def test_commands_for_a_user_every_user_or_a_profile(tmp_path: Path) -> None:
+    oxt = tmp_path / "a.oxt"
+    assert install.add_command("unopkg", oxt) == ["unopkg", "add", "--force", str(oxt)]
+    assert install.add_command("unopkg", oxt, shared=True)[:3] == ["unopkg", "add", "--shared"]
+    with_profile = install.add_command("unopkg", oxt, tmp_path / "p")
+    assert with_profile[-1] == f"-env:UserInstallation={(tmp_path / 'p').as_uri()}"
+    assert install.remove_command("unopkg") == ["unopkg", "remove", IDENTIFIER]
+
+
+def test_no_libreoffice_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(install.shutil, "which", lambda name: None)
+    monkeypatch.setattr(install, "PLACES", ())
+    with pytest.raises(install.CalcInstallError, match="apt-get install libreoffice-calc"):
+        install.find_unopkg()
+    assert install.find_unopkg("/opt/lo/unopkg") == "/opt/lo/unopkg"
+
+
+def fake_unopkg(folder: Path, status: int = 0) -> Path:
+    """An unopkg that writes down how it was called."""
+    script = folder / "unopkg"
+    script.write_text(
+        f'#!/bin/sh\necho "$@" > "{folder}/called"\n'
+        f'[ -f "$3" ] && cp "$3" "{folder}/installed.oxt"\n'
+        f'echo "ERROR: something" >&2\nexit {status}\n'
+    )
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return script
+
+
+def test_install_builds_the_add_in_and_hands_it_to_unopkg(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    unopkg = fake_unopkg(tmp_path)
+    done = CliRunner().invoke(main, ["calc", "install", "--unopkg", str(unopkg)])
+    assert done.exit_code == 0, done.output
+    called = (tmp_path / "called").read_text().split()
+    assert called[:2] == ["add", "--force"]
+    assert called[2].endswith("profnet-sheets.oxt")
+    assert (tmp_path / "installed.oxt").stat().st_size > 1000
+    assert "Installed for LibreOffice (this user)" in done.output
+    removed = CliRunner().invoke(main, ["calc", "remove", "--unopkg", str(unopkg)])
+    assert removed.exit_code == 0, removed.output
+    assert (tmp_path / "called").read_text().split() == ["remove", IDENTIFIER]
+
+
+def test_a_failing_unopkg_and_root_are_explained(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    failing = fake_unopkg(tmp_path, status=1)
+    done = CliRunner().invoke(main, ["calc", "install", "--unopkg", str(failing)])
+    assert done.exit_code == 1
+    assert "unopkg failed: ERROR: something. Close LibreOffice" in done.output
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    root = CliRunner().invoke(main, ["calc", "install", "--unopkg", str(failing)])
+    assert "unopkg does not install for the root user" in root.output
+    assert "--shared" in root.output
+
+
+def test_build_writes_the_oxt(tmp_path: Path) -> None:
+    done = CliRunner().invoke(main, ["calc", "build", "--out", str(tmp_path / "x.oxt")])
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "x.oxt").exists()
+
+
+def test_without_xlwings_the_build_says_which_extra_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "profnet_sheets.excel.udfs", None)  # import fails
+    done = CliRunner().invoke(main, ["calc", "build", "--out", str(tmp_path / "x.oxt")])
+    assert done.exit_code == 1
+    assert 'pip install "profnet-sheets[excel]"' in done.output
