@@ -467,6 +467,7 @@ def _search_command(kind: SearchKind) -> click.Command:
             help="Seconds to wait for the search.",
         ),
         click.Option(["--refresh"], is_flag=True, help="Pay for a new search even if reusable."),
+        click.Option(["--yes"], is_flag=True, help="Do not ask before spending credits."),
     ]
 
     def run(**values: object) -> None:
@@ -474,23 +475,31 @@ def _search_command(kind: SearchKind) -> click.Command:
         request_id = values.pop("request_id")
         timeout = float(str(values.pop("timeout")))
         refresh = bool(values.pop("refresh"))
+        yes = bool(values.pop("yes"))
         filters = {
             name: _option_value(endpoint.param(name), value)
             for name, value in values.items()
             if value not in (None, ())
         }
         from profnet_sheets.batch.io import BatchInputError, check_target, write_table
+        from profnet_sheets.client.search_cost import search_cost
 
         try:
             check_target(out)  # before a search is paid for
         except BatchInputError as error:
             raise click.ClickException(str(error)) from None
         with _client() as client:
-            view = client.with_options(refresh=True) if refresh else client
+            run = client.with_budget(None)  # this search's own spend, within every limit
+            view = run.with_options(refresh=True) if refresh else run
             try:
                 if request_id:
                     job = view.attach_search(kind, str(request_id))
                 else:
+                    cost = search_cost(view, kind, filters)
+                    click.echo(f"{kind} search: {cost.describe()}", err=True)
+                    ask = not yes and sys.stdin.isatty() and not client.settings.uses_sandbox
+                    if cost.credits and ask:
+                        click.confirm(f"Spend up to {cost.credits} credits?", abort=True)
                     job = view.search(kind, **filters)
                 click.echo(
                     f"{kind} search {job.request_id} (re-attach with --request-id)", err=True
@@ -498,8 +507,9 @@ def _search_command(kind: SearchKind) -> click.Command:
                 job.wait(timeout=timeout, progress=True)
                 frame = job.frame()
             except ProfnetError as error:
-                raise click.ClickException(str(error)) from None
-            spent = client.spent()
+                so_far = counted(run.budget.spent, "credit")
+                raise click.ClickException(f"{error} (this search: {so_far})") from None
+            spent = run.budget.spent
         try:
             path = write_table(frame, out)
         except BatchInputError as error:
@@ -507,9 +517,8 @@ def _search_command(kind: SearchKind) -> click.Command:
                 f"{error} (the search's results are cached: run again with --request-id "
                 f"{job.request_id} and another --out, free)"
             ) from None
-        click.echo(
-            f"{frame.height} {kind} written to {path}; credits spent so far: {spent}.", err=True
-        )
+        paid = f"this search: {counted(spent, 'credit')}" if spent else "0 credits: reused"
+        click.echo(f"{frame.height} {kind} written to {path}; {paid}.", err=True)
 
     return click.Command(
         kind,

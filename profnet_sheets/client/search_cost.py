@@ -12,6 +12,7 @@ from profnet_sheets.client.jobs import SearchKind
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import search_endpoint
+from profnet_sheets.words import counted
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,34 @@ class SearchCost:
         """The most the search can cost."""
         start = 0 if self.reused else self.create_credits
         return start + self.results_to_pay * self.per_result
+
+    def describe(self) -> str:
+        """What the search can cost, in words: `At most 150 credits: 50 credits to start the
+        search, then up to 100 credits for its results (1 per result, limit 100).`"""
+        window = f"{self.reuse_hours:g} h"
+        paid = (
+            f"up to {counted(self.results_to_pay * self.per_result, 'credit')} for its results "
+            f"({self.per_result} per result, limit {self.limit})"
+        )
+        if self.reused and self.results_to_pay == 0:
+            return (
+                f"Free: the same search ran within the last {window} (reused, free) and its "
+                f"results are already read ({counted(self.results_read, 'result')})."
+            )
+        if self.reused:
+            read = (
+                f"; {counted(self.results_read, 'result')} already read"
+                if self.results_read
+                else ""
+            )
+            return (
+                f"At most {counted(self.credits, 'credit')}: the same search ran within the "
+                f"last {window} (reused, free){read}; {paid}."
+            )
+        return (
+            f"At most {counted(self.credits, 'credit')}: "
+            f"{counted(self.create_credits, 'credit')} to start the search, then {paid}."
+        )
 
 
 def _read_before(client: Client, kind: SearchKind, payload: Mapping[str, Any]) -> tuple[int, int]:

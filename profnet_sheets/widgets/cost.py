@@ -22,29 +22,7 @@ def budget_text(left: int | None, needed: int) -> str:
 
 def search_cost_text(cost: SearchCost) -> str:
     """The cost line of a search form."""
-    window = f"{cost.reuse_hours:g} h"
-    results = cost.results_to_pay
-    paid = (
-        f"up to {credits_text(results * cost.per_result)} for its results "
-        f"({cost.per_result} per result, limit {cost.limit})"
-    )
-    if cost.reused and results == 0:
-        head = (
-            f"Free: the same search ran within the last {window} (reused, free) and its "
-            f"results are already read ({counted(cost.results_read, 'result')})."
-        )
-    elif cost.reused:
-        read = f"; {counted(cost.results_read, 'result')} already read" if cost.results_read else ""
-        head = (
-            f"At most {credits_text(cost.credits)}: the same search ran within the last {window} "
-            f"(reused, free){read}; {paid}."
-        )
-    else:
-        head = (
-            f"At most {credits_text(cost.credits)}: {credits_text(cost.create_credits)} to "
-            f"start the search, then {paid}."
-        )
-    return f"{head} {budget_text(cost.budget_left, cost.credits)}"
+    return f"{cost.describe()} {budget_text(cost.budget_left, cost.credits)}"
 
 
 def lookup_cost_text(estimate: Estimate) -> str:

@@ -232,12 +232,21 @@ def test_search_writes_results_and_reattaches_for_free(
     )
     assert result.returncode == 0, result.stderr
     assert pl.read_csv(out).height == 30
+    assert "leads search: At most 80 credits: 50 credits to start the search" in result.stderr
+    assert "this search: 80 credits." in result.stderr, "its own spend, not the ledger's"
     request_id = result.stderr.split("leads search ")[1].split()[0]
     assert charged(sandbox) == 50 + 30
     again = run(
         env, "search", "leads", "--request-id", request_id, "--out", str(tmp_path / "b.xlsx")
     )
     assert again.returncode == 0, again.stderr
+    assert "0 credits: reused." in again.stderr
+    assert charged(sandbox) == 80
+    reused = run(
+        env, "search", "leads", "--title-keywords", "CTO", "--limit", "30", "--out", str(out)
+    )
+    assert "leads search: Free: the same search ran" in reused.stderr
+    assert "0 credits: reused." in reused.stderr
     assert charged(sandbox) == 80
     companies = run(
         env,
@@ -268,3 +277,44 @@ def test_credits_and_cache(env: dict[str, str], tmp_path: Path) -> None:
     cleared = run(env, "cache", "clear", "--yes")
     assert cleared.returncode == 0
     assert "answers: 0" in run(env, "cache", "info").stdout
+
+
+def test_out_of_credits_stops_at_once_keeps_what_was_done_and_says_so(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    requests.put(
+        f"{sandbox.base_url}/_sandbox/keys", json={"key": KEY, "credits": 3}, timeout=5
+    ).raise_for_status()
+    source = tmp_path / "domains.csv"
+    pl.DataFrame({"website": [f"credit{n}.io" for n in range(10)]}).write_csv(source)
+    out = tmp_path / "out.csv"
+    command = ["enrich", str(source), "--kind", "company", "--out", str(out)]
+    result = run(env, *command, "--concurrency", "1", "--yes")
+    assert result.returncode == 4, result.stderr
+    assert "Out of credits: 7 rows not done. Top up and run again" in result.stderr
+    assert "the 3 done are kept and will not be paid again" in result.stderr
+    assert "Traceback" not in result.stderr
+    frame = pl.read_csv(out)
+    assert frame.height == 10, "every row kept"
+    assert frame["company_name"].is_not_null().sum() == 3
+    assert charged(sandbox) == 3
+    calls = requests.get(
+        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
+    ).json()["calls"]["get-company-details"]["calls"]
+    assert calls <= 4, "stopped sending at the first 402"
+
+
+def test_the_output_is_checked_before_anything_is_paid(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    source = accounts(tmp_path, count=3)
+    same = run(env, "enrich", str(source), "--kind", "company", "--out", str(source), "--yes")
+    assert same.returncode == 1
+    assert "is the input file" in same.stderr
+    assert "-enriched" in same.stderr, "a name is suggested"
+    unwritable = Path("/proc/profnet-out.csv")  # a folder nobody can write in, root neither
+    denied = run(env, "enrich", str(source), "--kind", "company", "--out", str(unwritable))
+    assert denied.returncode == 1
+    assert "cannot be written" in denied.stderr
+    assert "nothing was paid" in denied.stderr
+    assert charged(sandbox) == 0
