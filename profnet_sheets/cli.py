@@ -141,7 +141,12 @@ def sandbox(
     "--budget",
     type=click.IntRange(min=0),
     default=None,
-    help="Credits a client may spend (a guard).",
+    help="Credits ONE run may spend (each run, form action or Excel session starts anew).",
+)
+@click.option(
+    "--spending-cap",
+    default=None,
+    help="Credits ALL runs sharing the ledger may spend: 500/day, 5000/month or 20000 (in all).",
 )
 @click.option("--path", "config_path", default=None, help="Config file (default: yours).")
 def config(
@@ -149,10 +154,17 @@ def config(
     base_url: str | None,
     cache: str | None,
     budget: int | None,
+    spending_cap: str | None,
     config_path: str | None,
 ) -> None:
     """Keep settings in your config file (readable by you only); with no option, show them."""
-    values = {"api_key": api_key, "base_url": base_url, "cache": cache, "budget": budget}
+    values = {
+        "api_key": api_key,
+        "base_url": base_url,
+        "cache": cache,
+        "budget": budget,
+        "spending_cap": spending_cap,
+    }
     if any(value is not None for value in values.values()):
         _load(config_path, **values)  # a value that cannot be used is refused, never saved
         path = save_config(values, config_path)
@@ -162,6 +174,7 @@ def config(
     click.echo(f"base_url: {settings.base_url or '(none: the embedded sandbox)'}")
     click.echo(f"cache:    {settings.cache or settings.cache_dir}")
     click.echo(f"budget:   {settings.budget if settings.budget is not None else '(none)'}")
+    click.echo(f"spending cap: {settings.spending_cap or '(none)'}")
 
 
 def _load(config_path: str | None, **explicit: Any) -> Settings:
@@ -387,7 +400,9 @@ def credits() -> None:
         total = client.spent()
         uncertain = client.spent(uncertain=True)
         budget = client.settings.budget
-    if not rows:
+        cap = client.settings.spending_cap
+        cap_left = client.ledger.cap_left(cap, client.service) if cap is not None else None
+    if not rows and not uncertain:
         click.echo("No credits spent yet.")
     for spend in rows:
         click.echo(
@@ -395,7 +410,12 @@ def credits() -> None:
         )
     click.echo(f"total: {total} credits" + (f" (+{uncertain} possibly)" if uncertain else ""))
     if budget is not None:
-        click.echo(f"budget: {budget} per run (PROFNET_BUDGET)")
+        click.echo(f"budget: {budget} per run (PROFNET_BUDGET; each run starts anew)")
+    if cap is not None:
+        click.echo(
+            f"spending cap: {cap} for every run on this ledger (PROFNET_SPENDING_CAP): "
+            f"{cap_left} left"
+        )
 
 
 @main.group()

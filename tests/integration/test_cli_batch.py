@@ -318,3 +318,22 @@ def test_the_output_is_checked_before_anything_is_paid(
     assert "cannot be written" in denied.stderr
     assert "nothing was paid" in denied.stderr
     assert charged(sandbox) == 0
+
+
+def test_the_spending_cap_is_kept_shown_and_holds_across_runs(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    saved = run(env, "config", "--spending-cap", "4/day")
+    assert saved.returncode == 0, saved.stderr
+    assert "spending cap: 4/day" in saved.stdout
+    for attempt in range(2):  # two runs, one after another: the cap holds for both
+        source = tmp_path / f"run{attempt}.csv"
+        pl.DataFrame({"website": [f"cap{attempt}-{n}.io" for n in range(3)]}).write_csv(source)
+        run(env, "enrich", str(source), "--kind", "company", "--out", str(tmp_path / "o.csv"))
+    assert charged(sandbox) == 4
+    shown = run(env, "credits")
+    assert "spending cap: 4/day for every run on this ledger" in shown.stdout
+    assert "0 left" in shown.stdout
+    bad = run(env, "config", "--spending-cap", "5/week")
+    assert bad.returncode == 1
+    assert "day, month, total" in bad.stderr
