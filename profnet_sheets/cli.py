@@ -357,7 +357,10 @@ def _enrich_file(
 @click.argument("values", nargs=-1, required=True)
 @click.option("--skills", is_flag=True, help="profile: include skills.")
 @click.option("--certifications", is_flag=True, help="profile: include certifications.")
-def lookup(kind: str, values: tuple[str, ...], skills: bool, certifications: bool) -> None:
+@click.option("--yes", is_flag=True, help="Do not ask before spending credits.")
+def lookup(
+    kind: str, values: tuple[str, ...], skills: bool, certifications: bool, yes: bool
+) -> None:
     """Look values up (KIND: company, profile, job, post, geocode, school, ...); JSON on stdout.
 
     \b
@@ -383,13 +386,26 @@ def lookup(kind: str, values: tuple[str, ...], skills: bool, certifications: boo
             except (ValueError, ProfnetError) as error:  # cannot be a key of this kind
                 raise click.ClickException(f"{value!r}: {error}") from None
             calls.append((value, params))
+        run = client.with_budget(None)  # this command's own spend
+        cost = run.estimate([(spec.endpoint, params) for _, params in calls])
+        click.echo(
+            f"{counted(cost.unique, 'lookup')}: {cost.cached} cached (free); at most "
+            f"{counted(cost.credits, 'credit')}.",
+            err=True,
+        )
+        if cost.credits and not yes and sys.stdin.isatty() and not client.settings.uses_sandbox:
+            click.confirm(f"Spend up to {cost.credits} credits?", abort=True)
         for value, params in calls:
             try:
-                answers.append(client.call(spec.endpoint, params))
+                answers.append(run.call(spec.endpoint, params))
             except ProfnetError as error:
                 raise click.ClickException(f"{value!r}: {error}") from None
+        spent = run.budget.spent
     json.dump(answers[0] if len(answers) == 1 else answers, sys.stdout, indent=2)
     click.echo()
+    click.echo(
+        f"this lookup: {counted(spent, 'credit')}" if spent else "0 credits: cached", err=True
+    )
 
 
 @main.command()

@@ -337,3 +337,16 @@ def test_the_spending_cap_is_kept_shown_and_holds_across_runs(
     bad = run(env, "config", "--spending-cap", "5/week")
     assert bad.returncode == 1
     assert "day, month, total" in bad.stderr
+
+
+def test_lookup_shows_its_cost_first_and_ends_with_its_own_spend(
+    env: dict[str, str], sandbox: RunningSandbox
+) -> None:
+    first = run(env, "lookup", "company", "costly.io", "cheap.io")
+    assert first.returncode == 0, first.stderr
+    assert "2 lookups: 0 cached (free); at most 2 credits." in first.stderr
+    assert "this lookup: 2 credits" in first.stderr
+    again = run(env, "lookup", "company", "costly.io")
+    assert "1 lookup: 1 cached (free); at most 0 credits." in again.stderr
+    assert "0 credits: cached" in again.stderr
+    assert charged(sandbox) == 2
