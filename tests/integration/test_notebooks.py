@@ -7,6 +7,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import requests
 from nbclient import NotebookClient
 
 pytestmark = pytest.mark.integration
@@ -59,3 +60,33 @@ def test_runs_top_to_bottom_on_the_embedded_sandbox(
     shown = json.dumps([cell.get("outputs", []) for cell in notebook.cells])
     assert '"output_type": "error"' not in shown
     assert SHOWS[name] in shown, f"{name} did not show {SHOWS[name]!r}"
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_on_the_real_service_no_notebook_spends_when_it_loads(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Voila runs every cell when a page loads: on a service that is not the embedded sandbox
+    (here a sandbox playing the real one), running the notebook top to bottom costs nothing."""
+    from profnet_sheets.sandbox import start_sandbox
+
+    with start_sandbox(api_keys=("real-key",), job_seconds=0.0) as service:
+        monkeypatch.setenv("PROFNET_CACHE_DIR", str(tmp_path / "cache"))
+        monkeypatch.setenv("PROFNET_API_KEY", "real-key")
+        monkeypatch.setenv("PROFNET_BASE_URL", service.base_url)
+        notebook = nbformat.read(FOLDER / name, as_version=4)
+        NotebookClient(
+            notebook,
+            timeout=120,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(tmp_path)}},
+        ).execute()
+        usage = requests.get(
+            f"{service.base_url}/_sandbox/usage",
+            headers={"X-SERVICE-API-KEY": "real-key"},
+            timeout=5,
+        ).json()
+    shown = json.dumps([cell.get("outputs", []) for cell in notebook.cells])
+    assert '"output_type": "error"' not in shown
+    if name in ("03_lead_search.ipynb", "04_company_search.ipynb"):
+        assert usage["credits_charged"] == 0, f"{name} spent on load: {usage['calls']}"
