@@ -117,7 +117,7 @@ class _Shared:
         self.memo = MemoCache()
         self.budget = Budget(settings.budget)
         self.stopped: str | None = None  # why this client stopped buying, once it has
-        self.out_of_credits = False  # the service said the account has no credits left
+        self.no_credits: ProfnetError | None = None  # the service said: no credits left
         self.unreadable_in_a_row = 0  # paid answers not understood, one after another
         self.lock = threading.Lock()
 
@@ -219,7 +219,7 @@ class Client:
     @property
     def out_of_credits(self) -> bool:
         """Whether the service said the account has no credits left (the client stopped)."""
-        return self._shared.out_of_credits
+        return self._shared.no_credits is not None
 
     def spent(self, *, uncertain: bool = False) -> int:
         """Credits the ledger holds for this service (`uncertain`: only those that may have
@@ -385,7 +385,7 @@ class Client:
             if sent.status == 402 or (
                 sent.status == 429 and is_quota_exhausted(sent.body or sent.text, sent.headers)
             ):
-                shared.out_of_credits = True
+                shared.no_credits = error_for(ep, sent.status, sent.body, sent.headers)
                 shared.stop_buying(
                     "the account has no credits left: top up, then run again (what was done "
                     "is kept and will not be paid again)"
@@ -468,9 +468,18 @@ class Client:
             )
 
     def _check_buying(self, ep: Endpoint) -> None:
-        stopped = self._shared.stopped
-        if stopped is not None and ep.price.kind != "free":
-            raise self._stopped(ep, stopped)
+        stopped, no_credits = self._shared.stopped, self._shared.no_credits
+        if stopped is None or ep.price.kind == "free":
+            return
+        if no_credits is not None:  # said as the service said it, to every later call
+            raise type(no_credits)(
+                no_credits.message,
+                endpoint=no_credits.endpoint,
+                status=no_credits.status,
+                code=no_credits.code,
+                details=no_credits.details,
+            )
+        raise self._stopped(ep, stopped)
 
     def _stopped(self, ep: Endpoint, reason: str) -> StoppedBuying:
         self._shared.stop_buying(reason)

@@ -282,9 +282,15 @@ def test_credits_and_cache(env: dict[str, str], tmp_path: Path) -> None:
 def test_out_of_credits_stops_at_once_keeps_what_was_done_and_says_so(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
-    requests.put(
-        f"{sandbox.base_url}/_sandbox/keys", json={"key": KEY, "credits": 3}, timeout=5
-    ).raise_for_status()
+    keys = f"{sandbox.base_url}/_sandbox/keys"
+    requests.put(keys, json={"key": KEY, "credits": 3}, timeout=5).raise_for_status()
+    try:
+        out_of_credits(env, sandbox, tmp_path)
+    finally:
+        requests.put(keys, json={"key": KEY, "credits": 10_000_000}, timeout=5)
+
+
+def out_of_credits(env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path) -> None:
     source = tmp_path / "domains.csv"
     pl.DataFrame({"website": [f"credit{n}.io" for n in range(10)]}).write_csv(source)
     out = tmp_path / "out.csv"

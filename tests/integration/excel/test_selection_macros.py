@@ -42,8 +42,8 @@ def test_enrich_selection_writes_values_beside_the_column_after_asking(excel: Ex
     book.select("Data", "B2:B6")
     macros.enrich_selection(book)
     assert book.app.prompts == [
-        "Enrich selection: 5 rows, 2 unique company lookups (0 already cached, 2 to fetch), "
-        "1 invalid, 1 blank; at most 2 credits. Run it?"
+        "Enrich selection: 5 rows: 3 to fetch, 0 already cached (free), 1 that cannot be "
+        "looked up, 1 blank; at most 2 credits (rows with the same key are fetched once). Run it?"
     ]
     table = book.sheets["Data"].table()
     assert [row[2:] for row in table] == [
