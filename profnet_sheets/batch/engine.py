@@ -125,7 +125,10 @@ def fetch_all(
         expected = plan.distinct.height if plan.distinct is not None else 0
     bar = _progress(expected, plan.kind, progress)
     count = max(1, min(concurrency, expected))
-    run = _Run(client, plan.kind, lookups, count)
+    left, skipped = client.budget.left, set[str]()
+    if left is not None:
+        lookups = _within_budget(client, plan.kind, lookups, left, skipped)
+    run = _Run(client, plan.kind, lookups, count, skipped)
     workers = [
         threading.Thread(target=run.work, name=f"profnet-enrich-{n}", daemon=True)
         for n in range(count)
@@ -161,6 +164,22 @@ def fetch_all(
 _PROGRESS_SECONDS = 0.1
 
 
+def _within_budget(
+    client: Client, kind: Kind, lookups: Iterator[Lookup], left: int, skipped: set[str]
+) -> Iterator[Lookup]:
+    """The lookups in row order, each promised its most from the budget left; one that no
+    longer fits is added to `skipped` (marked, never sent). The budget so cuts off in row
+    order (what a spreadsheet user expects), not wherever concurrent workers race to it."""
+    promised = 0
+    for lookup in lookups:
+        cost = 0 if client.is_cached(kind.endpoint, lookup.params) else lookup.ceiling
+        if promised + cost > left:
+            skipped.add(lookup.key)
+        else:
+            promised += cost
+        yield lookup
+
+
 def _show_progress(bar: Any, done: int, shown: int, total: int | None) -> int:
     if bar is None:
         return done
@@ -176,8 +195,15 @@ def _show_progress(bar: Any, done: int, shown: int, total: int | None) -> int:
 class _Run:
     """The shared state of one fetch: the lookups still to take, the outcomes, a stop flag."""
 
-    def __init__(self, client: Client, kind: Kind, lookups: Iterator[Lookup], workers: int) -> None:
-        self.client, self.kind = client, kind
+    def __init__(
+        self,
+        client: Client,
+        kind: Kind,
+        lookups: Iterator[Lookup],
+        workers: int,
+        skipped: set[str],
+    ) -> None:
+        self.client, self.kind, self.skipped = client, kind, skipped
         self._working = workers
         self.finished = threading.Event()  # set when the last worker has ended
         self._queue = lookups
@@ -207,7 +233,10 @@ class _Run:
                     lookup = self._next()
                     if lookup is None:
                         return
-                    outcome = _fetch(self.client, self.kind, lookup)
+                    if lookup.key in self.skipped:
+                        outcome = Outcome(None, NOT_FETCHED)
+                    else:
+                        outcome = _fetch(self.client, self.kind, lookup)
                 except BaseException as error:  # handed to the main thread (Ctrl-C too)
                     with self._lock:
                         self.failure = self.failure or error

@@ -19,7 +19,13 @@ import polars as pl
 
 from profnet_sheets.batch.columns import resolve_columns
 from profnet_sheets.batch.decode import InputWarning
-from profnet_sheets.batch.engine import NOT_DONE, EnrichmentInterrupted, enrich, plan_enrichment
+from profnet_sheets.batch.engine import (
+    NOT_DONE,
+    NOT_FETCHED,
+    EnrichmentInterrupted,
+    enrich,
+    plan_enrichment,
+)
 from profnet_sheets.batch.io import (
     BatchInputError,
     check_excel_limits,
@@ -154,7 +160,7 @@ class Enrichment:
             ending = "credits"
         elif client.stopped is not None and not_done:
             ending = "stopped"
-        elif client.budget.refused and not_done:
+        elif plan.rows_failed_with((NOT_FETCHED,)):
             ending = "budget"
         errors, blank = plan.error_rows(), plan.rows_of(plan.blank)
         return Outcome(

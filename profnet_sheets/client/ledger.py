@@ -198,7 +198,6 @@ class Budget:
         self.within = within
         self.spent = 0
         self.uncertain = 0  # of `spent`, what may (or may not) have been charged
-        self.refused = 0  # calls this budget refused (a run that reached it)
         self.reserved = 0
         self._lock = threading.Lock()
 
@@ -218,7 +217,6 @@ class Budget:
                 and self.spent + self.reserved + credits > self.limit
             ):
                 left = max(0, self.limit - self.spent - self.reserved)
-                self.refused += 1
                 raise BudgetExceeded(
                     f"{endpoint} may cost {credits} credits and only {left} of the budget of "
                     f"{self.limit} are left; nothing was sent. Raise the budget (budget=..., "

@@ -126,3 +126,23 @@ def test_a_budget_holds_against_answers_that_cannot_be_read(
     assert client.stopped is not None
     assert "does not read" in client.stopped
     client.close()
+
+
+def test_a_budget_cuts_off_in_row_order(sandbox: RunningSandbox, tmp_path: Path) -> None:
+    """Concurrent workers used to race for the last credits: the budget's refusal landed on
+    row 3 while rows 4-6 were filled. Now the rows past the budget are the last ones."""
+    requests.put(
+        f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 20}, timeout=5
+    ).raise_for_status()
+    client = Client(api_key=KEY, base_url=sandbox.base_url, cache=str(tmp_path), cache_dir=tmp_path)
+    client.get_company_details(domain="money7.io")  # cached: free, whatever its row
+    result = enrich(
+        domains(10), "website", "company", client=client, budget=5, concurrency=8, progress=False
+    )
+    errors = result["company_error"].to_list()
+    assert errors[:5] == [None] * 5, "rows 1-5 take the budget"
+    assert [error is None for error in errors[5:]] == [False, False, True, False, False], (
+        "rows 6 on are cut off, but for row 8: cached, free"
+    )
+    assert charged(sandbox) == 1 + 5
+    client.close()
