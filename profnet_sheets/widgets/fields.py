@@ -78,9 +78,12 @@ def field_for(param: Param) -> FieldSpec:
     """The form field of a parameter of the spec."""
     control = _control(param)
     hint = _HINTS.get(control)
+    label = label_of(param.name)
+    if control == "places" and param.name.startswith("geo"):  # the wire's word, not a user's
+        label = "Places"
     return FieldSpec(
         name=param.name,
-        label=label_of(param.name),
+        label=label,
         control=control,
         help=param.description + (f" ({hint})" if hint else ""),
         choices=_choices(param, control),

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import html
-import json
 from typing import Any
 
 from profnet_sheets.batch import KINDS, kind_named
@@ -16,7 +14,7 @@ from profnet_sheets.widgets.controls import classed
 from profnet_sheets.widgets.cost import credits_text, lookup_cost_text
 from profnet_sheets.widgets.runner import Feedback, Runner, error_message
 from profnet_sheets.widgets.spend import for_one_action
-from profnet_sheets.widgets.tables import message
+from profnet_sheets.widgets.tables import answer_html, message
 
 
 def lookup_params(kind_name: str, value: str) -> tuple[str, dict[str, Any]]:
@@ -91,7 +89,6 @@ class LookupForm(Form):
         client, spend = for_one_action(self.client)
         self.feedback.status("Looking up…")
         self.answer = client.call(name, params)
-        shown = json.dumps(self.answer, indent=2, ensure_ascii=False)
-        self.result.value = f"<pre>{html.escape(shown)}</pre>"
+        self.result.value = answer_html(self.answer)
         self.feedback.status(f"{name}: spent {credits_text(spend.spent)}.", "success")
         self.update_cost()

@@ -73,6 +73,25 @@ def html_table(
     )
 
 
+def answer_html(answer: Any) -> str:
+    """An answer as a reader wants it: a record as a table of its fields (lists of text joined
+    `a; b`, as in the exports), a list of records as a table of rows; escaped."""
+    if isinstance(answer, dict):
+        rows = [{"field": name, "value": _shown(value)} for name, value in answer.items()]
+        return html_table(rows, ["field", "value"], noun=("field", "fields"))
+    if isinstance(answer, list) and all(isinstance(item, dict) for item in answer):
+        columns = list(dict.fromkeys(name for item in answer for name in item))
+        rows = [{name: _shown(item.get(name)) for name in columns} for item in answer]
+        return html_table(rows, columns)
+    return message(cell_text(answer))
+
+
+def _shown(value: Any) -> Any:
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return "; ".join(value)
+    return value
+
+
 def message(text: str, tone: Tone = "info") -> str:
     """One line of text for a form (escaped); empty text gives nothing."""
     if not text:

@@ -141,3 +141,10 @@ def test_url_mode_sends_the_url_and_the_limit_only() -> None:
         "sales_nav_url": "https://example.com/s",
         "limit": 10,
     }
+
+
+def test_the_place_picker_is_labelled_for_users_not_for_the_wire() -> None:
+    labels = {spec.name: spec.label for spec in search_fields("leads")}
+    assert labels["geo_codes"] == "Places"
+    labels = {spec.name: spec.label for spec in search_fields("companies")}
+    assert labels["headquarters_location"] == "Headquarters location"

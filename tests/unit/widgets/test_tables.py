@@ -82,3 +82,16 @@ def test_export_path(typed: str, suffix: str, expected: str) -> None:
 )
 def test_counted(number: int, words: tuple[str, ...], text: str) -> None:
     assert counted(number, *words) == text
+
+
+def test_an_answer_is_shown_as_a_table_of_its_fields_not_json() -> None:
+    from profnet_sheets.widgets.tables import answer_html
+
+    shown = answer_html({"company_name": "<Acme>", "specialties": ["RPO", "Hiring"], "size": 12})
+    assert "<td>company_name</td><td>&lt;Acme&gt;</td>" in shown
+    assert "<td>RPO; Hiring</td>" in shown, "lists of text read as in the exports"
+    assert "3 fields" in shown
+    assert "{" not in shown.split("</style>")[1]
+    rows = answer_html([{"name": "Berlin", "geo_id": 1}, {"name": "Bern", "geo_id": 2}])
+    assert "<th>name</th><th>geo_id</th>" in rows
+    assert "2 rows" in rows
