@@ -44,6 +44,10 @@ class ExportPanel:
         for button in self.buttons.values():
             button.disabled = not ready
 
+    def forget(self) -> None:
+        """Drop the last download link: the table changed, so export it again."""
+        self.link.value = ""
+
     def export(self, suffix: str) -> Path:
         """Write the table to the name typed, with `suffix` (.csv or .xlsx); the path written."""
         frame = self.source()

@@ -241,6 +241,7 @@ class SearchForm(Form):
         if frame is None:
             return
         self.frame, self.enriched = frame, None
+        self.export.forget()  # a link to the table before would download the wrong one
         self.table.value = frame_html(frame, self.nouns)
         self.feedback.status(
             f"{counted(frame.height, *self.nouns)} from search {job.request_id}. "
@@ -252,6 +253,7 @@ class SearchForm(Form):
         frame = self.frame
         if frame is None:
             raise ValueError("Search first: there is nothing to enrich yet.")
+        self.export.forget()  # a link to the results before enrichment would download them
         self.enriched = run_enrichment(
             self.client,
             frame,

@@ -91,15 +91,19 @@ def test_a_lead_search_from_filters_to_table_export_and_reuse(
 
 
 def test_enrich_adds_each_leads_profile_with_its_own_progress(
-    make_client: MakeClient, fresh: RunningSandbox
+    make_client: MakeClient, fresh: RunningSandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)
     form = LeadSearchForm(make_client())
     form.fill(title_keywords=["Engineer"], limit=12)
     form.search(wait=True)
     assert form.frame is not None
     assert form.frame.height == 12
+    form.export.export(".csv")
+    assert "download" in form.export.link.value
     form.enrich_button.click()
     form.join(30)
+    assert form.export.link.value == "", "the link to the table before enriching is gone"
     assert form.feedback.error_text == ""
     assert form.enriched is not None
     assert form.enriched.height == 12
