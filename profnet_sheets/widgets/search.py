@@ -176,6 +176,9 @@ class SearchForm(Form):
             text = search_cost_text(search_cost(self.client, self.kind, self.params()))
         except (ProfnetError, ValueError) as error:
             text = f"Not ready to search: {error_message(error)}"
+        else:  # the filters are usable now: an error about earlier ones no longer applies
+            if self.feedback.error_text and not self.runner.running:
+                self.feedback.error("")
         self.cost_text = text
         self.cost.value = message(text)
 

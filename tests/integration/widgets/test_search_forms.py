@@ -318,3 +318,14 @@ def test_fill_takes_a_plain_value_as_one_value(
     leads.fill(geo_codes="Berlin")
     assert leads.params()["geo_codes"] == [str(berlin["geo_id"])]
     assert charged(fresh, "find-geocode-by-location") == 1, "Berlin again: from the cache"
+
+
+def test_an_error_about_the_filters_goes_once_they_are_usable(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    form = LeadSearchForm(make_client())
+    form.search(wait=True)
+    assert "at least one" in form.feedback.error_text
+    form.fill(title_keywords=["Engineer"], limit=5)
+    assert form.feedback.error_text == "", "the red line about no filters is gone"
+    assert charged(fresh) == 0
