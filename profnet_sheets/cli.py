@@ -528,6 +528,7 @@ def _search_command(kind: SearchKind) -> click.Command:
             run = client.with_budget(None)  # this search's own spend, within every limit
             view = run.with_options(refresh=True) if refresh else run
             try:
+                filters = _places_by_name(run, endpoint, filters)
                 if request_id:
                     job = view.attach_search(kind, str(request_id))
                 else:
@@ -562,6 +563,27 @@ def _search_command(kind: SearchKind) -> click.Command:
         callback=run,
         help=f"{endpoint.summary} Writes every result to --out.",
     )
+
+
+def _places_by_name(client: Client, endpoint: Any, filters: dict[str, Any]) -> dict[str, Any]:
+    """Location filters given as place names (`--geo-codes Berlin`) as the geo ids the
+    service takes: each name looked up once (1 credit, cached), and the choice said."""
+    from profnet_sheets.client.places import places, takes_places
+
+    found = dict(filters)
+    for name, value in filters.items():
+        if not takes_places(endpoint.param(name)) or not isinstance(value, list):
+            continue
+        if all(str(item).strip().isdigit() for item in value):
+            continue
+        try:
+            chosen = places(client, value)
+        except ValueError as error:
+            raise click.ClickException(f"--{name.replace('_', '-')}: {error}") from None
+        shown = ", ".join(f"{label} = {geo_id}" for label, geo_id in chosen)
+        click.echo(f"{name}: {shown}", err=True)
+        found[name] = [geo_id for _, geo_id in chosen]
+    return found
 
 
 def _option_value(param: Param, value: object) -> object:

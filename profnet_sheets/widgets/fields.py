@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from profnet_sheets.client.jobs import SearchKind
+from profnet_sheets.client.places import takes_places
 from profnet_sheets.spec import Param, company_size_label, search_endpoint
 from profnet_sheets.spec.endpoints import FLAG_VALUES
 
@@ -49,9 +50,7 @@ def _control(param: Param) -> Control:
     if param.type == "array":
         if param.enum:
             return "choices"
-        # The spec sends geo ids, and only them, as numbers (section 4.10: geo_codes,
-        # headquarters_location...): a numeric-id list is a list of places.
-        if param.items == "integer":
+        if takes_places(param):
             return "places"
         return "ids" if param.items in ("id", "school") else "lines"
     if param.type == "object":

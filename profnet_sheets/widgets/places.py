@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from profnet_sheets.client.client import Client
+from profnet_sheets.client.places import place_label
+from profnet_sheets.client.places import places as found_places
 from profnet_sheets.spec import endpoint
 from profnet_sheets.widgets.controls import FIELD_WIDTH, FieldControl, row
 from profnet_sheets.widgets.fields import FieldSpec
@@ -12,12 +14,6 @@ from profnet_sheets.widgets.runner import Feedback, Runner
 from profnet_sheets.widgets.values import items_of
 
 GEOCODE = "find-geocode-by-location"
-
-
-def place_label(item: dict[str, Any]) -> str:
-    """`Berlin, Berlin, Germany (city)` for a geocode item."""
-    kind = str(item.get("type") or "").replace("_", " ").lower()
-    return f"{item.get('name')} ({kind})" if kind else str(item.get("name"))
 
 
 class PlacePicker:
@@ -81,15 +77,4 @@ class PlacePicker:
     def set(self, places: Any) -> None:
         """Set the chosen places: one or a list of geo ids, (label, geo id) pairs, or place
         names (each looked up once, its first match taken). A string is one place."""
-        chosen: list[tuple[str, str]] = []
-        for place in items_of(places):
-            if isinstance(place, tuple):
-                chosen.append((str(place[0]), str(place[1])))
-            elif str(place).strip().isdigit():
-                chosen.append((str(place).strip(), str(place).strip()))
-            else:
-                found = self.client.find_geocode_by_location(location=str(place))
-                if not found:
-                    raise ValueError(f"No place called {place!r} was found.")
-                chosen.append((place_label(found[0]), str(found[0]["geo_id"])))
-        self.chosen.options = chosen
+        self.chosen.options = found_places(self.client, items_of(places))

@@ -356,3 +356,18 @@ def test_lookup_shows_its_cost_first_and_ends_with_its_own_spend(
     assert "1 lookup: 1 cached (free); at most 0 credits." in again.stderr
     assert "0 credits: cached" in again.stderr
     assert charged(sandbox) == 2
+
+
+def test_search_takes_place_names_for_location_filters(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    out = tmp_path / "berlin.csv"
+    result = run(
+        env, "search", "leads", "--title-keywords", "CTO", "--geo-codes", "Berlin",
+        "--limit", "5", "--out", str(out),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "geo_codes: Berlin" in result.stderr, "the place chosen is said"
+    nowhere = run(env, "search", "leads", "--geo-codes", "Qwxzzy", "--out", str(out))
+    assert nowhere.returncode == 1
+    assert "No place called 'Qwxzzy'" in nowhere.stderr
