@@ -15,6 +15,7 @@ import click
 from profnet_sheets import Client, ProfnetError, Settings, save_config
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client.jobs import SearchKind
+from profnet_sheets.redact import clipped, listed, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.spec import Param, search_endpoint
 from profnet_sheets.words import counted
@@ -163,8 +164,8 @@ def config(
         click.echo(f"Saved to {path} (permissions 0600).", err=True)
     settings = _load(config_path)
     click.echo(f"api_key:  {settings.api_key!r}")
-    click.echo(f"base_url: {settings.base_url or '(none: the embedded sandbox)'}")
-    click.echo(f"cache:    {settings.cache or settings.cache_dir}")
+    click.echo(f"base_url: {clipped(settings.base_url or '(none: the embedded sandbox)')}")
+    click.echo(f"cache:    {clipped(settings.cache or str(settings.cache_dir))}")
     click.echo(f"budget:   {settings.budget if settings.budget is not None else '(none)'}")
 
 
@@ -346,11 +347,11 @@ def _check_column(source: Path, table: Any, column: str) -> None:
     if not names:
         raise click.ClickException(
             f"{source}: the file is empty (no header row); give a table whose first row names "
-            f"its columns, {column!r} among them"
+            f"its columns, {shown(column)} among them"
         )
     if column not in names:
         raise click.ClickException(
-            f"{source}: no column {column!r}; its columns are {', '.join(map(repr, names))} "
+            f"{source}: no column {shown(column)}; its columns are {listed(names)} "
             "(give one of them with --column)"
         )
 
@@ -384,13 +385,13 @@ def lookup(kind: str, values: tuple[str, ...], skills: bool, certifications: boo
                 params = spec.call({spec.inputs[0]: value}, options)
                 client.estimate([(spec.endpoint, params)])
             except (ValueError, ProfnetError) as error:  # cannot be a key of this kind
-                raise click.ClickException(f"{value!r}: {error}") from None
+                raise click.ClickException(f"{shown(value)}: {error}") from None
             calls.append((value, params))
         for value, params in calls:
             try:
                 answers.append(client.call(spec.endpoint, params))
             except ProfnetError as error:
-                raise click.ClickException(f"{value!r}: {error}") from None
+                raise click.ClickException(f"{shown(value)}: {error}") from None
     json.dump(answers[0] if len(answers) == 1 else answers, sys.stdout, indent=2)
     click.echo()
 

@@ -16,6 +16,7 @@ from typing import Any
 import platformdirs
 
 from profnet_sheets.errors import ConfigurationError
+from profnet_sheets.redact import clipped, listed, masked_url, shown  # masked_url: the one masking
 
 APP_NAME = "profnet-sheets"
 ENV_PREFIX = "PROFNET_"
@@ -224,16 +225,6 @@ def _blank(value: Any) -> bool:
     return isinstance(value, str) and not value.strip()
 
 
-def masked_url(value: Any) -> Any:
-    """A URL's password replaced by ***: `redis://:hunter2@host` -> `redis://:***@host`."""
-    if isinstance(value, str) and "@" in value and "://" in value:
-        scheme, rest = value.split("://", 1)
-        credentials, host = rest.rsplit("@", 1)
-        user = credentials.split(":", 1)[0]
-        return f"{scheme}://{user}:***@{host}"
-    return value
-
-
 def _read_config(path: Path, *, wrap_key: bool = False) -> dict[str, Any]:
     """The settings in the config file (`wrap_key`: its key as an ApiKey)."""
     if not path.exists():
@@ -245,7 +236,10 @@ def _read_config(path: Path, *, wrap_key: bool = False) -> dict[str, Any]:
         problem = str(error)
     if problem is not None:  # raised here, not in the except: the parser's frames (and the
         # file's text, the key included) must not ride along as a hidden __context__
-        raise ConfigurationError(f"Cannot read the config file {path}: {problem}")
+        raise ConfigurationError(
+            f"Cannot read the config file {clipped(str(path))}: {clipped(problem)}. Correct it, "
+            f"or move it aside and run `profnet-sheets config` again."
+        )
     section = content.get("profnet", content)
     found = dict(section) if isinstance(section, dict) else {}
     del content, section
@@ -289,9 +283,10 @@ def _coerce(name: str, value: Any) -> Any:
             return number
         return None if value is None else str(value)
     except (TypeError, ValueError) as error:
-        shown = "<hidden>" if name == "api_key" else repr(value)
+        problem = clipped(str(error).rstrip("."))  # a parser's message may quote the value
+        given = "<hidden>" if name == "api_key" else shown(value)
         raise ConfigurationError(
-            f"Setting {name} = {shown} is not usable: {error}. "
+            f"Setting {name} = {given} is not usable: {problem}. "
             f"Fix it in the arguments, {ENV_PREFIX}{name.upper()} or the config file."
         ) from None
 
@@ -302,7 +297,7 @@ def _expiry_table(value: Any) -> dict[str, float]:
     unknown = sorted(str(name) for name in table if name not in DEFAULT_EXPIRY)
     if unknown:
         raise ValueError(
-            f"it names no endpoint of the table: {', '.join(unknown)} (it has "
+            f"it names no endpoint of the table: {listed(unknown)} (it has "
             f"{', '.join(sorted(set(DEFAULT_EXPIRY) - NEVER_CACHED))})"
         )
     seconds = {str(name): float(given) for name, given in table.items()}

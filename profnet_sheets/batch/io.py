@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 import polars as pl
 
 from profnet_sheets.errors import ProfnetError
+from profnet_sheets.redact import listed, shown
 
 if TYPE_CHECKING:
     from polars._typing import PolarsDataType
@@ -226,7 +227,8 @@ def _kind(path: Path, *, writing: bool = False) -> Kind:
     if suffix in XLSX_SUFFIXES:
         return "xlsx"
     kinds = ", ".join(sorted(CSV_SUFFIXES | XLSX_SUFFIXES | PARQUET_SUFFIXES))
-    msg = f"{path}: unsupported file kind {suffix or '(no extension)'!r}; supported: {kinds}"
+    given = shown(suffix) if suffix else "(no extension)"
+    msg = f"{path}: unsupported file kind {given}; supported: {kinds}"
     raise BatchInputError(msg, path=path)
 
 
@@ -384,7 +386,7 @@ def _utf8(data: bytes, encoding: str | None, source: Path) -> bytes:
         try:
             codec = codecs.lookup(encoding).name
         except LookupError as error:
-            msg = f"{source}: unknown encoding {encoding!r}"
+            msg = f"{source}: unknown encoding {shown(encoding)}"
             raise BatchInputError(msg, path=source) from error
         try:
             text = data.decode("utf-8-sig" if codec == "utf-8" else codec)
@@ -500,7 +502,7 @@ def _read_xlsx(source: Path, sheet: str | int | None) -> pl.DataFrame:
     elif isinstance(sheet, str) and sheet in names:
         name = sheet
     else:
-        msg = f"{source}: no sheet named {sheet!r}; its sheets: {', '.join(map(repr, names))}"
+        msg = f"{source}: no sheet named {shown(sheet)}; its sheets: {listed(names)}"
         raise BatchInputError(msg, path=source)
     try:
         # First the types the cells have (to tidy date text), then every cell as its text.
@@ -509,7 +511,7 @@ def _read_xlsx(source: Path, sheet: str | int | None) -> pl.DataFrame:
             typed = reader.load_sheet(name, schema_sample_rows=None).available_columns()
         frame = reader.load_sheet(name, dtypes="string", schema_sample_rows=None).to_polars()
     except fastexcel.FastExcelError as error:
-        msg = f"{source}: sheet {name!r} cannot be read ({_first_line(error)})"
+        msg = f"{source}: sheet {shown(name)} cannot be read ({_first_line(error)})"
         raise BatchInputError(msg, path=source) from error
     temporal = [
         column.name
@@ -611,9 +613,9 @@ def check_excel_limits(frame: pl.DataFrame, path: str | Path) -> None:
         if length is not None and length > _XLSX_MAX_CHARS:
             row = (flat[name].str.len_chars().arg_max() or 0) + 1
             msg = (
-                f"{target}: column {name!r} holds {length:,} characters in row {row} under the "
-                f"header; an Excel cell holds at most {_XLSX_MAX_CHARS:,}: write CSV or Parquet "
-                "instead"
+                f"{target}: column {shown(name)} holds {length:,} characters in row {row} under "
+                f"the header; an Excel cell holds at most {_XLSX_MAX_CHARS:,}: write CSV or "
+                "Parquet instead"
             )
             raise BatchInputError(msg, path=target)
 

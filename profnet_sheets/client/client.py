@@ -41,6 +41,7 @@ from profnet_sheets.errors import (
     ServiceError,
     TransportError,
 )
+from profnet_sheets.redact import clipped, masked_url
 from profnet_sheets.spec import Endpoint, endpoint
 
 LOG = logging.getLogger("profnet_sheets")
@@ -106,7 +107,7 @@ class _Shared:
             where = getattr(error, "filename", None) or settings.cache or settings.cache_dir
             reason = getattr(error, "strerror", None) or error
             raise ConfigurationError(
-                f"Cannot keep the cache at {where}: {reason}. Set "
+                f"Cannot keep the cache at {clipped(str(where))}: {reason}. Set "
                 "PROFNET_CACHE_DIR (or PROFNET_CACHE) to a folder you can write to."
             ) from None
         self.transport = Transport(settings, base_url)
@@ -162,7 +163,7 @@ class Client:
             return "<Client (not set up)>"
         mode = " sandbox" if self.settings.uses_sandbox else ""
         return (
-            f"<Client{mode} {self._shared.base_url} key={self._shared.api_key!r} "
+            f"<Client{mode} {masked_url(self._shared.base_url)} key={self._shared.api_key!r} "
             f"budget={self.settings.budget} offline={self.settings.offline}>"
         )
 
@@ -417,7 +418,7 @@ class Client:
         """Where answers are cached, how many (and how many expired), the size, the ledger."""
         found = self._shared.store.info()
         return {
-            "service": self.base_url
+            "service": masked_url(self.base_url)
             + (" (embedded sandbox)" if self.settings.uses_sandbox else ""),
             **found,
             "in memory now": len(self._shared.memo),

@@ -15,6 +15,7 @@ from profnet_sheets.client.ledger import MAX_PAGE_ITEMS
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.config import Settings
 from profnet_sheets.errors import NotFound, ProfnetError, SearchFailed, SearchTimedOut
+from profnet_sheets.redact import shown
 from profnet_sheets.spec import search_endpoint
 from profnet_sheets.words import counted
 
@@ -166,7 +167,7 @@ class SearchJob:
         filters: dict[str, Any] | None = None,
     ) -> None:
         if kind not in ("leads", "companies"):
-            raise ValueError(f"kind must be 'leads' or 'companies', got {kind!r}")
+            raise ValueError(f"kind must be 'leads' or 'companies', got {shown(kind)}")
         self.client = client
         self.kind: SearchKind = kind
         self.request_id = request_id

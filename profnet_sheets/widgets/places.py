@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from profnet_sheets.client.client import Client
+from profnet_sheets.redact import shown
 from profnet_sheets.spec import endpoint
 from profnet_sheets.widgets.controls import FIELD_WIDTH, FieldControl, row
 from profnet_sheets.widgets.fields import FieldSpec
@@ -61,7 +62,7 @@ class PlacePicker:
         self.matches.index = 0 if found else None  # the best match, ready to Add
         self.add.disabled = not found
         if not found:
-            raise ValueError(f"No place called {name!r} was found: try another spelling.")
+            raise ValueError(f"No place called {shown(name)} was found: try another spelling.")
 
     def add_selected(self) -> None:
         """Add the match shown in the list of matches."""
@@ -90,6 +91,6 @@ class PlacePicker:
             else:
                 found = self.client.find_geocode_by_location(location=str(place))
                 if not found:
-                    raise ValueError(f"No place called {place!r} was found.")
+                    raise ValueError(f"No place called {shown(place)} was found.")
                 chosen.append((place_label(found[0]), str(found[0]["geo_id"])))
         self.chosen.options = chosen
