@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import ipaddress
 import json
 import math
 import os
@@ -12,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import platformdirs
 
@@ -254,33 +257,29 @@ def _coerce(name: str, value: Any) -> Any:
         if name == "api_key":
             return _wrapped_key(value)
         if name == "base_url":
-            url = str(value).strip().rstrip("/")
-            if not url.startswith(("http://", "https://")):
-                raise ValueError("it must start with http:// or https://")
-            return url
+            return _base_url(value)
+        if name == "cache":
+            return _cache(value)
         if name in ("budget", "retries", "concurrency"):
             return _count(name, value)
         if name in ("offline", "refresh", "stale_ok", "quiet"):
             return _truthy(value)
         if name == "cache_dir":
-            return Path(value).expanduser()
+            return Path(_path(value)).expanduser()
         if name == "expiry":
             return _expiry_table(value)
         if name == "rate_limit":
-            rate = None if str(value).strip().lower() in ("", "none") else float(value)
-            return None if rate is None or rate <= 0 else rate
-        if name in (
-            "timeout",
-            "connect_timeout",
-            "backoff",
-            "max_backoff",
-            "retry_after_cap",
-            "search_reuse_hours",
-        ):
-            number = float(value)
-            if not math.isfinite(number) or number < 0:
-                raise ValueError("it must be a non-negative number")
-            return number
+            rate = None if str(value).strip().lower() in ("", "none") else _seconds(value)
+            if rate and rate < 1 / MOST_SECONDS:  # one request in more than 115 days
+                raise ValueError(f"it must be 0 (no limit) or at least {1 / MOST_SECONDS:g}")
+            return rate or None
+        if name in ("timeout", "connect_timeout"):
+            seconds = _seconds(value)
+            if seconds <= 0:
+                raise ValueError("it must be more than 0 seconds (a wait of 0 can never succeed)")
+            return seconds
+        if name in ("backoff", "max_backoff", "retry_after_cap", "search_reuse_hours"):
+            return _seconds(value)
         return None if value is None else str(value)
     except (TypeError, ValueError) as error:
         problem = clipped(str(error).rstrip("."))  # a parser's message may quote the value
@@ -289,6 +288,97 @@ def _coerce(name: str, value: Any) -> Any:
             f"Setting {name} = {given} is not usable: {problem}. "
             f"Fix it in the arguments, {ENV_PREFIX}{name.upper()} or the config file."
         ) from None
+
+
+def _seconds(value: Any) -> float:
+    """A number from 0 to MOST_SECONDS (of seconds, hours or requests per second): more than
+    the operating system can wait (`time.sleep(1e300)`) is refused here, not met there."""
+    number = math.nan if isinstance(value, bool) else float(value)
+    if not 0 <= number <= MOST_SECONDS:  # NaN and infinities included
+        raise ValueError(f"it must be a number from 0 to {MOST_SECONDS:,}")
+    return number
+
+
+def _path(value: Any) -> str:
+    """A file or folder path as given; one the operating system could never open refused."""
+    text = str(value).strip()
+    if "\x00" in text:
+        raise ValueError("a path cannot hold a NUL character")
+    if any(len(part.encode()) > NAME_MAX for part in Path(text).parts):
+        raise ValueError(f"a file or folder name is at most {NAME_MAX} bytes long")
+    return text
+
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+)://")  # two letters at least: `C:/` is a drive
+CACHE_WORDS = ("memory", "off")
+NAME_MAX = 255  # bytes of one file or folder name (most file systems)
+MOST_SECONDS = 10_000_000  # ~115 days: the longest wait, timeout or backoff a setting may ask
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+
+
+def _cache(value: Any) -> str:
+    """Where answers are kept: a folder or `.sqlite` file, `memory`, `off`, or a Redis URL
+    (`redis://`, `rediss://`, `unix://`). Any other URL is refused: `ftp://what` once made a
+    folder `./ftp:/what`."""
+    text = _path(value)
+    if text.lower() in CACHE_WORDS:
+        return text.lower()
+    scheme = _SCHEME.match(text)
+    if scheme is None:
+        return text
+    if scheme[1].lower() not in REDIS_SCHEMES:
+        raise ValueError(
+            f"{scheme[1]}:// is not a place for a cache: give a folder or a .sqlite file, "
+            "memory, off, or a redis://, rediss:// or unix:// URL"
+        )
+    parts = urlsplit(text)  # ValueError: a bad IPv6 host
+    parts.port  # noqa: B018 - ValueError: a port that is not one
+    database = parts.path.strip("/")
+    if scheme[1].lower() != "unix" and database and not database.isdigit():
+        raise ValueError(
+            f"the database number after the host must be digits, not {shown(database)}"
+        )
+    if scheme[1].lower() == "unix" and not parts.path:
+        raise ValueError("a unix:// URL names the server's socket file: unix:///path/to/redis.sock")
+    return text
+
+
+def _base_url(value: Any) -> str:
+    """The service's address: http(s), a host urllib3 will connect to, no query or fragment
+    (the path of each endpoint is added to it)."""
+    url = str(value).strip().rstrip("/")
+    if not url.lower().startswith(("http://", "https://")):
+        raise ValueError("it must start with http:// or https://")
+    parts = urlsplit(url)  # ValueError: a bad IPv6 host
+    parts.port  # noqa: B018 - ValueError: a port that is not one
+    if not parts.hostname:
+        raise ValueError("it names no host: give it as https://host.example/path")
+    if parts.query or parts.fragment:
+        raise ValueError(
+            "it holds a ?query or #fragment, which the endpoints' paths cannot follow: give the "
+            "address alone (and the key as api_key)"
+        )
+    _check_host(parts.hostname)
+    from urllib3.util import parse_url  # refuses what urllib3 would refuse when connecting
+
+    parse_url(url)
+    return url
+
+
+_LABEL = re.compile(r"[A-Za-z0-9_-]{1,63}")
+
+
+def _check_host(host: str) -> None:
+    """Raise ValueError unless `host` is an IP address or a DNS name (`...` is neither)."""
+    with contextlib.suppress(ValueError):
+        ipaddress.ip_address(host)
+        return
+    try:
+        ascii_host = host.removesuffix(".").encode("idna").decode("ascii")
+    except UnicodeError:
+        ascii_host = ""
+    if not all(_LABEL.fullmatch(label) for label in ascii_host.split(".")):
+        raise ValueError(f"{shown(host)} is not a host name")
 
 
 def _expiry_table(value: Any) -> dict[str, float]:
@@ -351,6 +441,19 @@ def _toml_string(value: str) -> str:
 def save_config(values: Mapping[str, Any], path: Path | str | None = None) -> Path:
     """Write settings to the config file, readable by its owner only (0600)."""
     target = Path(path or os.environ.get(f"{ENV_PREFIX}CONFIG") or default_config_path())
+    try:
+        _write_config(target, values)
+    except OSError as error:  # /proc/x.toml, a read-only folder, a name too long, a folder
+        reason = error.strerror or type(error).__name__
+        raise ConfigurationError(
+            f"Cannot write the config file {clipped(str(target))}: {reason}. Choose a file in a "
+            f"folder you can write to (--path, or {ENV_PREFIX}CONFIG); nothing was saved."
+        ) from None
+    return target
+
+
+def _write_config(target: Path, values: Mapping[str, Any]) -> None:
+    """Merge `values` into the config file at `target`, written 0600 (see `save_config`)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     current = _read_config(target)
     current.update(
@@ -378,4 +481,3 @@ def save_config(values: Mapping[str, Any], path: Path | str | None = None) -> Pa
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write("\n".join(lines) + "\n")
     os.chmod(target, 0o600)
-    return target
