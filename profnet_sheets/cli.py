@@ -14,7 +14,9 @@ import click
 
 from profnet_sheets import Client, ProfnetError, Settings, save_config
 from profnet_sheets.batch.kinds import KINDS
+from profnet_sheets.client import wal
 from profnet_sheets.client.jobs import SearchKind
+from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped, listed, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.spec import Param, search_endpoint
@@ -501,7 +503,22 @@ def cache_clear(yes: bool) -> None:
     """Forget every cached answer (the next lookups are paid again)."""
     if not yes:
         click.confirm("Forget every cached answer? The next lookups will be paid again", abort=True)
-    with _client() as client:
+    client = None
+    while client is None:
+        try:
+            client = Client()
+        except DamagedFile as damaged:  # garbage where a cache file is: start it anew
+            if not damaged.path.exists():
+                raise
+            try:
+                wal.remove(damaged.path)
+            except OSError as error:
+                raise click.ClickException(
+                    f"Cannot remove {clipped(str(damaged.path))}: {error.strerror}; remove it "
+                    "yourself (the answers it held are lost either way)."
+                ) from None
+            click.echo(f"Removed the unreadable cache file {clipped(str(damaged.path))}.", err=True)
+    with client:
         client.clear_cache()
     click.echo("Cache cleared.")
 

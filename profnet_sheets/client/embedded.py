@@ -6,6 +6,7 @@ import sys
 import threading
 from pathlib import Path
 
+from profnet_sheets.client.wal import ensure_wal
 from profnet_sheets.config import Settings
 
 SANDBOX_KEY = "embedded-sandbox-key"
@@ -29,6 +30,7 @@ def embedded_base_url(settings: Settings) -> str:
     with _lock:
         if db not in _running:
             db.parent.mkdir(parents=True, exist_ok=True)
+            ensure_wal(db)  # garbage in it: DamagedFile, which `cache clear` starts anew
             sandbox = start_sandbox(
                 api_keys=(SANDBOX_KEY,), credits=1_000_000, db=str(db), job_seconds=3.0
             )
