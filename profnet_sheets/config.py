@@ -178,6 +178,17 @@ class Settings:
         return cls(**{name: _coerce(name, value) for name, value in values.items()})
 
 
+def unusable_cache(error: Exception, settings: Settings) -> ConfigurationError:
+    """The error for a cache or ledger place that cannot be used (no such folder, no right to
+    write, a name too long): it names the place and the settings that choose it."""
+    where = getattr(error, "filename", None) or settings.cache or settings.cache_dir
+    reason = getattr(error, "strerror", None) or error
+    return ConfigurationError(
+        f"Cannot keep the cache at {clipped(str(where))}: {clipped(str(reason))}. Set "
+        f"{ENV_PREFIX}CACHE_DIR (or {ENV_PREFIX}CACHE) to a folder you can write to."
+    )
+
+
 def _wrapped_key(raw: Any) -> ApiKey | None:
     """`raw` as an ApiKey. When it cannot be one, the error is raised from a frame that no
     longer holds it (callers pass it straight from a container: no local of theirs holds it)."""

@@ -32,7 +32,7 @@ from profnet_sheets.client.policy import error_for
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.store import AnswerStore
 from profnet_sheets.client.transport import Sent, Transport
-from profnet_sheets.config import ApiKey, Settings
+from profnet_sheets.config import ApiKey, Settings, unusable_cache
 from profnet_sheets.errors import (
     BudgetExceeded,
     ConfigurationError,
@@ -41,7 +41,7 @@ from profnet_sheets.errors import (
     ServiceError,
     TransportError,
 )
-from profnet_sheets.redact import clipped, masked_url
+from profnet_sheets.redact import masked_url
 from profnet_sheets.spec import Endpoint, endpoint
 
 LOG = logging.getLogger("profnet_sheets")
@@ -104,12 +104,7 @@ class _Shared:
                 None if in_memory else settings.cache_dir / f"{service}-ledger.sqlite"
             )
         except (OSError, sqlite3.Error) as error:  # no such folder, no right; not a database
-            where = getattr(error, "filename", None) or settings.cache or settings.cache_dir
-            reason = getattr(error, "strerror", None) or error
-            raise ConfigurationError(
-                f"Cannot keep the cache at {clipped(str(where))}: {reason}. Set "
-                "PROFNET_CACHE_DIR (or PROFNET_CACHE) to a folder you can write to."
-            ) from None
+            raise unusable_cache(error, settings) from None
         self.transport = Transport(settings, base_url)
         self.memo = MemoCache()
         self.budget = Budget(settings.budget)

@@ -249,6 +249,20 @@ def test_a_setting_that_cannot_work_is_one_line_naming_it(
     assert not any(cli.home.glob("ftp*")), "no folder made of a URL"
 
 
+@pytest.mark.parametrize("command", [["credits"], ["lookup", "company", "a.com"]])
+def test_a_cache_folder_that_cannot_be_made_is_one_line(
+    cli: Cli, tmp_path: Path, command: list[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for service in ({}, {"base_url": "https://api.example.com", "api_key": KEY}):
+        refused(
+            cli(*command, cache_dir=str(blocker / "cache"), **service),
+            f"Cannot keep the cache at {blocker / 'cache'}",
+            "PROFNET_CACHE_DIR",
+        )
+
+
 def test_a_config_file_that_cannot_be_written_is_one_line(cli: Cli, tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("")
