@@ -227,8 +227,7 @@ def _kind(path: Path, *, writing: bool = False) -> Kind:
     if suffix in XLSX_SUFFIXES:
         return "xlsx"
     kinds = ", ".join(sorted(CSV_SUFFIXES | XLSX_SUFFIXES | PARQUET_SUFFIXES))
-    given = shown(suffix) if suffix else "(no extension)"
-    msg = f"{path}: unsupported file kind {given}; supported: {kinds}"
+    msg = f"{path}: unsupported file kind {shown(suffix or '(no extension)')}; supported: {kinds}"
     raise BatchInputError(msg, path=path)
 
 
