@@ -12,13 +12,35 @@ import click
 
 from profnet_sheets import Client, ProfnetError, Settings, save_config
 from profnet_sheets.batch.kinds import KINDS
+from profnet_sheets.client import wal
 from profnet_sheets.client.jobs import SearchKind
+from profnet_sheets.errors import DamagedFile
+from profnet_sheets.redact import clipped, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.spec import Param, search_endpoint
 from profnet_sheets.words import counted
 
+ASK = "\0ask"  # `--api-key` given without a value (no argument can hold a NUL)
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class _Commands(click.Group):
+    """A group whose commands end on a library error with one `Error:` line, never a
+    traceback (a command need not catch every ProfnetError itself)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ProfnetError as error:
+            raise _failure(error) from None
+
+
+def _failure(error: ProfnetError) -> click.ClickException:
+    """A library error as the CLI's one line (messages show values masked and cut already;
+    masked again here, in case a message holds a URL)."""
+    return click.ClickException(masked(str(error)))
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="profnet-sheets")
 def main() -> None:
     """Professional-network data for Excel and Jupyter, with a local sandbox of the service."""
@@ -134,7 +156,14 @@ def sandbox(
 
 
 @main.command()
-@click.option("--api-key", default=None, help="Your API key for the real service.")
+@click.option(
+    "--api-key",
+    is_flag=False,
+    flag_value=ASK,
+    default=None,
+    help="Your API key for the real service. --api-key alone asks for it (not shown as you "
+    "type); --api-key - reads it from stdin; either keeps it out of shell history.",
+)
 @click.option("--base-url", default=None, help="The base URL of the service.")
 @click.option("--cache", default=None, help="Cache: a directory, redis://..., memory or off.")
 @click.option(
@@ -157,8 +186,14 @@ def config(
     spending_cap: str | None,
     config_path: str | None,
 ) -> None:
-    """Keep settings in your config file (readable by you only); with no option, show them."""
-    values = {
+    """Keep settings in your config file (readable by you only); with no option, show them.
+
+    \b
+    profnet-sheets config --api-key            asks for the key (not shown as you type)
+    pass show profnet | profnet-sheets config --api-key -
+    """
+    api_key = _key_asked_for(api_key)
+    values: dict[str, Any] = {
         "api_key": api_key,
         "base_url": base_url,
         "cache": cache,
@@ -166,22 +201,41 @@ def config(
         "spending_cap": spending_cap,
     }
     if any(value is not None for value in values.values()):
-        _load(config_path, **values)  # a value that cannot be used is refused, never saved
+        checked = _load(config_path, **values)  # a value that cannot be used is refused
+        if api_key is not None:
+            values["api_key"] = checked.api_key  # as it is used: without a line end from stdin
         path = save_config(values, config_path)
         click.echo(f"Saved to {path} (permissions 0600).", err=True)
     settings = _load(config_path)
     click.echo(f"api_key:  {settings.api_key!r}")
-    click.echo(f"base_url: {settings.base_url or '(none: the embedded sandbox)'}")
-    click.echo(f"cache:    {settings.cache or settings.cache_dir}")
+    click.echo(f"base_url: {clipped(settings.base_url or '(none: the embedded sandbox)')}")
+    click.echo(f"cache:    {clipped(settings.cache or str(settings.cache_dir))}")
     click.echo(f"budget:   {settings.budget if settings.budget is not None else '(none)'}")
     click.echo(f"spending cap: {settings.spending_cap or '(none)'}")
+
+
+def _key_asked_for(given: str | None) -> str | None:
+    """The key of `config --api-key`: as given, read from stdin (`-`: a pipe, a password
+    manager), or typed at a prompt that does not show it (`--api-key` alone; `-` in a terminal):
+    out of shell history and the process list."""
+    if given not in (ASK, "-"):
+        return given
+    if not sys.stdin.isatty():
+        if given == "-":
+            return sys.stdin.readline()
+        raise click.ClickException(
+            "--api-key alone asks for the key in a terminal, and there is none here: pipe it "
+            "in with --api-key - (for instance: pass show profnet | profnet-sheets config "
+            "--api-key -)."
+        )
+    return str(click.prompt("API key", hide_input=True))
 
 
 def _load(config_path: str | None, **explicit: Any) -> Settings:
     try:
         return Settings.load(config_path=config_path, **explicit)
     except ProfnetError as error:
-        raise click.ClickException(str(error)) from None
+        raise _failure(error) from None
 
 
 SAMPLE = "sample_companies.csv"
@@ -384,7 +438,7 @@ def lookup(
                 params = spec.call({spec.inputs[0]: value}, options)
                 client.estimate([(spec.endpoint, params)])
             except (ValueError, ProfnetError) as error:  # cannot be a key of this kind
-                raise click.ClickException(f"{value!r}: {error}") from None
+                raise click.ClickException(f"{shown(value)}: {error}") from None
             calls.append((value, params))
         run = client.with_budget(None)  # this command's own spend
         cost = run.estimate([(spec.endpoint, params) for _, params in calls])
@@ -399,7 +453,7 @@ def lookup(
             try:
                 answers.append(run.call(spec.endpoint, params))
             except ProfnetError as error:
-                raise click.ClickException(f"{value!r}: {error}") from None
+                raise click.ClickException(f"{shown(value)}: {error}") from None
         spent = run.budget.spent
     json.dump(answers[0] if len(answers) == 1 else answers, sys.stdout, indent=2)
     click.echo()
@@ -464,7 +518,22 @@ def cache_clear(yes: bool) -> None:
     """Forget every cached answer (the next lookups are paid again)."""
     if not yes:
         click.confirm("Forget every cached answer? The next lookups will be paid again", abort=True)
-    with _client() as client:
+    client = None
+    while client is None:
+        try:
+            client = Client()
+        except DamagedFile as damaged:  # garbage where a cache file is: start it anew
+            if not damaged.path.exists():
+                raise
+            try:
+                wal.remove(damaged.path)
+            except OSError as error:
+                raise click.ClickException(
+                    f"Cannot remove {clipped(str(damaged.path))}: {error.strerror}; remove it "
+                    "yourself (the answers it held are lost either way)."
+                ) from None
+            click.echo(f"Removed the unreadable cache file {clipped(str(damaged.path))}.", err=True)
+    with client:
         client.clear_cache()
     click.echo("Cache cleared.")
 
@@ -473,7 +542,7 @@ def _client() -> Client:
     try:
         return Client()
     except ProfnetError as error:
-        raise click.ClickException(str(error)) from None
+        raise _failure(error) from None
 
 
 def _search_command(kind: SearchKind) -> click.Command:

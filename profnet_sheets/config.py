@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import ipaddress
 import json
 import math
 import os
@@ -13,10 +15,12 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import platformdirs
 
 from profnet_sheets.errors import ConfigurationError
+from profnet_sheets.redact import clipped, listed, masked_url, shown  # masked_url: the one masking
 
 APP_NAME = "profnet-sheets"
 ENV_PREFIX = "PROFNET_"
@@ -220,6 +224,17 @@ class Settings:
         return cls(**{name: _coerce(name, value) for name, value in values.items()})
 
 
+def unusable_cache(error: Exception, settings: Settings) -> ConfigurationError:
+    """The error for a cache or ledger place that cannot be used (no such folder, no right to
+    write, a name too long): it names the place and the settings that choose it."""
+    where = getattr(error, "filename", None) or settings.cache or settings.cache_dir
+    reason = getattr(error, "strerror", None) or error
+    return ConfigurationError(
+        f"Cannot keep the cache at {clipped(str(where))}: {clipped(str(reason))}. Set "
+        f"{ENV_PREFIX}CACHE_DIR (or {ENV_PREFIX}CACHE) to a folder you can write to."
+    )
+
+
 def _wrapped_key(raw: Any) -> ApiKey | None:
     """`raw` as an ApiKey. When it cannot be one, the error is raised from a frame that no
     longer holds it (callers pass it straight from a container: no local of theirs holds it)."""
@@ -270,16 +285,6 @@ def _blank(value: Any) -> bool:
     return isinstance(value, str) and not value.strip()
 
 
-def masked_url(value: Any) -> Any:
-    """A URL's password replaced by ***: `redis://:hunter2@host` -> `redis://:***@host`."""
-    if isinstance(value, str) and "@" in value and "://" in value:
-        scheme, rest = value.split("://", 1)
-        credentials, host = rest.rsplit("@", 1)
-        user = credentials.split(":", 1)[0]
-        return f"{scheme}://{user}:***@{host}"
-    return value
-
-
 def _read_config(path: Path, *, wrap_key: bool = False) -> dict[str, Any]:
     """The settings in the config file (`wrap_key`: its key as an ApiKey)."""
     if not path.exists():
@@ -291,7 +296,10 @@ def _read_config(path: Path, *, wrap_key: bool = False) -> dict[str, Any]:
         problem = str(error)
     if problem is not None:  # raised here, not in the except: the parser's frames (and the
         # file's text, the key included) must not ride along as a hidden __context__
-        raise ConfigurationError(f"Cannot read the config file {path}: {problem}")
+        raise ConfigurationError(
+            f"Cannot read the config file {clipped(str(path))}: {clipped(problem)}. Correct it, "
+            f"or move it aside and run `profnet-sheets config` again."
+        )
     section = content.get("profnet", content)
     found = dict(section) if isinstance(section, dict) else {}
     del content, section
@@ -306,10 +314,9 @@ def _coerce(name: str, value: Any) -> Any:
         if name == "api_key":
             return _wrapped_key(value)
         if name == "base_url":
-            url = str(value).strip().rstrip("/")
-            if not url.startswith(("http://", "https://")):
-                raise ValueError("it must start with http:// or https://")
-            return url
+            return _base_url(value)
+        if name == "cache":
+            return _cache(value)
         if name in ("budget", "retries", "concurrency"):
             return _count(name, value)
         if name == "spending_cap":
@@ -317,31 +324,120 @@ def _coerce(name: str, value: Any) -> Any:
         if name in ("offline", "refresh", "stale_ok", "quiet"):
             return _truthy(value)
         if name == "cache_dir":
-            return Path(value).expanduser()
+            return Path(_path(value)).expanduser()
         if name == "expiry":
             return _expiry_table(value)
         if name == "rate_limit":
-            rate = None if str(value).strip().lower() in ("", "none") else float(value)
-            return None if rate is None or rate <= 0 else rate
-        if name in (
-            "timeout",
-            "connect_timeout",
-            "backoff",
-            "max_backoff",
-            "retry_after_cap",
-            "search_reuse_hours",
-        ):
-            number = float(value)
-            if not math.isfinite(number) or number < 0:
-                raise ValueError("it must be a non-negative number")
-            return number
+            rate = None if str(value).strip().lower() in ("", "none") else _seconds(value)
+            if rate and rate < 1 / MOST_SECONDS:  # one request in more than 115 days
+                raise ValueError(f"it must be 0 (no limit) or at least {1 / MOST_SECONDS:g}")
+            return rate or None
+        if name in ("timeout", "connect_timeout"):
+            seconds = _seconds(value)
+            if seconds <= 0:
+                raise ValueError("it must be more than 0 seconds (a wait of 0 can never succeed)")
+            return seconds
+        if name in ("backoff", "max_backoff", "retry_after_cap", "search_reuse_hours"):
+            return _seconds(value)
         return None if value is None else str(value)
     except (TypeError, ValueError) as error:
-        shown = "<hidden>" if name == "api_key" else repr(value)
+        problem = clipped(str(error).rstrip("."))  # a parser's message may quote the value
+        given = "<hidden>" if name == "api_key" else shown(value)
         raise ConfigurationError(
-            f"Setting {name} = {shown} is not usable: {error}. "
+            f"Setting {name} = {given} is not usable: {problem}. "
             f"Fix it in the arguments, {ENV_PREFIX}{name.upper()} or the config file."
         ) from None
+
+
+def _seconds(value: Any) -> float:
+    """A number from 0 to MOST_SECONDS (of seconds, hours or requests per second): more than
+    the operating system can wait (`time.sleep(1e300)`) is refused here, not met there."""
+    number = math.nan if isinstance(value, bool) else float(value)
+    if not 0 <= number <= MOST_SECONDS:  # NaN and infinities included
+        raise ValueError(f"it must be a number from 0 to {MOST_SECONDS:,}")
+    return number
+
+
+def _path(value: Any) -> str:
+    """A file or folder path as given; one the operating system could never open refused."""
+    text = str(value).strip()
+    if "\x00" in text:
+        raise ValueError("a path cannot hold a NUL character")
+    if any(len(part.encode()) > NAME_MAX for part in Path(text).parts):
+        raise ValueError(f"a file or folder name is at most {NAME_MAX} bytes long")
+    return text
+
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+)://")  # two letters at least: `C:/` is a drive
+CACHE_WORDS = ("memory", "off")
+NAME_MAX = 255  # bytes of one file or folder name (most file systems)
+MOST_SECONDS = 10_000_000  # ~115 days: the longest wait, timeout or backoff a setting may ask
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+
+
+def _cache(value: Any) -> str:
+    """Where answers are kept: a folder or `.sqlite` file, `memory`, `off`, or a Redis URL
+    (`redis://`, `rediss://`, `unix://`). Any other URL is refused: `ftp://what` once made a
+    folder `./ftp:/what`."""
+    text = _path(value)
+    if text.lower() in CACHE_WORDS:
+        return text.lower()
+    scheme = _SCHEME.match(text)
+    if scheme is None:
+        return text
+    if scheme[1].lower() not in REDIS_SCHEMES:
+        raise ValueError(
+            f"{scheme[1]}:// is not a place for a cache: give a folder or a .sqlite file, "
+            "memory, off, or a redis://, rediss:// or unix:// URL"
+        )
+    parts = urlsplit(text)  # ValueError: a bad IPv6 host
+    parts.port  # noqa: B018 - ValueError: a port that is not one
+    database = parts.path.strip("/")
+    if scheme[1].lower() != "unix" and database and not database.isdigit():
+        raise ValueError(
+            f"the database number after the host must be digits, not {shown(database)}"
+        )
+    if scheme[1].lower() == "unix" and not parts.path:
+        raise ValueError("a unix:// URL names the server's socket file: unix:///path/to/redis.sock")
+    return text
+
+
+def _base_url(value: Any) -> str:
+    """The service's address: http(s), a host urllib3 will connect to, no query or fragment
+    (the path of each endpoint is added to it)."""
+    url = str(value).strip().rstrip("/")
+    if not url.lower().startswith(("http://", "https://")):
+        raise ValueError("it must start with http:// or https://")
+    parts = urlsplit(url)  # ValueError: a bad IPv6 host
+    parts.port  # noqa: B018 - ValueError: a port that is not one
+    if not parts.hostname:
+        raise ValueError("it names no host: give it as https://host.example/path")
+    if parts.query or parts.fragment:
+        raise ValueError(
+            "it holds a ?query or #fragment, which the endpoints' paths cannot follow: give the "
+            "address alone (and the key as api_key)"
+        )
+    _check_host(parts.hostname)
+    from urllib3.util import parse_url  # refuses what urllib3 would refuse when connecting
+
+    parse_url(url)
+    return url
+
+
+_LABEL = re.compile(r"[A-Za-z0-9_-]{1,63}")
+
+
+def _check_host(host: str) -> None:
+    """Raise ValueError unless `host` is an IP address or a DNS name (`...` is neither)."""
+    with contextlib.suppress(ValueError):
+        ipaddress.ip_address(host)
+        return
+    try:
+        ascii_host = host.removesuffix(".").encode("idna").decode("ascii")
+    except UnicodeError:
+        ascii_host = ""
+    if not all(_LABEL.fullmatch(label) for label in ascii_host.split(".")):
+        raise ValueError(f"{shown(host)} is not a host name")
 
 
 def _expiry_table(value: Any) -> dict[str, float]:
@@ -350,7 +446,7 @@ def _expiry_table(value: Any) -> dict[str, float]:
     unknown = sorted(str(name) for name in table if name not in DEFAULT_EXPIRY)
     if unknown:
         raise ValueError(
-            f"it names no endpoint of the table: {', '.join(unknown)} (it has "
+            f"it names no endpoint of the table: {listed(unknown)} (it has "
             f"{', '.join(sorted(set(DEFAULT_EXPIRY) - NEVER_CACHED))})"
         )
     seconds = {str(name): float(given) for name, given in table.items()}
@@ -404,6 +500,19 @@ def _toml_string(value: str) -> str:
 def save_config(values: Mapping[str, Any], path: Path | str | None = None) -> Path:
     """Write settings to the config file, readable by its owner only (0600)."""
     target = Path(path or os.environ.get(f"{ENV_PREFIX}CONFIG") or default_config_path())
+    try:
+        _write_config(target, values)
+    except OSError as error:  # /proc/x.toml, a read-only folder, a name too long, a folder
+        reason = error.strerror or type(error).__name__
+        raise ConfigurationError(
+            f"Cannot write the config file {clipped(str(target))}: {reason}. Choose a file in a "
+            f"folder you can write to (--path, or {ENV_PREFIX}CONFIG); nothing was saved."
+        ) from None
+    return target
+
+
+def _write_config(target: Path, values: Mapping[str, Any]) -> None:
+    """Merge `values` into the config file at `target`, written 0600 (see `save_config`)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     current = _read_config(target)
     current.update(
@@ -431,4 +540,3 @@ def save_config(values: Mapping[str, Any], path: Path | str | None = None) -> Pa
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write("\n".join(lines) + "\n")
     os.chmod(target, 0o600)
-    return target

@@ -3,6 +3,7 @@
     ProfnetError                   anything this library raises on purpose
     ├── InvalidParameter           a parameter is missing or wrong (found before sending, or a 400)
     ├── ConfigurationError         the settings cannot work (bad base URL, unreadable config file)
+    │   └── DamagedFile            a cache file SQLite cannot read (`cache clear` starts it anew)
     ├── ApiError                   the service answered with an error
     │   ├── Unauthorized           401: the API key is missing or wrong
     │   ├── InsufficientCredits    402, or a 429 that says the quota is spent (never retried)
@@ -25,6 +26,7 @@ Every error says what to do next in its message. None ever holds the API key.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 
@@ -78,6 +80,15 @@ class InvalidParameter(ProfnetError):  # noqa: N818 - named for what went wrong,
 
 class ConfigurationError(ProfnetError):
     """The settings cannot work."""
+
+
+class DamagedFile(ConfigurationError):  # noqa: N818 - named for what is wrong, as users read it
+    """A cache file that SQLite cannot read: damaged, or another program's. `path` is the file
+    (`details`: what SQLite said)."""
+
+    def __init__(self, message: str, *, path: Path, **context: Any) -> None:
+        super().__init__(message, **context)
+        self.path = path
 
 
 class ApiError(ProfnetError):
@@ -164,6 +175,7 @@ __all__ = [
     "ApiError",
     "BudgetExceeded",
     "ConfigurationError",
+    "DamagedFile",
     "InsufficientCredits",
     "InvalidParameter",
     "NotFound",

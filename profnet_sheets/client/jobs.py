@@ -24,6 +24,7 @@ from profnet_sheets.errors import (
     ServiceError,
     TransportError,
 )
+from profnet_sheets.redact import shown
 from profnet_sheets.spec import search_endpoint
 from profnet_sheets.words import counted
 
@@ -186,7 +187,7 @@ class SearchJob:
         filters: dict[str, Any] | None = None,
     ) -> None:
         if kind not in ("leads", "companies"):
-            raise ValueError(f"kind must be 'leads' or 'companies', got {kind!r}")
+            raise ValueError(f"kind must be 'leads' or 'companies', got {shown(kind)}")
         self.client = client
         self.kind: SearchKind = kind
         self.request_id = request_id

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -11,9 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from profnet_sheets.client.wal import ensure_wal
+from profnet_sheets.client import wal
 from profnet_sheets.config import SpendingCap
-from profnet_sheets.errors import BudgetExceeded
+from profnet_sheets.errors import BudgetExceeded, DamagedFile
+from profnet_sheets.redact import clipped
 from profnet_sheets.spec import Endpoint
 
 # The most items one page of lead or company results may hold (vendors use 25 or 100): what a
@@ -58,10 +60,9 @@ class Ledger:
         self.path = path
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
+            _open_file(path)  # in WAL mode, a mode the file keeps; an unreadable one set aside
         # Autocommit: each record is one INSERT, its own transaction (one call into SQLite,
         # not BEGIN / INSERT / COMMIT: fewer hand-overs between sixteen busy workers).
-        if path is not None:
-            ensure_wal(path)  # a mode the file keeps
         self._db = sqlite3.connect(
             str(path) if path else ":memory:",
             check_same_thread=False,
@@ -183,6 +184,56 @@ class Ledger:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _open_file(path: Path) -> None:
+    """Make the ledger file ready, never restarting the spend history without a word.
+
+    A new ledger is made whole in a file of its own and linked into place, so that a ledger
+    of 0 bytes is never one being made: it was emptied, and that is said. One SQLite cannot
+    read is set aside (`<name>.unreadable-<time>`, kept for a look) and a new one started,
+    which is said too (decisions #134): what was spent is the service's to tell then, and
+    calls go on being counted.
+    """
+    if not path.exists():
+        _create(path)
+    elif path.stat().st_size == 0:
+        LOG.warning(
+            "profnet-sheets: the ledger %s was empty (0 bytes): the spend it recorded is gone, "
+            "and `profnet-sheets credits` counts from now.",
+            clipped(str(path)),
+        )
+    try:
+        wal.ensure_wal(path)
+        return
+    except DamagedFile as damaged:
+        reason = damaged.details
+    aside = wal.set_aside(path)
+    LOG.warning(
+        "profnet-sheets: the ledger %s could not be read (%s); it is set aside as %s and a new "
+        "one started: `profnet-sheets credits` counts from now.",
+        clipped(str(path)),
+        reason,
+        aside.name,
+    )
+    _create(path)
+    wal.ensure_wal(path)
+
+
+def _create(path: Path) -> None:
+    """Make an empty ledger at `path` at once: built aside, then linked in (a ledger another
+    process made meanwhile is kept)."""
+    building = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.new")
+    try:
+        with contextlib.closing(sqlite3.connect(building, isolation_level=None)) as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(_SCHEMA)
+        with contextlib.suppress(FileExistsError):
+            os.link(building, path)
+    except OSError:  # a file system without hard links: made in place, as SQLite does
+        pass
+    finally:
+        wal.remove(building)
 
 
 class Budget:

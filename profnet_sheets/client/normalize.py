@@ -13,6 +13,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Final, NamedTuple, TypeVar
 from urllib.parse import quote, unquote
 
+from profnet_sheets.redact import shown
 from profnet_sheets.spec.endpoints import SPACE_CHARS
 from profnet_sheets.spec.resources import HEADCOUNT_CODES, company_size_label
 
@@ -129,11 +130,9 @@ def _remembered(normalise: Callable[[object], _R]) -> Callable[[object], _R]:
 
 
 def _show(value: object) -> str:
-    try:
-        shown = repr(value)
-    except ValueError:  # an int with more digits than Python prints
-        shown = f"a {type(value).__name__} too long to show"
-    return shown if len(shown) <= 80 else shown[:77] + "..."
+    """A value as a row's or a cell's error shows it: as every message does (redact.shown),
+    cut shorter (it is repeated down a column, and an Excel cell is narrow)."""
+    return shown(value, limit=80)
 
 
 def _strip(value: str) -> str:

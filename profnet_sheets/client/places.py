@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from profnet_sheets.redact import shown
 from profnet_sheets.spec import Param
 
 
@@ -37,6 +38,6 @@ def places(client: FindsPlaces, given: Iterable[Any]) -> list[tuple[str, str]]:
         else:
             found = client.find_geocode_by_location(location=str(place))
             if not found:
-                raise ValueError(f"No place called {str(place)[:100]!r} was found.")
+                raise ValueError(f"No place called {shown(place)} was found.")
             chosen.append((place_label(found[0]), str(found[0]["geo_id"])))
     return chosen

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from profnet_sheets import errors
 from profnet_sheets.client.answers import unfinished
 from profnet_sheets.config import Settings
+from profnet_sheets.redact import clipped
 from profnet_sheets.spec import Endpoint
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -141,7 +142,7 @@ def error_for(
         "details": details if isinstance(details, str) else None,
         "body": body,
     }
-    said = f" The service said: {details}" if details else ""
+    said = f" The service said: {clipped(str(details))}" if details else ""
     if status == 409 or code == "search_not_completed" or unfinished(endpoint, body):
         return errors.SearchNotReady(
             f"{endpoint.name}: the search has not completed yet.{said} Wait for it first.",

@@ -8,6 +8,7 @@ from typing import Any
 
 from profnet_sheets.client import normalize
 from profnet_sheets.errors import InvalidParameter
+from profnet_sheets.redact import shown
 from profnet_sheets.spec import Endpoint, Param
 from profnet_sheets.spec.endpoints import (
     COMPANY_URL_PATTERN,
@@ -74,7 +75,8 @@ def _convert(endpoint: Endpoint, param: Param, value: Any) -> Any:
         matches = [allowed for allowed in param.enum if allowed.lower() == text.lower()]
         if not matches:
             raise InvalidParameter(
-                f"{endpoint.name}: {name} must be one of {', '.join(param.enum)}; got {text!r}.",
+                f"{endpoint.name}: {name} must be one of {', '.join(param.enum)}; "
+                f"got {shown(text)}.",
                 parameter=name,
                 value=value,
                 endpoint=endpoint.name,
@@ -99,7 +101,8 @@ def _growth(name: str, value: Any) -> dict[str, float] | None:
         bounds = {"min": value[0], "max": value[1]}
     else:
         raise normalize.NormalizationError(
-            f"{name} must be a range such as {{'min': 10, 'max': 50}} or (10, 50); got {value!r}.",
+            f"{name} must be a range such as {{'min': 10, 'max': 50}} or (10, 50); "
+            f"got {shown(value)}.",
             parameter=name,
             value=value,
         )
@@ -107,7 +110,9 @@ def _growth(name: str, value: Any) -> dict[str, float] | None:
         low, high = float(bounds["min"]), float(bounds["max"])
     except (KeyError, TypeError, ValueError):
         raise normalize.NormalizationError(
-            f"{name} needs numbers for min and max; got {value!r}.", parameter=name, value=value
+            f"{name} needs numbers for min and max; got {shown(value)}.",
+            parameter=name,
+            value=value,
         ) from None
     if low > high:
         raise normalize.NormalizationError(

@@ -28,9 +28,10 @@ from profnet_sheets.client.cache import KEPT_STATUSES, CachePolicy
 from profnet_sheets.client.claims import Claims, FileClaims, NoClaims, RedisClaims
 from profnet_sheets.client.keys import CallKey, key_of_request
 from profnet_sheets.client.policy import longest_call
+from profnet_sheets.client.shared_redis import open_redis
 from profnet_sheets.client.wal import ensure_wal
-from profnet_sheets.config import Settings, masked_url
-from profnet_sheets.errors import ConfigurationError
+from profnet_sheets.config import Settings
+from profnet_sheets.redact import masked_url
 from profnet_sheets.spec import API_KEY_HEADER
 
 LOG = logging.getLogger("profnet_sheets")
@@ -107,20 +108,13 @@ class AnswerStore:
             cache = SQLiteCache(where, serializer="json", decode_content=True, wal=True, timeout=30)
             _convert_old_file(where.with_name(f"{service}-http.sqlite"), cache)
             return cache
-        try:
-            import redis
-        except ImportError:  # pragma: no cover - depends on the extra being installed
-            raise ConfigurationError(
-                "PROFNET_CACHE names Redis but the redis package is missing: "
-                'install "profnet-sheets[redis]".'
-            ) from None
         from requests_cache.backends.redis import RedisCache
 
         # requests-cache saves with SETEX, which redis-py deprecates (a warning each save).
         warnings.filterwarnings(
             "ignore", message="Call to deprecated setex", category=DeprecationWarning
         )
-        self.redis = redis.Redis.from_url(where)
+        self.redis = open_redis(where, self.settings)  # PINGed: unreachable or refused raises
         return RedisCache(
             namespace=namespace(service),
             connection=self.redis,

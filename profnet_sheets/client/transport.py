@@ -18,6 +18,7 @@ from requests.adapters import HTTPAdapter
 from profnet_sheets.client.policy import MAYBE_DONE_STATUSES, Failure, RetryPolicy, is_risky
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TransportError
+from profnet_sheets.redact import masked_url, shown
 from profnet_sheets.spec import API_KEY_HEADER, Endpoint
 from profnet_sheets.words import counted
 
@@ -159,7 +160,7 @@ class Transport:
                 if 300 <= status < 400:
                     raise ServiceError(
                         f"{endpoint.name}: the service answered with a redirect "
-                        f"({status}) to {response.headers.get('Location')!r}; "
+                        f"({status}) to {shown(response.headers.get('Location'))}; "
                         "it is not followed, so that the API key is never sent elsewhere. "
                         "Check the base URL (PROFNET_BASE_URL).",
                         endpoint=endpoint.name,
@@ -219,7 +220,7 @@ class Transport:
         else:
             advice = f" Tried {counted(attempts, 'time')}."
         error = TransportError(
-            f"{endpoint.name}: {what} at {self.base_url}.{advice} "
+            f"{endpoint.name}: {what} at {masked_url(self.base_url)}.{advice} "
             "Check the network and PROFNET_BASE_URL, then try again.",
             endpoint=endpoint.name,
             details=failure,

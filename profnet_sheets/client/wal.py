@@ -1,12 +1,19 @@
-"""Put a SQLite file in WAL mode, also when several processes open it at the same moment."""
+"""SQLite files: put one in WAL mode (also when several processes open it at the same moment),
+tell a damaged one, set one aside or remove it with its -wal and -shm."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import time
 from pathlib import Path
 
+from profnet_sheets.errors import DamagedFile
+from profnet_sheets.redact import clipped
+
 _BUSY, _LOCKED = 5, 6  # SQLITE_BUSY, SQLITE_LOCKED (primary codes)
+_DAMAGED = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
+_COMPANIONS = ("", "-wal", "-shm")
 
 
 def ensure_wal(path: Path, timeout: float = 30.0) -> None:
@@ -16,19 +23,50 @@ def ensure_wal(path: Path, timeout: float = 30.0) -> None:
     shared lock and want that exclusive one: SQLite answers one of them "database is locked"
     at once, without waiting (its busy timeout does not apply to a deadlock). Here the loser
     tries again, by when the winner has switched and the pragma has nothing left to do.
+
+    A file SQLite cannot read (garbage, a damaged first page) raises DamagedFile, whose
+    message is the cache's (the ledger sets its own aside: client/ledger.py).
     """
     deadline = time.monotonic() + timeout
     pause = 0.002
     while True:
+        damaged = None
         connection = sqlite3.connect(path, timeout=timeout, isolation_level=None)
         try:
             connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("SELECT count(*) FROM sqlite_master")  # reads the first page
             return
-        except sqlite3.OperationalError as error:
+        except sqlite3.DatabaseError as error:
             code = getattr(error, "sqlite_errorcode", _BUSY) & 0xFF
-            if code not in (_BUSY, _LOCKED) or time.monotonic() > deadline:
+            if code in _DAMAGED:
+                damaged = str(error)
+            elif code not in (_BUSY, _LOCKED) or time.monotonic() > deadline:
                 raise
         finally:
             connection.close()
+        if damaged is not None:
+            raise DamagedFile(
+                f"The cache file {clipped(str(path))} cannot be read ({damaged}): it is damaged, "
+                "or not a cache of profnet-sheets. Run `profnet-sheets cache clear` to start it "
+                "anew (the answers it held are lost), or move it aside.",
+                path=path,
+                details=damaged,
+            )
         time.sleep(pause)
         pause = min(pause * 2, 0.1)
+
+
+def set_aside(path: Path) -> Path:
+    """Rename `path`, with its -wal and -shm, to `<name>.unreadable-<time>`; the new name."""
+    aside = path.with_name(f"{path.name}.unreadable-{int(time.time())}")
+    for suffix in _COMPANIONS:
+        with contextlib.suppress(FileNotFoundError):
+            path.with_name(path.name + suffix).rename(aside.with_name(aside.name + suffix))
+    return aside
+
+
+def remove(path: Path) -> None:
+    """Delete the SQLite file `path` with its -wal and -shm."""
+    for suffix in _COMPANIONS:
+        with contextlib.suppress(FileNotFoundError):
+            path.with_name(path.name + suffix).unlink()

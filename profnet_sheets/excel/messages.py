@@ -33,7 +33,7 @@ OFFLINE = (
 NOT_FOUND = "not found: check the id, URL or name it was looked up by"
 INTERRUPTED = "interrupted before it was fetched: recalculate"
 UNAUTHORIZED = (
-    "the service refused the API key: run profnet-sheets config --api-key YOUR_KEY, "
+    "the service refused the API key: run profnet-sheets config --api-key (it asks for it), "
     f"{RESTART} (a changed environment variable needs Excel itself restarted)"
 )
 # How the batch engine words a row's error (batch/engine.py) -> the same words as one key's.

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from profnet_sheets.client import normalize
 from profnet_sheets.errors import ConfigurationError
+from profnet_sheets.redact import shown
 
 if TYPE_CHECKING:
     from profnet_sheets.client.client import Client
@@ -65,7 +66,7 @@ def _budget(value: Any, where: str) -> int | None:
         number = math.nan
     if not math.isfinite(number) or number < 0 or not number.is_integer():
         raise ConfigurationError(
-            f"{BUDGET_KEY} = {value!r} in {where} is not a number of credits: give a whole "
+            f"{BUDGET_KEY} = {shown(value)} in {where} is not a number of credits: give a whole "
             "number such as 1000, or none for no limit"
         )
     return int(number)

@@ -7,6 +7,7 @@ from typing import Any
 from profnet_sheets.client.client import Client
 from profnet_sheets.client.places import place_label
 from profnet_sheets.client.places import places as found_places
+from profnet_sheets.redact import shown
 from profnet_sheets.spec import endpoint
 from profnet_sheets.widgets.controls import FIELD_WIDTH, FieldControl, row
 from profnet_sheets.widgets.fields import FieldSpec
@@ -57,7 +58,7 @@ class PlacePicker:
         self.matches.index = 0 if found else None  # the best match, ready to Add
         self.add.disabled = not found
         if not found:
-            raise ValueError(f"No place called {name!r} was found: try another spelling.")
+            raise ValueError(f"No place called {shown(name)} was found: try another spelling.")
 
     def add_selected(self) -> None:
         """Add the match shown in the list of matches."""

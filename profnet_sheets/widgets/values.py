@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from profnet_sheets.client import normalize
+from profnet_sheets.redact import shown
 from profnet_sheets.widgets.fields import FieldSpec
 
 _SCALARS = (str, bytes, int, float)
@@ -75,7 +76,7 @@ def range_bounds(spec: FieldSpec, value: Any) -> tuple[str, str]:
     if not isinstance(value, list | tuple) or len(value) != 2:
         raise ValueError(
             f"{spec.label}: give the range as (min, max) or {{'min': ..., 'max': ...}}, "
-            f"not {value!r}."
+            f"not {shown(value)}."
         )
     low, high = ("" if bound is None else str(bound) for bound in value)
     return (low, high)

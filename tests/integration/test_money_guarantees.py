@@ -42,20 +42,20 @@ def domains(count: int) -> pl.DataFrame:
 
 
 def test_a_cache_that_dies_mid_run_loses_no_paid_answer(
-    sandbox: RunningSandbox, redis_server: RedisServer, tmp_path: Path
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
 ) -> None:
     requests.put(
         f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 20}, timeout=5
     ).raise_for_status()
     client = Client(
-        api_key=KEY, base_url=sandbox.base_url, cache=redis_server.url, cache_dir=tmp_path
+        api_key=KEY, base_url=sandbox.base_url, cache=killable_redis.url, cache_dir=tmp_path
     )
     killed = threading.Event()
 
     def kill_after_some(done: int, total: int) -> None:
         if done >= 40 and not killed.is_set():
             killed.set()
-            redis_server.kill()  # SIGKILL: the team's Redis dies under the run
+            killable_redis.kill()  # SIGKILL: the team's Redis dies under the run
 
     result = enrich(
         domains(200), "website", "company", client=client, concurrency=4, progress=kill_after_some

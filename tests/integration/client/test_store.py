@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 import sqlite3
 import sys
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -227,14 +230,31 @@ def test_the_policy_decides_what_requests_cache_keeps() -> None:
     assert expiry["*/search-leads"] == 24 * 3600
 
 
+@contextlib.contextmanager
+def warnings_raised() -> Iterator[None]:
+    """Raise, at the end, on any warning profnet_sheets logged within."""
+    said: list[str] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: said.append(record.getMessage())  # type: ignore[method-assign]
+    logger = logging.getLogger("profnet_sheets")
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+    assert not said, said
+
+
 def _open_cache_and_ledger(folder: str, start: Any) -> None:
-    """In a forked child: open the store and the ledger as a Client does; exit 1 on an error.
-    (Everything is imported before the fork, so that the children really start together.)"""
+    """In a forked child: open the store and the ledger as a Client does; exit 1 on an error,
+    or on a warning (a new ledger met half made would be taken for an emptied one). Everything
+    is imported before the fork, so that the children really start together."""
     start.wait()
     try:
-        settings = Settings.load(environ={}, cache=folder, cache_dir=folder)
-        AnswerStore(settings, "svc-race", "", CachePolicy(settings)).close()
-        Ledger(Path(folder) / "svc-race-ledger.sqlite")
+        with warnings_raised():
+            settings = Settings.load(environ={}, cache=folder, cache_dir=folder)
+            AnswerStore(settings, "svc-race", "", CachePolicy(settings)).close()
+            Ledger(Path(folder) / "svc-race-ledger.sqlite")
     except Exception as error:  # any error: the child reports it as its exit code
         print(f"{type(error).__name__}: {error}", file=sys.stderr)
         os._exit(1)

@@ -32,6 +32,7 @@ def test_the_widgets_import_no_other_front_end() -> None:
         "profnet_sheets.client",
         "profnet_sheets.config",
         "profnet_sheets.errors",
+        "profnet_sheets.redact",
         "profnet_sheets.spec",
         "profnet_sheets.words",
         "profnet_sheets.widgets",

@@ -1,0 +1,419 @@
+"""Settings that leak or crash (issue 14, items 9 and 10), through the real command line.
+
+Item 9: no credential is ever shown (a Redis URL's password, a base URL's user info, query
+tokens, the key), and the key can be given without typing it on the command line (`config
+--api-key -` reads stdin; `config --api-key` asks for it in a terminal, not echoed: a pty).
+Item 10: every setting that cannot work ends in one `Error:` line naming the value (masked,
+cut to ~200 characters) and what to do, never a traceback: timeouts of 0, base URLs urllib3
+refuses, a cache URL of another scheme, a config file that cannot be written, a Redis that is
+unreachable or refuses the password (a real server with `requirepass`), a cache or ledger file
+of garbage (real files) and an emptied ledger. Nothing is paid in any of these cases.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import socket
+import sqlite3
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+from click.testing import CliRunner, Result
+
+from profnet_sheets.cli import main
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from tests.conftest import redis_server
+from tests.integration.conftest import CLI, cli_env, run_cli
+from tests.integration.test_reliability_input import assert_clean
+
+pytestmark = pytest.mark.integration
+
+KEY = "pn-live-SECRET-4c1e9a7b20d3f615"
+PASSWORD = "redis-SECRET-pw-83f1"  # what the password-protected Redis demands
+SECRETS = (KEY, PASSWORD, "hunter2", "tok-SECRET", "pw-SECRET")
+LONG = "x" * 100_000  # an input as long as the one the attack used
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[RunningSandbox]:
+    with start_sandbox(api_keys=(KEY,), credits=1_000_000, job_seconds=0.0) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def locked_redis() -> Iterator[str]:
+    """A real Redis that demands PASSWORD: its URL, without the password."""
+    with redis_server(password=PASSWORD) as url:
+        yield url
+
+
+def charged(sandbox: RunningSandbox) -> int:
+    response = requests.get(
+        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
+    )
+    return int(response.json()["credits_charged"])
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+class Cli:
+    """`profnet-sheets` in this process (click's CliRunner) from `home`, with only the
+    PROFNET_ variables given (config file and cache under `home`)."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+
+    def __call__(self, *args: str, input: str | None = None, **variables: str) -> Result:
+        env: dict[str, str | None] = {
+            name: None for name in os.environ if name.startswith("PROFNET_")
+        }
+        env.update(
+            PROFNET_CONFIG=str(self.home / "config.toml"),
+            PROFNET_CACHE_DIR=str(self.home / "cache"),
+            PROFNET_QUIET="1",
+        )
+        env.update({f"PROFNET_{name.upper()}": value for name, value in variables.items()})
+        result = CliRunner().invoke(main, list(args), env=env, input=input)
+        assert_safe(result.output)
+        return result
+
+
+def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """`profnet-sheets ARGS` in a process of its own; what it said holds nothing unsafe."""
+    result = run_cli(env, *args)
+    assert_safe(result.stdout + result.stderr)
+    return result
+
+
+def assert_safe(output: str) -> None:
+    """No traceback, and no secret of this module, in what the user sees."""
+    assert "Traceback" not in output, output
+    for secret in SECRETS:
+        assert secret not in output, f"{secret} shown: {output}"
+
+
+def refused(result: Result, *said: str) -> str:
+    """The run ended in one `Error:` line (the last), saying each of `said`; the line."""
+    assert_clean(result, fuzzed=False)
+    assert result.exit_code == 1, result.output
+    line = next(line for line in result.stderr.splitlines() if line.startswith("Error:"))
+    for words in said:
+        assert words in line, f"{words!r} not in {line!r}"
+    return line
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Cli:
+    monkeypatch.chdir(tmp_path)  # a cache setting taken for a relative folder would land here
+    return Cli(tmp_path)
+
+
+# -- item 9: secrets ------------------------------------------------------------------------
+
+
+def test_config_shows_a_redis_url_without_its_password(cli: Cli) -> None:
+    result = cli("config", cache="redis://:hunter2@redis.corp:6379/8")
+    assert result.exit_code == 0, result.output
+    assert "cache:    redis://:***@redis.corp:6379/8" in result.output
+
+
+def test_a_base_url_with_user_info_is_masked_in_messages_and_displays(
+    cli: Cli, sandbox: RunningSandbox
+) -> None:
+    base_url = f"https://user:hunter2@127.0.0.1:{closed_port()}"
+    settings = {"base_url": base_url, "api_key": KEY, "retries": "0"}
+    error = refused(cli("lookup", "company", "stripe.com", **settings), "could not reach")
+    assert "https://user:***@127.0.0.1:" in error
+    shown = cli("config", **settings)
+    assert "base_url: https://user:***@127.0.0.1:" in shown.output
+    info = cli("cache", "info", **settings)
+    assert "service: https://user:***@127.0.0.1:" in info.output
+    saved = cli("config", "--base-url", base_url.replace("https", "http"))
+    assert "base_url: http://user:***@127.0.0.1:" in saved.output
+
+
+def test_query_tokens_in_a_base_url_are_masked_in_its_refusal(cli: Cli) -> None:
+    error = refused(
+        cli("credits", base_url="https://api.example.com/v1?api_key=tok-SECRET&x=1"),
+        "'https://api.example.com/v1?api_key=***&x=1'",
+        "?query",
+        "PROFNET_BASE_URL",
+    )
+    assert "tok-SECRET" not in error
+
+
+def test_the_key_is_read_from_stdin(tmp_path: Path, sandbox: RunningSandbox) -> None:
+    env = cli_env(sandbox.base_url, "", tmp_path)
+    del env["PROFNET_API_KEY"]
+    saved = subprocess.run(
+        [*CLI, "config", "--api-key", "-"],
+        input=KEY + "\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert saved.returncode == 0, saved.stderr
+    assert_safe(saved.stdout + saved.stderr)  # nor the key read
+    assert f'api_key = "{KEY}"' in (tmp_path / "config.toml").read_text()  # no line end
+    before = charged(sandbox)
+    looked_up = run(env, "lookup", "company", "stripe.com")
+    assert looked_up.returncode == 0, looked_up.stderr
+    assert charged(sandbox) == before + 1  # the key read from stdin is the one used
+
+
+def test_the_key_is_asked_for_in_a_terminal_without_being_echoed(tmp_path: Path) -> None:
+    env = cli_env("https://api.example.com", "", tmp_path)
+    del env["PROFNET_API_KEY"], env["PROFNET_BASE_URL"]
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [*CLI, "config", "--api-key"],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        env=env,
+        close_fds=True,
+    )
+    os.close(terminal)
+    seen = read_until(controller, "API key:")
+    os.write(controller, (KEY + "\n").encode())
+    seen += read_until(controller, "budget:")
+    process.wait(timeout=30)
+    os.close(controller)
+    assert process.returncode == 0, seen
+    assert "Saved to" in seen
+    assert_safe(seen)  # the terminal did not echo what was typed
+    assert f'api_key = "{KEY}"' in (tmp_path / "config.toml").read_text()
+
+
+def read_until(descriptor: int, marker: str, timeout: float = 30) -> str:
+    """What a terminal shows until `marker` (or the program ends, or `timeout`)."""
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while marker.encode() not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([descriptor], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(descriptor, 4096)
+            except OSError:  # the program ended: its side of the terminal is gone
+                break
+            if not chunk:
+                break
+            seen += chunk
+    return seen.decode(errors="replace")
+
+
+def test_api_key_alone_without_a_terminal_says_how_to_give_it(cli: Cli) -> None:
+    refused(cli("config", "--api-key"), "--api-key -")
+    assert not (cli.home / "config.toml").exists()
+
+
+# -- item 10: one line, never a traceback ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "said"),
+    [
+        ("timeout", "0", ["Setting timeout = '0'", "more than 0", "PROFNET_TIMEOUT"]),
+        ("connect_timeout", "inf", ["'inf'", "from 0 to 10,000,000", "PROFNET_CONNECT_TIMEOUT"]),
+        ("backoff", "1e300", ["from 0 to 10,000,000", "PROFNET_BACKOFF"]),
+        ("rate_limit", "1e-300", ["0 (no limit) or at least", "PROFNET_RATE_LIMIT"]),
+        ("base_url", "http://[::1", ["'http://[::1'", "PROFNET_BASE_URL"]),
+        ("base_url", "https://...", ["'...' is not a host name", "PROFNET_BASE_URL"]),
+        ("base_url", "https://a..b/v1", ["'a..b' is not a host name"]),
+        ("base_url", "https://exa mple.com", ["'https://exa mple.com'", "PROFNET_BASE_URL"]),
+        ("base_url", "https://u:pw-SECRET@host:99999", ["'https://u:***@host:99999'", "Port"]),
+        ("base_url", "ftp://pw-SECRET@files", ["'ftp://***@files'", "http:// or https://"]),
+        ("cache", "ftp://what", ["'ftp://what'", "ftp:// is not a place", "redis://"]),
+        ("cache", "redis://:pw-SECRET@h:6379/db", ["'redis://:***@h:6379/db'", "must be digits"]),
+        ("cache", "unix://", ["unix:///path/to/redis.sock"]),
+    ],
+)
+@pytest.mark.parametrize("command", [["credits"], ["config"], ["lookup", "company", "a.com"]])
+def test_a_setting_that_cannot_work_is_one_line_naming_it(
+    cli: Cli, setting: str, value: str, said: list[str], command: list[str]
+) -> None:
+    refused(cli(*command, **{setting: value, "api_key": KEY}), *said, "Fix it in")
+    assert not any(cli.home.glob("ftp*")), "no folder made of a URL"
+
+
+@pytest.mark.parametrize("command", [["credits"], ["lookup", "company", "a.com"]])
+def test_a_cache_folder_that_cannot_be_made_is_one_line(
+    cli: Cli, tmp_path: Path, command: list[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for service in ({}, {"base_url": "https://api.example.com", "api_key": KEY}):
+        refused(
+            cli(*command, cache_dir=str(blocker / "cache"), **service),
+            f"Cannot keep the cache at {blocker / 'cache'}",
+            "PROFNET_CACHE_DIR",
+        )
+
+
+def test_a_config_file_that_cannot_be_written_is_one_line(cli: Cli, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    places = [str(blocker / "config.toml")]
+    if Path("/proc").is_dir():
+        places.append("/proc/x.toml")
+    for place in places:
+        refused(
+            cli("config", "--budget", "5", "--path", place),
+            f"Cannot write the config file {place}",
+            "--path",
+            "nothing was saved",
+        )
+
+
+def test_an_unreachable_redis_is_refused_before_anything_is_paid(
+    cli: Cli, sandbox: RunningSandbox
+) -> None:
+    before = charged(sandbox)
+    for url, named in [
+        ("redis://:pw-SECRET@nohost.invalid:6379/0", "redis://:***@nohost.invalid:6379/0"),
+        (f"redis://127.0.0.1:{closed_port()}/0", "Connection refused"),
+    ]:
+        result = cli(
+            "lookup", "company", "stripe.com", cache=url, base_url=sandbox.base_url, api_key=KEY
+        )
+        refused(result, "Cannot use the Redis cache", named, "PROFNET_CACHE")
+    assert charged(sandbox) == before
+
+
+def test_a_redis_refusing_the_password_is_refused_before_anything_is_paid(
+    cli: Cli, sandbox: RunningSandbox, locked_redis: str
+) -> None:
+    host = locked_redis.removeprefix("redis://")
+    service = {"base_url": sandbox.base_url, "api_key": KEY}
+    before = charged(sandbox)
+    wrong = cli("lookup", "company", "stripe.com", cache=f"redis://:hunter2@{host}/0", **service)
+    refused(wrong, f"redis://:***@{host}/0", "refused the password")
+    missing = cli("lookup", "company", "stripe.com", cache=f"redis://{host}/0", **service)
+    refused(missing, "asks for a password")
+    assert charged(sandbox) == before
+    right = cli("lookup", "company", "stripe.com", cache=f"redis://:{PASSWORD}@{host}/0", **service)
+    assert right.exit_code == 0, right.output
+    assert charged(sandbox) == before + 1
+    info = cli("cache", "info", cache=f"redis://:{PASSWORD}@{host}/0", **service)
+    assert f"cache: redis://:***@{host}/0" in info.output
+
+
+def test_a_garbage_cache_file_says_what_to_do_and_cache_clear_starts_it_anew(
+    cli: Cli, sandbox: RunningSandbox
+) -> None:
+    cache = cli.home / "answers.sqlite"
+    cache.write_bytes(os.urandom(8192))
+    service = {"cache": str(cache), "base_url": sandbox.base_url, "api_key": KEY}
+    before = charged(sandbox)
+    for command in (["lookup", "company", "stripe.com"], ["cache", "info"], ["credits"]):
+        refused(cli(*command, **service), str(cache), "cannot be read", "cache clear")
+    assert charged(sandbox) == before
+    cleared = cli("cache", "clear", "--yes", **service)
+    assert cleared.exit_code == 0, cleared.output
+    assert f"Removed the unreadable cache file {cache}" in cleared.output
+    with sqlite3.connect(cache) as db:  # a SQLite file again, requests-cache's
+        assert db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
+    for _ in range(2):
+        assert cli("lookup", "company", "stripe.com", **service).exit_code == 0
+    assert charged(sandbox) == before + 1  # the new cache keeps answers
+
+
+def test_garbage_in_the_default_cache_folder_is_cleared_too(tmp_path: Path) -> None:
+    """The embedded sandbox's own state and its answers, beside the ledger: both garbage."""
+    env = cli_env("", "", tmp_path)
+    del env["PROFNET_API_KEY"], env["PROFNET_BASE_URL"]
+    assert run(env, "lookup", "company", "stripe.com").returncode == 0
+    folder = tmp_path / "cache"
+    damaged = [folder / "sandbox-state.sqlite", folder / "sandbox-answers.sqlite"]
+    for path in damaged:
+        for companion in folder.glob(f"{path.name}-*"):
+            companion.unlink()
+        path.write_bytes(b"not a database" * 100)
+    info = run(env, "cache", "info")
+    assert info.returncode == 1
+    assert "cannot be read" in info.stderr
+    assert "cache clear" in info.stderr
+    cleared = run(env, "cache", "clear", "--yes")
+    assert cleared.returncode == 0, cleared.stderr
+    for path in damaged:
+        assert f"Removed the unreadable cache file {path}" in cleared.stderr
+    assert run(env, "lookup", "company", "stripe.com").returncode == 0
+
+
+def test_a_garbage_ledger_is_set_aside_and_said_once(
+    tmp_path: Path, sandbox: RunningSandbox
+) -> None:
+    env = cli_env(sandbox.base_url, KEY, tmp_path)
+    assert run(env, "lookup", "company", "stripe.com").returncode == 0
+    (ledger,) = (tmp_path / "cache").glob("*-ledger.sqlite")
+    garbage = os.urandom(8192)
+    ledger.write_bytes(garbage)
+    first = run(env, "credits")
+    assert first.returncode == 0, first.stderr
+    assert f"the ledger {ledger} could not be read" in first.stderr
+    (aside,) = ledger.parent.glob(f"{ledger.name}.unreadable-*")
+    assert aside.name in first.stderr
+    assert aside.read_bytes() == garbage  # kept for a look
+    assert "No credits spent yet" in first.stdout
+    second = run(env, "credits")
+    assert second.returncode == 0, second.stderr
+    assert "ledger" not in second.stderr, "said once"
+
+
+def test_an_emptied_ledger_is_said_once(tmp_path: Path, sandbox: RunningSandbox) -> None:
+    env = cli_env(sandbox.base_url, KEY, tmp_path)
+    assert run(env, "lookup", "company", "stripe.com").returncode == 0
+    (ledger,) = (tmp_path / "cache").glob("*-ledger.sqlite")
+    for companion in ledger.parent.glob(f"{ledger.name}-*"):
+        companion.unlink()
+    ledger.write_bytes(b"")
+    first = run(env, "credits")
+    assert first.returncode == 0, first.stderr
+    assert f"the ledger {ledger} was empty" in first.stderr
+    assert "counts from now" in first.stderr
+    second = run(env, "credits")
+    assert second.returncode == 0, second.stderr
+    assert "ledger" not in second.stderr, "said once"
+
+
+def test_a_new_ledger_says_nothing(tmp_path: Path, sandbox: RunningSandbox) -> None:
+    env = cli_env(sandbox.base_url, KEY, tmp_path)
+    first = run(env, "credits")
+    assert first.returncode == 0, first.stderr
+    assert "ledger" not in first.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "settings"),
+    [
+        (["lookup", "company", LONG], {}),
+        (["lookup", "profile", "https://" + LONG], {}),
+        (["config", "--cache", "/tmp/" + LONG], {}),
+        (["config", "--base-url", "https://" + LONG], {}),
+        (["credits"], {"cache": "/tmp/" + LONG}),
+        (["credits"], {"base_url": f"https://u:pw-SECRET@{LONG}.com"}),
+        (["credits"], {"expiry": '{"' + LONG + '": 1}'}),
+        (["credits"], {"budget": LONG}),
+        (["enrich", "in.csv", "--column", LONG, "--kind", "company", "--out", "o.csv"], {}),
+    ],
+)
+def test_a_long_input_is_cut_in_the_message(
+    cli: Cli, command: list[str], settings: dict[str, str]
+) -> None:
+    (cli.home / "in.csv").write_text("Site\nstripe.com\n")
+    line = refused(cli(*command, **settings))
+    assert len(line) < 1000, f"{len(line)} characters"
+    assert "x" * 200 not in line
