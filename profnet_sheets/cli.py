@@ -638,13 +638,23 @@ def _places_by_name(client: Client, endpoint: Any, filters: dict[str, Any]) -> d
     """Location filters given as place names (`--geo-codes Berlin`) as the geo ids the
     service takes: each name looked up once (1 credit, cached), and the choice said."""
     from profnet_sheets.client.places import places, takes_places
+    from profnet_sheets.client.prepare import prepare
 
+    named = [
+        name
+        for name, value in filters.items()
+        if takes_places(endpoint.param(name))
+        and isinstance(value, list)
+        and not all(str(item).strip().isdigit() for item in value)
+    ]
+    if not named:
+        return filters
+    # Everything else is checked first (a place stands in as geo id 1): nothing is paid for a
+    # search the service would refuse.
+    prepare(endpoint, {**filters, **{name: ["1"] for name in named}})
     found = dict(filters)
-    for name, value in filters.items():
-        if not takes_places(endpoint.param(name)) or not isinstance(value, list):
-            continue
-        if all(str(item).strip().isdigit() for item in value):
-            continue
+    for name in named:
+        value = filters[name]
         try:
             chosen = places(client, value)
         except ValueError as error:

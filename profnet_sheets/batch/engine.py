@@ -127,7 +127,7 @@ def fetch_all(
     bar = _progress(expected, plan.kind, progress)
     count = max(1, min(concurrency, expected))
     left, skipped = client.budget.left, set[str]()
-    if left is not None:
+    if left is not None and not client.settings.offline:  # offline, nothing is paid
         lookups = _within_budget(client, plan.kind, lookups, left, skipped)
     run = _Run(client, plan.kind, lookups, count, skipped)
     workers = [

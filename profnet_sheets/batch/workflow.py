@@ -38,6 +38,7 @@ from profnet_sheets.batch.io import (
 )
 from profnet_sheets.batch.plan import Plan
 from profnet_sheets.client.client import Client
+from profnet_sheets.redact import listed, shown
 from profnet_sheets.words import counted
 
 # Exit codes of a run that ended early (documented in docs/guide.md).
@@ -250,7 +251,7 @@ def enrich_file(
     for name in [column] if isinstance(column, str) else column.values():
         if name not in names:
             raise BatchInputError(
-                f"{source}: no column {name!r}; its columns are {', '.join(map(repr, names))} "
+                f"{source}: no column {shown(name)}; its columns are {listed(names)} "
                 "(give one of them with --column)"
             )
     if note:

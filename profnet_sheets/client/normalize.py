@@ -830,9 +830,11 @@ def school_ids(value: object, parameter: str) -> list[str]:
             continue
         try:
             url = _page_url(piece, ("school",), _SCHOOL_WANTED, _SCHOOL_EXAMPLE, "school")
+            slug = url.rstrip("/").rsplit("/", 1)[1]
+            _page_url(slug, ("school",), _SCHOOL_WANTED, _SCHOOL_EXAMPLE, "school")  # alone too
         except NormalizationError as error:
             raise NormalizationError(str(error), parameter, value) from None
-        found.append(url.rstrip("/").rsplit("/", 1)[1])
+        found.append(slug)
     return _unique(found)
 
 
