@@ -7,24 +7,26 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Hashable
-from dataclasses import dataclass
 from typing import Any
 
 from profnet_sheets.client.keys import CallKey
 
 
-@dataclass(frozen=True)
 class Memo:
-    """An answer as kept: its status, its body as JSON text (`body()` parses a fresh copy for
-    each caller) and parsed once (`shared`: for readers that never change it)."""
+    """An answer as kept: its status, until when, and its body parsed once (`shared`: for
+    readers that never change it); `body()` gives each caller a fresh copy (from JSON text
+    made on the first such call)."""
 
-    status: int
-    text: str
-    expires: float
-    shared: Any = None
+    __slots__ = ("_text", "expires", "shared", "status")
+
+    def __init__(self, status: int, expires: float, shared: Any) -> None:
+        self.status, self.expires, self.shared = status, expires, shared
+        self._text: str | None = None
 
     def body(self) -> Any:
-        return json.loads(self.text)
+        if self._text is None:
+            self._text = json.dumps(self.shared)
+        return json.loads(self._text)
 
 
 class MemoCache:
@@ -67,7 +69,7 @@ class MemoCache:
         """Keep an answer for `ttl` seconds (an already stale one only for `stale_ok` readers)."""
         if ttl <= 0 and not stale_ok:
             return
-        memo = Memo(status, json.dumps(body), time.monotonic() + ttl, body)
+        memo = Memo(status, time.monotonic() + ttl, body)
         with self._lock:
             self._entries[key] = memo
             self._entries.move_to_end(key)
