@@ -17,6 +17,16 @@ from typing import Any
 import platformdirs
 
 from profnet_sheets.errors import ConfigurationError
+from profnet_sheets.spec.profile import (
+    API_KEY_HEADER,
+    DEFAULT_NETWORK_HOSTS,
+    DEFAULT_PROFILE,
+    PriceTable,
+    ServiceProfile,
+    header_name,
+    header_table,
+    network_hosts,
+)
 
 APP_NAME = "profnet-sheets"
 ENV_PREFIX = "PROFNET_"
@@ -171,14 +181,39 @@ class Settings:
     search_reuse_hours: float = 24.0
     expiry: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_EXPIRY))
     quiet: bool = False  # no notice on stderr when the embedded sandbox is used
+    # The service profile (docs/real-service.md): what the service names or prices otherwise
+    # than the spec. The header that carries the key (the cache redacts it by this name).
+    key_header: str = API_KEY_HEADER
+    # Headers sent with every request besides the key (a gateway's own); redacted too.
+    headers: Mapping[str, str] = field(default_factory=dict)
+    # The hosts of the network's pages (profnet.com: the sandbox's); the first makes the URLs
+    # of bare profile names.
+    network_hosts: tuple[str, ...] = DEFAULT_NETWORK_HOSTS
+    prices: PriceTable = DEFAULT_PROFILE.prices  # credits per endpoint, where not the spec's
 
     def __repr__(self) -> str:
         shown = ", ".join(
             f"{f.name}={masked_url(getattr(self, f.name))!r}"
             for f in fields(self)
-            if f.name != "expiry"
+            if f.name not in ("expiry", "headers")
         )
-        return f"Settings({shown})"
+        return f"Settings({shown}, headers={sorted(self.headers)!r})"  # names: values hidden
+
+    def __post_init__(self) -> None:
+        try:
+            self.profile  # noqa: B018 - its parts must fit together
+        except ValueError as error:
+            raise ConfigurationError(
+                f"The service profile is not usable: {error}. Fix key_header or headers "
+                f"({ENV_PREFIX}KEY_HEADER, {ENV_PREFIX}HEADERS, or the config file)."
+            ) from None
+
+    @property
+    def profile(self) -> ServiceProfile:
+        """The service profile these settings name (the spec's names and prices by default)."""
+        return ServiceProfile(
+            self.key_header, tuple(self.headers.items()), self.network_hosts, self.prices
+        )
 
     @property
     def serves_stale(self) -> bool:
@@ -314,6 +349,8 @@ def _coerce(name: str, value: Any) -> Any:
             return _count(name, value)
         if name == "spending_cap":
             return SpendingCap.parse(value)
+        if name in _PROFILE:
+            return _PROFILE[name](value)
         if name in ("offline", "refresh", "stale_ok", "quiet"):
             return _truthy(value)
         if name == "cache_dir":
@@ -337,11 +374,20 @@ def _coerce(name: str, value: Any) -> Any:
             return number
         return None if value is None else str(value)
     except (TypeError, ValueError) as error:
-        shown = "<hidden>" if name == "api_key" else repr(value)
+        shown = "<hidden>" if name in ("api_key", "headers") else repr(value)
         raise ConfigurationError(
             f"Setting {name} = {shown} is not usable: {error}. "
             f"Fix it in the arguments, {ENV_PREFIX}{name.upper()} or the config file."
         ) from None
+
+
+# The service profile's settings, read with its own checks (spec.profile): one line each.
+_PROFILE: dict[str, Any] = {
+    "key_header": header_name,
+    "headers": header_table,
+    "network_hosts": network_hosts,
+    "prices": PriceTable.parse,
+}
 
 
 def _expiry_table(value: Any) -> dict[str, float]:

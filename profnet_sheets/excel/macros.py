@@ -64,7 +64,7 @@ def run_search(book: Any, kind: SearchKind) -> None:
         data = session.data_source(current.client)
         # Errors as text: read as empty, a filter showing #NAME? would widen the search.
         rows = session.read_cells(_sheet(book, searches.FILTERS_SHEET), FILTER_CELLS)
-        request = searches.read_filters(kind, rows or [])
+        request = searches.read_filters(kind, rows or [], current.client.profile)
         cost = searches.cost(current.client, request)
         if not cost.within_budget:
             line = f"{cost.line()} Over the budget: not run."

@@ -224,6 +224,15 @@ class ServiceProfile:
     network_hosts: tuple[str, ...] = DEFAULT_NETWORK_HOSTS
     prices: PriceTable = PriceTable()
 
+    def __post_init__(self) -> None:
+        if any(name.lower() == self.key_header.lower() for name, _ in self.headers):
+            raise ValueError(
+                f"the key header {self.key_header} is among the extra headers too: the key "
+                "goes in it, so leave it out of the headers"
+            )
+        if not self.network_hosts:
+            raise ValueError("the network needs at least one host, such as linkedin.com")
+
     @property
     def is_default(self) -> bool:
         """Everything as the spec (and the sandbox) names it."""
