@@ -469,6 +469,22 @@ def credits() -> None:
         click.echo(f"budget: {budget} per run (PROFNET_BUDGET)")
 
 
+@main.command()
+@click.option("--path", "config_path", default=None, help="Config file (default: yours).")
+def check(config_path: str | None) -> None:
+    """Check the setup without spending anything: is the service reachable, does it take the
+    key, and which profile and prices will be used. Exit code 0 only when all is well."""
+    from profnet_sheets.client.check import check_setup
+
+    try:
+        report = check_setup(_load(config_path))
+    except ProfnetError as error:
+        raise click.ClickException(str(error)) from None
+    for line in report.lines():
+        click.echo(line)
+    sys.exit(0 if report.ok else 1)
+
+
 @main.group()
 def cache() -> None:
     """Look at or empty the cache of answers."""

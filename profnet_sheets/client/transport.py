@@ -122,10 +122,11 @@ class Transport:
         self,
         endpoint: Endpoint,
         payload: dict[str, Any],
-        key: ApiKey,
+        key: ApiKey | None,
         afford_retry: Callable[[], bool] | None = None,
     ) -> Sent:
         """Make the call, retrying what is safe to retry; the final answer, whatever its status.
+        `key` None sends none (the setup check asks what the service says to a call without).
 
         Raises TransportError when no answer came; its `may_have_been_charged` says whether an
         attempt may have been done (and charged) by the service all the same. `afford_retry`
@@ -195,7 +196,7 @@ class Transport:
             self.sleep(wait)
 
     def _request(
-        self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey
+        self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey | None
     ) -> requests.Response:
         """One attempt: the key put on last (KeyHeader), no redirect followed."""
         self.limiter.wait()
@@ -205,7 +206,7 @@ class Transport:
             self.base_url + endpoint.path,
             params=payload if get else None,
             json=None if get else payload,
-            auth=KeyHeader(key, self.key_header),
+            auth=KeyHeader(key, self.key_header) if key is not None else None,
             allow_redirects=False,
             timeout=(self.settings.connect_timeout, self.settings.timeout),
         )
