@@ -38,7 +38,7 @@ class CheckReport:
 
     service: str
     profile: list[str]
-    prices: list[str]
+    prices: list[tuple[str, bool]]  # (line, whether the profile changed the spec's price)
     reachable: bool = False
     latency_ms: float | None = None
     key_accepted: bool | None = None  # None: not known (the service did not get that far)
@@ -66,13 +66,18 @@ class CheckReport:
             verdict,
         ]
 
-    def lines(self) -> list[str]:
-        """The whole report: the service and profile, the prices, the results."""
+    def lines(self, *, every_price: bool = True) -> list[str]:
+        """The whole report: the service and profile, the prices (or only those the profile
+        changed), the results."""
+        shown = [line for line, changed in self.prices if every_price or changed]
+        head = (
+            "prices:" if every_price else "prices:      the spec's" + (", except:" if shown else "")
+        )
         return [
             f"service:     {self.service}",
             *self.profile,
-            "prices:",
-            *(f"  {line}" for line in self.prices),
+            head,
+            *(f"  {line}" for line in shown),
             *self.result_lines(),
         ]
 
@@ -251,12 +256,14 @@ def _profile_lines(settings: Settings) -> list[str]:
     ]
 
 
-def _price_lines(settings: Settings) -> list[str]:
-    """The price of every endpoint that costs something, as the client will count it."""
+def _price_lines(settings: Settings) -> list[tuple[str, bool]]:
+    """The price of every endpoint that costs something, as the client will count it, and
+    whether the profile changed it."""
     prices = settings.prices
+    changed = prices.changed()
     width = max(len(ep.name) for ep in ENDPOINTS)
     return [
-        f"{ep.name:{width}}  {prices.describe(ep)}"
+        (f"{ep.name:{width}}  {prices.describe(ep)}", ep.name in changed)
         for ep in ENDPOINTS
         if prices.price(ep).kind != "free"
     ]

@@ -1,7 +1,9 @@
-"""RunPython entry points behind the search buttons: thin shells over xlwings; searches.py decides.
+"""RunPython entry points behind the search and Check connection buttons: thin shells over
+xlwings; searches.py and client/check.py decide.
 
 A button's VBA macro:
     RunPython "from profnet_sheets.excel.macros import lead_search; lead_search()"
+    RunPython "from profnet_sheets.excel.macros import check_connection; check_connection()"
 or the xlwings tab's Run main, with the template's .py file beside the workbook.
 """
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from profnet_sheets.client.check import check_setup
 from profnet_sheets.client.jobs import SearchKind
 from profnet_sheets.errors import SearchError
 from profnet_sheets.excel import searches, session
@@ -29,6 +32,24 @@ def lead_search(book: Any = None) -> None:
 def company_search(book: Any = None) -> None:
     """Run the company search of the Filters sheet; results on the Results sheet."""
     run_search(_caller(book), "companies")
+
+
+def check_connection(book: Any = None) -> None:
+    """Check connection: is the service reachable, does it take the key, which profile and
+    prices (the workbook's xlwings.conf sheet included): free; the report in a message box."""
+    book = _caller(book)
+    app = book.app
+    app.status_bar = "profnet: checking the connection (free)…"
+    try:
+        report = check_setup(
+            session.load_settings(session.sources(lambda: session.book_config(book)))
+        )
+        text = "\n".join(report.lines(every_price=False))
+    except Exception as error:  # a button never shows a traceback: the reason, and what to do
+        text = message_for(error)
+    finally:
+        app.status_bar = False
+    app.alert(text, title="profnet: Check connection")
 
 
 def _caller(book: Any) -> Any:
