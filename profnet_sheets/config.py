@@ -467,6 +467,8 @@ def save_config(values: Mapping[str, Any], path: Path | str | None = None) -> Pa
             lines.append(f"{name} = {value}")
         elif isinstance(value, Mapping):
             lines.append(f"{name} = {_toml_string(json.dumps(dict(value)))}")
+        elif isinstance(value, list | tuple):  # network_hosts
+            lines.append(f"{name} = [{', '.join(_toml_string(str(item)) for item in value)}]")
         else:
             lines.append(f"{name} = {_toml_string(str(value))}")
     descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -44,7 +44,7 @@ SETUP = [
     "to see a change. Without a key, everything runs on the built-in SANDBOX (synthetic data, "
     "nothing paid): =PROFNET_CREDITS(TRUE) and the searches' Last run block say so.",
     "Check the setup for free (is the service reachable, does it take the key, which prices): "
-    "profnet-sheets check, or a button whose macro is: RunPython \"from "
+    'profnet-sheets check, or a button whose macro is: RunPython "from '
     'profnet_sheets.excel.macros import check_connection; check_connection()". A service that '
     "names things otherwise than the spec (the key's header, the network's host, prices) takes "
     f"{', '.join(PROFILE_KEYS)} on the {CONF_SHEET} sheet (docs/real-service.md).",
