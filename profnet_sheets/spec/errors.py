@@ -112,7 +112,8 @@ def as_answered_by(endpoint: Endpoint, body: dict[str, Any]) -> dict[str, Any]:
 
 def unauthorized(header: str, *, sent: bool) -> dict[str, Any]:
     """401: no key came in the key header `header`, or one that is not known (`sent`): the
-    details say which (decisions.md #131), so that a setup check tells them apart."""
+    details say which (decisions.md, "The service profile"), so that a setup check tells them
+    apart."""
     details = (
         f"Invalid API key: the key sent in the {header} header is not known."
         if sent
@@ -123,7 +124,7 @@ def unauthorized(header: str, *, sent: bool) -> dict[str, Any]:
 
 def missing_header(header: str) -> dict[str, Any]:
     """401: a header the service requires besides the key (a gateway's own) is missing or
-    not the one it expects (decisions.md #132)."""
+    not the one it expects (decisions.md, "The service profile")."""
     details = f"Missing or wrong {header} header: this service requires it with every request."
     return {"message": UNAUTHORIZED.message, "details": details}
 
