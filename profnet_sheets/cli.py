@@ -488,6 +488,22 @@ def credits() -> None:
         )
 
 
+@main.command()
+@click.option("--path", "config_path", default=None, help="Config file (default: yours).")
+def check(config_path: str | None) -> None:
+    """Check the setup without spending anything: is the service reachable, does it take the
+    key, and which profile and prices will be used. Exit code 0 only when all is well."""
+    from profnet_sheets.client.check import check_setup
+
+    try:
+        report = check_setup(_load(config_path))
+    except ProfnetError as error:
+        raise click.ClickException(str(error)) from None
+    for line in report.lines():
+        click.echo(line)
+    sys.exit(0 if report.ok else 1)
+
+
 @main.group()
 def cache() -> None:
     """Look at or empty the cache of answers."""
@@ -638,7 +654,6 @@ def _places_by_name(client: Client, endpoint: Any, filters: dict[str, Any]) -> d
     """Location filters given as place names (`--geo-codes Berlin`) as the geo ids the
     service takes: each name looked up once (1 credit, cached), and the choice said."""
     from profnet_sheets.client.places import places, takes_places
-    from profnet_sheets.client.prepare import prepare
 
     named = [
         name
@@ -651,7 +666,7 @@ def _places_by_name(client: Client, endpoint: Any, filters: dict[str, Any]) -> d
         return filters
     # Everything else is checked first (a place stands in as geo id 1): nothing is paid for a
     # search the service would refuse.
-    prepare(endpoint, {**filters, **{name: ["1"] for name in named}})
+    client.prepare(endpoint.name, {**filters, **{name: ["1"] for name in named}})
     found = dict(filters)
     for name in named:
         value = filters[name]

@@ -21,6 +21,16 @@ import platformdirs
 
 from profnet_sheets.errors import ConfigurationError
 from profnet_sheets.redact import clipped, listed, masked_url, shown  # masked_url: the one masking
+from profnet_sheets.spec.profile import (
+    API_KEY_HEADER,
+    DEFAULT_NETWORK_HOSTS,
+    DEFAULT_PROFILE,
+    PriceTable,
+    ServiceProfile,
+    header_name,
+    header_table,
+    network_hosts,
+)
 
 APP_NAME = "profnet-sheets"
 ENV_PREFIX = "PROFNET_"
@@ -175,14 +185,39 @@ class Settings:
     search_reuse_hours: float = 24.0
     expiry: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_EXPIRY))
     quiet: bool = False  # no notice on stderr when the embedded sandbox is used
+    # The service profile (docs/real-service.md): what the service names or prices otherwise
+    # than the spec. The header that carries the key (the cache redacts it by this name).
+    key_header: str = API_KEY_HEADER
+    # Headers sent with every request besides the key (a gateway's own); redacted too.
+    headers: Mapping[str, str] = field(default_factory=dict)
+    # The hosts of the network's pages (profnet.com: the sandbox's); the first makes the URLs
+    # of bare profile names.
+    network_hosts: tuple[str, ...] = DEFAULT_NETWORK_HOSTS
+    prices: PriceTable = DEFAULT_PROFILE.prices  # credits per endpoint, where not the spec's
 
     def __repr__(self) -> str:
         shown = ", ".join(
             f"{f.name}={masked_url(getattr(self, f.name))!r}"
             for f in fields(self)
-            if f.name != "expiry"
+            if f.name not in ("expiry", "headers")
         )
-        return f"Settings({shown})"
+        return f"Settings({shown}, headers={sorted(self.headers)!r})"  # names: values hidden
+
+    def __post_init__(self) -> None:
+        try:
+            self.profile  # noqa: B018 - its parts must fit together
+        except ValueError as error:
+            raise ConfigurationError(
+                f"The service profile is not usable: {error}. Fix key_header or headers "
+                f"({ENV_PREFIX}KEY_HEADER, {ENV_PREFIX}HEADERS, or the config file)."
+            ) from None
+
+    @property
+    def profile(self) -> ServiceProfile:
+        """The service profile these settings name (the spec's names and prices by default)."""
+        return ServiceProfile(
+            self.key_header, tuple(self.headers.items()), self.network_hosts, self.prices
+        )
 
     @property
     def serves_stale(self) -> bool:
@@ -321,6 +356,8 @@ def _coerce(name: str, value: Any) -> Any:
             return _count(name, value)
         if name == "spending_cap":
             return SpendingCap.parse(value)
+        if name in _PROFILE:
+            return _PROFILE[name](value)
         if name in ("offline", "refresh", "stale_ok", "quiet"):
             return _truthy(value)
         if name == "cache_dir":
@@ -342,7 +379,7 @@ def _coerce(name: str, value: Any) -> Any:
         return None if value is None else str(value)
     except (TypeError, ValueError) as error:
         problem = clipped(str(error).rstrip("."))  # a parser's message may quote the value
-        given = "<hidden>" if name == "api_key" else shown(value)
+        given = "<hidden>" if name in ("api_key", "headers") else shown(value)
         raise ConfigurationError(
             f"Setting {name} = {given} is not usable: {problem}. "
             f"Fix it in the arguments, {ENV_PREFIX}{name.upper()} or the config file."
@@ -440,6 +477,15 @@ def _check_host(host: str) -> None:
         raise ValueError(f"{shown(host)} is not a host name")
 
 
+# The service profile's settings, read with its own checks (spec.profile): one line each.
+_PROFILE: dict[str, Any] = {
+    "key_header": header_name,
+    "headers": header_table,
+    "network_hosts": network_hosts,
+    "prices": PriceTable.parse,
+}
+
+
 def _expiry_table(value: Any) -> dict[str, float]:
     """The default expiry table with `value`'s (JSON text or a mapping) seconds per endpoint."""
     table = json.loads(value) if isinstance(value, str) else dict(value)
@@ -530,6 +576,8 @@ def _write_config(target: Path, values: Mapping[str, Any]) -> None:
             lines.append(f"{name} = {value}")
         elif isinstance(value, Mapping):
             lines.append(f"{name} = {_toml_string(json.dumps(dict(value)))}")
+        elif isinstance(value, list | tuple):  # network_hosts
+            lines.append(f"{name} = [{', '.join(_toml_string(str(item)) for item in value)}]")
         else:
             lines.append(f"{name} = {_toml_string(str(value))}")
     descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

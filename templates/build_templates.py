@@ -31,6 +31,7 @@ from profnet_sheets.excel.session import (
     CONF_SHEET,
     DEFAULT_BUDGET,
     OFFLINE_KEY,
+    PROFILE_KEYS,
     REFRESH_KEY,
 )
 
@@ -46,6 +47,11 @@ SETUP = [
     "PROFNET_BASE_URL environment variables work too, but Excel must be closed and opened again "
     "to see a change. Without a key, everything runs on the built-in SANDBOX (synthetic data, "
     "nothing paid): =PROFNET_CREDITS(TRUE) and the searches' Last run block say so.",
+    "Check the setup for free (is the service reachable, does it take the key, which prices): "
+    'profnet-sheets check, or a button whose macro is: RunPython "from '
+    'profnet_sheets.excel.macros import check_connection; check_connection()". A service that '
+    "names things otherwise than the spec (the key's header, the network's host, prices) takes "
+    f"{', '.join(PROFILE_KEYS)} on the {CONF_SHEET} sheet (docs/real-service.md).",
     "Once per workbook, on Windows: File > Save As > Excel Macro-Enabled Workbook (.xlsm), then "
     "xlwings tab > Import Functions, then Ctrl+Alt+F9 to calculate. On macOS there are no "
     "PROFNET_ formulas (xlwings' formulas are Windows only: they show #NAME?); the search "

@@ -12,6 +12,7 @@ import polars as pl
 
 from profnet_sheets.batch.kinds import Kind, kind_named
 from profnet_sheets.batch.plan import make_plan
+from profnet_sheets.spec import DEFAULT_PROFILE, ServiceProfile
 
 __all__ = ["choose_column", "choose_columns", "key_candidates"]
 
@@ -100,9 +101,11 @@ class _Fit:
     numbers: bool  # all its sampled values are numbers
 
 
-def _fit(kind: Kind, parameter: str, column: str, head: pl.DataFrame) -> _Fit:
+def _fit(
+    kind: Kind, parameter: str, column: str, head: pl.DataFrame, profile: ServiceProfile
+) -> _Fit:
     distinct = head.select(column).unique(maintain_order=True)
-    plan = make_plan(kind, {parameter: column}, distinct, head.height, {})
+    plan = make_plan(kind, {parameter: column}, distinct, head.height, {}, profile=profile)
     keys = len(plan.call_of) + len(plan.invalid)
     values = head.get_column(column).drop_nulls()
     numbers = values.dtype.is_integer() or (
@@ -113,13 +116,15 @@ def _fit(kind: Kind, parameter: str, column: str, head: pl.DataFrame) -> _Fit:
     )
 
 
-def _best(kind: Kind, parameter: str, columns: list[str], head: pl.DataFrame) -> _Fit | None:
+def _best(
+    kind: Kind, parameter: str, columns: list[str], head: pl.DataFrame, profile: ServiceProfile
+) -> _Fit | None:
     """The column that fits `parameter` best: a named one that validates; else one that
     validates; else a named one; else the first. Numbers never feed a domain, URL or name
     unless the header says ids."""
     fits = []
     for column in columns:
-        fit = _fit(kind, parameter, column, head)
+        fit = _fit(kind, parameter, column, head, profile)
         if fit.numbers and parameter not in _ID_PARAMETERS and not _says_ids(column):
             continue
         fits.append(fit)
@@ -133,23 +138,29 @@ def _best(kind: Kind, parameter: str, columns: list[str], head: pl.DataFrame) ->
     return named[0] if named else next(iter(fits), None)
 
 
-def choose_column(frame: pl.DataFrame, kind: str | Kind) -> str | None:
+def choose_column(
+    frame: pl.DataFrame, kind: str | Kind, profile: ServiceProfile = DEFAULT_PROFILE
+) -> str | None:
     """The column most likely to hold the keys of `kind` (its main input): by its header
     (`Website`, `Domain`, `URL`, `Profile`, `Webseite`, `Site web`, ... as whole words), then by
     how many of its first values validate as keys of the kind; never a column of numbers for a
     domain, URL or name unless its header says ids. When nothing fits: the first other column
-    of text or integers (None when there is none)."""
+    of text or integers (None when there is none). Values validate as the service of `profile`
+    (a client's) reads them: page URLs on its network's hosts."""
     spec = kind if isinstance(kind, Kind) else kind_named(kind)
-    fit = _best(spec, spec.inputs[0], key_candidates(frame), frame.head(SAMPLE_ROWS))
+    head = frame.head(SAMPLE_ROWS)
+    fit = _best(spec, spec.inputs[0], key_candidates(frame), head, profile)
     return None if fit is None else fit.column
 
 
-def choose_columns(frame: pl.DataFrame, kind: str | Kind) -> dict[str, str]:
+def choose_columns(
+    frame: pl.DataFrame, kind: str | Kind, profile: ServiceProfile = DEFAULT_PROFILE
+) -> dict[str, str]:
     """Parameter -> column for every input of `kind` the table seems to hold: the main one by
     `choose_column`, the others (a profile search's company, title and location; headcount
     filters) only when a header names them. Each column feeds one parameter."""
     spec = kind if isinstance(kind, Kind) else kind_named(kind)
-    main = choose_column(frame, spec)
+    main = choose_column(frame, spec, profile)
     if main is None:
         return {}
     chosen = {spec.inputs[0]: main}
@@ -199,17 +210,20 @@ _ALIASES: Final[Mapping[str, str]] = {
 
 
 def resolve_columns(
-    table: pl.DataFrame | pl.LazyFrame, kind: str | Kind, given: list[str]
+    table: pl.DataFrame | pl.LazyFrame,
+    kind: str | Kind,
+    given: list[str],
+    profile: ServiceProfile = DEFAULT_PROFILE,
 ) -> tuple[str | dict[str, str], str | None]:
     """The columns to enrich from: as `given` (`--column` values, see `mapping_from_options`),
-    or when none is given chosen by `choose_columns` from the first rows, with a note that
-    says which. ValueError when nothing can be chosen."""
+    or when none is given chosen by `choose_columns` from the first rows (as `profile`'s
+    service reads them), with a note that says which. ValueError when nothing can be chosen."""
     spec = kind if isinstance(kind, Kind) else kind_named(kind)
     if given:
         return mapping_from_options(spec, given), None
     head = table.head(SAMPLE_ROWS)
     sample = head.collect() if isinstance(head, pl.LazyFrame) else head
-    chosen = choose_columns(sample, spec)
+    chosen = choose_columns(sample, spec, profile)
     if not chosen:
         raise ValueError(
             f"no column of the table can hold {spec.name} keys ({spec.description}): "

@@ -427,10 +427,21 @@ def enrich(
     if plan is None:
         rows = sum(counts)
         if dry_run:
-            return make_plan(spec, columns, distinct, rows, options or {}, client.is_cached, counts)
+            return make_plan(
+                spec,
+                columns,
+                distinct,
+                rows,
+                options or {},
+                client.is_cached,
+                counts,
+                profile=client.profile,
+            )
         # A run asks the cache per call anyway, in the workers: fetching starts with the first
         # key normalised, while the others are (the plan is complete when fetching ends).
-        plan, lookups = plan_lookups(spec, columns, distinct, rows, options or {}, counts)
+        plan, lookups = plan_lookups(
+            spec, columns, distinct, rows, options or {}, counts, profile=client.profile
+        )
     if dry_run:
         return plan
     if progress is None:

@@ -59,7 +59,8 @@ def _headcount(payload: Any) -> dict[str, Any] | None:
 
 
 def _company_call(row: Row, options: Mapping[str, Any]) -> dict[str, Any]:
-    parameter, value = normalize.company_identifier(row["company"])
+    # Only which parameter: the value is normalised with the client's profile (its hosts).
+    parameter, value = normalize.company_parameter(row["company"])
     return {parameter: value}
 
 

@@ -15,7 +15,7 @@ from profnet_sheets.client.keys import canonical_json
 from profnet_sheets.client.ledger import price_ceiling
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.errors import InvalidParameter
-from profnet_sheets.spec import endpoint
+from profnet_sheets.spec import ServiceProfile, endpoint
 from profnet_sheets.words import counted
 
 
@@ -147,10 +147,13 @@ def make_plan(
     options: Mapping[str, Any],
     is_cached: Callable[[str, dict[str, Any]], bool] | None = None,
     counts: list[int] | None = None,
+    *,
+    profile: ServiceProfile,
 ) -> Plan:
-    """Normalise each distinct raw key into the call it needs; identical calls merge.
-    `counts`: the rows holding each distinct key row (default one each)."""
-    plan, lookups = plan_lookups(kind, columns, distinct, rows, options, counts)
+    """Normalise each distinct raw key into the call it needs (as `profile`'s service reads
+    them), priced at its prices; identical calls merge. `counts`: the rows holding each
+    distinct key row (default one each)."""
+    plan, lookups = plan_lookups(kind, columns, distinct, rows, options, counts, profile=profile)
     for _ in lookups:
         pass
     if is_cached is not None:
@@ -168,15 +171,17 @@ def plan_lookups(
     rows: int,
     options: Mapping[str, Any],
     counts: list[int] | None = None,
+    *,
+    profile: ServiceProfile,
 ) -> tuple[Plan, Iterator[Lookup]]:
     """A plan filled as its lookups are taken: each new call is handed out as soon as it is
     known (fetching can start before every key is normalised); the plan is complete once the
-    iterator is exhausted."""
+    iterator is exhausted. Keys are read, and calls priced, as `profile` says."""
     plan = Plan(kind, columns, rows, [], distinct=distinct, counts=counts)
-    return plan, _discover(plan, options)
+    return plan, _discover(plan, options, profile)
 
 
-def _discover(plan: Plan, options: Mapping[str, Any]) -> Iterator[Lookup]:
+def _discover(plan: Plan, options: Mapping[str, Any], profile: ServiceProfile) -> Iterator[Lookup]:
     kind, parameters = plan.kind, list(plan.columns)
     ep = endpoint(kind.endpoint)
     assert plan.distinct is not None
@@ -194,12 +199,13 @@ def _discover(plan: Plan, options: Mapping[str, Any]) -> Iterator[Lookup]:
             plan.blank.add(raw)
             continue
         try:
-            params = prepare(ep, kind.call(row, options))
+            params = prepare(ep, kind.call(row, options), profile=profile)
         except (InvalidParameter, normalize.NormalizationError, ValueError) as error:
             plan.invalid[raw] = f"invalid input: {error}"
             continue
         key = canonical_json(params)
         plan.call_of[raw] = key
         if key not in plan.lookups:
-            lookup = plan.lookups[key] = Lookup(key, params, price_ceiling(ep, params))
+            ceiling = price_ceiling(profile.prices, ep, params)
+            lookup = plan.lookups[key] = Lookup(key, params, ceiling)
             yield lookup

@@ -247,7 +247,7 @@ def enrich_file(
             f"{source}: the file is empty (no header row); give a table whose first row names "
             "its columns"
         )
-    column, note = resolve_columns(table, kind, list(columns))
+    column, note = resolve_columns(table, kind, list(columns), client.profile)
     for name in [column] if isinstance(column, str) else column.values():
         if name not in names:
             raise BatchInputError(

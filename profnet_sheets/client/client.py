@@ -45,7 +45,7 @@ from profnet_sheets.errors import (
     TransportError,
 )
 from profnet_sheets.redact import masked_url
-from profnet_sheets.spec import Endpoint, endpoint
+from profnet_sheets.spec import Endpoint, PriceTable, ServiceProfile, endpoint, items_in
 
 LOG = logging.getLogger("profnet_sheets")
 UNREADABLE_IN_A_ROW = 3
@@ -177,6 +177,7 @@ class Client:
         self._shared = _Shared(self.settings)
         self._budget = self._shared.budget
         self._policy = CachePolicy(self.settings)
+        self.profile: ServiceProfile = self.settings.profile
 
     # -- the client itself ----------------------------------------------------------------------
 
@@ -200,6 +201,21 @@ class Client:
     @property
     def base_url(self) -> str:
         return self._shared.base_url
+
+    @property
+    def prices(self) -> PriceTable:
+        """What each call costs: the spec's prices with the profile's over them. Everything
+        that counts credits (the budget, the ledger, every cost preview) asks this table."""
+        return self.profile.prices
+
+    def prepare(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters a call of endpoint `name` sends: normalised (page URLs on the
+        profile's network hosts) and checked; InvalidParameter before anything is paid."""
+        return prepare(endpoint(name), params, profile=self.profile)
+
+    def ceiling(self, name: str, params: Mapping[str, Any], max_items: int | None = None) -> int:
+        """The most a call with these (prepared) parameters can cost, at this client's prices."""
+        return price_ceiling(self.prices, endpoint(name), params, max_items)
 
     @property
     def service(self) -> str:
@@ -285,7 +301,7 @@ class Client:
     def key(self, name: str, params: Mapping[str, Any]) -> CallKey:
         """The key of a call, as every cache of this client knows it."""
         ep = endpoint(name)
-        return self._key(ep, prepare(ep, dict(params)))
+        return self._key(ep, prepare(ep, dict(params), profile=self.profile))
 
     def _key(self, ep: Endpoint, payload: dict[str, Any]) -> CallKey:
         shared = self._shared
@@ -307,7 +323,7 @@ class Client:
             memo = shared.memo.get_alias(raw, stale)
             if memo is not None:
                 return self._from_memo(ep, memo)
-        payload = prepare(ep, params)
+        payload = prepare(ep, params, profile=self.profile)
         key = self._key(ep, payload)
         if raw is not None:
             shared.memo.alias(raw, key)
@@ -336,7 +352,8 @@ class Client:
                     found = self._stored(ep, key)
                     if found is not None:
                         return found
-                sent = self._send(ep, key, payload, price_ceiling(ep, payload, max_items))
+                ceiling = price_ceiling(self.prices, ep, payload, max_items)
+                sent = self._send(ep, key, payload, ceiling)
             return self._remember(ep, key, sent)
 
     def _stored(self, ep: Endpoint, key: CallKey) -> Any | None:
@@ -378,20 +395,21 @@ class Client:
                     charged = maybe = ceiling * error.uncertain_attempts
                     self._record(ep, charged, None, uncertain=True)
                 raise
+            price = self.prices.price(ep)
             if sent.status == 402 or (
                 sent.status == 429 and is_quota_exhausted(sent.body or sent.text, sent.headers)
             ):
-                shared.no_credits = error_for(ep, sent.status, sent.body, sent.headers)
+                shared.no_credits = error_for(ep, price, sent.status, sent.body, sent.headers)
                 shared.stop_buying(
                     "the account has no credits left: top up, then run again (what was done "
                     "is kept and will not be paid again)"
                 )
-            if sent.status == 200 and ep.price.kind != "free":
+            if sent.status == 200 and price.kind != "free":
                 understood = missing(ep, sent.body) is None and not unfinished(ep, sent.body)
                 if understood:
-                    charged = ep.price.charge(sent.body)
-                    items = charged // max(ep.price.credits, 1)
-                    self._record(ep, charged, items if ep.price.kind == "per_item" else None)
+                    charged = price.charge(sent.body)
+                    items = len(items_in(sent.body, price.items_at))
+                    self._record(ep, charged, items if price.kind == "per_item" else None)
                 else:  # charged, maybe, for an answer this version cannot read
                     sent.uncertain += 1
                 shared.count_reading(understood)
@@ -465,7 +483,7 @@ class Client:
 
     def _check_buying(self, ep: Endpoint) -> None:
         stopped, no_credits = self._shared.stopped, self._shared.no_credits
-        if stopped is None or ep.price.kind == "free":
+        if stopped is None or self.prices.price(ep).kind == "free":
             return
         if no_credits is not None:  # said as the service said it, to every later call
             raise type(no_credits)(
@@ -513,10 +531,9 @@ class Client:
         """A remembered answer: a 200 was understood and conformed when it was kept."""
         return memo.body() if memo.status == 200 else self._answer(ep, memo.status, memo.body())
 
-    @staticmethod
-    def _answer(ep: Endpoint, status: int, body: Any, headers: Any = None) -> Any:
+    def _answer(self, ep: Endpoint, status: int, body: Any, headers: Any = None) -> Any:
         if status != 200 or unfinished(ep, body):
-            raise error_for(ep, status, body, headers)
+            raise error_for(ep, self.prices.price(ep), status, body, headers)
         lacking = missing(ep, body)
         if lacking is not None:
             raise ServiceError(
@@ -568,7 +585,7 @@ class Client:
         ep = endpoint(name)
         if not self._policy.may_read(ep):
             return False
-        key = self._key(ep, prepare(ep, dict(params)))
+        key = self._key(ep, prepare(ep, dict(params), profile=self.profile))
         try:
             return self._stored(ep, key) is not None
         except ProfnetError:  # a cached 404 is held too
@@ -581,7 +598,7 @@ class Client:
         for call in calls:
             name, params = (call.endpoint, call.params) if isinstance(call, PlannedCall) else call
             ep = endpoint(name)
-            payload = prepare(ep, params)
+            payload = prepare(ep, params, profile=self.profile)
             unique.setdefault(self._key(ep, payload), (ep, payload))
             total += 1
         cached = credits = 0
@@ -589,7 +606,7 @@ class Client:
             if self.is_cached(ep.name, payload):
                 cached += 1
             else:
-                credits += price_ceiling(ep, payload)
+                credits += price_ceiling(self.prices, ep, payload)
         return Estimate(total, len(unique), cached, credits, self.budget.left)
 
     # -- the 20 endpoints -----------------------------------------------------------------------

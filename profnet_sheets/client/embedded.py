@@ -1,7 +1,9 @@
-"""The embedded default: with no key and no base URL, a sandbox in a background thread serves."""
+"""The embedded default: with no key and no base URL, a sandbox in a background thread serves
+(playing the service profile the settings name: its hosts, key header, headers and prices)."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import sys
 import threading
@@ -24,10 +26,16 @@ _notice = {"told": False}
 
 
 def embedded_base_url(settings: Settings) -> str:
-    """The base URL of this process's embedded sandbox, started on first use (and announced)."""
+    """The base URL of this process's embedded sandbox, started on first use (and announced).
+    It plays the settings' service profile, so that the client talks to it as to that service;
+    each profile has a sandbox (and a state file) of its own."""
     from profnet_sheets.sandbox.server import start_sandbox
 
-    db = settings.cache_dir / "sandbox-state.sqlite"
+    profile = settings.profile
+    name = "sandbox-state"
+    if not profile.is_default:
+        name += "-" + hashlib.sha256(repr(profile).encode()).hexdigest()[:10]
+    db = settings.cache_dir / f"{name}.sqlite"
     with _lock:
         if db not in _running:
             try:
@@ -36,7 +44,14 @@ def embedded_base_url(settings: Settings) -> str:
             except (OSError, sqlite3.Error) as error:
                 raise unusable_cache(error, settings) from None
             sandbox = start_sandbox(
-                api_keys=(SANDBOX_KEY,), credits=1_000_000, db=str(db), job_seconds=3.0
+                api_keys=(SANDBOX_KEY,),
+                credits=1_000_000,
+                db=str(db),
+                job_seconds=3.0,
+                network_host=profile.network_hosts[0],
+                key_header=profile.key_header,
+                required_headers=dict(profile.headers),
+                prices=dict(profile.prices.overrides),
             )
             sandbox.backend.set_key(SANDBOX_KEY, 1_000_000)  # topped up at every start
             _running[db] = sandbox.base_url

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from profnet_sheets.client.answers import whole_number
 from profnet_sheets.client.ledger import MAX_PAGE_ITEMS
 from profnet_sheets.client.policy import RetryPolicy
-from profnet_sheets.client.prepare import prepare
 from profnet_sheets.config import Settings
 from profnet_sheets.errors import (
     NotFound,
@@ -25,7 +24,7 @@ from profnet_sheets.errors import (
     TransportError,
 )
 from profnet_sheets.redact import shown
-from profnet_sheets.spec import search_endpoint
+from profnet_sheets.spec import PriceTable, search_endpoint
 from profnet_sheets.words import counted
 
 if TYPE_CHECKING:
@@ -50,6 +49,11 @@ class SearchClient(Protocol):
 
     def is_cached(self, name: str, params: Mapping[str, Any]) -> bool: ...
 
+    def prepare(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    @property
+    def prices(self) -> PriceTable: ...
+
     def refuse_unless_affordable(self, credits: int, what: str) -> None: ...
 
     def forget(self, name: str, params: Mapping[str, Any]) -> None: ...
@@ -72,9 +76,10 @@ def start_search(client: SearchClient, kind: SearchKind, filters: dict[str, Any]
     with _SEARCH_LOCK:
         reused = not client.settings.refresh and client.is_cached(name, filters)
         if not reused:  # the total is known before paying to start: creation and results
-            limit = int(prepare(search_endpoint(kind, "create"), filters)["limit"])
-            most = search_endpoint(kind, "create").price.credits + limit * (
-                search_endpoint(kind, "results").price.credits
+            limit = int(client.prepare(name, filters)["limit"])
+            prices = client.prices
+            most = prices.price(search_endpoint(kind, "create")).credits + limit * (
+                prices.price(search_endpoint(kind, "results")).credits
             )
             client.refuse_unless_affordable(
                 most, f"this {kind} search (to start it, and {counted(limit, 'result')} at most)"
@@ -94,7 +99,8 @@ def start_search(client: SearchClient, kind: SearchKind, filters: dict[str, Any]
                     _COMPLETED.add(request_id)
                 elif state.get("status") == "failed":
                     client.forget(name, filters)
-                    raise _failed_before(kind, request_id, state)
+                    credits = client.prices.price(search_endpoint(kind, "create")).credits
+                    raise _failed_before(kind, request_id, state, credits)
     return SearchJob(view, kind, request_id, created=created, filters=filters)
 
 
@@ -118,9 +124,12 @@ def status_endpoint(kind: SearchKind) -> str:
     return search_endpoint(kind, "status").name
 
 
-def _failed_before(kind: SearchKind, request_id: str, state: Mapping[str, Any]) -> SearchFailed:
-    """The error for a search asked again whose earlier run failed (and is now forgotten)."""
-    price = counted(search_endpoint(kind, "create").price.credits, "credit")
+def _failed_before(
+    kind: SearchKind, request_id: str, state: Mapping[str, Any], credits: int
+) -> SearchFailed:
+    """The error for a search asked again whose earlier run failed (and is now forgotten);
+    starting it again costs `credits`."""
+    price = counted(credits, "credit")
     return SearchFailed(
         f"The same {kind} search ran earlier ({request_id}) and failed at the service. It is "
         f"forgotten now: asking again starts a new one (and pays for it: {price}).",
@@ -197,7 +206,7 @@ class SearchJob:
         # nor reserved in the budget, whatever total a service reports.
         self.limit: int | None = None
         if filters is not None:
-            self.limit = int(prepare(search_endpoint(kind, "create"), filters)["limit"])
+            self.limit = int(client.prepare(search_endpoint(kind, "create").name, filters)["limit"])
         self.last: SearchStatus | None = None
         self.sleep: Callable[[float], None] = time.sleep
 

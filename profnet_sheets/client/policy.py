@@ -12,7 +12,7 @@ from profnet_sheets import errors
 from profnet_sheets.client.answers import unfinished
 from profnet_sheets.config import Settings
 from profnet_sheets.redact import clipped
-from profnet_sheets.spec import Endpoint
+from profnet_sheets.spec import Endpoint, Price
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 # After these, the service (or a gateway's upstream) may have done, and charged, the work.
@@ -26,10 +26,10 @@ _QUOTA = re.compile(
 Failure = Literal["connect", "read", "timeout"]
 
 
-def is_risky(endpoint: Endpoint) -> bool:
+def is_risky(endpoint: Endpoint, price: Price) -> bool:
     """A call never repeated once it may have been done: every paid POST (never a read retry
-    on a paid POST), and any call that may cost more than a credit."""
-    price = endpoint.price
+    on a paid POST), and any call that may cost more than a credit (at its `price`, the
+    profile's)."""
     if price.kind == "free":
         return False
     return endpoint.method == "POST" or price.kind == "per_item" or price.credits > 1
@@ -129,9 +129,10 @@ def is_quota_exhausted(body: Any, headers: Any = None) -> bool:
 
 
 def error_for(
-    endpoint: Endpoint, status: int, body: Any, headers: Any = None
+    endpoint: Endpoint, price: Price, status: int, body: Any, headers: Any = None
 ) -> errors.ProfnetError:
-    """The exception for an error answer, with a message that says what to do."""
+    """The exception for an error answer, with a message that says what to do (`price`: what
+    the call costs, for whether it may have been charged)."""
     body_dict = body if isinstance(body, dict) else {}
     code = body_dict.get("message")
     details = body_dict.get("details") or body_dict.get("error")
@@ -179,9 +180,9 @@ def error_for(
             **context,
         )
     charged = ""
-    if status in MAYBE_DONE_STATUSES and is_risky(endpoint):
+    if status in MAYBE_DONE_STATUSES and is_risky(endpoint, price):
         charged = " It was not repeated: the service may have done, and charged, it already."
-    elif status in MAYBE_DONE_STATUSES and endpoint.price.kind != "free":
+    elif status in MAYBE_DONE_STATUSES and price.kind != "free":
         charged = " Each attempt may have been charged (counted in the ledger as uncertain)."
     return errors.ServiceError(
         f"{endpoint.name}: the service failed with HTTP {status}.{said}{charged} Try again later.",

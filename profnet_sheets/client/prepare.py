@@ -1,4 +1,5 @@
-"""Validate and convert a call's parameters from the spec, before anything is sent or paid."""
+"""Validate and convert a call's parameters from the spec (page URLs on the profile's network
+hosts), before anything is sent or paid."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 from profnet_sheets.client import normalize
 from profnet_sheets.errors import InvalidParameter
 from profnet_sheets.redact import shown
-from profnet_sheets.spec import Endpoint, Param
+from profnet_sheets.spec import Endpoint, Param, ServiceProfile
 from profnet_sheets.spec.endpoints import (
     COMPANY_URL_PATTERN,
     HEADCOUNT_URL_PATTERN,
@@ -17,15 +18,15 @@ from profnet_sheets.spec.endpoints import (
     PROFILE_URL_PATTERN,
 )
 
-_BY_PATTERN: dict[str, Callable[[Any], str]] = {
+_BY_PATTERN: dict[str, Callable[[Any, normalize.Hosts], str]] = {
     COMPANY_URL_PATTERN: normalize.company_url,
     PROFILE_URL_PATTERN: normalize.profile_url,
     HEADCOUNT_URL_PATTERN: normalize.school_or_company_url,
 }
 # Keys normalised by what they are, not by their pattern: one cache key for one thing.
-_KEYS: dict[str, dict[str, Callable[[Any], str]]] = {
+_KEYS: dict[str, dict[str, Callable[[Any, normalize.Hosts], str]]] = {
     "get-job-details": {"job_id": normalize.job_id},
-    "find-geocode-by-location": {"location": normalize.place_name},
+    "find-geocode-by-location": {"location": lambda value, hosts: normalize.place_name(value)},
 }
 _VERBATIM = frozenset({"sales_nav_url", "pagination_token", "request_id"})  # sent as given
 # get-company-details: the most specific identifier wins; only it is sent (decisions.md #5).
@@ -33,19 +34,22 @@ _IDENTIFIERS = ("company_id", "profnet_url", "domain")
 _ID_LISTS: dict[str, Callable[[Any, str], list[Any]]] = {
     "string": normalize.string_list,
     "id": normalize.id_list,
-    "school": normalize.school_ids,
     "integer": normalize.int_list,
 }
 
 
-def _convert(endpoint: Endpoint, param: Param, value: Any) -> Any:
-    """The value as the service wants it, or None when it is blank (not given)."""
+def _convert(endpoint: Endpoint, param: Param, value: Any, hosts: normalize.Hosts) -> Any:
+    """The value as the service wants it, or None when it is blank (not given); page URLs on
+    the network's `hosts`."""
     name = param.name
     if param.type == "array":
         if param.items == "headcount_code":
             codes = normalize.headcount_codes(value) if value is not None else []
             return codes or None
-        items = _ID_LISTS[param.items or "string"](value, name)
+        if param.items == "school":
+            items: list[Any] = normalize.school_ids(value, name, hosts)
+        else:
+            items = _ID_LISTS[param.items or "string"](value, name)
         # Filters are sets: one order, no repeats, so that equal searches share one cache key.
         return sorted(set(items), key=lambda item: (str(item).casefold(), str(item))) or None
     if param.type == "object":
@@ -59,13 +63,13 @@ def _convert(endpoint: Endpoint, param: Param, value: Any) -> Any:
         high = int(param.maximum) if param.maximum is not None else 10**9
         return normalize.limit(value, name, low, high)
     if name == "urn":
-        return None if _blank(value, name) else normalize.post_urn(value)
+        return None if _blank(value, name) else normalize.post_urn(value, hosts)
     if name == "domain":
-        return None if _blank(value, name) else normalize.domain(value)
+        return None if _blank(value, name) else normalize.domain(value, hosts)
     if name in _KEYS.get(endpoint.name, {}):
-        return None if _blank(value, name) else _KEYS[endpoint.name][name](value)
+        return None if _blank(value, name) else _KEYS[endpoint.name][name](value, hosts)
     if param.pattern in _BY_PATTERN:
-        return None if _blank(value, name) else _BY_PATTERN[param.pattern](value)
+        return None if _blank(value, name) else _BY_PATTERN[param.pattern](value, hosts)
     if param.pattern == NUMERIC_ID_PATTERN:
         return None if _blank(value, name) else normalize.numeric_id(value, name)
     text = normalize.text(value, name)
@@ -123,8 +127,11 @@ def _growth(name: str, value: Any) -> dict[str, float] | None:
     return {"min": low, "max": high}
 
 
-def prepare(endpoint: Endpoint, params: Mapping[str, Any]) -> dict[str, Any]:
-    """The parameters to send: normalised, blanks dropped, every rule of the spec checked.
+def prepare(
+    endpoint: Endpoint, params: Mapping[str, Any], *, profile: ServiceProfile
+) -> dict[str, Any]:
+    """The parameters to send: normalised, blanks dropped, every rule of the spec checked;
+    page URLs read on the `profile`'s network hosts (canonical on the host they name).
 
     Raises InvalidParameter naming the parameter and the value, so that no paid call is made
     with input the service would refuse (or, worse, accept and charge for a useless answer).
@@ -141,7 +148,7 @@ def prepare(endpoint: Endpoint, params: Mapping[str, Any]) -> dict[str, Any]:
     payload: dict[str, Any] = {}
     for name, value in params.items():
         try:
-            converted = _convert(endpoint, known[name], value)
+            converted = _convert(endpoint, known[name], value, profile.network_hosts)
         except normalize.NormalizationError as error:
             raise InvalidParameter(
                 f"{endpoint.name}: {error}",
@@ -180,8 +187,8 @@ def prepare(endpoint: Endpoint, params: Mapping[str, Any]) -> dict[str, Any]:
         if endpoint.alternative not in payload and not filters:
             raise InvalidParameter(
                 f"{endpoint.name} needs at least one filter, or a {endpoint.alternative}: "
-                f"a search with neither would cost {endpoint.price.credits} credits for "
-                "everything.",
+                f"a search with neither would cost "
+                f"{profile.prices.price(endpoint).credits} credits for everything.",
                 parameter="payload",
                 endpoint=endpoint.name,
             )

@@ -9,7 +9,6 @@ from typing import Any
 
 from profnet_sheets.client.client import Client, PlannedCall
 from profnet_sheets.client.jobs import SearchKind
-from profnet_sheets.client.prepare import prepare
 from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import search_endpoint
 from profnet_sheets.words import counted
@@ -96,7 +95,7 @@ def search_cost(client: Client, kind: SearchKind, params: Mapping[str, Any]) -> 
     """The cost of a search with these parameters for this client (from its cache; nothing is
     sent). Raises InvalidParameter when the service would refuse them."""
     create = search_endpoint(kind, "create")
-    payload = prepare(create, params)
+    payload = client.prepare(create.name, params)
     estimate = client.estimate([PlannedCall(create.name, payload)])
     reused = estimate.cached == 1
     read, total = 0, None
@@ -104,10 +103,10 @@ def search_cost(client: Client, kind: SearchKind, params: Mapping[str, Any]) -> 
         with contextlib.suppress(LookupError, ProfnetError):  # nothing read yet
             read, total = _read_before(client, kind, payload)
     return SearchCost(
-        create_credits=create.price.credits,
+        create_credits=client.prices.price(create).credits,
         reused=reused,
         limit=int(payload["limit"]),
-        per_result=search_endpoint(kind, "results").price.credits,
+        per_result=client.prices.price(search_endpoint(kind, "results")).credits,
         results_read=read,
         total_results=total,
         budget_left=client.budget.left,

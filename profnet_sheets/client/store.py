@@ -32,7 +32,6 @@ from profnet_sheets.client.shared_redis import open_redis
 from profnet_sheets.client.wal import ensure_wal
 from profnet_sheets.config import Settings
 from profnet_sheets.redact import masked_url
-from profnet_sheets.spec import API_KEY_HEADER
 
 LOG = logging.getLogger("profnet_sheets")
 PURGE_EVERY = 86400.0  # seconds: opening a cache purges expired answers at most this often
@@ -80,7 +79,12 @@ class AnswerStore:
             backend=self._backend(service),
             allowable_codes=KEPT_STATUSES,
             allowable_methods=("GET", "POST"),
-            ignored_parameters=(*requests_cache.DEFAULT_IGNORED_PARAMS, API_KEY_HEADER),
+            # requests-cache redacts these headers by their exact names: the key's and the
+            # extra ones of the profile, as the transport sends them.
+            ignored_parameters=(
+                *requests_cache.DEFAULT_IGNORED_PARAMS,
+                *settings.profile.redacted_headers,
+            ),
             match_headers=False,
             key_fn=_key_function(service, account),
             filter_fn=policy.filter_fn,
@@ -152,7 +156,8 @@ class AnswerStore:
         return Stored(cached.status_code, cached.text, cached.headers, expires)
 
     def save(self, key: CallKey, response: requests.Response, seconds: float) -> None:
-        """Keep `response` under `key` for `seconds` (requests-cache redacts the key header)."""
+        """Keep `response` under `key` for `seconds` (requests-cache redacts the key header
+        and the profile's extra headers)."""
         expires = datetime.now(UTC) + timedelta(seconds=seconds)
         try:
             self.cache.save_response(response, cache_key=key.digest, expires=expires)

@@ -1,5 +1,5 @@
-"""The HTTP layer: a plain requests session, the key header put on last, no redirects, the
-retry loop of `policy`, the rate limit. It sends; it never decides what is kept."""
+"""The HTTP layer: a plain requests session, the key header (the profile's) put on last, no
+redirects, the retry loop of `policy`, the rate limit. It sends; it never decides what is kept."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from profnet_sheets.client.policy import MAYBE_DONE_STATUSES, Failure, RetryPoli
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TransportError
 from profnet_sheets.redact import masked_url, shown
-from profnet_sheets.spec import API_KEY_HEADER, Endpoint
+from profnet_sheets.spec import Endpoint
 from profnet_sheets.words import counted
 
 LOG = logging.getLogger("profnet_sheets")
@@ -51,17 +51,19 @@ class RateLimiter:
 
 
 class KeyHeader(requests.auth.AuthBase):
-    """Puts the key on a request at the last moment: only this object (masked) is in locals."""
+    """Puts the key on a request at the last moment, under the profile's key header (the name
+    the store redacts): only this object (masked) is in locals."""
 
-    def __init__(self, key: ApiKey) -> None:
+    def __init__(self, key: ApiKey, header: str) -> None:
         self.key = key
+        self.header = header
 
     def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
-        request.headers[API_KEY_HEADER] = self.key.reveal()
+        request.headers[self.header] = self.key.reveal()
         return request
 
     def __repr__(self) -> str:
-        return f"KeyHeader({self.key!r})"
+        return f"KeyHeader({self.header}: {self.key!r})"
 
 
 @dataclass
@@ -103,8 +105,11 @@ class Transport:
                 "User-Agent": USER_AGENT,
                 "Accept": "application/json",
                 "Accept-Encoding": "gzip, deflate",
+                **settings.headers,  # the profile's extra headers (a gateway's own)
             }
         )
+        self.key_header = settings.key_header
+        self.prices = settings.prices
         self.policy = RetryPolicy(
             retries=settings.retries,
             backoff=settings.backoff,
@@ -118,17 +123,19 @@ class Transport:
         self,
         endpoint: Endpoint,
         payload: dict[str, Any],
-        key: ApiKey,
+        key: ApiKey | None,
         afford_retry: Callable[[], bool] | None = None,
     ) -> Sent:
         """Make the call, retrying what is safe to retry; the final answer, whatever its status.
+        `key` None sends none (the setup check asks what the service says to a call without).
 
         Raises TransportError when no answer came; its `may_have_been_charged` says whether an
         attempt may have been done (and charged) by the service all the same. `afford_retry`
         is asked before repeating an attempt that may have been charged (the budget): False
         ends the retries there.
         """
-        risky = is_risky(endpoint)
+        price = self.prices.price(endpoint)
+        risky = is_risky(endpoint, price)
         attempt = uncertain = 0
         while True:
             was_uncertain = uncertain
@@ -154,7 +161,7 @@ class Transport:
                 if wait is not None and uncertain > was_uncertain and afford_retry is not None:
                     wait = wait if afford_retry() else None
                 if wait is None:
-                    raise self._transport_error(endpoint, failure, attempt + 1, uncertain)
+                    raise self._transport_error(endpoint, failure, attempt + 1, uncertain, risky)
             else:
                 status = response.status_code
                 if 300 <= status < 400:
@@ -167,7 +174,7 @@ class Transport:
                         status=status,
                     )
                 body = _json_or_none(response)
-                if status in MAYBE_DONE_STATUSES and endpoint.price.kind != "free":
+                if status in MAYBE_DONE_STATUSES and price.kind != "free":
                     uncertain += 1  # the service (or a gateway's upstream) may have done it
                 said = body if body is not None else response.text  # a quota told in plain text
                 wait = self.policy.after_status(
@@ -190,7 +197,7 @@ class Transport:
             self.sleep(wait)
 
     def _request(
-        self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey
+        self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey | None
     ) -> requests.Response:
         """One attempt: the key put on last (KeyHeader), no redirect followed."""
         self.limiter.wait()
@@ -200,7 +207,7 @@ class Transport:
             self.base_url + endpoint.path,
             params=payload if get else None,
             json=None if get else payload,
-            auth=KeyHeader(key),
+            auth=KeyHeader(key, self.key_header) if key is not None else None,
             allow_redirects=False,
             timeout=(self.settings.connect_timeout, self.settings.timeout),
         )
@@ -208,14 +215,14 @@ class Transport:
         return response
 
     def _transport_error(
-        self, endpoint: Endpoint, failure: Failure, attempts: int, uncertain: int
+        self, endpoint: Endpoint, failure: Failure, attempts: int, uncertain: int, risky: bool
     ) -> TransportError:
         what = {
             "connect": "could not reach the service",
             "read": "lost the connection while waiting for the answer",
             "timeout": "timed out waiting for the answer",
         }[failure]
-        if uncertain and is_risky(endpoint):
+        if uncertain and risky:
             advice = " It was not retried because the service may already have charged for it."
         else:
             advice = f" Tried {counted(attempts, 'time')}."

@@ -1,16 +1,17 @@
 """RunPython entry points behind the buttons: thin shells over xlwings (Windows and macOS
-Excel); searches.py and selection.py decide.
+Excel); searches.py, selection.py and client/check.py decide.
 
 A button's VBA macro:
     RunPython "from profnet_sheets.excel.macros import lead_search; lead_search()"
-(or company_search, enrich_selection, freeze_selection), or the xlwings tab's Run main, with
-the template's .py file beside the workbook.
+(or company_search, enrich_selection, freeze_selection, check_connection), or the xlwings
+tab's Run main, with the template's .py file beside the workbook.
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
+from profnet_sheets.client.check import check_setup
 from profnet_sheets.client.jobs import SearchKind
 from profnet_sheets.errors import SearchError
 from profnet_sheets.excel import searches, selection, session
@@ -33,6 +34,24 @@ def lead_search(book: Any = None) -> None:
 def company_search(book: Any = None) -> None:
     """Run the company search of the Filters sheet; results on the Results sheet."""
     run_search(_caller(book), "companies")
+
+
+def check_connection(book: Any = None) -> None:
+    """Check connection: is the service reachable, does it take the key, which profile and
+    prices (the workbook's xlwings.conf sheet included): free; the report in a message box."""
+    book = _caller(book)
+    app = book.app
+    app.status_bar = "profnet: checking the connection (free)…"
+    try:
+        report = check_setup(
+            session.load_settings(session.sources(lambda: session.book_config(book)))
+        )
+        text = "\n".join(report.lines(every_price=False))
+    except Exception as error:  # a button never shows a traceback: the reason, and what to do
+        text = message_for(error)
+    finally:
+        app.status_bar = False
+    app.alert(text, title="profnet: Check connection")
 
 
 def _caller(book: Any) -> Any:
@@ -68,7 +87,7 @@ def run_search(book: Any, kind: SearchKind) -> None:
         data = session.data_source(current.client)
         # Errors as text: read as empty, a filter showing #NAME? would widen the search.
         rows = session.read_cells(_sheet(book, searches.FILTERS_SHEET), FILTER_CELLS)
-        request = searches.read_filters(kind, rows or [])
+        request = searches.read_filters(kind, rows or [], current.client.profile)
         cost = searches.cost(current.client, request)
         if not cost.within_budget:
             line = f"{cost.line()} Over the budget: not run."

@@ -10,13 +10,12 @@ from typing import TYPE_CHECKING, Any, Final
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import normalize
 from profnet_sheets.client.jobs import SearchKind, SearchStatus
-from profnet_sheets.client.ledger import price_ceiling
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.excel import cells
 from profnet_sheets.excel.cells import CellValue, Rows
 from profnet_sheets.excel.lookups import canonical_name
 from profnet_sheets.excel.messages import ArgumentError
-from profnet_sheets.spec import Endpoint, Param, endpoint, search_endpoint
+from profnet_sheets.spec import DEFAULT_PROFILE, Endpoint, Param, ServiceProfile, search_endpoint
 from profnet_sheets.words import counted
 
 if TYPE_CHECKING:
@@ -43,6 +42,7 @@ class SearchRequest:
     kind: SearchKind
     filters: dict[str, Any]
     enrich: bool = False
+    profile: ServiceProfile = DEFAULT_PROFILE  # how the service reads them (its hosts)
 
     @property
     def endpoint(self) -> Endpoint:
@@ -51,7 +51,7 @@ class SearchRequest:
     @property
     def limit(self) -> int:
         """The most results the search gives (the spec's default when not given)."""
-        return int(prepare(self.endpoint, self.filters)["limit"])
+        return int(prepare(self.endpoint, self.filters, profile=self.profile)["limit"])
 
 
 def filter_rows(kind: SearchKind) -> list[tuple[str, str]]:
@@ -97,10 +97,15 @@ def _refuse_error(label: str, value: Any) -> None:
     )
 
 
-def read_filters(kind: SearchKind, rows: Iterable[Sequence[Any] | None]) -> SearchRequest:
+def read_filters(
+    kind: SearchKind,
+    rows: Iterable[Sequence[Any] | None],
+    profile: ServiceProfile = DEFAULT_PROFILE,
+) -> SearchRequest:
     """The search the (name, value) rows of a Filters sheet ask for, checked against the spec
-    before anything is paid (InvalidParameter names the filter that is wrong). The rows must
-    be read with Excel errors as text: a filter showing one stops the search."""
+    (as the service of `profile`, the session client's, reads them) before anything is paid
+    (InvalidParameter names the filter that is wrong). The rows must be read with Excel errors
+    as text: a filter showing one stops the search."""
     ep = search_endpoint(kind, "create")
     filters: dict[str, Any] = {}
     enrich = False
@@ -125,8 +130,8 @@ def read_filters(kind: SearchKind, rows: Iterable[Sequence[Any] | None]) -> Sear
             f"{FILTERS_SHEET} sheet: no filter {', '.join(map(repr, unknown))}; use "
             f"{', '.join(ep.param_names)} or {ENRICH}"
         )
-    prepare(ep, filters)
-    return SearchRequest(kind, filters, enrich)
+    prepare(ep, filters, profile=profile)
+    return SearchRequest(kind, filters, enrich, profile)
 
 
 @dataclass(frozen=True)
@@ -161,8 +166,8 @@ def cost(client: Client, request: SearchRequest) -> Cost:
     """What the request can cost at most: its creation (nothing if reused), the results not
     read yet, and 1 per result's details when asked for."""
     search = search_cost(client, request.kind, request.filters)
-    details = endpoint(KINDS[ENRICH_KIND[request.kind]].endpoint)
-    enrichment = request.limit * price_ceiling(details, {}) if request.enrich else 0
+    details = KINDS[ENRICH_KIND[request.kind]].endpoint
+    enrichment = request.limit * client.ceiling(details, {}) if request.enrich else 0
     start = 0 if search.reused else search.create_credits
     results = search.results_to_pay * search.per_result
     return Cost(request.kind, start, results, enrichment, client.budget.left)

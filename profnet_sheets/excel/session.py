@@ -29,6 +29,15 @@ DEFAULT_BUDGET: Final = 1_000  # credits one Excel session may spend unless told
 _UNLIMITED: Final = frozenset({"none", "unlimited", "no limit"})
 CONF_SHEET: Final = "xlwings.conf"
 CONF_ROWS: Final = 100  # rows of the xlwings.conf sheet read
+# The service profile's settings, also read from the xlwings.conf sheet and file (after the
+# environment, before the config file). Never the key: a workbook is shared, the key is yours.
+PROFILE_KEYS: Final = (
+    "PROFNET_BASE_URL",
+    "PROFNET_KEY_HEADER",
+    "PROFNET_HEADERS",
+    "PROFNET_NETWORK_HOSTS",
+    "PROFNET_PRICES",
+)
 
 Source = tuple[str, Mapping[str, Any]]  # (where, its settings), e.g. the xlwings.conf sheet
 WorkbookConfig = Callable[[], Mapping[str, Any]]
@@ -70,6 +79,27 @@ def _budget(value: Any, where: str) -> int | None:
             "number such as 1000, or none for no limit"
         )
     return int(number)
+
+
+def load_settings(found: Sequence[Source]) -> Settings:
+    """The client's settings, the service profile's (PROFILE_KEYS) also read from the sources
+    after the environment (the workbook's xlwings.conf sheet, your xlwings.conf file), before
+    the config file. A value that cannot be used says where it was read."""
+    from profnet_sheets.config import Settings
+
+    environ = dict(os.environ)
+    read: dict[str, None] = {}
+    for name in PROFILE_KEYS:
+        hit = _find(found, name)
+        if hit is not None and hit[1] != "the environment":
+            environ[name] = str(hit[0]).strip()
+            read[hit[1]] = None
+    try:
+        return Settings.load(environ=environ)
+    except ConfigurationError as error:
+        if not read:
+            raise
+        raise ConfigurationError(f"Also read from {' and '.join(read)}: {error}") from None
 
 
 def session_config(sources: Sequence[Source], settings: Settings | None = None) -> SessionConfig:
@@ -176,9 +206,8 @@ def current(workbook: WorkbookConfig = active_workbook_config) -> ExcelSession:
         return session
     with _lock:
         if "session" not in _state:
-            from profnet_sheets.config import Settings
-
-            _state["session"] = open_session(Settings.load(), sources(workbook))
+            found = sources(workbook)
+            _state["session"] = open_session(load_settings(found), found)
         return _state["session"]
 
 

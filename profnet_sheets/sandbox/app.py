@@ -15,7 +15,7 @@ from profnet_sheets.sandbox.controls import SettingError, check_all
 from profnet_sheets.sandbox.params import Unreadable, read_json
 from profnet_sheets.spec import errors
 from profnet_sheets.spec.endpoints import BY_PATH
-from profnet_sheets.spec.openapi import API_KEY_HEADER, openapi_document
+from profnet_sheets.spec.openapi import openapi_document
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -24,7 +24,6 @@ Send = Callable[[Message], Awaitable[None]]
 
 CONTROL_PREFIX = "/_sandbox/"
 INTERNAL_ERROR = "Internal error of the sandbox (a bug; its log has the traceback)."
-_KEY_HEADER = API_KEY_HEADER.lower().encode()
 _log = logging.getLogger(__name__)
 
 
@@ -50,7 +49,10 @@ class SandboxApp:
     def __init__(self, backend: Backend) -> None:
         self.backend = backend
         self._random = random.Random(backend.world.seed + 1)
-        self._openapi = json.dumps(openapi_document()).encode()
+        self._openapi = json.dumps(openapi_document(profile=backend.profile)).encode()
+        # ASGI gives header names in lower case: the key's, and those the profile requires.
+        self._key_header = backend.profile.key_header.lower().encode()
+        self._required = {name: name.lower().encode() for name, _ in backend.profile.headers}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -102,7 +104,11 @@ class SandboxApp:
                     await _drop(send)  # before the work: a dropped call is never charged
                 raw = _query(scope) if method == "GET" else read_json(body, _content_type(scope))
                 reply = self.backend.handle(
-                    endpoint.name, _api_key(scope), raw, from_query=method == "GET"
+                    endpoint.name,
+                    self._api_key(scope),
+                    raw,
+                    from_query=method == "GET",
+                    headers={name: _header(scope, lower) for name, lower in self._required.items()},
                 )
                 encoded = _encoded(reply.body)
                 if answer_at > loop.time():
@@ -136,9 +142,11 @@ class SandboxApp:
         if (action, method) == ("health", "GET"):
             return Reply(200, {"status": "ok"})
         if (action, method) == ("usage", "GET"):
-            key = _api_key(scope)
+            key = self._api_key(scope)
             usage = backend.usage(key) if key else None
-            return Reply(200, usage) if usage is not None else Reply(401, errors.unauthorized())
+            if usage is None:
+                return Reply(401, errors.unauthorized(backend.profile.key_header, sent=bool(key)))
+            return Reply(200, usage)
         if (action, method) == ("reset", "POST"):
             backend.reset()
             return Reply(200, {"reset": True})
@@ -159,6 +167,10 @@ class SandboxApp:
             return Reply(200, {"now": backend.advance_clock(payload.get("advance", 0))})
         return Reply(404, errors.not_found(f"No control {method} /_sandbox/{action}."))
 
+    def _api_key(self, scope: Scope) -> str | None:
+        """The key a call carries in the profile's key header (blank: none)."""
+        return (_header(scope, self._key_header) or "").strip() or None
+
 
 def _encoded(body: dict[str, Any]) -> bytes:
     """JSON text of an answer; a NaN or an infinity is a bug (ValueError), never sent."""
@@ -172,10 +184,6 @@ def _header(scope: Scope, wanted: bytes) -> str | None:
             text: str = value.decode("latin-1")
             return text
     return None
-
-
-def _api_key(scope: Scope) -> str | None:
-    return (_header(scope, _KEY_HEADER) or "").strip() or None
 
 
 def _content_type(scope: Scope) -> str | None:

@@ -19,6 +19,7 @@ from profnet_sheets.sandbox.store import Job, Store
 from profnet_sheets.sandbox.world import World, stable_hash
 from profnet_sheets.spec import errors
 from profnet_sheets.spec.endpoints import BY_NAME, Endpoint
+from profnet_sheets.spec.profile import DEFAULT_PROFILE, ServiceProfile
 from profnet_sheets.spec.resources import SEARCH_TYPE_STANDARD
 
 
@@ -80,7 +81,11 @@ class _Buckets:
 
 
 class Backend:
-    """All state and behaviour of the sandbox; the HTTP layer only translates to and from it."""
+    """All state and behaviour of the sandbox; the HTTP layer only translates to and from it.
+
+    It plays the service `profile` describes: its pages on the profile's first network host,
+    the key read from its key header, its extra headers required with every call, calls
+    charged at its prices (by default, all as the spec names them)."""
 
     def __init__(
         self,
@@ -92,8 +97,10 @@ class Backend:
         db: str | None = None,
         faults: Faults | None = None,
         hostile_rate: float = 0.0,
+        profile: ServiceProfile = DEFAULT_PROFILE,
     ) -> None:
-        self.world = World(seed)
+        self.profile = profile
+        self.world = World(seed, profile.network_hosts[0])
         self.store = Store(db)
         self.operations = Operations(self.world, self.store)
         self.faults = faults or Faults()
@@ -128,26 +135,45 @@ class Backend:
         raw: Mapping[str, Any] | Unreadable,
         *,
         from_query: bool,
+        headers: Mapping[str, str | None] | None = None,
     ) -> Reply:
-        """Answer one call of endpoint `name`, charging `key` as the spec's price table says."""
+        """Answer one call of endpoint `name`, charging `key` as the profile's price table
+        says. `headers`: the values the call carries of the headers the profile requires."""
         endpoint = BY_NAME[name]
         with self._lock:
-            balance = self.store.balance(key) if key else None
-            if key is None or balance is None:
-                return Reply(401, errors.unauthorized())
+            refused = self.refusal(key, headers or {})
+            if refused is not None:
+                return refused
+            assert key is not None
+            balance = self.store.balance(key) or 0
             try:
                 self._injected_fault(endpoint, key)
-                params = parse(endpoint, raw, from_query=from_query)
+                params = parse(endpoint, raw, from_query=from_query, host=self.world.host)
                 reply = self._call(endpoint, key, params, balance)
             except ApiError as error:
                 self.store.record_call(key, name, 0, error=True)
                 return Reply(
                     error.status, errors.as_answered_by(endpoint, error.body), error.headers
                 )
-            self.store.record_call(key, name, endpoint.price.charge(reply.body), error=False)
+            self.store.record_call(key, name, self.charge(endpoint, reply.body), error=False)
             if self.hostile_rate:
                 return Reply(reply.status, plant(reply.body, self.hostile_rate), reply.headers)
             return reply
+
+    def refusal(self, key: str | None, headers: Mapping[str, str | None]) -> Reply | None:
+        """The 401 for a call without a known key (saying whether one came at all), or
+        without a header the profile requires (or with another value); None when it may go."""
+        header = self.profile.key_header
+        if key is None or self.store.balance(key) is None:
+            return Reply(401, errors.unauthorized(header, sent=key is not None))
+        for name, value in self.profile.headers:
+            if headers.get(name) != value:
+                return Reply(401, errors.missing_header(name))
+        return None
+
+    def charge(self, endpoint: Endpoint, body: Any) -> int:
+        """What an answer of `endpoint` costs, at the profile's prices."""
+        return self.profile.prices.price(endpoint).charge(body)
 
     def _injected_fault(self, endpoint: Endpoint, key: str) -> None:
         faults = self.faults
@@ -171,7 +197,7 @@ class Backend:
             raise ApiError(500, errors.server_error(errors.GEOCODE_TIMEOUT))
 
     def _call(self, endpoint: Endpoint, key: str, params: dict[str, Any], balance: int) -> Reply:
-        price = endpoint.price
+        price = self.profile.prices.price(endpoint)
         if price.kind == "fixed" and price.credits > balance:
             raise ApiError(402, errors.insufficient_credits(price.credits, balance))
         if endpoint.search_role == "create":

@@ -3,16 +3,25 @@
 Every field of every control endpoint (`/_sandbox/keys`, `faults`, `clock`, `hostile`) and every
 start option of the same name is checked here, so that no value that cannot be meant (NaN, an
 infinite latency, a negative balance, a boolean for a number) gets in: refused with the field's
-name and the range it takes (docs/sandbox.md).
+name and the range it takes (docs/sandbox.md). So are the options that make it play another
+service (its network's host, key header, required headers, prices), with the checks of a
+service profile (spec.profile).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from profnet_sheets.sandbox.params import finite_number, shown
+from profnet_sheets.spec.profile import (
+    MAX_PRICE,
+    PriceTable,
+    header_name,
+    header_table,
+    network_host,
+)
 
 
 class SettingError(ValueError):
@@ -88,6 +97,25 @@ class Key:
         return value
 
 
+@dataclass(frozen=True)
+class Profiled:
+    """A part of the service the sandbox plays, as a service profile's check takes it
+    (`convert` raises ValueError for what it refuses)."""
+
+    description: str
+    convert: Callable[[Any], Any]
+
+    def describe(self) -> str:
+        return self.description
+
+    def accepts(self, value: object) -> bool:
+        try:
+            self.convert(value)
+        except ValueError:
+            return False
+        return True
+
+
 SHARE = Number(0, 1)
 MILLISECONDS = Number(0, 60_000, "ms")
 
@@ -112,6 +140,17 @@ SETTINGS: dict[str, Setting] = {
     "job_fail_rate": SHARE,
     "rate_limit": Number(1, 100_000, "requests per second per key", nullable=True),
     "retry_after": Number(0, 3_600, "seconds", integer=True),
+    # start options: the service it plays (docs/sandbox.md, "Playing another service")
+    "network_host": Profiled("a host name such as linkedin.com", network_host),
+    "key_header": Profiled("a header name such as X-API-Key", header_name),
+    "required_headers": Profiled(
+        "a table of header names and values of printable ASCII (none the sandbox sets)",
+        header_table,
+    ),
+    "prices": Profiled(
+        f"a table of endpoints that are not free and whole numbers of credits (0 to {MAX_PRICE})",
+        PriceTable.parse,
+    ),
 }
 
 

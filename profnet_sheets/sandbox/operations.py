@@ -17,7 +17,6 @@ from profnet_sheets.sandbox.params import Params as ParsedParams
 from profnet_sheets.sandbox.store import Job, Store
 from profnet_sheets.sandbox.world import (
     HOSTNAME,
-    WEB,
     WORLD_NOW,
     Company,
     Person,
@@ -28,7 +27,12 @@ from profnet_sheets.sandbox.world import (
     timestamp,
 )
 from profnet_sheets.spec import errors
-from profnet_sheets.spec.endpoints import HEADCOUNT_URL_MARKERS, URL_PARTS_PATTERN, endpoint
+from profnet_sheets.spec.endpoints import (
+    HEADCOUNT_URL_MARKERS,
+    URL_PARTS_PATTERN,
+    endpoint,
+    page_pattern,
+)
 
 RESULTS_PAGE_SIZE = 25
 LEAD_NARROWING = ("geo_codes", "industry_codes", "school_ids")
@@ -38,19 +42,26 @@ EMPTY_TRIGGER = "sandbox-empty"
 FAIL_TRIGGER = "sandbox-fail"
 TIMEOUT_TRIGGER = "sandbox-timeout"
 URN_PREFIX = "urn:profnet:activity:"
-_URL = re.compile(URL_PARTS_PATTERN)
 _WINDOW_DAYS = {"past-24h": 1.0, "past-week": 7.0, "past-month": 30.0}
 
 Params = dict[str, Any]
 Operation = Callable[[Params, str], dict[str, Any]]
 
 
-def parse_url(url: str, kinds: tuple[str, ...], parameter: str = "profnet_url") -> tuple[str, str]:
-    """(kind, slug) of a service URL of one of `kinds`; 400 naming `parameter` otherwise."""
-    match = _URL.match(url)
+@lru_cache(maxsize=8)
+def _url_parts(host: str) -> re.Pattern[str]:
+    return re.compile(page_pattern(URL_PARTS_PATTERN, (host,)))
+
+
+def parse_url(
+    url: str, kinds: tuple[str, ...], host: str, parameter: str = "profnet_url"
+) -> tuple[str, str]:
+    """(kind, slug) of a page URL on the network's `host` of one of `kinds`; 400 naming
+    `parameter` otherwise."""
+    match = _url_parts(host).match(url)
     if not match or match["kind"] not in kinds:
         wanted = " or ".join(f"/{kind}/" for kind in kinds)
-        raise invalid(parameter, f"{parameter} must be a profnet.com {wanted} URL, got {url!r}.")
+        raise invalid(parameter, f"{parameter} must be a {host} {wanted} URL, got {url!r}.")
     return match["kind"], unquote(match["slug"]).lower()
 
 
@@ -119,7 +130,7 @@ class Operations:
             company_id = params["company_id"].strip()
             company = self.company_by_id(company_id)
         elif "profnet_url" in params:
-            _, slug = parse_url(params["profnet_url"], ("company", "showcase"))
+            _, slug = parse_url(params["profnet_url"], ("company", "showcase"), self.world.host)
             company = self.company_by_id(slug) if slug.isdigit() else self.world.company(slug)
         else:
             domain = normalize_domain(params["domain"])
@@ -189,7 +200,7 @@ class Operations:
                     "name": who.name,
                     "headline": f"{who.industry.name} · {who.record()['company_size']} employees",
                     "profnet_url": who.profnet_url,
-                    "profile_picture": f"{WEB.replace('www', 'media')}/logo/{who.slug}.png",
+                    "profile_picture": f"{self.world.media}/logo/{who.slug}.png",
                 }
             else:
                 people.append(who)
@@ -218,7 +229,7 @@ class Operations:
                     "media": [
                         {
                             "type": (kind := rng.choice(data.MEDIA_TYPES)),
-                            "url": f"https://media.profnet.com/{kind}/{rng.getrandbits(40):010x}",
+                            "url": f"{self.world.media}/{kind}/{rng.getrandbits(40):010x}",
                         }
                         for _ in range(rng.choice((0, 0, 1, 1, 2)))
                     ],
@@ -265,7 +276,7 @@ class Operations:
         return self._posts_body([self._summary(p, True) for p in posts], params["start"], matching)
 
     def get_company_posts(self, params: Params, key: str) -> dict[str, Any]:
-        _, slug = parse_url(params["profnet_url"], ("company", "showcase"))
+        _, slug = parse_url(params["profnet_url"], ("company", "showcase"), self.world.host)
         company = self.company_by_id(slug) if slug.isdigit() else self.world.company(slug)
         kind = params["type"]
         total = 3 + stable_hash(self.world.seed, slug, kind) % 80
@@ -276,7 +287,7 @@ class Operations:
         return self._posts_body([self._summary(p, False) for p in posts], params["start"], matching)
 
     def get_profile_posts(self, params: Params, key: str) -> dict[str, Any]:
-        _, slug = parse_url(params["profnet_url"], ("in",))
+        _, slug = parse_url(params["profnet_url"], ("in",), self.world.host)
         person = self._person(slug)
         kind = params["type"]
         total = stable_hash(self.world.seed, slug, kind) % (40 if kind == "posts" else 60)
@@ -359,7 +370,7 @@ class Operations:
                     "salary_range": None
                     if rng.random() < 0.5
                     else f"${low:,} - ${low + rng.randrange(10, 80, 5) * 1000:,}/yr",
-                    "apply_url": f"{WEB}/jobs/view/{job_id}/apply/",
+                    "apply_url": f"{self.world.web}/jobs/view/{job_id}/apply/",
                     "_age": age,
                     "_city": city.key,
                 }
@@ -417,7 +428,7 @@ class Operations:
                         "posted_at",
                     )
                 },
-                "job_url": f"{WEB}/jobs/view/{job['job_id']}/",
+                "job_url": f"{self.world.web}/jobs/view/{job['job_id']}/",
             }
             for job in page
         ]
@@ -444,7 +455,7 @@ class Operations:
         self.store.remember("profile", [(person.slug, person.overrides()) for person in people])
 
     def get_profile_details(self, params: Params, key: str) -> dict[str, Any]:
-        _, slug = parse_url(params["profnet_url"], ("in",))
+        _, slug = parse_url(params["profnet_url"], ("in",), self.world.host)
         profile = self.world.profile(
             self._person(slug),
             skills=params["include_skills"] == "true",
@@ -490,7 +501,7 @@ class Operations:
         return {"data": results}
 
     def _recommendations(self, params: Params, given: bool) -> dict[str, Any]:
-        _, slug = parse_url(params["profnet_url"], ("in",))
+        _, slug = parse_url(params["profnet_url"], ("in",), self.world.host)
         person = self._person(slug)
         rng = self.world.rng("recommendations", slug, given)
         role = "recommendee" if given else "recommender"
@@ -558,7 +569,7 @@ class Operations:
                 "profnet_url",
                 f"profnet_url must contain /company/, /showcase/ or /school/, got {url!r}.",
             )
-        kind, slug = parse_url(url, ("company", "showcase", "school"))
+        kind, slug = parse_url(url, ("company", "showcase", "school"), self.world.host)
         if kind == "school":
             base = self.world.school_alumni(slug)
         else:

@@ -10,7 +10,15 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from profnet_sheets.spec import errors
-from profnet_sheets.spec.endpoints import INT64_MAX, INT64_MIN, SPACE_CHARS, Endpoint, Param
+from profnet_sheets.spec.endpoints import (
+    INT64_MAX,
+    INT64_MIN,
+    NETWORK_HOST,
+    SPACE_CHARS,
+    Endpoint,
+    Param,
+    page_pattern,
+)
 
 
 class ApiError(Exception):
@@ -153,13 +161,13 @@ def _integer(param: Param, value: Any, from_query: bool) -> int:
     return number
 
 
-def _string(param: Param, value: Any) -> str:
+def _string(param: Param, value: Any, host: str) -> str:
     if not isinstance(value, str):
         raise invalid(param.name, f"{param.name} must be a string, got {shown(value)}.")
     if param.enum is not None and value not in param.enum:
         allowed = ", ".join(param.enum)
         raise invalid(param.name, f"{param.name} must be one of {allowed}; got {shown(value)}.")
-    if param.pattern is not None and not re.match(param.pattern, value):
+    if param.pattern is not None and not re.match(page_pattern(param.pattern, (host,)), value):
         raise invalid(param.name, f"{param.name} is not of the expected form: {shown(value)}.")
     return value.strip(SPACE_CHARS)
 
@@ -213,18 +221,25 @@ def _range(param: Param, value: Any) -> dict[str, float]:
     return bounds
 
 
-def _value(param: Param, value: Any, from_query: bool) -> Any:
+def _value(param: Param, value: Any, from_query: bool, host: str) -> Any:
     if param.type == "integer":
         return _integer(param, value, from_query)
     if param.type == "array":
         return _array(param, value)
     if param.type == "object":
         return _range(param, value)
-    return _string(param, value)
+    return _string(param, value, host)
 
 
-def parse(endpoint: Endpoint, raw: Mapping[str, Any] | Unreadable, *, from_query: bool) -> Params:
-    """The validated parameters of a request (blank ones left out, defaults filled in).
+def parse(
+    endpoint: Endpoint,
+    raw: Mapping[str, Any] | Unreadable,
+    *,
+    from_query: bool,
+    host: str = NETWORK_HOST,
+) -> Params:
+    """The validated parameters of a request (blank ones left out, defaults filled in); page
+    URLs must be on the network's `host`.
 
     Raises ApiError 400 `invalid_parameter` naming the parameter, as section 7 describes.
     """
@@ -235,7 +250,7 @@ def parse(endpoint: Endpoint, raw: Mapping[str, Any] | Unreadable, *, from_query
         for alias in param.aliases:
             alias_param = Param(**{**param.__dict__, "name": alias})
             if not _not_given(alias_param, raw.get(alias)):
-                alias_value = _value(alias_param, raw[alias], from_query)
+                alias_value = _value(alias_param, raw[alias], from_query, host)
                 if _not_given(param, raw.get(param.name)):
                     raw[param.name] = alias_value
     given: dict[str, Any] = {}
@@ -245,7 +260,7 @@ def parse(endpoint: Endpoint, raw: Mapping[str, Any] | Unreadable, *, from_query
             if param.required:
                 raise invalid(param.name, f"{param.name} is required.")
             continue
-        given[param.name] = _value(param, value, from_query)
+        given[param.name] = _value(param, value, from_query, host)
     rule = endpoint.at_least_one
     if rule and not any(name in given for name in rule.names):
         names = ", ".join(rule.names)

@@ -6,8 +6,8 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 from types import TracebackType
 from typing import Any
 
@@ -17,6 +17,7 @@ from profnet_sheets.sandbox.app import DroppedConnectionError, SandboxApp
 from profnet_sheets.sandbox.backend import Backend, Faults
 from profnet_sheets.sandbox.controls import SETTINGS, check
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
+from profnet_sheets.spec.profile import API_KEY_HEADER, DEFAULT_NETWORK_HOSTS, ServiceProfile
 
 __all__ = ["DEFAULT_KEY", "RunningSandbox", "SandboxConfig", "serve_forever", "start_sandbox"]
 
@@ -42,6 +43,12 @@ class SandboxConfig:
     retry_after: int = 1
     latency_jitter_ms: float = 0.0
     hostile_rate: float = 0.0  # share of free-text strings planted with formulas (hostile.py)
+    # The service it plays (docs/sandbox.md): its network's host, the header its key comes in,
+    # headers it requires besides (a gateway's), prices over the spec's (endpoint: credits).
+    network_host: str = DEFAULT_NETWORK_HOSTS[0]
+    key_header: str = API_KEY_HEADER
+    required_headers: Mapping[str, str] = field(default_factory=dict)
+    prices: Mapping[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         """Refuse at once what the sandbox cannot mean (controls.SETTINGS): SettingError."""
@@ -55,6 +62,15 @@ class SandboxConfig:
         names = {f.name for f in fields(Faults)}
         return Faults(**{f.name: getattr(self, f.name) for f in fields(self) if f.name in names})
 
+    def profile(self) -> ServiceProfile:
+        """The service this sandbox plays, as a client's profile would describe it."""
+        return ServiceProfile(
+            key_header=check("key_header", self.key_header),
+            headers=tuple(check("required_headers", self.required_headers).items()),
+            network_hosts=(check("network_host", self.network_host),),
+            prices=check("prices", self.prices),
+        )
+
     def backend(self) -> Backend:
         return Backend(
             api_keys=self.api_keys,
@@ -64,6 +80,7 @@ class SandboxConfig:
             db=self.db,
             faults=self.faults(),
             hostile_rate=self.hostile_rate,
+            profile=self.profile(),
         )
 
 

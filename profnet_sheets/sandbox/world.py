@@ -12,10 +12,9 @@ from typing import Any
 from urllib.parse import quote
 
 from profnet_sheets.sandbox import data
+from profnet_sheets.spec.endpoints import NETWORK_HOST
 from profnet_sheets.spec.resources import HEADCOUNT_CODES, company_size_label
 
-WEB = "https://www.profnet.com"
-MEDIA = "https://media.profnet.com"
 # Generated timestamps count back from this instant, so that the world does not change with the
 # wall clock (the same request gives the same answer tomorrow).
 WORLD_NOW = datetime(2026, 11, 1, 12, 0, 0, tzinfo=UTC)
@@ -102,10 +101,11 @@ class Company:
     growth: float
     hiring: bool
     activities: tuple[str, ...]
+    web: str = f"https://www.{NETWORK_HOST}"  # the network's pages (World.web)
 
     @property
     def profnet_url(self) -> str:
-        return f"{WEB}/company/{quote(self.slug, safe='-_.~')}/"
+        return f"{self.web}/company/{quote(self.slug, safe='-_.~')}/"
 
     def record(self) -> dict[str, Any]:
         return {
@@ -144,6 +144,7 @@ class Person:
     picture: str | None
     past: tuple[str, ...] = ()  # slugs of companies the person worked at before
     school: str | None = None
+    web: str = f"https://www.{NETWORK_HOST}"  # the network's pages (World.web)
 
     @property
     def name(self) -> str:
@@ -151,7 +152,7 @@ class Person:
 
     @property
     def profnet_url(self) -> str:
-        return f"{WEB}/in/{quote(self.slug, safe='-_.~')}/"
+        return f"{self.web}/in/{quote(self.slug, safe='-_.~')}/"
 
     @property
     def headline(self) -> str:
@@ -172,10 +173,15 @@ class Person:
 
 
 class World:
-    """Pure functions of (seed, inputs): the same question always gets the same answer."""
+    """Pure functions of (seed, inputs): the same question always gets the same answer. Its
+    pages live on `host` (the network's; another one when the sandbox plays another service):
+    `web` and `media` are their addresses."""
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, host: str = NETWORK_HOST) -> None:
         self.seed = seed
+        self.host = host
+        self.web = f"https://www.{host}"
+        self.media = f"https://media.{host}"
         self.company_cache = lru_cache(maxsize=65536)(self._company)
 
     def rng(self, *parts: object) -> random.Random:
@@ -314,6 +320,7 @@ class World:
             growth=round(rng.uniform(-15, 60), 1),
             hiring=rng.random() < 0.4,
             activities=tuple(a for a in data.RECENT_ACTIVITIES if rng.random() < 0.25),
+            web=self.web,
         )
 
     def catalog_company(self, rng: random.Random) -> Company:
@@ -335,7 +342,9 @@ class World:
         company_slug = rng.choice(self.catalog)
         city_name = rng.choice(self.cities).name
         picture = (
-            None if rng.random() < 0.1 else f"{MEDIA}/profile/{stable_hash(slug) % 16**12:012x}.jpg"
+            None
+            if rng.random() < 0.1
+            else f"{self.media}/profile/{stable_hash(slug) % 16**12:012x}.jpg"
         )
         if overrides:
             first = overrides.get("first", first)
@@ -354,8 +363,10 @@ class World:
                 picture,
                 tuple(overrides.get("past", ())),
                 overrides.get("school"),
+                self.web,
             )
-        return Person(slug, first, last, title, self.company(company_slug), city_name, picture)
+        company = self.company(company_slug)
+        return Person(slug, first, last, title, company, city_name, picture, web=self.web)
 
     def new_person(
         self,
@@ -387,9 +398,10 @@ class World:
             city_name=city_name or rng.choice(self.cities).name,
             picture=None
             if rng.random() < 0.1
-            else f"{MEDIA}/profile/{rng.getrandbits(48):012x}.jpg",
+            else f"{self.media}/profile/{rng.getrandbits(48):012x}.jpg",
             past=tuple(company.slug for company in past),
             school=school,
+            web=self.web,
         )
 
     def profile(self, person: Person, *, skills: bool, certifications: bool) -> dict[str, Any]:
@@ -491,7 +503,7 @@ class World:
         city = self.places.get(city_key or "") or rng.choice(self.cities)
         return {
             "school_name": name,
-            "profnet_url": f"{WEB}/school/{slugify(name)}/",
+            "profnet_url": f"{self.web}/school/{slugify(name)}/",
             "description": rng.choice(data.SCHOOL_DESCRIPTIONS).format(
                 name=name, city=city.short_name, field=rng.choice(data.FIELDS_OF_STUDY)
             ),

@@ -1,4 +1,5 @@
-"""The service contract as plain data: endpoints, prices, resources, error bodies, OpenAPI."""
+"""The service contract as plain data: endpoints, prices, resources, error bodies, OpenAPI, and
+the service profile (what a service names or prices otherwise)."""
 
 from profnet_sheets.spec.endpoints import (
     BY_NAME,
@@ -12,12 +13,19 @@ from profnet_sheets.spec.endpoints import (
     items_in,
     search_endpoint,
 )
-from profnet_sheets.spec.openapi import API_KEY_HEADER, openapi_document
+from profnet_sheets.spec.openapi import openapi_document
+from profnet_sheets.spec.profile import (
+    API_KEY_HEADER,
+    DEFAULT_PROFILE,
+    PriceTable,
+    ServiceProfile,
+)
 from profnet_sheets.spec.resources import HEADCOUNT_CODES, company_size_label, headcount_code_for
 
 __all__ = [
     "API_KEY_HEADER",
     "BY_NAME",
+    "DEFAULT_PROFILE",
     "ENDPOINTS",
     "HEADCOUNT_CODES",
     "HEADCOUNT_URL_MARKERS",
@@ -25,6 +33,8 @@ __all__ = [
     "Endpoint",
     "Param",
     "Price",
+    "PriceTable",
+    "ServiceProfile",
     "company_size_label",
     "endpoint",
     "headcount_code_for",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -23,7 +26,12 @@ SPACE_CHARS = " \t\n\r\f\v"  # what "blank" means, for the sandbox and the schem
 _SPACE = r"[ \t\n\r\f\v]"
 _SLUG = r"[^/?# \t\n\r\f\v]+"
 NON_BLANK_PATTERN = r"[^ \t\n\r\f\v]"
-_URL_HEAD = rf"^{_SPACE}*(https?://)?([a-z]{{2,3}}\.|www\.)?profnet\.com/"
+# The network's host on the sandbox, and the default of a service profile (whose
+# `network_hosts` name the real network's): page URL patterns are written for it, and
+# `page_pattern` rewrites them for other hosts.
+NETWORK_HOST = "profnet.com"
+_HOST = re.escape(NETWORK_HOST)
+_URL_HEAD = rf"^{_SPACE}*(https?://)?([a-z]{{2,3}}\.|www\.)?{_HOST}/"
 PROFILE_URL_PATTERN = _URL_HEAD + rf"in/{_SLUG}"
 COMPANY_URL_PATTERN = _URL_HEAD + rf"(company|showcase)/{_SLUG}"
 HEADCOUNT_URL_PATTERN = _URL_HEAD + rf"(company|showcase|school)/{_SLUG}"
@@ -31,6 +39,22 @@ NUMERIC_ID_PATTERN = rf"^{_SPACE}*[0-9]+{_SPACE}*(?![\s\S])"
 BLANK_PATTERN = rf"^{_SPACE}*(?![\s\S])"
 URL_PARTS_PATTERN = _URL_HEAD + rf"(?P<kind>company|showcase|school|in)/(?P<slug>{_SLUG})"
 DATE_POSTED = ("past-24h", "past-week", "past-month")
+
+
+@functools.lru_cache(maxsize=64)
+def _page_pattern(pattern: str, hosts: tuple[str, ...]) -> str:
+    if hosts == (NETWORK_HOST,):
+        return pattern
+    alternatives = "|".join(host.replace(".", r"\.") for host in hosts)
+    return pattern.replace(_HOST, alternatives if len(hosts) == 1 else f"(?:{alternatives})")
+
+
+def page_pattern(pattern: str, hosts: Sequence[str]) -> str:
+    """A page URL pattern (`PROFILE_URL_PATTERN`, ...) for pages on `hosts` (lowercase host
+    names, as a service profile checks them) instead of NETWORK_HOST; others unchanged."""
+    return _page_pattern(pattern, tuple(hosts))
+
+
 # What an integer parameter or array item may be at most: a 64-bit integer (decisions.md #93).
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 

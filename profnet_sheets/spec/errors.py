@@ -90,7 +90,6 @@ WIRE_ERRORS: tuple[WireError, ...] = (
 )
 BY_STATUS: dict[int, WireError] = {error.status: error for error in WIRE_ERRORS}
 
-UNAUTHORIZED_DETAILS = "Invalid or missing API key: send it in the X-SERVICE-API-KEY header."
 GEOCODE_TIMEOUT = "Timeout while waiting for geocode results"
 
 
@@ -111,8 +110,22 @@ def as_answered_by(endpoint: Endpoint, body: dict[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in body.items() if name != "parameter"}
 
 
-def unauthorized(details: str = UNAUTHORIZED_DETAILS) -> dict[str, Any]:
-    """401: the key is missing or invalid."""
+def unauthorized(header: str, *, sent: bool) -> dict[str, Any]:
+    """401: no key came in the key header `header`, or one that is not known (`sent`): the
+    details say which (decisions.md, "The service profile"), so that a setup check tells them
+    apart."""
+    details = (
+        f"Invalid API key: the key sent in the {header} header is not known."
+        if sent
+        else f"Missing API key: send it in the {header} header."
+    )
+    return {"message": UNAUTHORIZED.message, "details": details}
+
+
+def missing_header(header: str) -> dict[str, Any]:
+    """401: a header the service requires besides the key (a gateway's own) is missing or
+    not the one it expects (decisions.md, "The service profile")."""
+    details = f"Missing or wrong {header} header: this service requires it with every request."
     return {"message": UNAUTHORIZED.message, "details": details}
 
 

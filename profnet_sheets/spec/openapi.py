@@ -12,12 +12,13 @@ from profnet_sheets.spec.endpoints import (
     NON_BLANK_PATTERN,
     Endpoint,
     Param,
+    page_pattern,
 )
 from profnet_sheets.spec.errors import BY_STATUS, statuses
+from profnet_sheets.spec.profile import DEFAULT_PROFILE, ServiceProfile
 from profnet_sheets.spec.resources import RESOURCES
 from profnet_sheets.spec.schema import ArrayOf, ObjectOf, Scalar, Shape
 
-API_KEY_HEADER = "X-SERVICE-API-KEY"
 Schema = dict[str, Any]
 
 
@@ -66,12 +67,13 @@ _ITEM_SCHEMAS: dict[str, Schema] = {
 }
 
 
-def param_schema(param: Param) -> Schema:
-    """JSON Schema of one request parameter's value."""
+def param_schema(param: Param, hosts: tuple[str, ...] = DEFAULT_PROFILE.network_hosts) -> Schema:
+    """JSON Schema of one request parameter's value (page URLs on `hosts`)."""
     schema: Schema
     if param.pattern:
         # An optional parameter may be blank, which means "not given" (docs/decisions.md #26).
-        pattern = param.pattern if param.required else f"{BLANK_PATTERN}|{param.pattern}"
+        own = page_pattern(param.pattern, hosts)
+        pattern = own if param.required else f"{BLANK_PATTERN}|{own}"
         return {"type": "string", "pattern": pattern, "description": param.description}
     if param.type == "array":
         item = param.items or "string"
@@ -120,7 +122,9 @@ def _optional(schema: Schema) -> Schema:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-def body_schema(endpoint: Endpoint) -> Schema:
+def body_schema(
+    endpoint: Endpoint, hosts: tuple[str, ...] = DEFAULT_PROFILE.network_hosts
+) -> Schema:
     """The JSON body schema of a POST endpoint, with its at-least-one and either-or rules."""
     params = [*endpoint.params]
     for param in endpoint.params:
@@ -128,7 +132,11 @@ def body_schema(endpoint: Endpoint) -> Schema:
     schema: Schema = {
         "type": "object",
         "properties": {
-            param.name: param_schema(param) if param.required else _optional(param_schema(param))
+            param.name: (
+                param_schema(param, hosts)
+                if param.required
+                else _optional(param_schema(param, hosts))
+            )
             for param in params
         },
     }
@@ -161,13 +169,13 @@ def _error_response(status: int) -> Schema:
     }
 
 
-def operation(endpoint: Endpoint) -> Schema:
-    """The OpenAPI operation object of one endpoint."""
-    price = endpoint.price
+def operation(endpoint: Endpoint, profile: ServiceProfile = DEFAULT_PROFILE) -> Schema:
+    """The OpenAPI operation object of one endpoint, priced and checked as `profile` says."""
+    price = profile.prices.price(endpoint)
     cost = {
         "fixed": f"{price.credits} credits",
         "free": "free",
-        "per_item": "1 credit per item returned",
+        "per_item": f"{price.credits} credit{'s' if price.credits != 1 else ''} per item returned",
     }
     op: Schema = {
         "operationId": endpoint.python_name,
@@ -192,7 +200,7 @@ def operation(endpoint: Endpoint) -> Schema:
                 "name": param.name,
                 "in": "query",
                 "required": param.required,
-                "schema": param_schema(param),
+                "schema": param_schema(param, profile.network_hosts),
                 **({"description": param.description} if param.description else {}),
             }
             for param in endpoint.params
@@ -200,13 +208,18 @@ def operation(endpoint: Endpoint) -> Schema:
     else:
         op["requestBody"] = {
             "required": True,
-            "content": {"application/json": {"schema": body_schema(endpoint)}},
+            "content": {
+                "application/json": {"schema": body_schema(endpoint, profile.network_hosts)}
+            },
         }
     return op
 
 
-def openapi_document(server_url: str | None = None) -> Schema:
-    """The whole OpenAPI 3.1 document (control endpoints of the sandbox are not in it)."""
+def openapi_document(
+    server_url: str | None = None, profile: ServiceProfile = DEFAULT_PROFILE
+) -> Schema:
+    """The whole OpenAPI 3.1 document (control endpoints of the sandbox are not in it), of the
+    service `profile` describes: its key header, its network's hosts, its prices."""
     schemas: Schema = {shape.name: object_schema(shape) for shape in RESOURCES if shape.name}
     for error in BY_STATUS.values():
         assert error.shape.name is not None
@@ -219,12 +232,13 @@ def openapi_document(server_url: str | None = None) -> Schema:
             "description": "Generated from profnet_sheets.spec; see docs/decisions.md for choices.",
         },
         "paths": {
-            endpoint.path: {endpoint.method.lower(): operation(endpoint)} for endpoint in ENDPOINTS
+            endpoint.path: {endpoint.method.lower(): operation(endpoint, profile)}
+            for endpoint in ENDPOINTS
         },
         "components": {
             "schemas": schemas,
             "securitySchemes": {
-                "apiKey": {"type": "apiKey", "in": "header", "name": API_KEY_HEADER}
+                "apiKey": {"type": "apiKey", "in": "header", "name": profile.key_header}
             },
         },
         "security": [{"apiKey": []}],

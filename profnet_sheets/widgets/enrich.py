@@ -114,7 +114,7 @@ class EnrichForm(Form):
             f"{name}: {counted(source.height, 'row')}, {counted(source.width, 'column')}."
         )
         self.column.options = list(source.columns)
-        self.column.value = likely_column(source, self.kind.value)
+        self.column.value = likely_column(source, self.kind.value, self.client.profile)
         self.table.value = frame_html(source.head(20), PREVIEW)
         self.export.enable(False)
         self._clear_cost()
@@ -139,7 +139,7 @@ class EnrichForm(Form):
 
     def _kind_changed(self) -> None:
         if self.source is not None:
-            self.column.value = likely_column(self.source, self.kind.value)
+            self.column.value = likely_column(self.source, self.kind.value, self.client.profile)
         kind = kind_named(self.kind.value)
         ep = endpoint(kind.endpoint)
         self.options = {name: make_control(field_for(ep.param(name))) for name in kind.options}

@@ -6,9 +6,7 @@ from typing import Any
 
 from profnet_sheets.batch import KINDS, kind_named
 from profnet_sheets.client.client import Client, PlannedCall
-from profnet_sheets.client.prepare import prepare
 from profnet_sheets.errors import ProfnetError
-from profnet_sheets.spec import endpoint
 from profnet_sheets.widgets.base import Form
 from profnet_sheets.widgets.controls import classed
 from profnet_sheets.widgets.cost import credits_text, lookup_cost_text
@@ -17,13 +15,13 @@ from profnet_sheets.widgets.spend import for_one_action
 from profnet_sheets.widgets.tables import answer_html, message
 
 
-def lookup_params(kind_name: str, value: str) -> tuple[str, dict[str, Any]]:
-    """The endpoint and the parameters that look `value` up as `kind_name` (checked)."""
+def lookup_params(client: Client, kind_name: str, value: str) -> tuple[str, dict[str, Any]]:
+    """The endpoint and the parameters that look `value` up as `kind_name` (checked as the
+    client's service reads them)."""
     kind = kind_named(kind_name)
     if not value.strip():
         raise ValueError(f"Type a value to look up ({kind.description}).")
-    ep = endpoint(kind.endpoint)
-    return ep.name, prepare(ep, kind.call({kind.inputs[0]: value}, {}))
+    return kind.endpoint, client.prepare(kind.endpoint, kind.call({kind.inputs[0]: value}, {}))
 
 
 class LookupForm(Form):
@@ -74,7 +72,7 @@ class LookupForm(Form):
     def update_cost(self) -> None:
         """Refresh the cost line (asks the cache only)."""
         try:
-            name, params = lookup_params(self.kind.value, self.value.value)
+            name, params = lookup_params(self.client, self.kind.value, self.value.value)
             text = lookup_cost_text(self.client.estimate([PlannedCall(name, params)]))
         except (ProfnetError, ValueError) as error:
             text = error_message(error)
@@ -85,7 +83,7 @@ class LookupForm(Form):
         return self.start(self._lookup, wait=wait)
 
     def _lookup(self) -> None:
-        name, params = lookup_params(self.kind.value, self.value.value)
+        name, params = lookup_params(self.client, self.kind.value, self.value.value)
         client, spend = for_one_action(self.client)
         self.feedback.status("Looking up…")
         self.answer = client.call(name, params)

@@ -24,7 +24,7 @@ class PlacePicker:
     def __init__(self, spec: FieldSpec, client: Client, feedback: Feedback) -> None:
         import ipywidgets as w
 
-        price = endpoint(GEOCODE).price.credits
+        price = client.prices.price(endpoint(GEOCODE)).credits
         self.client = client
         self.query = w.Text(placeholder="a place name, e.g. Berlin", layout=w.Layout(width="16em"))
         self.find = w.Button(

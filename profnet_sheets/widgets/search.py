@@ -78,7 +78,7 @@ class SearchForm(Form):
             w.Button(description="Attach", tooltip="Follow an earlier search"), "profnet-attach"
         )
         kind = kind_named(self.enrich_kind)
-        price = endpoint(kind.endpoint).price.credits
+        price = self.client.prices.price(endpoint(kind.endpoint)).credits
         self.enrich_button = classed(
             w.Button(
                 description=f"Enrich: {kind.name} details",

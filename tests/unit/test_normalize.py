@@ -846,6 +846,7 @@ NORMALISERS: dict[str, Callable[[Any], Any]] = {
     "profile_url": n.profile_url,
     "school_or_company_url": n.school_or_company_url,
     "company_identifier": n.company_identifier,
+    "company_parameter": n.company_parameter,
     "numeric_id": lambda value: n.numeric_id(value, "company_id"),
     "post_urn": n.post_urn,
     "job_id": n.job_id,
@@ -875,7 +876,7 @@ def test_normalisers_are_idempotent(name: str, value: object) -> None:
         once = normalise(value)
     except NormalizationError:
         return
-    if name == "company_identifier":
+    if name in ("company_identifier", "company_parameter"):
         assert normalise(once[1]) == once
     elif once is not None:
         assert normalise(once) == once

@@ -3,13 +3,16 @@ job ids and URLs, place names; each refused with its reason, before anything is 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from profnet_sheets.batch.kinds import kind_named
 from profnet_sheets.client import normalize as n
 from profnet_sheets.client.prepare import prepare
+from profnet_sheets.errors import InvalidParameter
 from profnet_sheets.excel import cells
-from profnet_sheets.spec import endpoint
+from profnet_sheets.spec import DEFAULT_PROFILE, ServiceProfile, endpoint
 
 PLACEHOLDERS = ["N/A", "n/a", "-", "\u2014", "none", "null", "TBD", "#N/A", "?", " NULL ", "'N/A'"]
 
@@ -56,11 +59,12 @@ def test_a_network_page_on_another_host_is_not_that_hosts_company(value: str, ho
     with pytest.raises(n.NotAKeyError) as caught:
         n.company_identifier(value)
     message = str(caught.value)
-    assert f"a page URL on {host}: add the host to the network hosts to look it up" in message
+    assert f"is a page URL on {host}, not a profnet.com URL: give " in message
+    assert f"or add {host} to the network hosts (network_hosts, PROFNET_NETWORK_HOSTS)" in message
 
 
 def test_the_networks_pages_are_looked_up_as_pages_on_any_of_its_hosts() -> None:
-    assert n.network_hosts() == frozenset({"profnet.com"})
+    assert DEFAULT_PROFILE.network_hosts == ("profnet.com",)
     for value in (
         "https://www.profnet.com/company/acme/",
         "profnet.com/company/acme",
@@ -92,7 +96,8 @@ def test_the_networks_pages_are_looked_up_as_pages_on_any_of_its_hosts() -> None
 )
 def test_job_ids_in_every_form_the_service_gives(value: object) -> None:
     assert n.job_id(value) == "4298248448"
-    assert prepare(endpoint("get-job-details"), {"job_id": value}) == {"job_id": "4298248448"}
+    sent = prepare(endpoint("get-job-details"), {"job_id": value}, profile=DEFAULT_PROFILE)
+    assert sent == {"job_id": "4298248448"}
 
 
 @pytest.mark.parametrize(
@@ -100,7 +105,7 @@ def test_job_ids_in_every_form_the_service_gives(value: object) -> None:
     [
         ("Berlin", "is not a job id"),
         ("N/A", "stands for no value"),
-        ("https://www.linkedin.com/jobs/view/42/", "a page URL on www.linkedin.com"),
+        ("https://www.linkedin.com/jobs/view/42/", "a page URL on linkedin.com, not a profnet"),
         ("-3", "negative"),
     ],
 )
@@ -112,17 +117,65 @@ def test_what_is_not_a_job_id(value: str, says: str) -> None:
 def test_place_names_are_one_lookup_whatever_their_case_and_spaces() -> None:
     geocode = endpoint("find-geocode-by-location")
     sent = {
-        prepare(geocode, {"location": value})["location"]
+        prepare(geocode, {"location": value}, profile=DEFAULT_PROFILE)["location"]
         for value in ("Berlin", "berlin", " BERLIN ", "Berlin\u00a0")
     }
     assert sent == {"berlin"}
     assert n.place_name("  New   York ") == "new york"
 
 
-def test_a_kinds_call_goes_through_the_same_normalisers() -> None:
+def test_a_kinds_call_names_the_parameter_and_the_profiles_normalisers_read_it() -> None:
     company = kind_named("company")
-    with pytest.raises(n.NotAKeyError):
-        company.call({"company": "jane@gmail.com"}, {})
-    assert company.call({"company": "https://www.profnet.com/company/acme"}, {}) == {
+    details = endpoint("get-company-details")
+    refused = company.call({"company": "jane@gmail.com"}, {})
+    with pytest.raises(InvalidParameter, match="personal email domain"):
+        prepare(details, refused, profile=DEFAULT_PROFILE)
+    page = company.call({"company": "https://www.profnet.com/company/acme"}, {})
+    assert prepare(details, page, profile=DEFAULT_PROFILE) == {
         "profnet_url": "https://www.profnet.com/company/acme/"
     }
+    other = ServiceProfile(network_hosts=("people-net.example",))
+    elsewhere = company.call({"company": "https://de.people-net.example/company/acme/about"}, {})
+    assert prepare(details, elsewhere, profile=other) == {
+        "profnet_url": "https://www.people-net.example/company/acme/"
+    }
+    with pytest.raises(
+        InvalidParameter, match=re.escape("add de.people-net.example to the network hosts")
+    ):
+        prepare(details, elsewhere, profile=DEFAULT_PROFILE)
+
+
+NETWORK = ("people-net.example", "people-net.cn")
+
+
+@pytest.mark.parametrize(
+    ("value", "canonical"),
+    [
+        ("https://www.people-net.example/in/anna/", "https://www.people-net.example/in/anna/"),
+        ("de.people-net.example/in/Anna?x=1", "https://www.people-net.example/in/anna/"),
+        ("http://people-net.cn/in/anna-li", "https://www.people-net.cn/in/anna-li/"),
+        ("anna-schmidt", "https://www.people-net.example/in/anna-schmidt/"),
+    ],
+)
+def test_page_urls_keep_the_users_network_host(value: str, canonical: str) -> None:
+    assert n.profile_url(value, NETWORK) == canonical
+    assert n.profile_url(canonical, NETWORK) == canonical
+
+
+def test_the_networks_hosts_are_the_profiles_everywhere_a_page_url_is_read() -> None:
+    assert n.company_identifier("people-net.example/company/acme", NETWORK) == (
+        "profnet_url",
+        "https://www.people-net.example/company/acme/",
+    )
+    with pytest.raises(n.NotAKeyError, match="an address of the network"):
+        n.domain("https://people-net.example/about", NETWORK)
+    assert n.job_id("https://www.people-net.example/jobs/view/42/", NETWORK) == "42"
+    with pytest.raises(n.NotAKeyError, match=re.escape("add profnet.com to the network hosts")):
+        n.job_id("https://www.profnet.com/jobs/view/42/", NETWORK)
+    assert n.post_urn("people-net.example/feed/update/urn:x:activity:77/", NETWORK) == "77"
+    assert n.school_ids("people-net.cn/school/tum/, mit", "school_ids", NETWORK) == ["tum", "mit"]
+    with pytest.raises(
+        n.NotAKeyError, match=re.escape("not a people-net.example or people-net.cn URL")
+    ):
+        n.profile_url("https://www.profnet.com/in/anna/", NETWORK)
+    assert n.profile_url("https://www.profnet.com/in/anna/") == "https://www.profnet.com/in/anna/"

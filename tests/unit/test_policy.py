@@ -14,7 +14,7 @@ from profnet_sheets import (
     Unauthorized,
 )
 from profnet_sheets.client.policy import RetryPolicy, error_for, parse_retry_after
-from profnet_sheets.spec import endpoint
+from profnet_sheets.spec import PriceTable, endpoint
 
 POLICY = RetryPolicy(retries=3, backoff=1.0, max_backoff=8.0, retry_after_cap=20.0)
 RNG = random.Random(0)
@@ -67,21 +67,26 @@ def test_rate_limit_words_are_not_mistaken_for_an_empty_balance() -> None:
 
 def test_answers_map_to_the_exception_tree() -> None:
     ep = endpoint("get-company-details")
+    price = PriceTable().price(ep)
+
+    def error(status: int, body: object) -> object:
+        return error_for(ep, price, status, body)
+
     bad = error_for(
-        ep, 400, {"message": "invalid_parameter", "parameter": "domain", "details": "x"}
+        ep, price, 400, {"message": "invalid_parameter", "parameter": "domain", "details": "x"}
     )
     assert isinstance(bad, InvalidParameter)
     assert bad.parameter == "domain"
     assert (bad.endpoint, bad.status, bad.code) == ("get-company-details", 400, "invalid_parameter")
-    assert isinstance(error_for(ep, 401, {"message": "unauthorized"}), Unauthorized)
-    assert isinstance(error_for(ep, 402, {"message": "insufficient_credits"}), InsufficientCredits)
+    assert isinstance(error(401, {"message": "unauthorized"}), Unauthorized)
+    assert isinstance(error(402, {"message": "insufficient_credits"}), InsufficientCredits)
     quota = {"message": "rate_limited", "details": "quota exceeded for this plan"}
-    assert isinstance(error_for(ep, 429, quota), InsufficientCredits)
-    assert isinstance(error_for(ep, 429, {"message": "rate_limited"}), RateLimited)
-    assert isinstance(error_for(ep, 404, {"message": "not_found"}), NotFound)
-    assert isinstance(error_for(ep, 409, {"message": "search_not_completed"}), SearchNotReady)
-    assert isinstance(error_for(ep, 503, "gateway trouble"), ServiceError)
-    assert "Try again later" in str(error_for(ep, 500, {"message": "error", "error": "boom"}))
+    assert isinstance(error(429, quota), InsufficientCredits)
+    assert isinstance(error(429, {"message": "rate_limited"}), RateLimited)
+    assert isinstance(error(404, {"message": "not_found"}), NotFound)
+    assert isinstance(error(409, {"message": "search_not_completed"}), SearchNotReady)
+    assert isinstance(error(503, "gateway trouble"), ServiceError)
+    assert "Try again later" in str(error(500, {"message": "error", "error": "boom"}))
 
 
 def test_only_a_job_state_marks_a_results_page_unfinished() -> None:

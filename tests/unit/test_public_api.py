@@ -85,3 +85,17 @@ def test_no_front_end_reaches_into_a_client() -> None:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Attribute) and node.attr in {"_shared", "_budget", "_policy"}:
                 raise AssertionError(f"{path.relative_to(PACKAGE)}:{node.lineno}: .{node.attr}")
+
+
+def test_prices_are_read_from_one_table() -> None:
+    """One price table (spec.profile.PriceTable: the spec's prices with the profile's over
+    them): outside the spec, nothing reads an endpoint's own `.price`; everything asks a
+    table's `.price(endpoint)`."""
+    for path in PACKAGE.rglob("*.py"):
+        if path.parent.name == "spec":
+            continue
+        tree = ast.parse(path.read_text())
+        called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "price" and id(node) not in called:
+                raise AssertionError(f"{path.relative_to(PACKAGE)}:{node.lineno}: .price")

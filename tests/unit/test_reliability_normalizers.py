@@ -32,7 +32,6 @@ NOT_NORMALISERS = {
     "is_network_host",
     "is_personal_email_domain",
     "is_placeholder",
-    "network_hosts",
 }
 
 # Normalisers test_normalize.py's table does not fuzz, fuzzed here with the same properties.

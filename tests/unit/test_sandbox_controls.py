@@ -15,7 +15,11 @@ from profnet_sheets.sandbox.server import SandboxConfig
 
 def test_every_fault_and_start_option_of_a_control_has_its_range() -> None:
     faults = {setting.name for setting in fields(Faults)}
-    assert faults | {"key", "credits", "advance", "rate", "hostile_rate"} == set(SETTINGS)
+    others = {"key", "credits", "advance", "rate", "hostile_rate"}
+    played = {"network_host", "key_header", "required_headers", "prices"}  # another service
+    assert faults | others | played == set(SETTINGS)
+    options = {setting.name for setting in fields(SandboxConfig)}
+    assert played <= options
 
 
 @pytest.mark.parametrize(
@@ -31,6 +35,13 @@ def test_every_fault_and_start_option_of_a_control_has_its_range() -> None:
         ("credits", 10**12, 10**12),
         ("advance", 601, 601.0),
         ("key", "k-1", "k-1"),
+        ("network_host", "https://www.Other-Net.example/", "other-net.example"),
+        ("key_header", "X-Other-Key", "X-Other-Key"),
+        (
+            "required_headers",
+            {"X-Gateway-Host": "data.example"},
+            {"X-Gateway-Host": "data.example"},
+        ),
     ],
 )
 def test_values_in_range_are_kept_as_the_sandbox_uses_them(
@@ -66,6 +77,18 @@ def test_values_in_range_are_kept_as_the_sandbox_uses_them(
         ("key", "k\n"),
         ("key", "clé"),
         ("key", 5),
+        ("network_host", "localhost"),
+        ("network_host", "10.0.0.1"),
+        ("network_host", None),
+        ("key_header", "X Key"),
+        ("key_header", "Content-Type"),
+        ("required_headers", {"X-Gateway-Host": "two\nlines"}),
+        ("required_headers", ["X-Gateway-Host"]),
+        ("prices", {"get-lead-search-status": 1}),
+        ("prices", {"no-such-endpoint": 1}),
+        ("prices", {"get-profile-details": -1}),
+        ("prices", {"get-profile-details": 1.5}),
+        ("prices", {"get-profile-details": True}),
     ],
 )
 def test_values_that_cannot_be_meant_are_refused_naming_the_field_and_its_range(
@@ -101,6 +124,9 @@ def test_a_refused_change_of_faults_changes_nothing() -> None:
         {"credits": -1},
         {"rate_limit": 0.5},
         {"api_keys": ("ok", "")},
+        {"network_host": "not a host"},
+        {"key_header": "Host"},
+        {"prices": {"search-leads": "fifty"}},
     ],
 )
 def test_a_sandbox_is_not_configured_with_values_that_cannot_be_meant(
@@ -108,3 +134,18 @@ def test_a_sandbox_is_not_configured_with_values_that_cannot_be_meant(
 ) -> None:
     with pytest.raises(SettingError):
         SandboxConfig(**options)
+
+
+def test_the_service_a_sandbox_plays_is_one_profile() -> None:
+    config = SandboxConfig(
+        network_host="other-net.example",
+        key_header="X-Other-Key",
+        required_headers={"X-Gateway-Host": "data.example"},
+        prices={"get-profile-details": 2.0},
+    )
+    profile = config.profile()
+    assert profile.network_hosts == ("other-net.example",)
+    assert profile.key_header == "X-Other-Key"
+    assert profile.headers == (("X-Gateway-Host", "data.example"),)
+    assert profile.prices.changed() == {"get-profile-details": 2}
+    assert SandboxConfig().profile().is_default

@@ -100,7 +100,8 @@ def test_a_network_company_page_is_never_filled_with_the_networks_own_company(
     assert names[2:] == [None] * 4
     assert all("profnet" not in str(name).lower() for name in names)
     errors = out["company_error"].to_list()
-    assert "a page URL on linkedin.com: add the host to the network hosts" in errors[2]
+    assert "a page URL on linkedin.com, not a profnet.com URL" in errors[2]
+    assert "add linkedin.com to the network hosts" in errors[2]
     assert "a page URL on de.linkedin.com" in errors[3]
     assert charged(sandbox) == 1, "one page, fetched once; the rest cost nothing"
 

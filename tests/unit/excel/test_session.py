@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -95,3 +96,25 @@ def test_without_excel_the_workbook_and_user_files_say_nothing() -> None:
         "the workbook's xlwings.conf sheet",
         "your xlwings.conf file",
     ]
+
+
+def test_the_service_profile_is_read_from_the_workbook_after_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PROFNET_KEY_HEADER", "X-From-Env")
+    sheet = {
+        "PROFNET_KEY_HEADER": "X-From-Sheet",
+        "profnet_network_hosts": "people-net.example",  # names in any case
+        "PROFNET_PRICES": '{"get-profile-details": 2}',
+        "PROFNET_API_KEY": "never-read-from-a-workbook",
+    }
+    found = [
+        ("the environment", dict(os.environ)),
+        ("the workbook's xlwings.conf sheet", sheet),
+        ("your xlwings.conf file", {"PROFNET_NETWORK_HOSTS": "other.example"}),
+    ]
+    settings = session.load_settings(found)
+    assert settings.key_header == "X-From-Env"
+    assert settings.network_hosts == ("people-net.example",)
+    assert settings.prices.changed() == {"get-profile-details": 2}
+    assert settings.api_key is None

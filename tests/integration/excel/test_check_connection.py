@@ -1,0 +1,98 @@
+"""The Check connection macro (issue 16): the free setup check, with the service profile read
+from the workbook's xlwings.conf sheet, the report in a message box."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import requests
+
+from profnet_sheets.excel import macros, session
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from tests.unit.excel import workbook
+
+pytestmark = pytest.mark.integration
+
+KEY = "excel-check-key"
+HOST = "people-net.example"
+HEADER = "X-PeopleNet-Key"
+GATEWAY = {"X-Gateway-Host": "people-net.gateway.example"}
+PRICES = {"get-profile-details": 2}
+
+
+@pytest.fixture(scope="module")
+def other() -> Iterator[RunningSandbox]:
+    with start_sandbox(
+        api_keys=(KEY,),
+        network_host=HOST,
+        key_header=HEADER,
+        required_headers=GATEWAY,
+        prices=PRICES,
+    ) as running:
+        yield running
+
+
+def book(box: RunningSandbox, **changes: Any) -> workbook.Book:
+    """A workbook whose xlwings.conf sheet holds the service profile, with `changes`."""
+    rows = {
+        "PROFNET_BASE_URL": box.base_url,
+        "PROFNET_KEY_HEADER": HEADER,
+        "PROFNET_HEADERS": json.dumps(GATEWAY),
+        "PROFNET_NETWORK_HOSTS": HOST,
+        "PROFNET_PRICES": json.dumps(PRICES),
+        "PROFNET_API_KEY": "a key in a workbook is never read",
+        **changes,
+    }
+    return workbook.Book({session.CONF_SHEET: [[name, value] for name, value in rows.items()]})
+
+
+@pytest.fixture(autouse=True)
+def key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PROFNET_API_KEY", KEY)
+
+
+def charged(box: RunningSandbox) -> int:
+    answer = requests.get(f"{box.base_url}/_sandbox/usage", headers={HEADER: KEY}, timeout=10)
+    answer.raise_for_status()
+    return int(answer.json()["credits_charged"])
+
+
+def test_the_workbooks_profile_is_checked_for_free(other: RunningSandbox) -> None:
+    excel = book(other)
+    macros.check_connection(excel)
+    (report,) = excel.app.prompts
+    lines = report.splitlines()
+    assert lines[-1] == "OK: ready"
+    assert f"key header:  {HEADER}" in lines
+    assert f"network:     {HOST}" in lines
+    assert "prices:      the spec's, except:" in lines
+    assert "  get-profile-details           2 credits (the spec: 1)" in lines
+    assert len([line for line in lines if "credit" in line]) == 2, "only the changed price"
+    assert excel.app.bar[-1] is False
+    assert charged(other) == 0
+
+
+def test_what_to_change_is_in_the_message_box(
+    other: RunningSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    excel = book(other, PROFNET_KEY_HEADER="")
+    macros.check_connection(excel)
+    assert (
+        excel.app.prompts[0]
+        .splitlines()[-1]
+        .startswith("NOT READY: the service did not see a key in the X-SERVICE-API-KEY header")
+    )
+    monkeypatch.setenv("PROFNET_PRICES", "{}")  # the environment comes first
+    bad = book(other, PROFNET_PRICES='{"search-leads": "fifty"}')
+    macros.check_connection(bad)
+    assert bad.app.prompts[0].splitlines()[-1] == "OK: ready"
+    monkeypatch.delenv("PROFNET_PRICES")
+    macros.check_connection(bad)
+    (said,) = bad.app.prompts[1:]
+    assert said.startswith(
+        "#PROFNET! Also read from the workbook's xlwings.conf sheet: Setting prices = "
+        """'{"search-leads": "fifty"}' is not usable: the price of search-leads must be"""
+    )

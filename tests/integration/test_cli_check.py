@@ -1,0 +1,163 @@
+"""`profnet-sheets check` (issue 16): a setup check that spends nothing and says, in one line,
+what to change: a wrong key, a wrong header name, a missing gateway header, a base URL that is
+unreachable or not the service's; against a sandbox that plays a service not named like the
+spec."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from tests.integration.conftest import cli_env, run_cli
+
+pytestmark = pytest.mark.integration
+
+KEY = "check-test-key-7f3a"
+HOST = "people-net.example"
+HEADER = "X-PeopleNet-Key"
+GATEWAY = {"X-Gateway-Host": "people-net.gateway.example"}
+PRICES = {"get-profile-details": 2, "search-leads": 60}
+
+
+@pytest.fixture(scope="module")
+def other() -> Iterator[RunningSandbox]:
+    with start_sandbox(
+        api_keys=(KEY,),
+        network_host=HOST,
+        key_header=HEADER,
+        required_headers=GATEWAY,
+        prices=PRICES,
+    ) as running:
+        yield running
+
+
+def profile_env(box: RunningSandbox, home: Path, **changes: str) -> dict[str, str]:
+    """The environment of a user whose profile matches the sandbox, with `changes`."""
+    env = cli_env(box.base_url, KEY, home)
+    env.update(
+        PROFNET_KEY_HEADER=HEADER,
+        PROFNET_HEADERS=json.dumps(GATEWAY),
+        PROFNET_NETWORK_HOSTS=HOST,
+        PROFNET_PRICES=json.dumps(PRICES),
+    )
+    env.update(changes)
+    return {name: value for name, value in env.items() if value}
+
+
+def charged(box: RunningSandbox) -> dict[str, Any]:
+    answer = requests.get(f"{box.base_url}/_sandbox/usage", headers={HEADER: KEY}, timeout=10)
+    answer.raise_for_status()
+    result: dict[str, Any] = answer.json()
+    return result
+
+
+def last_line(output: str) -> str:
+    return output.strip().splitlines()[-1]
+
+
+def test_a_right_setup_is_ready_and_costs_nothing(other: RunningSandbox, tmp_path: Path) -> None:
+    before = charged(other)
+    done = run_cli(profile_env(other, tmp_path), "check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert last_line(done.stdout) == "OK: ready"
+    assert "reachable:   yes (" in done.stdout
+    assert "key:         accepted" in done.stdout
+    assert f"key header:  {HEADER}" in done.stdout
+    assert "X-Gateway-Host: people-net.gateway.example" in done.stdout
+    assert f"network:     {HOST}" in done.stdout
+    assert "get-profile-details           2 credits (the spec: 1)" in done.stdout
+    assert "search-leads                  60 credits (the spec: 50)" in done.stdout
+    assert "get-lead-results              1 credit per item" in done.stdout
+    assert "spent:       0 credits" in done.stdout
+    assert KEY not in done.stdout + done.stderr
+    after = charged(other)
+    assert after["credits_charged"] == before["credits_charged"], "the check is free"
+    assert after["balance"] == before["balance"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "says"),
+    [
+        (
+            {"PROFNET_API_KEY": "a-key-the-service-never-gave"},
+            f"NOT READY: the service refused the API key sent in {HEADER} (it said "
+            f'"unauthorized Invalid API key: the key sent in the {HEADER} header is not known."'
+            "): check api_key (PROFNET_API_KEY, or `profnet-sheets config --api-key ...`)",
+        ),
+        (
+            {"PROFNET_KEY_HEADER": ""},  # the spec's name: X-SERVICE-API-KEY
+            "NOT READY: the service did not see a key in the X-SERVICE-API-KEY header (it said "
+            f'"unauthorized Missing API key: send it in the {HEADER} header."): set key_header '
+            f"(PROFNET_KEY_HEADER) to {HEADER}",
+        ),
+        (
+            {"PROFNET_HEADERS": ""},
+            'NOT READY: the service wants the header X-Gateway-Host (it said "unauthorized '
+            "Missing or wrong X-Gateway-Host header: this service requires it with every "
+            'request."): add it with the value your provider gives to headers (PROFNET_HEADERS)',
+        ),
+    ],
+    ids=["wrong key", "wrong header name", "missing gateway header"],
+)
+def test_each_mistake_is_one_line_that_says_what_to_change(
+    other: RunningSandbox, tmp_path: Path, changes: dict[str, str], says: str
+) -> None:
+    before = charged(other)["credits_charged"]
+    done = run_cli(profile_env(other, tmp_path, **changes), "check")
+    assert done.returncode == 1
+    assert last_line(done.stdout) == says
+    assert "Traceback" not in done.stderr
+    assert charged(other)["credits_charged"] == before
+
+
+def test_an_unreachable_base_url_is_said_so(other: RunningSandbox, tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    done = run_cli(profile_env(other, tmp_path, PROFNET_BASE_URL=closed), "check")
+    assert done.returncode == 1
+    assert last_line(done.stdout) == (
+        f"NOT READY: {closed} is unreachable (could not connect): check base_url "
+        "(PROFNET_BASE_URL), and the network or proxy (HTTPS_PROXY)"
+    )
+    assert "reachable:   no" in done.stdout
+
+
+def test_a_base_url_that_is_not_the_services_is_said_so(
+    other: RunningSandbox, tmp_path: Path
+) -> None:
+    wrong = other.base_url + "/v1"
+    done = run_cli(profile_env(other, tmp_path, PROFNET_BASE_URL=wrong), "check")
+    assert done.returncode == 1
+    assert last_line(done.stdout).startswith(
+        f"NOT READY: {wrong} answers alike with and without a key (HTTP 404)"
+    )
+
+
+def test_a_bad_profile_value_is_one_line(other: RunningSandbox, tmp_path: Path) -> None:
+    done = run_cli(
+        profile_env(other, tmp_path, PROFNET_PRICES='{"get-lead-search-status": 1}'), "check"
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        "Error: Setting prices = '{\"get-lead-search-status\": 1}' is not usable: "
+        "get-lead-search-status is free (a search's status): it has no price to set. Fix it "
+        "in the arguments, PROFNET_PRICES or the config file."
+    ]
+
+
+def test_the_embedded_sandbox_is_ready_without_a_key(tmp_path: Path) -> None:
+    env = cli_env("", "", tmp_path)
+    env = {name: value for name, value in env.items() if value}
+    done = run_cli(env, "check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("service:     the embedded sandbox")
+    assert last_line(done.stdout) == "OK: ready"
