@@ -14,13 +14,14 @@ from profnet_sheets.batch.columns import key_candidates
 from profnet_sheets.batch.frames import as_polars
 from profnet_sheets.batch.io import CSV_SUFFIXES, PARQUET_SUFFIXES, XLSX_SUFFIXES, read_table
 from profnet_sheets.client.client import Client
+from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import endpoint
 from profnet_sheets.widgets.base import Form, frame_html, run_enrichment
 from profnet_sheets.widgets.controls import FieldControl, classed, make_control
 from profnet_sheets.widgets.export import ExportPanel
 from profnet_sheets.widgets.fields import field_for, param_value
 from profnet_sheets.widgets.progress import Bar
-from profnet_sheets.widgets.runner import Feedback, Runner
+from profnet_sheets.widgets.runner import Feedback, Runner, error_message
 from profnet_sheets.widgets.tables import message
 from profnet_sheets.words import counted
 
@@ -151,7 +152,15 @@ class EnrichForm(Form):
         return {name: value for name, value in values.items() if value is not None}
 
     def _clear_cost(self) -> None:
-        self.cost.value = message("Press Preview cost to see what enriching will cost.")
+        """The cost line for the column and kind now chosen: the preview at once (it asks the
+        cache only: nothing is paid), so the choice and its price are seen before any Enrich."""
+        if self.source is None or not self.column.value:
+            self.cost.value = message("Load a table to see what enriching it will cost.")
+            return
+        try:
+            self.preview()
+        except (ProfnetError, ValueError) as error:  # said here; an error once Enrich is pressed
+            self.cost.value = message(f"Not ready to enrich: {error_message(error)}")
 
     def _ready(self) -> pl.DataFrame:
         if self.source is None:
@@ -169,7 +178,8 @@ class EnrichForm(Form):
             client=self.client,
             options=self.option_values(),
         )
-        self.cost.value = message(plan.summary(self.client.budget.left) + ".")
+        keys = f"{plan.kind.name} keys from {self.column.value!r}"
+        self.cost.value = message(f"{keys}: {plan.summary(self.client.budget.left)}.")
 
     # -- the run --------------------------------------------------------------------------------
 

@@ -146,3 +146,68 @@ def test_a_budget_cuts_off_in_row_order(sandbox: RunningSandbox, tmp_path: Path)
     )
     assert charged(sandbox) == 1 + 5
     client.close()
+
+
+class _Breaking(BaseHTTPRequestHandler):
+    """A proxy that lets the sandbox do (and charge) each call, then breaks its answer."""
+
+    upstream: str = ""
+    mode: str = ""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        answer = requests.get(
+            self.upstream + self.path,
+            headers={"X-SERVICE-API-KEY": self.headers.get("X-SERVICE-API-KEY", "")},
+            timeout=10,
+        )
+        if self.mode == "cut":  # the connection dies before any answer
+            self.connection.close()
+            return
+        status, data = 200, answer.content
+        if self.mode in ("500", "502", "504"):
+            status, data = int(self.mode), b'{"message": "upstream failed"}'
+        elif self.mode == "truncated":
+            data = data[: len(data) // 2]
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.mark.parametrize("mode", ["500", "502", "504", "cut", "truncated"])
+def test_a_budget_holds_when_answers_break_after_the_service_charged(
+    sandbox: RunningSandbox, tmp_path: Path, mode: str
+) -> None:
+    handler = type("Breaking", (_Breaking,), {"upstream": sandbox.base_url, "mode": mode})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = Client(
+            api_key=KEY,
+            base_url=f"http://127.0.0.1:{server.server_address[1]}",
+            cache=str(tmp_path),
+            cache_dir=tmp_path,
+            backoff=0.01,
+            max_backoff=0.02,
+        )
+        result = enrich(
+            domains(100),
+            "website",
+            "company",
+            client=client,
+            budget=20,
+            concurrency=4,
+            progress=False,
+        )
+        assert result.height == 100, "every row kept"
+        assert charged(sandbox) <= 20, f"{mode}: the budget is a cap"
+        counted = client.spent() + client.spent(uncertain=True)
+        assert counted >= charged(sandbox), f"{mode}: every charge counted, surely or maybe"
+        client.close()
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -155,3 +155,21 @@ def test_the_form_picks_the_website_never_a_number_column(make_client: MakeClien
     assert EnrichForm(frame, client=make_client()).column.value == "Website"
     pandas_frame = pd.DataFrame({name: frame[name].to_list() for name in frame.columns})
     assert EnrichForm(pandas_frame, client=make_client()).column.value == "Website"
+
+
+def test_the_form_shows_its_choice_and_its_price_before_any_enrich(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    frame = pl.DataFrame(
+        {
+            "Account": ["Stripe", "Acme", "Initech"],
+            "Website": ["stripe.com", "N/A", "https://www.initech.io/about"],
+            "Employees": [120, 45, 9],
+            "ARR": [1000, 2000, 3000],
+        }
+    )
+    form = EnrichForm(frame, client=make_client())
+    assert form.column.value == "Website"
+    assert "company keys from &#x27;Website&#x27;" in form.cost.value
+    assert "at most 2 credits" in form.cost.value
+    assert charged(fresh) == 0, "the preview asks the cache only"
