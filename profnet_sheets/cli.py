@@ -14,6 +14,7 @@ from profnet_sheets import Client, ProfnetError, Settings, save_config
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client.jobs import SearchKind
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
+from profnet_sheets.sandbox.limits import PLANS
 from profnet_sheets.spec import Param, search_endpoint
 from profnet_sheets.words import counted
 
@@ -62,6 +63,22 @@ def main() -> None:
 @click.option(
     "--rate-limit", type=float, default=None, help="Requests per second per key before 429."
 )
+@click.option(
+    "--rate-limit-per-minute", type=float, default=None, help="Requests per minute per key."
+)
+@click.option(
+    "--limit-retry-after/--no-limit-retry-after",
+    default=True,
+    show_default=True,
+    help="Whether the limits' 429s say Retry-After.",
+)
+@click.option(
+    "--plan",
+    type=click.Choice(sorted(PLANS)),
+    default=None,
+    help="A plan's limits and the real service's 3-5 s latency (docs/sandbox.md); the options "
+    "above change them.",
+)
 @click.option("--retry-after", default=1, show_default=True, help="Retry-After seconds on 429.")
 @click.option(
     "--hostile-rate",
@@ -90,6 +107,9 @@ def sandbox(
     geocode_timeout_rate: float,
     job_fail_rate: float,
     rate_limit: float | None,
+    rate_limit_per_minute: float | None,
+    limit_retry_after: bool,
+    plan: str | None,
     retry_after: int,
     hostile_rate: float,
     db: str | None,
@@ -98,26 +118,33 @@ def sandbox(
     from profnet_sheets.sandbox.controls import SettingError
     from profnet_sheets.sandbox.server import SandboxConfig, serve_forever
 
+    given = click.get_current_context().get_parameter_source
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "api_keys": api_keys or (DEFAULT_KEY,),
+        "credits": credits,
+        "seed": seed,
+        "latency_ms": latency_ms,
+        "latency_jitter_ms": latency_jitter_ms,
+        "job_seconds": job_seconds,
+        "fail_rate": fail_rate,
+        "throttle_rate": throttle_rate,
+        "drop_rate": drop_rate,
+        "geocode_timeout_rate": geocode_timeout_rate,
+        "job_fail_rate": job_fail_rate,
+        "rate_limit": rate_limit,
+        "rate_limit_per_minute": rate_limit_per_minute,
+        "limit_retry_after": limit_retry_after,
+        "retry_after": retry_after,
+        "hostile_rate": hostile_rate,
+        "db": db,
+    }
+    for name, value in (PLANS[plan] if plan else {}).items():  # options typed win
+        if given(name) is not click.core.ParameterSource.COMMANDLINE:
+            options[name] = value
     try:
-        config = SandboxConfig(
-            host=host,
-            port=port,
-            api_keys=api_keys or (DEFAULT_KEY,),
-            credits=credits,
-            seed=seed,
-            latency_ms=latency_ms,
-            latency_jitter_ms=latency_jitter_ms,
-            job_seconds=job_seconds,
-            fail_rate=fail_rate,
-            throttle_rate=throttle_rate,
-            drop_rate=drop_rate,
-            geocode_timeout_rate=geocode_timeout_rate,
-            job_fail_rate=job_fail_rate,
-            rate_limit=rate_limit,
-            retry_after=retry_after,
-            hostile_rate=hostile_rate,
-            db=db,
-        )
+        config = SandboxConfig(**options)
     except SettingError as error:  # what the control endpoints would refuse too
         option = "--api-key" if error.name == "key" else "--" + error.name.replace("_", "-")
         raise click.BadParameter(str(error), param_hint=option) from None
