@@ -9,8 +9,13 @@ The service's rate limit is "not shown" and differs by plan, so it is found, not
 - **A 429 is the service's rate.** The first 429 ends the slow start: from then on calls are
   paced by rate (a token bucket whose rate adapts). The rate becomes `BETA` (95%) of what the
   service let through over the last second (the calls not refused, counted by when they were
-  sent), never less than half the rate it replaces. A 429 of a call sent before that cut (an
-  echo of the same overload) trims the rate by one call per latency. A Retry-After longer than
+  sent), never less than half the rate it replaces. Cut again only after a second and
+  `ACCELERATE` answers (or, while a quarter of the calls are refused, as soon as the verdicts
+  of the calls before the cut are in), so 429s that come whatever the pace (random
+  throttling) cannot drive it down; meanwhile, when 429s come
+  back at once (a gateway's, long before answers), each tells at once what the service let
+  through, and the rate follows it down. 429s before any answer shrink the window by one
+  each; the first answer's latency turns the window into a rate. A Retry-After longer than
   `HOLD_ABOVE` holds every new call until then.
 - **Probing.** Each answer without a 429 raises the rate by `PROBE`, the step doubling every
   `ACCELERATE` answers since the last cut; far below the last estimate it recovers faster
@@ -48,6 +53,8 @@ RECOVER_SECONDS = 2.0  # far below the last estimate: +1 call/s per answer every
 SPAN = 1.0  # seconds over which the service's admitted rate is measured (a per-second limit)
 MARGIN = 1.5  # a call is decided once older than this many times the slowest 429 seen
 MIN_RATE = 0.1  # calls per second: never slower
+OVERLOADED = 0.25  # a share of 429s this high cuts again as soon as the last cut shows
+RECENT_CALLS = 20  # ...counted over a second, or over this many calls when a second has fewer
 TOLERANCE = 1.5  # latency counts as inflated above this many times its long average
 HOLD_ABOVE = 1.0  # seconds: a longer Retry-After holds every new call until it has passed
 SHOWN_SECONDS = 5.0  # the pace shown is measured over this long; a 429 is mentioned this long
@@ -73,7 +80,7 @@ class PaceView:
     throttled: bool  # the service answered 429 lately
     throttles: int  # 429s received in all
     calls: int  # calls sent in all
-    wanted: int  # calls that could usefully wait for their turn: workers worth having
+    waiting: int  # calls waiting for their turn (none: more callers could keep it busier)
 
     def describe(self) -> str:
         """`12.3 calls/s` and, when the service throttled lately, `, throttled: paced at 12/s`."""
@@ -105,6 +112,7 @@ class PaceCore:
         self.shrunk_at = -math.inf  # when the window last shrank for latency
         self.since_cut = 0  # answers since the last cut
         self.sent: deque[Ticket] = deque()  # calls started in the last KEPT_SECONDS
+        self.first_started = math.inf  # when the first call started
         self.answered: deque[float] = deque()  # when calls were answered, SHOWN_SECONDS back
         self.latency = 0.0  # short average of answered calls' latency (seconds)
         self.baseline = 0.0  # long average
@@ -113,6 +121,7 @@ class PaceCore:
         self.throttled_at = -math.inf
         self.throttles = 0
         self.calls = 0
+        self.waiting = 0  # callers waiting for their turn (the thread-safe Pace counts them)
 
     # -- starting a call ------------------------------------------------------------------------
 
@@ -129,6 +138,7 @@ class PaceCore:
         self.in_flight += 1
         self.calls += 1
         ticket = Ticket(now)
+        self.first_started = min(self.first_started, now)
         self.sent.append(ticket)
         while self.sent[0].started <= now - KEPT_SECONDS:
             self.sent.popleft()
@@ -171,6 +181,15 @@ class PaceCore:
         else:
             self.latency += 0.1 * (took - self.latency)
             self.baseline += (0.1 if self.samples <= 20 else 0.01) * (took - self.baseline)
+        if self.rate is None and self.throttles and not self.learning:  # refused before
+            self.known = self.window / self.latency  # any answer: now the rate can be told
+            self.floor = max(MIN_RATE, FLOOR * self.known)
+            self.rate = max(MIN_RATE, BETA * self.known)
+            if self.rate_cap is not None:
+                self.rate = min(self.rate, self.rate_cap)
+            self.window = float(self.cap)
+            self.since_cut = 0
+            return
         if self.samples >= 5 and self.latency > TOLERANCE * self.baseline:
             self._slower(now)
             return
@@ -201,32 +220,54 @@ class PaceCore:
         self.throttles += 1
         self.throttled_at = now
         self.reject_delay = max(self.reject_delay * 0.9, took)
+        if retry_after is not None and retry_after > HOLD_ABOVE:
+            self.hold_until = max(self.hold_until, now + retry_after)
         self.learning = False
+        if self.rate is None and not self.samples:
+            # Refused before any answer: nothing tells the rate yet. One call fewer in
+            # flight per 429; the first answer (its latency) turns the window into a rate.
+            self.window = max(1.0, self.window - 1)
+            self.cut_at = now
+            return
         self.window = float(self.cap)
-        if ticket.started >= self.cut_at:  # a new overload: cut to what the service admits
-            current = self._sending(now) if self.rate is None else self.rate
-            admitted = self._admitted(now, ticket)
+        admitted = self._admitted(now, ticket)
+        since = now - self.cut_at
+        settled = self.rate is None or (
+            since >= self.reject_delay * MARGIN  # the verdicts of the calls before it are in
+            and (
+                self._refused_share(now, ticket) >= OVERLOADED
+                or (since >= SPAN and self.since_cut >= ACCELERATE)
+            )
+        )
+        if ticket.started >= self.cut_at and settled:  # a new overload: cut to what it admits
+            current = self._current(now)
             self.floor = max(MIN_RATE, FLOOR * current)
             self.known = max(self.floor, min(current, admitted or 0.0))
             self.rate = max(MIN_RATE, BETA * self.known)
             self.cut_at = now
             self.next_at = now + 1.0 / self.rate
             self.since_cut = 0
-        elif self.rate is not None:  # an echo of the overload already cut for
-            lower = self.rate - 1.0 / self.latency if self.samples else self.rate
-            admitted = self._admitted(now, ticket)
-            if admitted is not None:
-                lower = min(lower, BETA * admitted)
-                self.known = max(self.floor, min(self.known, admitted))
-            self.rate = max(BETA * self.floor, lower)
+        elif self.rate is not None and admitted is not None and self._quick_refusals():
+            # The same overload, told better by refusals that come at once (a gateway's).
+            self.known = max(self.floor, min(self.known, admitted))
+            self.rate = max(BETA * self.floor, BETA * min(self.rate, admitted))
         if self.rate_cap is not None and self.rate is not None:
             self.rate = min(self.rate, self.rate_cap)
-        if retry_after is not None and retry_after > HOLD_ABOVE:
-            self.hold_until = max(self.hold_until, now + retry_after)
 
-    def _sending(self, now: float) -> float:
-        """Calls per second started over the last SPAN."""
-        return sum(1 for ticket in self.sent if ticket.started > now - SPAN) / SPAN
+    def _quick_refusals(self) -> bool:
+        """429s come back in a fraction of an answer's time: what the service let through is
+        known at once (its answers are still on their way)."""
+        return self.samples > 0 and self.reject_delay * MARGIN < self.latency / 2
+
+    def _current(self, now: float) -> float:
+        """Calls per second the pace lets start now: its rate or, when only the window paces,
+        a window per latency (before any answer: the calls started over the last SPAN)."""
+        if self.rate is not None:
+            return self.rate
+        started = sum(1 for ticket in self.sent if ticket.started > now - SPAN) / SPAN
+        if not self.samples:
+            return started
+        return max(started, min(self.window, self.in_flight + 1) / self.latency)
 
     def _admitted(self, now: float, ticket: Ticket) -> float | None:
         """Calls per second the service let through over the last SPAN whose verdicts are in
@@ -235,26 +276,37 @@ class PaceCore:
         window = [sent for sent in self.sent if decided - SPAN < sent.started <= decided]
         if not window:
             return None
-        return sum(not sent.throttled for sent in window) / SPAN
+        # Over SPAN, or what the run has lived when younger (a latency at the least).
+        seconds = min(SPAN, max(decided - self.first_started, self.latency, 1e-3))
+        return sum(not sent.throttled for sent in window) / seconds
+
+    def _refused_share(self, now: float, ticket: Ticket) -> float:
+        """The share of 429s among the calls started over the last SPAN, or the last
+        RECENT_CALLS when a second holds fewer (verdicts in)."""
+        decided = max(ticket.started, now - self.reject_delay * MARGIN)
+        window: list[Ticket] = []
+        for sent in reversed(self.sent):
+            if sent.started > decided:
+                continue
+            if sent.started <= decided - SPAN and len(window) >= RECENT_CALLS:
+                break
+            window.append(sent)
+        return sum(sent.throttled for sent in window) / max(RECENT_CALLS, len(window))
 
     def view(self, now: float) -> PaceView:
         while self.answered and self.answered[0] <= now - SHOWN_SECONDS:
             self.answered.popleft()
         first = self.sent[0].started if self.sent else now
         seconds = max(1.0, min(SHOWN_SECONDS, now - first))
-        window = min(self.cap, int(self.window))
-        wanted = window
-        if self.rate is not None and self.samples:  # the rate's worth over a latency and a half
-            wanted = min(self.cap, math.ceil(self.rate * self.latency * 1.5) + 1)
         return PaceView(
             in_flight=self.in_flight,
-            window=window,
+            window=min(self.cap, int(self.window)),
             rate=self.rate,
             per_second=len(self.answered) / seconds,
             throttled=now - self.throttled_at < SHOWN_SECONDS,
             throttles=self.throttles,
             calls=self.calls,
-            wanted=max(1, wanted),
+            waiting=self.waiting,
         )
 
 
@@ -288,14 +340,18 @@ class Pace:
         this thread works for (`stop_waiting_when`) stops meanwhile."""
         stop: threading.Event | None = getattr(_local, "stop", None)
         with self._ready:
-            while True:
-                if stop is not None and stop.is_set():
-                    raise Stopped("stopped while waiting for the service's pace")
-                got = self.core.start(self._clock())
-                if isinstance(got, Ticket):
-                    self._ready.notify()  # the next in line may be able to start too
-                    return got
-                self._ready.wait(got)
+            self.core.waiting += 1
+            try:
+                while True:
+                    if stop is not None and stop.is_set():
+                        raise Stopped("stopped while waiting for the service's pace")
+                    got = self.core.start(self._clock())
+                    if isinstance(got, Ticket):
+                        self._ready.notify()  # the next in line may be able to start too
+                        return got
+                    self._ready.wait(got)
+            finally:
+                self.core.waiting -= 1
 
     def release(self, ticket: Ticket, outcome: Outcome, retry_after: float | None = None) -> None:
         """How a started call went: answered (any answer but a 429 or a 5xx), throttled (a
@@ -307,6 +363,17 @@ class Pace:
     def view(self) -> PaceView:
         with self._ready:
             return self.core.view(self._clock())
+
+    def progress_note(self) -> Callable[[], str | None]:
+        """For one run's progress display: a function that says the pace (`describe()`) once
+        calls were sent after this moment, and None before."""
+        before = self.view().calls
+
+        def note() -> str | None:
+            view = self.view()
+            return view.describe() if view.calls > before else None
+
+        return note
 
     def wake(self) -> None:
         """Let every waiting thread look again (a run stopped: its waiters give up)."""

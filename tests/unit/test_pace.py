@@ -62,30 +62,62 @@ def test_answers_without_429_widen_the_window_up_to_the_cap_only() -> None:
     assert len(flying) == 20, "never more in flight than the cap"
 
 
-def test_a_429_paces_calls_at_what_the_service_let_through() -> None:
+def test_429s_before_any_answer_shrink_the_window_then_the_first_answer_sets_a_rate() -> None:
     core = PaceCore(cap=128)
     burst = [started(core, 0.0) for _ in range(8)]
-    for ticket in burst[5:]:  # the service let 5 through in its second; 3 refused at once
+    for ticket in burst[5:]:  # the service let 5 through; 3 refused at once
         core.finish(ticket, 0.002, "throttled", 1.0)
-    assert core.rate == pytest.approx(pace.BETA * 5)
-    assert not core.learning
+    assert (core.window, core.rate, core.learning) == (5, None, False)
+    assert core.start(0.01) is None, "5 in flight: the next waits"
+    core.finish(burst[0], 1.0, "answered")
+    assert core.rate == pytest.approx(pace.BETA * 5 / 1.0), "5 in flight per second's latency"
     assert core.window == 128, "from now on the rate paces, not the window"
-    delay = core.start(0.002)
+
+
+def test_a_429_paces_calls_at_what_the_service_let_through() -> None:
+    core = PaceCore(cap=128)
+    now = 0.0
+    for _ in range(40):  # answers without 429: the window grows, latency 1 s
+        ticket = started_when_let(core, now)
+        now = ticket.started + 0.025
+        core.finish(ticket, ticket.started + 1.0, "answered")
+    refused = started_when_let(core, now)
+    core.finish(refused, refused.started + 0.002, "throttled", 1.0)
+    admitted = sum(1 for t in core.sent if t.started > refused.started - 1 and not t.throttled)
+    assert core.rate == pytest.approx(pace.BETA * admitted, rel=0.05)
+    assert not core.learning
+    delay = core.start(refused.started + 0.003)
     assert isinstance(delay, float), "the next call waits for its turn"
     assert 0 < delay <= 1 / core.rate
 
 
-def test_a_cut_never_takes_more_than_half_and_never_raises_the_rate() -> None:
+def test_while_everything_is_refused_each_cut_halves_the_rate_at_most() -> None:
     core = PaceCore(cap=128)
-    burst = [started(core, 0.0) for _ in range(8)]
-    for ticket in burst:  # everything refused: nothing let through
-        core.finish(ticket, 0.002, "throttled")
+    core.learning, core.rate, core.known, core.samples, core.latency = False, 10.0, 10.0, 50, 1.0
+    core.since_cut = int(pace.ACCELERATE)
+    now, rates = 100.0, [10.0]
+    for _ in range(5):  # everything refused at once: nothing let through
+        ticket = started_when_let(core, now)
+        now = ticket.started
+        core.finish(ticket, now + 0.002, "throttled")
+        assert core.rate is not None
+        rates.append(core.rate)
+    for before, after in itertools.pairwise(rates):
+        assert pace.FLOOR * pace.BETA * before <= after <= before
+
+
+def test_429s_that_come_whatever_the_pace_cut_at_most_once_per_few_hundred_answers() -> None:
+    core = PaceCore(cap=16)
+    core.learning, core.rate, core.known, core.samples, core.latency = False, 500.0, 500.0, 50, 0.01
+    core.since_cut = int(pace.ACCELERATE)
+    now, rng = 0.0, random.Random(3)
+    for _ in range(2000):  # 5% refused at random, as slow as answers
+        ticket = started_when_let(core, now)
+        now = ticket.started
+        refused = rng.random() < 0.05
+        core.finish(ticket, now + 0.01, "throttled" if refused else "answered")
     assert core.rate is not None
-    assert core.rate == pytest.approx(pace.FLOOR * pace.BETA * 8), "half, with its echoes"
-    before = core.rate
-    later = started(core, 5.0)
-    core.finish(later, 5.002, "throttled")
-    assert core.rate <= before
+    assert core.rate > 250, "the random 429s did not drive the pace down"
 
 
 def test_answers_probe_the_rate_upwards_faster_the_longer_no_429_comes() -> None:
