@@ -220,7 +220,7 @@ def demo(out: str | None) -> None:
     target = Path(out) if out else source.with_name("sample_companies-enriched.xlsx")
     if not out and not os.access(target.parent, os.W_OK):
         target = Path.cwd() / target.name
-    _enrich_file(source, ["Website"], "company", target, None, None, None, 8, True, None)
+    _enrich_file(source, ["Website"], "company", target, None, None, None, None, True, None)
 
 
 @main.command()
@@ -243,9 +243,15 @@ def demo(out: str | None) -> None:
 @click.option(
     "--concurrency",
     type=click.IntRange(min=1),
-    default=8,
-    show_default=True,
-    help="Lookups at once.",
+    default=None,
+    help="At most this many calls in flight (default: PROFNET_CONCURRENCY, 128); within it, "
+    "the pace follows what the service takes.",
+)
+@click.option(
+    "--rate",
+    default=None,
+    help="The plan's rate limit, if you know it: calls per second or minute (20/s, 600/min); "
+    "the pace stays under it (default: PROFNET_RATE_LIMIT, else found from the service's 429s).",
 )
 @click.option("--yes", is_flag=True, help="Do not ask before spending credits.")
 @click.option("--sheet", default=None, help="XLSX: the sheet to read (name or number).")
@@ -268,7 +274,8 @@ def enrich(
     fields: str | None,
     dry_run: bool,
     budget: int | None,
-    concurrency: int,
+    concurrency: int | None,
+    rate: str | None,
     yes: bool,
     sheet: str | None,
     encoding: str | None,
@@ -295,6 +302,7 @@ def enrich(
         dry_run,
         prefix,
         encoding,
+        rate,
     )
 
 
@@ -306,11 +314,12 @@ def _enrich_file(
     fields: list[str] | None,
     budget: int | None,
     sheet: str | None,
-    concurrency: int,
+    concurrency: int | None,
     yes: bool,
     dry_run: bool | None,
     prefix: str | None = None,
     encoding: str | None = None,
+    rate: str | None = None,
 ) -> None:
     """The library's file workflow (batch.workflow.enrich_file), its errors as one line and
     its ending as the exit code."""
@@ -324,7 +333,7 @@ def _enrich_file(
         click.echo(text, err=True)
 
     try:
-        with _client() as client:
+        with _client(concurrency=concurrency, rate_limit=rate) as client:
 
             def confirm(plan: Plan) -> bool:
                 if dry_run:
@@ -343,7 +352,6 @@ def _enrich_file(
                 fields=fields,
                 budget=budget,
                 sheet=sheet,
-                concurrency=concurrency,
                 prefix=prefix,
                 encoding=encoding,
                 confirm=confirm,
@@ -460,9 +468,11 @@ def cache_clear(yes: bool) -> None:
     click.echo("Cache cleared.")
 
 
-def _client() -> Client:
+def _client(**settings: Any) -> Client:
+    """A client of the configured service; `settings` given on the command line win (None:
+    not given)."""
     try:
-        return Client()
+        return Client(**{name: value for name, value in settings.items() if value is not None})
     except ProfnetError as error:
         raise click.ClickException(str(error)) from None
 
