@@ -166,7 +166,7 @@ def _wait_healthy(server: Server) -> bool:
     return False
 
 
-def set_faults(base_url: str, **faults: float) -> None:
+def set_faults(base_url: str, **faults: float | None) -> None:
     response = requests.put(f"{base_url}/_sandbox/faults", json=faults, timeout=10)
     if response.status_code != 200:
         raise SandboxError(f"PUT /_sandbox/faults -> {response.status_code}: {response.text}")
@@ -323,8 +323,11 @@ class Report:
     def detail(text: str) -> None:
         print(f"    {text}")
 
-    def finish(self, errors: list[str], errors_label: str = "errors") -> NoReturn:
-        """Print the summary line and the first errors (stderr); exit 1 if there were any."""
+    def finish(
+        self, errors: list[str], errors_label: str = "errors", last_line: str | None = None
+    ) -> NoReturn:
+        """Print the summary line (then `last_line`, if any) and the first errors (stderr);
+        exit 1 if there were any."""
         core = [(name, ok) for name, ok, informational in self.checked if not informational]
         extra = [(name, ok) for name, ok, informational in self.checked if informational]
         over = [name for name, ok in core + extra if not ok]
@@ -334,6 +337,8 @@ class Report:
             + (f" (OVER: {', '.join(over)})" if over else "")
             + f"; {errors_label}: {len(errors)}; exit {1 if errors else 0}"
         )
+        if last_line is not None:
+            print(last_line)
         for message in errors[:10]:
             print(f"    error: {message}", file=sys.stderr)
         sys.exit(1 if errors else 0)

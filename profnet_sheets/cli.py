@@ -17,6 +17,7 @@ from profnet_sheets.client.jobs import SearchKind
 from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
+from profnet_sheets.sandbox.limits import PLANS
 from profnet_sheets.spec import Param, search_endpoint
 from profnet_sheets.words import counted
 
@@ -84,6 +85,22 @@ def main() -> None:
 @click.option(
     "--rate-limit", type=float, default=None, help="Requests per second per key before 429."
 )
+@click.option(
+    "--rate-limit-per-minute", type=float, default=None, help="Requests per minute per key."
+)
+@click.option(
+    "--limit-retry-after/--no-limit-retry-after",
+    default=True,
+    show_default=True,
+    help="Whether the limits' 429s say Retry-After.",
+)
+@click.option(
+    "--plan",
+    type=click.Choice(sorted(PLANS)),
+    default=None,
+    help="A plan's limits and the real service's 3-5 s latency (docs/sandbox.md); the options "
+    "above change them.",
+)
 @click.option("--retry-after", default=1, show_default=True, help="Retry-After seconds on 429.")
 @click.option(
     "--hostile-rate",
@@ -112,6 +129,9 @@ def sandbox(
     geocode_timeout_rate: float,
     job_fail_rate: float,
     rate_limit: float | None,
+    rate_limit_per_minute: float | None,
+    limit_retry_after: bool,
+    plan: str | None,
     retry_after: int,
     hostile_rate: float,
     db: str | None,
@@ -120,26 +140,33 @@ def sandbox(
     from profnet_sheets.sandbox.controls import SettingError
     from profnet_sheets.sandbox.server import SandboxConfig, serve_forever
 
+    given = click.get_current_context().get_parameter_source
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "api_keys": api_keys or (DEFAULT_KEY,),
+        "credits": credits,
+        "seed": seed,
+        "latency_ms": latency_ms,
+        "latency_jitter_ms": latency_jitter_ms,
+        "job_seconds": job_seconds,
+        "fail_rate": fail_rate,
+        "throttle_rate": throttle_rate,
+        "drop_rate": drop_rate,
+        "geocode_timeout_rate": geocode_timeout_rate,
+        "job_fail_rate": job_fail_rate,
+        "rate_limit": rate_limit,
+        "rate_limit_per_minute": rate_limit_per_minute,
+        "limit_retry_after": limit_retry_after,
+        "retry_after": retry_after,
+        "hostile_rate": hostile_rate,
+        "db": db,
+    }
+    for name, value in (PLANS[plan] if plan else {}).items():  # options typed win
+        if given(name) is not click.core.ParameterSource.COMMANDLINE:
+            options[name] = value
     try:
-        config = SandboxConfig(
-            host=host,
-            port=port,
-            api_keys=api_keys or (DEFAULT_KEY,),
-            credits=credits,
-            seed=seed,
-            latency_ms=latency_ms,
-            latency_jitter_ms=latency_jitter_ms,
-            job_seconds=job_seconds,
-            fail_rate=fail_rate,
-            throttle_rate=throttle_rate,
-            drop_rate=drop_rate,
-            geocode_timeout_rate=geocode_timeout_rate,
-            job_fail_rate=job_fail_rate,
-            rate_limit=rate_limit,
-            retry_after=retry_after,
-            hostile_rate=hostile_rate,
-            db=db,
-        )
+        config = SandboxConfig(**options)
     except SettingError as error:  # what the control endpoints would refuse too
         option = "--api-key" if error.name == "key" else "--" + error.name.replace("_", "-")
         raise click.BadParameter(str(error), param_hint=option) from None
@@ -260,7 +287,7 @@ def demo(out: str | None) -> None:
     target = Path(out) if out else source.with_name("sample_companies-enriched.xlsx")
     if not out and not os.access(target.parent, os.W_OK):
         target = Path.cwd() / target.name
-    _enrich_file(source, ["Website"], "company", target, None, None, None, 8, True, None)
+    _enrich_file(source, ["Website"], "company", target, None, None, None, None, True, None)
 
 
 @main.command()
@@ -283,9 +310,15 @@ def demo(out: str | None) -> None:
 @click.option(
     "--concurrency",
     type=click.IntRange(min=1),
-    default=8,
-    show_default=True,
-    help="Lookups at once.",
+    default=None,
+    help="At most this many calls in flight (default: PROFNET_CONCURRENCY, 128); within it, "
+    "the pace follows what the service takes.",
+)
+@click.option(
+    "--rate",
+    default=None,
+    help="The plan's rate limit, if you know it: calls per second or minute (20/s, 600/min); "
+    "the pace stays under it (default: PROFNET_RATE_LIMIT, else found from the service's 429s).",
 )
 @click.option("--yes", is_flag=True, help="Do not ask before spending credits.")
 @click.option("--sheet", default=None, help="XLSX: the sheet to read (name or number).")
@@ -308,7 +341,8 @@ def enrich(
     fields: str | None,
     dry_run: bool,
     budget: int | None,
-    concurrency: int,
+    concurrency: int | None,
+    rate: str | None,
     yes: bool,
     sheet: str | None,
     encoding: str | None,
@@ -335,6 +369,7 @@ def enrich(
         dry_run,
         prefix,
         encoding,
+        rate,
     )
 
 
@@ -346,11 +381,12 @@ def _enrich_file(
     fields: list[str] | None,
     budget: int | None,
     sheet: str | None,
-    concurrency: int,
+    concurrency: int | None,
     yes: bool,
     dry_run: bool | None,
     prefix: str | None = None,
     encoding: str | None = None,
+    rate: str | None = None,
 ) -> None:
     """The library's file workflow (batch.workflow.enrich_file), its errors as one line and
     its ending as the exit code."""
@@ -364,7 +400,7 @@ def _enrich_file(
         click.echo(text, err=True)
 
     try:
-        with _client() as client:
+        with _client(concurrency=concurrency, rate_limit=rate) as client:
 
             def confirm(plan: Plan) -> bool:
                 if dry_run:
@@ -383,7 +419,6 @@ def _enrich_file(
                 fields=fields,
                 budget=budget,
                 sheet=sheet,
-                concurrency=concurrency,
                 prefix=prefix,
                 encoding=encoding,
                 confirm=confirm,
@@ -554,9 +589,11 @@ def cache_clear(yes: bool) -> None:
     click.echo("Cache cleared.")
 
 
-def _client() -> Client:
+def _client(**settings: Any) -> Client:
+    """A client of the configured service; `settings` given on the command line win (None:
+    not given)."""
     try:
-        return Client()
+        return Client(**{name: value for name, value in settings.items() if value is not None})
     except ProfnetError as error:
         raise _failure(error) from None
 

@@ -32,6 +32,8 @@ from profnet_sheets.spec.profile import (
     network_hosts,
 )
 
+DEFAULT_CONCURRENCY = 128  # the most calls in flight unless the user says otherwise
+
 APP_NAME = "profnet-sheets"
 ENV_PREFIX = "PROFNET_"
 
@@ -180,8 +182,12 @@ class Settings:
     backoff: float = 0.5  # seconds before the first retry; doubles, with jitter
     max_backoff: float = 30.0
     retry_after_cap: float = 60.0  # never wait longer than this on a Retry-After
-    rate_limit: float | None = None  # requests per second sent to the service
-    concurrency: int = 16  # connections kept per host
+    # The service's rate limit when the user knows it (calls per second; "20/s", "600/min"):
+    # the pace stays under it. None: the pace finds it from the service's 429s.
+    rate_limit: float | None = None
+    # The most calls in flight at once, for every front end; the pace finds how many the
+    # service takes, up to this (the real service's 3-5 s calls need many at a time).
+    concurrency: int = DEFAULT_CONCURRENCY
     search_reuse_hours: float = 24.0
     expiry: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_EXPIRY))
     quiet: bool = False  # no notice on stderr when the embedded sandbox is used
@@ -365,10 +371,7 @@ def _coerce(name: str, value: Any) -> Any:
         if name == "expiry":
             return _expiry_table(value)
         if name == "rate_limit":
-            rate = None if str(value).strip().lower() in ("", "none") else _seconds(value)
-            if rate and rate < 1 / MOST_SECONDS:  # one request in more than 115 days
-                raise ValueError(f"it must be 0 (no limit) or at least {1 / MOST_SECONDS:g}")
-            return rate or None
+            return parse_rate(value)
         if name in ("timeout", "connect_timeout"):
             seconds = _seconds(value)
             if seconds <= 0:
@@ -502,6 +505,32 @@ def _expiry_table(value: Any) -> dict[str, float]:
     if kept:
         raise ValueError(f"{', '.join(kept)} is never cached: a search's status changes")
     return {**DEFAULT_EXPIRY, **seconds}
+
+
+_PER = {"": 1.0, "s": 1.0, "sec": 1.0, "second": 1.0, "m": 60.0, "min": 60.0, "minute": 60.0}
+_PER |= {"h": 3600.0, "hour": 3600.0}
+
+
+def parse_rate(value: Any) -> float | None:
+    """Calls per second from `20`, `20/s`, `1200/min` or `50000/h` (None, blank, `none` or 0:
+    no limit); ValueError for anything else."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise ValueError("give calls per second or minute, such as 20/s or 600/min")
+    if isinstance(value, int | float):
+        number, per = float(value), 1.0
+    else:
+        text = str(value).strip().lower().replace(" ", "")
+        if text in ("", "none"):
+            return None
+        count, _, unit = text.partition("/")
+        if unit not in _PER or not re.fullmatch(r"[0-9]*\.?[0-9]+(e[+-]?[0-9]+)?", count):
+            raise ValueError("give calls per second or minute, such as 20/s or 600/min")
+        number, per = float(count), _PER[unit]
+    if not math.isfinite(number) or number < 0:
+        raise ValueError("give calls per second or minute, such as 20/s or 600/min")
+    return number / per if number > 0 else None
 
 
 _LEAST = {"budget": 0, "retries": 0, "concurrency": 1}

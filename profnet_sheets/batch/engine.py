@@ -111,13 +111,15 @@ def fetch_all(
     client: Client,
     plan: Plan,
     *,
-    concurrency: int = 8,
+    concurrency: int | None = None,
     progress: Progress = None,
     lookups: Iterator[Lookup] | None = None,
 ) -> tuple[dict[str, Outcome], bool]:
     """Every lookup of the plan (cached ones first, free), or of `lookups` as they come,
-    concurrently. Returns the outcomes and whether the run was interrupted (Ctrl-C): whatever
-    finished is kept, including the calls under way when it was stopped (paid and cached)."""
+    at the service's pace (`client.pace`), at most `concurrency` at once (default: the
+    client's). Returns the outcomes and whether the run was interrupted (Ctrl-C): whatever
+    finished is kept, including the calls under way when it was stopped (paid and cached);
+    calls still waiting for their turn are not sent."""
     if lookups is None:
         cached = [plan.lookups[key] for key in plan.lookups if key in plan.cached]
         ordered = cached + plan.to_fetch
@@ -125,29 +127,28 @@ def fetch_all(
     else:  # at most one lookup per distinct key; the true count is known once all are planned
         expected = plan.distinct.height if plan.distinct is not None else 0
     bar = _progress(expected, plan.kind, progress)
-    count = max(1, min(concurrency, expected))
+    most = max(1, min(concurrency or client.settings.concurrency, expected))
+    pace = client.pace
+    note = pace.progress_note()  # calls/s, and whether the service throttles
     left, skipped = client.budget.left, set[str]()
     if left is not None and not client.settings.offline:  # offline, nothing is paid
         lookups = _within_budget(client, plan.kind, lookups, left, skipped)
-    run = _Run(client, plan.kind, lookups, count, skipped)
-    workers = [
-        threading.Thread(target=run.work, name=f"profnet-enrich-{n}", daemon=True)
-        for n in range(count)
-    ]
-    for worker in workers:
-        worker.start()
+    run = _Run(client, plan.kind, lookups, skipped)
+    run.grow(min(most, pace.view().window))
     interrupted, shown = False, 0
     try:
-        # The workers take the lookups themselves; this thread only shows progress (and is
-        # where Ctrl-C arrives), waking a few times a second rather than once per lookup.
+        # The workers take the lookups themselves; this thread shows progress (and is where
+        # Ctrl-C arrives), waking a few times a second rather than once per lookup, and
+        # doubles the workers (up to `most`) while none waits for its turn: the pace would
+        # let more calls go than the workers make (some answered, some waiting to retry).
         while not run.finished.wait(_PROGRESS_SECONDS):
-            shown = _show_progress(bar, run.done, shown, run.total)
+            shown = _show_progress(bar, run.done, shown, run.total, note())
+            if pace.view().waiting == 0:
+                run.grow(min(most, 2 * run.workers))
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        run.stop.set()
-        for worker in workers:
-            worker.join()
+        run.halt()
         if bar is not None:
             try:
                 _show_progress(bar, run.done, shown, run.total)
@@ -181,31 +182,32 @@ def _within_budget(
         yield lookup
 
 
-def _show_progress(bar: Any, done: int, shown: int, total: int | None) -> int:
+def _show_progress(
+    bar: Any, done: int, shown: int, total: int | None, note: str | None = None
+) -> int:
     if bar is None:
         return done
     if total is not None and bar.total != total:  # every lookup is known now
         bar.total = total
         if hasattr(bar, "refresh"):
             bar.refresh()
+    if note is not None and hasattr(bar, "set_postfix_str"):
+        bar.set_postfix_str(note, refresh=False)  # the service's pace: calls/s, throttled
     if done > shown:
         bar.update(done - shown)
     return max(done, shown)
 
 
 class _Run:
-    """The shared state of one fetch: the lookups still to take, the outcomes, a stop flag."""
+    """The shared state of one fetch: the lookups still to take, the workers taking them, the
+    outcomes, a stop flag."""
 
     def __init__(
-        self,
-        client: Client,
-        kind: Kind,
-        lookups: Iterator[Lookup],
-        workers: int,
-        skipped: set[str],
+        self, client: Client, kind: Kind, lookups: Iterator[Lookup], skipped: set[str]
     ) -> None:
         self.client, self.kind, self.skipped = client, kind, skipped
-        self._working = workers
+        self._working = 0
+        self._workers: list[threading.Thread] = []
         self.finished = threading.Event()  # set when the last worker has ended
         self._queue = lookups
         self._taken = 0
@@ -215,6 +217,32 @@ class _Run:
         self.done = 0
         self.stop = threading.Event()
         self.failure: BaseException | None = None  # what stops the whole run (bad key, ...)
+
+    def grow(self, count: int) -> None:
+        """Have `count` workers (never fewer than now), while lookups remain to be taken."""
+        with self._lock:
+            if self.stop.is_set() or self.total is not None:
+                return
+            while len(self._workers) < count:
+                worker = threading.Thread(
+                    target=self.work, name=f"profnet-enrich-{len(self._workers)}", daemon=True
+                )
+                self._working += 1
+                self._workers.append(worker)
+                worker.start()
+
+    @property
+    def workers(self) -> int:
+        return len(self._workers)
+
+    def halt(self) -> None:
+        """Stop taking lookups; calls waiting for their turn give up; wait for the workers."""
+        self.stop.set()
+        self.client.pace.wake()
+        with self._lock:
+            workers = list(self._workers)
+        for worker in workers:
+            worker.join()
 
     def _next(self) -> Lookup | None:
         with self._lock:
@@ -229,28 +257,33 @@ class _Run:
 
     def work(self) -> None:
         try:
-            while True:
-                try:  # planning the next key (a lazy plan) and fetching it may both fail
-                    lookup = self._next()
-                    if lookup is None:
-                        return
-                    if lookup.key in self.skipped:
-                        outcome = Outcome(None, NOT_FETCHED)
-                    else:
-                        outcome = _fetch(self.client, self.kind, lookup)
-                except BaseException as error:  # handed to the main thread (Ctrl-C too)
-                    with self._lock:
-                        self.failure = self.failure or error
-                    self.stop.set()
-                    return
-                with self._lock:
-                    self.outcomes[lookup.key] = outcome
-                    self.done += 1
+            with self.client.pace.stop_waiting_when(self.stop):
+                self._work()
         finally:
             with self._lock:
                 self._working -= 1
                 if self._working == 0:
                     self.finished.set()
+
+    def _work(self) -> None:
+        while True:
+            try:  # planning the next key (a lazy plan) and fetching it may both fail
+                lookup = self._next()
+                if lookup is None:
+                    return
+                if lookup.key in self.skipped:
+                    outcome = Outcome(None, NOT_FETCHED)
+                else:
+                    outcome = _fetch(self.client, self.kind, lookup)
+            except BaseException as error:  # handed to the main thread (Ctrl-C too)
+                with self._lock:
+                    self.failure = self.failure or error
+                self.stop.set()
+                self.client.pace.wake()
+                return
+            with self._lock:
+                self.outcomes[lookup.key] = outcome
+                self.done += 1
 
 
 def _lookup_frame(
@@ -365,7 +398,7 @@ def enrich(
     *,
     client: Client | None = None,
     options: Mapping[str, Any] | None = None,
-    concurrency: int = 8,
+    concurrency: int | None = None,
     budget: int | None = None,
     progress: Progress = None,
     prefix: str | None = None,
@@ -380,7 +413,9 @@ def enrich(
     these (default: all the kind's fields). New columns are named `{kind}_{field}` without a
     word twice (`company_name`, `company_industry`; or `prefix + field`), typed from the spec
     (timestamps as Datetime in UTC); `{kind}_error` says per row what went wrong.
-    Input rows, their order, duplicates and nulls are kept exactly. `budget`: credits this run
+    Input rows, their order, duplicates and nulls are kept exactly. `concurrency`: at most
+    this many calls in flight (default: the client's, PROFNET_CONCURRENCY); within it, the
+    client's pace finds how many the service takes. `budget`: credits this run
     may spend (rows past it are marked, not fetched). `progress`: a bar (default unless
     PROFNET_QUIET), False for none, or a hook called with (lookups done, lookups in all).
     `dry_run`: return the cost Plan instead;
@@ -399,7 +434,9 @@ def enrich(
     schema = lazy.collect_schema()
     names, errors_at = column_names(prefix, chosen, schema.names()), error_column(prefix)
     _refuse_bad_arguments(spec, schema, columns, options or {}, chosen, names, errors_at)
-    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+    if concurrency is not None and (
+        isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
+    ):
         raise ValueError(
             f"concurrency={shown(concurrency)}: give a whole number of lookups at once, 1 or more"
         )

@@ -30,6 +30,7 @@ from profnet_sheets.client.keylocks import PROCESS_LOCKS
 from profnet_sheets.client.keys import CallKey, call_key, canonical_json
 from profnet_sheets.client.ledger import Budget, Ledger, price_ceiling
 from profnet_sheets.client.memo import Memo, MemoCache
+from profnet_sheets.client.pace import Pace
 from profnet_sheets.client.policy import error_for, is_quota_exhausted, longest_call
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.store import AnswerStore, StoreError
@@ -227,6 +228,12 @@ class Client:
         """Why this client stopped buying (a cache that failed, answers it cannot read), or
         None while it buys."""
         return self._shared.stopped
+
+    @property
+    def pace(self) -> Pace:
+        """The pace of this client's calls (shared by its views): `pace.view()` says how fast
+        they go, how many are in flight, and whether the service throttles."""
+        return self._shared.transport.pace
 
     @property
     def out_of_credits(self) -> bool:

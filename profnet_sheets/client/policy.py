@@ -15,6 +15,8 @@ from profnet_sheets.redact import clipped
 from profnet_sheets.spec import Endpoint, Price
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+# A 429 without Retry-After is retried no sooner than this: a per-second limit's window.
+RATE_WINDOW = 1.0
 # After these, the service (or a gateway's upstream) may have done, and charged, the work.
 MAYBE_DONE_STATUSES = frozenset({500, 502, 504})
 _QUOTA = re.compile(
@@ -73,6 +75,8 @@ class RetryPolicy:
         retry_after = parse_retry_after(headers.get("Retry-After") if headers else None)
         if retry_after is not None:
             return min(retry_after, self.retry_after_cap)
+        if status == 429:
+            return max(RATE_WINDOW, self.wait_before(attempt, rng))
         return self.wait_before(attempt, rng)
 
     def after_failure(

@@ -1,11 +1,11 @@
 """The HTTP layer: a plain requests session, the key header (the profile's) put on last, no
-redirects, the retry loop of `policy`, the rate limit. It sends; it never decides what is kept."""
+redirects, the retry loop of `policy`, each attempt at the service's pace (`pace`). It sends;
+it never decides what is kept."""
 
 from __future__ import annotations
 
 import logging
 import random
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -15,7 +15,15 @@ from urllib.parse import urlsplit
 import requests
 from requests.adapters import HTTPAdapter
 
-from profnet_sheets.client.policy import MAYBE_DONE_STATUSES, Failure, RetryPolicy, is_risky
+from profnet_sheets.client.pace import Outcome, Pace
+from profnet_sheets.client.policy import (
+    MAYBE_DONE_STATUSES,
+    Failure,
+    RetryPolicy,
+    is_quota_exhausted,
+    is_risky,
+    parse_retry_after,
+)
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TransportError
 from profnet_sheets.redact import masked_url, shown
@@ -29,25 +37,6 @@ USER_AGENT = "profnet-sheets"
 def is_loopback(base_url: str) -> bool:
     host = urlsplit(base_url).hostname or ""
     return host in ("localhost", "::1") or host.startswith("127.")
-
-
-class RateLimiter:
-    """At most `rate` requests per second leave this process (a token bucket, thread-safe)."""
-
-    def __init__(self, rate: float | None) -> None:
-        self.rate = rate
-        self._lock = threading.Lock()
-        self._next = 0.0
-
-    def wait(self) -> None:
-        if not self.rate:
-            return
-        with self._lock:
-            now = time.monotonic()
-            slot = max(now, self._next)
-            self._next = slot + 1.0 / self.rate
-        if slot > now:
-            time.sleep(slot - now)
 
 
 class KeyHeader(requests.auth.AuthBase):
@@ -85,12 +74,14 @@ class Sent:
 
 
 class Transport:
-    """Sends one call, with retries, the rate limit and no redirects; the answer, whatever it is."""
+    """Sends one call, with retries, at the service's pace and no redirects; the answer,
+    whatever it is."""
 
     def __init__(self, settings: Settings, base_url: str) -> None:
         self.settings = settings
         self.base_url = base_url.rstrip("/")
-        self.limiter = RateLimiter(settings.rate_limit)
+        # Every call of the client (its views too) shares one pace, under the user's caps.
+        self.pace = Pace(settings.concurrency, settings.rate_limit)
         self.session = requests.Session()
         adapter = HTTPAdapter(
             pool_connections=4, pool_maxsize=max(8, settings.concurrency * 2), max_retries=0
@@ -139,21 +130,10 @@ class Transport:
         attempt = uncertain = 0
         while True:
             was_uncertain = uncertain
-            failure: Failure | None = None
-            try:
-                response = self._request(endpoint, payload, key)
-            except requests.exceptions.ConnectionError as error:
-                failure = "connect" if _never_sent(error) else "read"
-            except requests.exceptions.Timeout as error:
-                failure = (
-                    "connect"
-                    if isinstance(error, requests.exceptions.ConnectTimeout)
-                    else "timeout"
-                )
-            except requests.exceptions.ChunkedEncodingError:
-                failure = "read"
-            if failure is not None:
-                # Decided outside the except blocks: the error (which holds the request and its
+            answer = self._attempt(endpoint, payload, key)
+            if isinstance(answer, str):
+                failure: Failure = answer
+                # Returned, not raised, by _attempt: the error (which holds the request and its
                 # headers) must not ride along as the __context__ of what is raised.
                 if failure != "connect":
                     uncertain += 1
@@ -163,6 +143,7 @@ class Transport:
                 if wait is None:
                     raise self._transport_error(endpoint, failure, attempt + 1, uncertain, risky)
             else:
+                response = answer
                 status = response.status_code
                 if 300 <= status < 400:
                     raise ServiceError(
@@ -196,11 +177,49 @@ class Transport:
             attempt += 1
             self.sleep(wait)
 
+    def _attempt(
+        self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey | None
+    ) -> requests.Response | Failure:
+        """One attempt when the pace lets it start: the answer, or how it failed; the pace
+        learns how it went."""
+        ticket = self.pace.acquire()
+        outcome: Outcome = "failed"
+        retry_after: float | None = None
+        try:
+            response = self._request(endpoint, payload, key)
+        except requests.exceptions.ConnectionError as error:
+            return "connect" if _never_sent(error) else "read"
+        except requests.exceptions.Timeout as error:
+            if isinstance(error, requests.exceptions.ConnectTimeout):
+                return "connect"
+            outcome = "timeout"
+            return "timeout"
+        except requests.exceptions.ChunkedEncodingError:
+            return "read"
+        else:
+            outcome, retry_after = self._lesson(response)
+            return response
+        finally:
+            self.pace.release(ticket, outcome, retry_after)
+
+    def _lesson(self, response: requests.Response) -> tuple[Outcome, float | None]:
+        """What an answer tells the pace: a 429 about speed (with its Retry-After, capped),
+        a 5xx nothing, any other answer that the service answered."""
+        status = response.status_code
+        if status >= 500:
+            return "failed", None
+        if status != 429:
+            return "answered", None
+        said = _json_or_none(response)
+        if is_quota_exhausted(said if said is not None else response.text, response.headers):
+            return "failed", None  # out of credits: not a question of speed
+        wait = parse_retry_after(response.headers.get("Retry-After"))
+        return "throttled", None if wait is None else min(wait, self.policy.retry_after_cap)
+
     def _request(
         self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey | None
     ) -> requests.Response:
         """One attempt: the key put on last (KeyHeader), no redirect followed."""
-        self.limiter.wait()
         get = endpoint.method == "GET"
         response = self.session.request(
             endpoint.method,

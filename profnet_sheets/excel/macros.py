@@ -159,8 +159,12 @@ def enrich_selection(book: Any = None) -> None:
             _report(book, selection.report("cancelled: nothing spent", data), ENRICH)
             return
 
+        pace = current.client.pace.progress_note()  # calls/s, and whether it throttles
+
         def show(done: int, total: int) -> None:
-            app.status_bar = f"{selection.ENRICH}: {done} of {total} lookups"
+            note = pace()
+            shown = f" ({note})" if note else ""
+            app.status_bar = f"{selection.ENRICH}: {done} of {total} lookups{shown}"
 
         enriched = selection.run(current, request, keys, found, show)
         sheet.range(placed.target_cell).value = enriched.rows

@@ -1,4 +1,5 @@
-"""The sandbox's HTTP layer: a plain ASGI app that routes, injects latency and drops, replies."""
+"""The sandbox's HTTP layer: a plain ASGI app that routes, refuses calls over the plan's rate
+limits at once, injects latency and drops, replies."""
 
 from __future__ import annotations
 
@@ -94,6 +95,8 @@ class SandboxApp:
                     },
                     {"Allow": endpoint.method},
                 )
+            elif (limited := self.backend.limited(endpoint.name, self._api_key(scope))) is not None:
+                reply = limited  # over the plan's rate limit: refused at once, no work done
             else:
                 # The latency is the service's response time: the answer leaves `delay` after
                 # the request arrived, however long the work took (when it took less).

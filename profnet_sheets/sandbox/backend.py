@@ -13,6 +13,7 @@ from typing import Any
 
 from profnet_sheets.sandbox.controls import check, check_all
 from profnet_sheets.sandbox.hostile import plant
+from profnet_sheets.sandbox.limits import Limit, Limits, retry_after
 from profnet_sheets.sandbox.operations import FAIL_TRIGGER, RESULTS_PAGE_SIZE, Operations
 from profnet_sheets.sandbox.params import ApiError, Unreadable, parse
 from profnet_sheets.sandbox.store import Job, Store
@@ -36,8 +37,19 @@ class Faults:
     drop_rate: float = 0.0  # the connection is cut mid-response
     geocode_timeout_rate: float = 0.0
     job_fail_rate: float = 0.0
-    rate_limit: float | None = None  # requests per second per key
-    retry_after: int = 1
+    rate_limit: float | None = None  # requests per second per key (limits.py)
+    rate_limit_per_minute: float | None = None  # requests per minute per key
+    limit_retry_after: bool = True  # the limits' 429s say Retry-After (some vendors do not)
+    retry_after: int = 1  # the Retry-After of injected 429s
+
+    def limits(self) -> tuple[Limit, ...]:
+        """The plan's rate limits, per key."""
+        found = []
+        if self.rate_limit:
+            found.append(Limit(self.rate_limit, 1.0))
+        if self.rate_limit_per_minute:
+            found.append(Limit(self.rate_limit_per_minute, 60.0))
+        return tuple(found)
 
     def __post_init__(self) -> None:
         self.update(asdict(self))
@@ -60,24 +72,6 @@ class Reply:
     status: int
     body: dict[str, Any]
     headers: Mapping[str, str] = field(default_factory=dict)
-
-
-class _Buckets:
-    """Per-key token buckets for --rate-limit (a burst of one second's worth)."""
-
-    def __init__(self) -> None:
-        self._state: dict[str, tuple[float, float]] = {}
-
-    def wait_needed(self, key: str, rate: float) -> float:
-        """0 if the call may go now (and take a token), else seconds until one is free."""
-        now = time.monotonic()
-        tokens, last = self._state.get(key, (rate, now))
-        tokens = min(rate, tokens + (now - last) * rate)
-        if tokens >= 1:
-            self._state[key] = (tokens - 1, now)
-            return 0.0
-        self._state[key] = (tokens, now)
-        return (1 - tokens) / rate
 
 
 class Backend:
@@ -109,7 +103,7 @@ class Backend:
         self.job_seconds = job_seconds
         self.credits = credits
         self._random = random.Random(seed)
-        self._buckets = _Buckets()
+        self._limits = Limits()
         self._lock = threading.RLock()
         self.clock_offset = float(self.store.get_meta("clock_offset", "0"))
         for key in api_keys:
@@ -175,13 +169,26 @@ class Backend:
         """What an answer of `endpoint` costs, at the profile's prices."""
         return self.profile.prices.price(endpoint).charge(body)
 
+    def limited(self, name: str, key: str | None) -> Reply | None:
+        """The plan's 429 for a call of a known `key` over a rate limit (answered at once, as a
+        gateway does, before any work), or None: the call goes on to `handle`."""
+        limits = self.faults.limits()
+        if not limits or key is None:
+            return None
+        with self._lock:
+            if self.store.balance(key) is None:
+                return None  # handle() answers 401
+            wait = self._limits.wait_needed(key, limits)
+            if not wait:
+                return None
+            self.store.record_call(key, name, 0, error=True)
+        if not self.faults.limit_retry_after:
+            return Reply(429, errors.rate_limited(None))
+        retry = retry_after(wait)
+        return Reply(429, errors.rate_limited(retry), {"Retry-After": str(retry)})
+
     def _injected_fault(self, endpoint: Endpoint, key: str) -> None:
         faults = self.faults
-        if faults.rate_limit:
-            wait = self._buckets.wait_needed(key, faults.rate_limit)
-            if wait:
-                retry = max(1, math.ceil(wait))
-                raise ApiError(429, errors.rate_limited(retry), {"Retry-After": str(retry)})
         roll = self._random.random()
         if roll < faults.fail_rate:
             if self._random.random() < 0.5:
@@ -293,6 +300,7 @@ class Backend:
     def reset(self) -> None:
         with self._lock:
             self.store.reset()
+            self._limits.reset()
             self.clock_offset = 0.0
 
     def set_hostile(self, rate: object) -> None:

@@ -116,6 +116,19 @@ class Profiled:
         return True
 
 
+class Flag:
+    """A JSON boolean (true or false): never a number or a string."""
+
+    def describe(self) -> str:
+        return "true or false"
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, bool)
+
+    def convert(self, value: Any) -> Any:
+        return value
+
+
 SHARE = Number(0, 1)
 MILLISECONDS = Number(0, 60_000, "ms")
 
@@ -139,6 +152,8 @@ SETTINGS: dict[str, Setting] = {
     "geocode_timeout_rate": SHARE,
     "job_fail_rate": SHARE,
     "rate_limit": Number(1, 100_000, "requests per second per key", nullable=True),
+    "rate_limit_per_minute": Number(1, 6_000_000, "requests per minute per key", nullable=True),
+    "limit_retry_after": Flag(),
     "retry_after": Number(0, 3_600, "seconds", integer=True),
     # start options: the service it plays (docs/sandbox.md, "Playing another service")
     "network_host": Profiled("a host name such as linkedin.com", network_host),

@@ -34,7 +34,7 @@ class SandboxConfig:
     latency_ms: float = 0.0
     job_seconds: float = 5.0
     fail_rate: float = 0.0
-    rate_limit: float | None = None
+    rate_limit: float | None = None  # per second per key (limits.py)
     db: str | None = None
     throttle_rate: float = 0.0
     drop_rate: float = 0.0
@@ -49,6 +49,8 @@ class SandboxConfig:
     key_header: str = API_KEY_HEADER
     required_headers: Mapping[str, str] = field(default_factory=dict)
     prices: Mapping[str, int] = field(default_factory=dict)
+    rate_limit_per_minute: float | None = None
+    limit_retry_after: bool = True  # the limits' 429s say Retry-After
 
     def __post_init__(self) -> None:
         """Refuse at once what the sandbox cannot mean (controls.SETTINGS): SettingError."""

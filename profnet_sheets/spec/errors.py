@@ -161,12 +161,11 @@ def search_not_completed(status: str) -> dict[str, Any]:
     }
 
 
-def rate_limited(retry_after: float) -> dict[str, Any]:
-    """429 (decided): too many requests; retry after the Retry-After header's seconds."""
-    return {
-        "message": RATE_LIMITED.message,
-        "details": f"Too many requests; retry after {retry_after:g} seconds.",
-    }
+def rate_limited(retry_after: float | None) -> dict[str, Any]:
+    """429 (decided): too many requests; retry after the Retry-After header's seconds (when
+    the plan sends one)."""
+    later = "slow down" if retry_after is None else f"retry after {retry_after:g} seconds"
+    return {"message": RATE_LIMITED.message, "details": f"Too many requests; {later}."}
 
 
 def service_unavailable(details: str = "The service is temporarily unavailable.") -> dict[str, Any]:

@@ -64,8 +64,10 @@ def run_enrichment(
     feedback.status(f"Enriching: {job.plan.summary(job.client.budget.left)}.")
     bar.start(f"enrich {job.plan.kind.name}", job.plan.unique_keys)
 
+    pace = client.pace.progress_note()  # calls/s, and whether the service throttles
+
     def hook(done: int, total: int) -> None:
-        bar.to(done, total)  # first: the bar shows what is done, Cancel or not
+        bar.to(done, total, pace())  # first: the bar shows what is done, Cancel or not
         runner.check()
 
     result, outcome = job.run(progress=hook)

@@ -7,7 +7,8 @@ import time
 from typing import Any
 
 MIN_INTERVAL = 0.1  # seconds between two redraws (each is a message to the browser)
-BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}]"  # no rates: they mean nothing here
+# No tqdm rates (a phase's steps are not calls); the postfix is the service's pace.
+BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 
 
 class Bar:
@@ -52,10 +53,12 @@ class Bar:
             self._bar.refresh()
             self._drawn = time.monotonic()
 
-    def to(self, n: int, total: int | None = None) -> None:
-        """Move to step `n` (and a new total when it became known); redrawn at most every
-        MIN_INTERVAL seconds, and always at the end."""
+    def to(self, n: int, total: int | None = None, note: str | None = None) -> None:
+        """Move to step `n` (and a new total when it became known; `note`: the pace, shown
+        after the time); redrawn at most every MIN_INTERVAL seconds, and always at the end."""
         with self._lock:
+            if note is not None:
+                self._bar.set_postfix_str(note, refresh=False)
             if total is not None and total != self._bar.total:
                 self._bar.total = max(total, 1)
                 self.widget.children[1].max = self._bar.total

@@ -1,7 +1,8 @@
-"""The key never follows a redirect, never shows in logs or tracebacks; the rate limiter paces."""
+"""The key never follows a redirect, never shows in logs or tracebacks; a rate given paces."""
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 import traceback
@@ -13,7 +14,7 @@ from typing import ClassVar
 import pytest
 
 from profnet_sheets import Client, ConfigurationError, ServiceError, TransportError
-from profnet_sheets.client.transport import RateLimiter
+from profnet_sheets.client.pace import Pace, Ticket
 from profnet_sheets.sandbox import RunningSandbox
 from tests.integration.client.conftest import KEY, MakeClient
 
@@ -94,30 +95,19 @@ def test_an_unreachable_service_is_a_transport_error(tmp_path: Path) -> None:
     client.close()
 
 
-def test_the_rate_limiter_spaces_requests() -> None:
-    limiter = RateLimiter(rate=10)
-    slept: list[float] = []
+def test_a_rate_the_user_gives_spaces_the_calls() -> None:
     clock = [100.0]
-
-    def fake_sleep(seconds: float) -> None:
-        slept.append(seconds)
-        clock[0] += seconds
-
-    import profnet_sheets.client.transport as session_module
-
-    original = session_module.time
-    session_module.time = type(  # type: ignore[assignment]
-        "FakeTime",
-        (),
-        {"monotonic": staticmethod(lambda: clock[0]), "sleep": staticmethod(fake_sleep)},
-    )
-    try:
-        for _ in range(5):
-            limiter.wait()
-    finally:
-        session_module.time = original
-    assert slept == pytest.approx([0.1, 0.1, 0.1, 0.1])
-    RateLimiter(None).wait()
+    pace = Pace(cap=16, rate_cap=10, clock=lambda: clock[0])
+    started = []
+    for _ in range(5):
+        got = pace.core.start(clock[0])
+        while not isinstance(got, Ticket):
+            assert got is not None
+            clock[0] += got
+            got = pace.core.start(clock[0])
+        started.append(got.started)
+    gaps = [later - earlier for earlier, later in itertools.pairwise(started)]
+    assert gaps == pytest.approx([0.1, 0.1, 0.1, 0.1])
 
 
 def test_a_cache_folder_that_cannot_be_made_is_a_clear_configuration_error(

@@ -1,0 +1,171 @@
+"""Benchmark the client's pace against rate limits it is not told: 2,000 unique keys,
+sandbox latency 1 s +- 20% (800 ms + 0-400 ms jitter), per-key limits of 5, 20 and 80 calls/s
+(429 with Retry-After, refused at once), and a run with no limit.
+
+For each run, a new Client with the default settings (nothing about the limit, the default
+maximum in flight) enriches the keys on an empty cache; printed: the wall time, the bound
+(keys / rate, or keys x latency / the maximum in flight), the ratio bound/wall (goal >= 0.95
+with a limit, >= 0.9 without; >= 0.9 with a limit in --quick), the 429s the sandbox answered
+as a share of the calls (goal <= 2%), the credits it charged (exactly the unique keys), the
+pace the client ended at, and the load average beside each figure (2 shared cores). The last
+line is `worst ratio: R`. `--quick`: 200 keys, the same rates (about a minute).
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+import requests
+from harness import (
+    API_KEY,
+    ENDPOINT,
+    Report,
+    SandboxError,
+    Usage,
+    exit_on_sigterm,
+    fresh_dir,
+    load_average,
+    machine_line,
+    make_parser,
+    sandbox_process,
+    set_faults,
+    usage,
+)
+
+from profnet_sheets import Client, ProfnetError
+from profnet_sheets.batch import enrich
+from profnet_sheets.config import DEFAULT_CONCURRENCY
+
+KEYS, QUICK_KEYS = 2_000, 200
+LATENCY_MS, JITTER_MS = 800.0, 400.0  # 1 s +- 20%
+LATENCY_S = (LATENCY_MS + JITTER_MS / 2) / 1000
+RATES: tuple[float | None, ...] = (5.0, 20.0, 80.0, None)
+LIMITED_GOAL, QUICK_LIMITED_GOAL, UNLIMITED_GOAL = 0.95, 0.9, 0.9
+THROTTLED_GOAL_PERCENT = 2.0
+
+
+@dataclass(frozen=True)
+class Run:
+    """One enrichment against one plan: what it took and what the sandbox counted."""
+
+    rate: float | None
+    keys: int
+    wall_s: float
+    server: Usage
+    row_errors: int
+    pace: str
+    load: str
+
+    @property
+    def bound_s(self) -> float:
+        if self.rate is not None:
+            return self.keys / self.rate
+        return self.keys * LATENCY_S / DEFAULT_CONCURRENCY
+
+    @property
+    def ratio(self) -> float:
+        return self.bound_s / self.wall_s
+
+    @property
+    def throttled_percent(self) -> float:
+        return 100 * self.server.errors / max(1, self.server.calls)
+
+
+def run_once(base_url: str, rate: float | None, keys: int, cache: Path) -> Run:
+    """Enrich `keys` new domains with a default Client on `cache` against a sandbox limited
+    to `rate` calls per second per key (None: no limit)."""
+    reset = requests.post(f"{base_url}/_sandbox/reset", timeout=10)  # usage and buckets
+    if reset.status_code != 200:
+        raise SandboxError(f"POST /_sandbox/reset -> {reset.status_code}: {reset.text}")
+    set_faults(base_url, rate_limit=rate)  # None: no limit
+    frame = pl.DataFrame({"site": [f"pace{n}.example.com" for n in range(keys)]})
+    before = usage(base_url)
+    with Client(api_key=API_KEY, base_url=base_url, cache=str(cache), cache_dir=cache) as client:
+        started = time.perf_counter()
+        out = enrich(frame, "site", "company", client=client, progress=False)
+        wall = time.perf_counter() - started
+        view = client.pace.view()
+    load = load_average()
+    pace = (
+        f"ended paced at {view.rate:.1f}/s" if view.rate is not None else "ended unpaced"
+    ) + f", window {view.window}, {view.throttles} 429s seen by the client"
+    return Run(
+        rate,
+        keys,
+        wall,
+        usage(base_url) - before,
+        int(out["company_error"].is_not_null().sum()),
+        pace,
+        load,
+    )
+
+
+def report_run(report: Report, run: Run, quick: bool) -> None:
+    name = f"{run.rate:g}_per_s" if run.rate is not None else "no_limit"
+    if run.rate is not None:
+        goal = QUICK_LIMITED_GOAL if quick else LIMITED_GOAL
+        bound = f"{run.keys} keys / {run.rate:g} calls/s"
+        informational = False
+    else:
+        goal = UNLIMITED_GOAL
+        bound = f"{run.keys} keys x {LATENCY_S:g} s / {DEFAULT_CONCURRENCY} in flight"
+        # 200 keys at 128 in flight need two round trips at the least (~2 s, ratio ~0.78).
+        informational = quick
+    report.line(f"ratio_{name}", run.ratio, "", goal, at_least=True, informational=informational)
+    report.detail(
+        f"wall {run.wall_s:.2f} s, bound {run.bound_s:.2f} s ({bound}); {run.pace}; "
+        f"load average {run.load}"
+    )
+    report.line(f"throttled_{name}", run.throttled_percent, "%", THROTTLED_GOAL_PERCENT)
+    report.detail(
+        f"the sandbox answered {run.server.errors} of {run.server.calls} {ENDPOINT} calls "
+        f"with 429; load average {run.load}"
+    )
+    report.exact(f"credits_{name}", run.server.credits_charged, run.keys, "credits")
+    report.detail(f"{run.row_errors} rows with an error; load average {run.load}")
+
+
+def main() -> None:
+    parser = make_parser(__doc__, f"{QUICK_KEYS} keys instead of {KEYS} (about a minute)")
+    args = parser.parse_args()
+    exit_on_sigterm()
+    os.environ["PROFNET_QUIET"] = "1"
+    keys = QUICK_KEYS if args.quick else KEYS
+    print(machine_line("polars", "requests-cache", "profnet-sheets", load=True))
+    print(
+        f"setup: server in its own process (profnet-sheets sandbox), latency {LATENCY_MS:g} ms "
+        f"+ 0-{JITTER_MS:g} ms jitter; per run: the sandbox reset, a per-key limit (429 with "
+        f"Retry-After, at once) the client is not told, {keys} new domains, a new Client with "
+        f"default settings (at most {DEFAULT_CONCURRENCY} in flight) on an empty cache. "
+        f"OVER = the goal is missed."
+    )
+    report = Report()
+    errors: list[str] = []
+    ratios: list[float] = []
+    try:
+        with sandbox_process(args.port) as server:
+            base = server.base_url
+            print(f"server: {base} (pid {server.process.pid})")
+            set_faults(base, latency_ms=LATENCY_MS, latency_jitter_ms=JITTER_MS)
+            for rate in RATES:
+                with fresh_dir("pace") as cache:
+                    run = run_once(base, rate, keys, cache)
+                report_run(report, run, args.quick)
+                ratios.append(run.ratio)
+                if run.row_errors:
+                    errors.append(f"{run.row_errors} rows with an error at rate {rate}")
+            errors += server.exit_errors()
+    except (SandboxError, ProfnetError, OSError, http.client.HTTPException) as error:
+        errors.append(f"{type(error).__name__}: {error}")
+    print(f"load at the end: {load_average()}")
+    worst = f"worst ratio: {min(ratios):.3f}" if ratios else "worst ratio: n/a"
+    report.finish(errors, last_line=worst)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,392 @@
+"""The pace of a client's calls, learnt from the service's answers: how many may be in flight
+and how fast they may start (adaptive concurrency and rate), never above the user's caps.
+
+The service's rate limit is "not shown" and differs by plan, so it is found, not configured:
+
+- **Slow start.** A client starts with `INITIAL_WINDOW` calls in flight and no rate; each answer
+  that comes back without a 429, its latency flat, widens the window by `SLOW_START_GAIN` (x16
+  per round trip), the calls paced over a quarter of the latency, up to the cap.
+- **A 429 is the service's rate.** The first 429 ends the slow start: from then on calls are
+  paced by rate (a token bucket whose rate adapts). The rate becomes `BETA` (95%) of what the
+  service let through over the last second (the calls not refused, counted by when they were
+  sent), never less than half the rate it replaces. Cut again only after a second and
+  `ACCELERATE` answers (or, while a quarter of the calls are refused, as soon as the verdicts
+  of the calls before the cut are in), so 429s that come whatever the pace (random
+  throttling) cannot drive it down; meanwhile, when 429s come
+  back at once (a gateway's, long before answers), each tells at once what the service let
+  through, and the rate follows it down. 429s before any answer shrink the window by one
+  each; the first answer's latency turns the window into a rate. A Retry-After longer than
+  `HOLD_ABOVE` holds every new call until then.
+- **Probing.** Each answer without a 429 raises the rate by `PROBE`, the step doubling every
+  `ACCELERATE` answers since the last cut; far below the last estimate it recovers faster
+  (`RECOVER_SECONDS`). The service's own bucket absorbs the small saw-tooth around its limit,
+  so about one call in a few hundred meets a 429 and the pace stays at the limit.
+- **Latency.** When answers slow down (the short average above `TOLERANCE` x the long one) the
+  window stops growing and, unless paced by a rate, shrinks by a tenth once per latency; a
+  timeout halves it (and the rate).
+
+`PaceCore` decides, with the time passed in (tests drive it with a fake clock); `Pace` makes it
+thread-safe: `acquire()` blocks until a call may start, `release()` says how it went.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Literal
+
+Outcome = Literal["answered", "throttled", "timeout", "failed"]
+
+INITIAL_WINDOW = 8  # calls in flight before anything is known (the earlier fixed default)
+SLOW_START_GAIN = 15.0  # window growth per answer while learning: x16 per round trip
+SLOW_START_PACE = 4.0  # while learning, a window's calls start over a quarter of the latency
+BETA = 0.95  # after a 429: this share of the rate the service let through
+FLOOR = 0.5  # a cut never takes more than half of the rate it replaces
+PROBE = 0.0005  # rate growth per answer near the limit...
+ACCELERATE = 200.0  # ...doubling every this many answers without a 429
+RECOVER_SECONDS = 2.0  # far below the last estimate: +1 call/s per answer every this long
+SPAN = 1.0  # seconds over which the service's admitted rate is measured (a per-second limit)
+MARGIN = 1.5  # a call is decided once older than this many times the slowest 429 seen
+MIN_RATE = 0.1  # calls per second: never slower
+OVERLOADED = 0.25  # a share of 429s this high cuts again as soon as the last cut shows
+RECENT_CALLS = 20  # ...counted over a second, or over this many calls when a second has fewer
+TOLERANCE = 1.5  # latency counts as inflated above this many times its long average
+HOLD_ABOVE = 1.0  # seconds: a longer Retry-After holds every new call until it has passed
+SHOWN_SECONDS = 5.0  # the pace shown is measured over this long; a 429 is mentioned this long
+KEPT_SECONDS = 10.0  # how long sent calls are remembered for the estimates
+
+
+@dataclass
+class Ticket:
+    """One call let through: when it started, and whether the service refused it (429)."""
+
+    started: float
+    throttled: bool = False
+
+
+@dataclass(frozen=True)
+class PaceView:
+    """The pace as it is now: what the progress bars show."""
+
+    in_flight: int
+    window: int  # calls allowed in flight now
+    rate: float | None  # calls per second allowed to start now (None: not paced)
+    per_second: float  # calls answered per second, lately
+    throttled: bool  # the service answered 429 lately
+    throttles: int  # 429s received in all
+    calls: int  # calls sent in all
+    waiting: int  # calls waiting for their turn (none: more callers could keep it busier)
+
+    def describe(self) -> str:
+        """`12.3 calls/s` and, when the service throttled lately, `, throttled: paced at 12/s`."""
+        shown = f"{self.per_second:.3g} calls/s"
+        if self.throttled and self.rate is not None:
+            shown += f", throttled by the service: paced at {self.rate:.3g}/s"
+        elif self.throttled:
+            shown += ", throttled by the service"
+        return shown
+
+
+class PaceCore:
+    """The controller's decisions, with the time given: `start` says whether a call may start
+    now (a Ticket), after how many seconds to ask again (a float), or not before another call
+    ends (None); `finish` learns from how the call went."""
+
+    def __init__(self, cap: int, rate_cap: float | None = None, initial: int = INITIAL_WINDOW):
+        self.cap = max(1, cap)
+        self.rate_cap = rate_cap
+        self.window = float(min(self.cap, initial))
+        self.rate: float | None = rate_cap
+        self.learning = True  # slow start: no 429, no timeout, no slower answers yet
+        self.known = math.inf  # the service's admitted rate as last estimated
+        self.floor = MIN_RATE  # the least the last cut (and its echoes) may bring it to
+        self.in_flight = 0
+        self.next_at = -math.inf  # when the paced rate lets the next call start
+        self.hold_until = -math.inf  # a long Retry-After: nothing starts before
+        self.cut_at = -math.inf  # when the rate or window was last cut
+        self.shrunk_at = -math.inf  # when the window last shrank for latency
+        self.since_cut = 0  # answers since the last cut
+        self.sent: deque[Ticket] = deque()  # calls started in the last KEPT_SECONDS
+        self.first_started = math.inf  # when the first call started
+        self.answered: deque[float] = deque()  # when calls were answered, SHOWN_SECONDS back
+        self.latency = 0.0  # short average of answered calls' latency (seconds)
+        self.baseline = 0.0  # long average
+        self.samples = 0
+        self.reject_delay = 0.0  # how long the service takes to answer a 429 (slowest lately)
+        self.throttled_at = -math.inf
+        self.throttles = 0
+        self.calls = 0
+        self.waiting = 0  # callers waiting for their turn (the thread-safe Pace counts them)
+
+    # -- starting a call ------------------------------------------------------------------------
+
+    def start(self, now: float) -> Ticket | float | None:
+        if now < self.hold_until:
+            return self.hold_until - now
+        if self.in_flight >= min(self.cap, int(self.window)):
+            return None
+        rate = self._pacing()
+        if rate is not None:
+            if now < self.next_at:
+                return self.next_at - now
+            self.next_at = max(self.next_at, now) + 1.0 / rate
+        self.in_flight += 1
+        self.calls += 1
+        ticket = Ticket(now)
+        self.first_started = min(self.first_started, now)
+        self.sent.append(ticket)
+        while self.sent[0].started <= now - KEPT_SECONDS:
+            self.sent.popleft()
+        return ticket
+
+    def _pacing(self) -> float | None:
+        """Calls per second allowed to start: the rate, and while learning the window spread
+        over a quarter of the latency (no bursts of a whole window at once)."""
+        if self.learning and self.samples:
+            spread = SLOW_START_PACE * self.window / self.latency
+            return spread if self.rate is None else min(spread, self.rate)
+        return self.rate
+
+    # -- how it went ----------------------------------------------------------------------------
+
+    def finish(
+        self, ticket: Ticket, now: float, outcome: Outcome, retry_after: float | None = None
+    ) -> None:
+        self.in_flight = max(0, self.in_flight - 1)
+        took = max(0.0, now - ticket.started)
+        if outcome == "answered":
+            self._answered(took, now)
+        elif outcome == "throttled":
+            self._throttled(ticket, took, now, retry_after)
+        elif outcome == "timeout" and ticket.started >= self.cut_at:
+            self.learning = False
+            self.window = max(1.0, min(self.window, self.in_flight + 1) / 2)
+            if self.rate is not None:
+                self.rate = max(MIN_RATE, self.rate * FLOOR)
+            self.cut_at = now
+            self.since_cut = 0
+
+    def _answered(self, took: float, now: float) -> None:
+        self.answered.append(now)
+        while self.answered[0] <= now - SHOWN_SECONDS:
+            self.answered.popleft()
+        self.samples += 1
+        if self.samples == 1:
+            self.latency = self.baseline = took
+        else:
+            self.latency += 0.1 * (took - self.latency)
+            self.baseline += (0.1 if self.samples <= 20 else 0.01) * (took - self.baseline)
+        if self.rate is None and self.throttles and not self.learning:  # refused before
+            self.known = self.window / self.latency  # any answer: now the rate can be told
+            self.floor = max(MIN_RATE, FLOOR * self.known)
+            self.rate = max(MIN_RATE, BETA * self.known)
+            if self.rate_cap is not None:
+                self.rate = min(self.rate, self.rate_cap)
+            self.window = float(self.cap)
+            self.since_cut = 0
+            return
+        if self.samples >= 5 and self.latency > TOLERANCE * self.baseline:
+            self._slower(now)
+            return
+        if self.learning:
+            self.window = min(self.cap, self.window + SLOW_START_GAIN)
+        elif self.rate is not None:
+            if self.rate < BETA * self.known:
+                self.rate += 1.0 / RECOVER_SECONDS
+            else:
+                self.rate *= 1 + PROBE * 2 ** min(10.0, self.since_cut / ACCELERATE)
+            if self.rate_cap is not None:
+                self.rate = min(self.rate, self.rate_cap)
+        else:
+            self.window = min(self.cap, self.window + 1 / self.window)
+        self.since_cut += 1
+
+    def _slower(self, now: float) -> None:
+        """Answers come back slower: stop growing; unless a rate paces, shrink a little."""
+        self.learning = False
+        if self.rate is None and now - self.shrunk_at >= self.latency:
+            self.window = max(1.0, self.window * 0.9)
+            self.shrunk_at = now
+
+    def _throttled(
+        self, ticket: Ticket, took: float, now: float, retry_after: float | None
+    ) -> None:
+        ticket.throttled = True
+        self.throttles += 1
+        self.throttled_at = now
+        self.reject_delay = max(self.reject_delay * 0.9, took)
+        if retry_after is not None and retry_after > HOLD_ABOVE:
+            self.hold_until = max(self.hold_until, now + retry_after)
+        self.learning = False
+        if self.rate is None and not self.samples:
+            # Refused before any answer: nothing tells the rate yet. One call fewer in
+            # flight per 429; the first answer (its latency) turns the window into a rate.
+            self.window = max(1.0, self.window - 1)
+            self.cut_at = now
+            return
+        self.window = float(self.cap)
+        admitted = self._admitted(now, ticket)
+        since = now - self.cut_at
+        settled = self.rate is None or (
+            since >= self.reject_delay * MARGIN  # the verdicts of the calls before it are in
+            and (
+                self._refused_share(now, ticket) >= OVERLOADED
+                or (since >= SPAN and self.since_cut >= ACCELERATE)
+            )
+        )
+        if ticket.started >= self.cut_at and settled:  # a new overload: cut to what it admits
+            current = self._current(now)
+            self.floor = max(MIN_RATE, FLOOR * current)
+            self.known = max(self.floor, min(current, admitted or 0.0))
+            self.rate = max(MIN_RATE, BETA * self.known)
+            self.cut_at = now
+            self.next_at = now + 1.0 / self.rate
+            self.since_cut = 0
+        elif self.rate is not None and admitted is not None and self._quick_refusals():
+            # The same overload, told better by refusals that come at once (a gateway's).
+            self.known = max(self.floor, min(self.known, admitted))
+            self.rate = max(BETA * self.floor, BETA * min(self.rate, admitted))
+        if self.rate_cap is not None and self.rate is not None:
+            self.rate = min(self.rate, self.rate_cap)
+
+    def _quick_refusals(self) -> bool:
+        """429s come back in a fraction of an answer's time: what the service let through is
+        known at once (its answers are still on their way)."""
+        return self.samples > 0 and self.reject_delay * MARGIN < self.latency / 2
+
+    def _current(self, now: float) -> float:
+        """Calls per second the pace lets start now: its rate or, when only the window paces,
+        a window per latency (before any answer: the calls started over the last SPAN)."""
+        if self.rate is not None:
+            return self.rate
+        started = sum(1 for ticket in self.sent if ticket.started > now - SPAN) / SPAN
+        if not self.samples:
+            return started
+        return max(started, min(self.window, self.in_flight + 1) / self.latency)
+
+    def _admitted(self, now: float, ticket: Ticket) -> float | None:
+        """Calls per second the service let through over the last SPAN whose verdicts are in
+        (calls sent no later than this one, or longer ago than a 429 takes), or None."""
+        decided = max(ticket.started, now - self.reject_delay * MARGIN)
+        window = [sent for sent in self.sent if decided - SPAN < sent.started <= decided]
+        if not window:
+            return None
+        # Over SPAN, or what the run has lived when younger (a latency at the least).
+        seconds = min(SPAN, max(decided - self.first_started, self.latency, 1e-3))
+        return sum(not sent.throttled for sent in window) / seconds
+
+    def _refused_share(self, now: float, ticket: Ticket) -> float:
+        """The share of 429s among the calls started over the last SPAN, or the last
+        RECENT_CALLS when a second holds fewer (verdicts in)."""
+        decided = max(ticket.started, now - self.reject_delay * MARGIN)
+        window: list[Ticket] = []
+        for sent in reversed(self.sent):
+            if sent.started > decided:
+                continue
+            if sent.started <= decided - SPAN and len(window) >= RECENT_CALLS:
+                break
+            window.append(sent)
+        return sum(sent.throttled for sent in window) / max(RECENT_CALLS, len(window))
+
+    def view(self, now: float) -> PaceView:
+        while self.answered and self.answered[0] <= now - SHOWN_SECONDS:
+            self.answered.popleft()
+        first = self.sent[0].started if self.sent else now
+        seconds = max(1.0, min(SHOWN_SECONDS, now - first))
+        return PaceView(
+            in_flight=self.in_flight,
+            window=min(self.cap, int(self.window)),
+            rate=self.rate,
+            per_second=len(self.answered) / seconds,
+            throttled=now - self.throttled_at < SHOWN_SECONDS,
+            throttles=self.throttles,
+            calls=self.calls,
+            waiting=self.waiting,
+        )
+
+
+class Stopped(KeyboardInterrupt):
+    """The run a thread works for stopped while its call waited for its turn: nothing was sent
+    (a KeyboardInterrupt, as Ctrl-C, so that the run ends the same way)."""
+
+
+_local = threading.local()
+
+
+class Pace:
+    """The pace of every call of one client (its views share it), thread-safe."""
+
+    def __init__(
+        self,
+        cap: int,
+        rate_cap: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.core = PaceCore(cap, rate_cap)
+        self._clock = clock
+        self._ready = threading.Condition(threading.Lock())
+
+    @property
+    def cap(self) -> int:
+        return self.core.cap
+
+    def acquire(self) -> Ticket:
+        """Wait until a call may start, and count it as started. Raises Stopped when the run
+        this thread works for (`stop_waiting_when`) stops meanwhile."""
+        stop: threading.Event | None = getattr(_local, "stop", None)
+        with self._ready:
+            self.core.waiting += 1
+            try:
+                while True:
+                    if stop is not None and stop.is_set():
+                        raise Stopped("stopped while waiting for the service's pace")
+                    got = self.core.start(self._clock())
+                    if isinstance(got, Ticket):
+                        self._ready.notify()  # the next in line may be able to start too
+                        return got
+                    self._ready.wait(got)
+            finally:
+                self.core.waiting -= 1
+
+    def release(self, ticket: Ticket, outcome: Outcome, retry_after: float | None = None) -> None:
+        """How a started call went: answered (any answer but a 429 or a 5xx), throttled (a
+        429 about speed), timeout, or failed (5xx, connection lost: no lesson)."""
+        with self._ready:
+            self.core.finish(ticket, self._clock(), outcome, retry_after)
+            self._ready.notify()
+
+    def view(self) -> PaceView:
+        with self._ready:
+            return self.core.view(self._clock())
+
+    def progress_note(self) -> Callable[[], str | None]:
+        """For one run's progress display: a function that says the pace (`describe()`) once
+        calls were sent after this moment, and None before."""
+        before = self.view().calls
+
+        def note() -> str | None:
+            view = self.view()
+            return view.describe() if view.calls > before else None
+
+        return note
+
+    def wake(self) -> None:
+        """Let every waiting thread look again (a run stopped: its waiters give up)."""
+        with self._ready:
+            self._ready.notify_all()
+
+    @contextmanager
+    def stop_waiting_when(self, stop: threading.Event) -> Iterator[None]:
+        """While in this block, this thread's calls give up waiting (Stopped) once `stop` is set
+        (call `wake()` after setting it)."""
+        before = getattr(_local, "stop", None)
+        _local.stop = stop
+        try:
+            yield
+        finally:
+            _local.stop = before

@@ -1,0 +1,107 @@
+"""The pace against the sandbox's plans over loopback: every row enriched, each key paid once
+(a 429 never pays), the limit found without being told; calls waiting their turn are not sent
+when a run stops. Correctness only: the pace's figures are bench/throughput.py's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import polars as pl
+import pytest
+import requests
+
+from profnet_sheets.batch import enrich
+from profnet_sheets.batch.engine import EnrichmentInterrupted
+from profnet_sheets.sandbox import RunningSandbox
+from tests.integration.client.conftest import KEY, MakeClient
+
+pytestmark = pytest.mark.integration
+
+Plan = Callable[..., None]
+
+
+@pytest.fixture
+def plan(fresh: RunningSandbox) -> Iterator[Plan]:
+    """Set the sandbox's limits and latency for one test; calm again afterwards."""
+
+    def put(**faults: Any) -> None:
+        url = f"{fresh.base_url}/_sandbox/faults"
+        requests.put(url, json=faults, timeout=5).raise_for_status()
+
+    yield put
+    put(
+        rate_limit=None,
+        rate_limit_per_minute=None,
+        limit_retry_after=True,
+        latency_ms=0,
+        latency_jitter_ms=0,
+    )
+
+
+def usage(sandbox: RunningSandbox) -> dict[str, int]:
+    answer = requests.get(
+        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
+    )
+    answer.raise_for_status()
+    counted: dict[str, int] = answer.json()["calls"].get("get-company-details", {})
+    return {"calls": 0, "credits": 0, "errors": 0, **counted}
+
+
+def sites(count: int, prefix: str) -> pl.DataFrame:
+    return pl.DataFrame({"site": [f"{prefix}{n}.example.com" for n in range(count)]})
+
+
+@pytest.mark.parametrize("retry_after", [True, False])
+def test_a_per_second_limit_it_is_not_told_is_found_and_kept(
+    make_client: MakeClient, fresh: RunningSandbox, plan: Plan, retry_after: bool
+) -> None:
+    plan(rate_limit=20, limit_retry_after=retry_after, latency_ms=150, latency_jitter_ms=100)
+    client = make_client()
+    out = enrich(sites(150, "second"), "site", "company", client=client, progress=False)
+    assert out["company_error"].null_count() == 150, "every row enriched"
+    counted = usage(fresh)
+    assert counted["credits"] == 150, "each key paid once: 429s cost nothing, never twice"
+    assert counted["errors"] > 0, "the limit was met"
+    assert counted["errors"] < 0.25 * counted["calls"], "429s stay a minority of the calls"
+    view = client.pace.view()
+    assert view.rate is not None, "the pace went by rate once the service said 429"
+    assert view.throttles == counted["errors"]
+
+
+def test_a_per_minute_limit_without_retry_after_is_ridden_out(
+    make_client: MakeClient, fresh: RunningSandbox, plan: Plan
+) -> None:
+    plan(rate_limit_per_minute=120, limit_retry_after=False)  # 120 at once, then 2 a second
+    client = make_client(retries=8)
+    out = enrich(sites(130, "minute"), "site", "company", client=client, progress=False)
+    assert out["company_error"].null_count() == 130
+    assert usage(fresh)["credits"] == 130
+    assert client.pace.view().rate is not None
+
+
+def test_the_users_rate_is_kept_without_a_single_429(
+    make_client: MakeClient, fresh: RunningSandbox, plan: Plan
+) -> None:
+    plan(rate_limit=10)
+    client = make_client(rate_limit="8/s")
+    out = enrich(sites(30, "told"), "site", "company", client=client, progress=False)
+    assert out["company_error"].null_count() == 30
+    assert usage(fresh)["errors"] == 0
+
+
+def test_calls_waiting_for_their_turn_are_not_sent_when_the_run_stops(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    client = make_client(rate_limit="2/s")
+
+    def stop_soon(done: int, total: int) -> None:
+        if done >= 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(EnrichmentInterrupted) as stopped:
+        enrich(sites(60, "stop"), "site", "company", client=client, progress=stop_soon)
+    fetched = stopped.value.result["company_error"].null_count()
+    assert 2 <= fetched < 10
+    assert usage(fresh)["credits"] == fetched, "nothing paid beyond what was kept"
+    assert client.pace.view().in_flight == 0

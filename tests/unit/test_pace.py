@@ -1,0 +1,374 @@
+"""The pace controller, on a fake clock: slow start, a 429 as the service's rate, probing,
+holds, timeouts, latency, the user's caps; and against a simulated rate-limited service."""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+import random
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+
+from profnet_sheets.client import pace
+from profnet_sheets.client.pace import Pace, PaceCore, Stopped, Ticket
+from profnet_sheets.config import Settings
+from profnet_sheets.errors import ConfigurationError
+
+
+def started(core: PaceCore, now: float) -> Ticket:
+    got = core.start(now)
+    assert isinstance(got, Ticket), got
+    return got
+
+
+def started_when_let(core: PaceCore, now: float) -> Ticket:
+    """A call started as soon as the pace lets it (the clock moved on as it says)."""
+    got = core.start(now)
+    while not isinstance(got, Ticket):
+        assert got is not None, "the window is full"
+        now += got
+        got = core.start(now)
+    return got
+
+
+def test_it_starts_with_a_few_calls_in_flight_and_no_rate() -> None:
+    core = PaceCore(cap=128)
+    tickets = [started(core, 0.0) for _ in range(pace.INITIAL_WINDOW)]
+    assert core.start(0.0) is None, "the window is full: wait for a call to end"
+    assert core.rate is None
+    core.finish(tickets[0], 1.0, "answered")
+    assert core.window == pace.INITIAL_WINDOW + pace.SLOW_START_GAIN
+    assert core.view(1.0).in_flight == pace.INITIAL_WINDOW - 1
+
+
+def test_answers_without_429_widen_the_window_up_to_the_cap_only() -> None:
+    core = PaceCore(cap=20)
+    now = 0.0
+    for _ in range(50):
+        ticket = started_when_let(core, now)
+        now = ticket.started + 0.5
+        core.finish(ticket, now, "answered")
+    assert core.window == 20
+    flying = []
+    while isinstance(got := core.start(now), Ticket | float):
+        if isinstance(got, float):
+            now += got
+        else:
+            flying.append(got)
+    assert len(flying) == 20, "never more in flight than the cap"
+
+
+def test_429s_before_any_answer_shrink_the_window_then_the_first_answer_sets_a_rate() -> None:
+    core = PaceCore(cap=128)
+    burst = [started(core, 0.0) for _ in range(8)]
+    for ticket in burst[5:]:  # the service let 5 through; 3 refused at once
+        core.finish(ticket, 0.002, "throttled", 1.0)
+    assert (core.window, core.rate, core.learning) == (5, None, False)
+    assert core.start(0.01) is None, "5 in flight: the next waits"
+    core.finish(burst[0], 1.0, "answered")
+    assert core.rate == pytest.approx(pace.BETA * 5 / 1.0), "5 in flight per second's latency"
+    assert core.window == 128, "from now on the rate paces, not the window"
+
+
+def test_a_429_paces_calls_at_what_the_service_let_through() -> None:
+    core = PaceCore(cap=128)
+    now = 0.0
+    for _ in range(40):  # answers without 429: the window grows, latency 1 s
+        ticket = started_when_let(core, now)
+        now = ticket.started + 0.025
+        core.finish(ticket, ticket.started + 1.0, "answered")
+    refused = started_when_let(core, now)
+    core.finish(refused, refused.started + 0.002, "throttled", 1.0)
+    admitted = sum(1 for t in core.sent if t.started > refused.started - 1 and not t.throttled)
+    assert core.rate == pytest.approx(pace.BETA * admitted, rel=0.05)
+    assert not core.learning
+    delay = core.start(refused.started + 0.003)
+    assert isinstance(delay, float), "the next call waits for its turn"
+    assert 0 < delay <= 1 / core.rate
+
+
+def test_while_everything_is_refused_each_cut_halves_the_rate_at_most() -> None:
+    core = PaceCore(cap=128)
+    core.learning, core.rate, core.known, core.samples, core.latency = False, 10.0, 10.0, 50, 1.0
+    core.since_cut = int(pace.ACCELERATE)
+    now, rates = 100.0, [10.0]
+    for _ in range(5):  # everything refused at once: nothing let through
+        ticket = started_when_let(core, now)
+        now = ticket.started
+        core.finish(ticket, now + 0.002, "throttled")
+        assert core.rate is not None
+        rates.append(core.rate)
+    for before, after in itertools.pairwise(rates):
+        assert pace.FLOOR * pace.BETA * before <= after <= before
+
+
+def test_429s_that_come_whatever_the_pace_cut_at_most_once_per_few_hundred_answers() -> None:
+    core = PaceCore(cap=16)
+    core.learning, core.rate, core.known, core.samples, core.latency = False, 500.0, 500.0, 50, 0.01
+    core.since_cut = int(pace.ACCELERATE)
+    now, rng = 0.0, random.Random(3)
+    for _ in range(2000):  # 5% refused at random, as slow as answers
+        ticket = started_when_let(core, now)
+        now = ticket.started
+        refused = rng.random() < 0.05
+        core.finish(ticket, now + 0.01, "throttled" if refused else "answered")
+    assert core.rate is not None
+    assert core.rate > 250, "the random 429s did not drive the pace down"
+
+
+def test_answers_probe_the_rate_upwards_faster_the_longer_no_429_comes() -> None:
+    core = PaceCore(cap=128)
+    core.learning, core.rate, core.known = False, 10.0, 10.0
+    now, rates = 0.0, []
+    for _ in range(600):
+        ticket = started(core, now)
+        now += 0.1
+        core.finish(ticket, now + 1.0, "answered")
+        rates.append(core.rate)
+    first, second, third = (rates[199] / 10.0, rates[399] / rates[199], rates[599] / rates[399])
+    assert 1.0 < first < second < third, "each 200 answers raise the rate more"
+    assert first < 1.2, "near the limit it probes gently"
+
+
+def test_far_below_its_last_estimate_the_rate_recovers_fast() -> None:
+    core = PaceCore(cap=128)
+    core.learning, core.rate, core.known = False, 5.0, 40.0
+    for n in range(20):
+        ticket = started(core, float(n))
+        core.finish(ticket, n + 0.5, "answered")
+    assert core.rate == pytest.approx(5.0 + 20 / pace.RECOVER_SECONDS)
+
+
+def test_the_users_rate_is_never_exceeded() -> None:
+    core = PaceCore(cap=128, rate_cap=3.0)
+    now, starts = 0.0, []
+    for _ in range(60):
+        got = core.start(now)
+        if isinstance(got, Ticket):
+            starts.append(now)
+            core.finish(got, now + 0.2, "answered")
+        else:
+            now += got if isinstance(got, float) else 0.05
+    assert core.rate is not None
+    assert core.rate <= 3.0
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
+    assert min(gaps) >= 1 / 3.0 - 1e-9
+
+
+def test_a_long_retry_after_holds_every_new_call() -> None:
+    core = PaceCore(cap=128)
+    ticket = started(core, 0.0)
+    core.finish(ticket, 0.01, "throttled", 30.0)
+    wait = core.start(0.01)
+    assert wait == pytest.approx(30.0)
+    assert isinstance(core.start(30.02), Ticket)
+
+
+def test_a_retry_after_of_a_second_does_not_hold_everything() -> None:
+    core = PaceCore(cap=128)
+    ticket = started(core, 0.0)
+    core.finish(ticket, 0.01, "throttled", 1.0)
+    assert core.hold_until == -math.inf
+
+
+def test_a_timeout_halves_the_window_and_the_rate() -> None:
+    core = PaceCore(cap=128)
+    tickets = [started(core, 0.0) for _ in range(8)]
+    core.finish(tickets[0], 60.0, "timeout")
+    assert core.window == pytest.approx(4.0)
+    core.finish(tickets[1], 60.0, "timeout")  # the same trouble: one cut for it
+    assert core.window == pytest.approx(4.0)
+
+
+def test_slower_answers_stop_the_growth_and_shrink_the_window() -> None:
+    core = PaceCore(cap=128)
+    now = 0.0
+    for _ in range(30):  # flat latency: the window grows
+        ticket = started_when_let(core, now)
+        now = ticket.started + 0.01
+        core.finish(ticket, ticket.started + 1.0, "answered")
+    grown = core.window
+    assert grown == 128
+    for _ in range(40):  # three times slower: it shrinks, once per latency at most
+        ticket = started_when_let(core, now)
+        now = ticket.started + 0.5
+        core.finish(ticket, now + 3.0, "answered")
+    assert not core.learning
+    assert core.window < grown
+
+
+def test_failures_teach_nothing() -> None:
+    core = PaceCore(cap=128)
+    ticket = started(core, 0.0)
+    core.finish(ticket, 0.1, "failed")
+    assert (core.window, core.rate, core.learning) == (pace.INITIAL_WINDOW, None, True)
+
+
+def test_the_view_says_the_pace_and_that_the_service_throttles() -> None:
+    core = PaceCore(cap=128)
+    tickets = [started(core, 0.0) for _ in range(8)]
+    for ticket in tickets[:6]:
+        core.finish(ticket, 1.0, "answered")
+    core.finish(tickets[6], 1.0, "throttled", 1.0)
+    view = core.view(2.0)
+    assert view.per_second == pytest.approx(6 / 2.0)
+    assert view.throttled
+    assert view.describe().startswith("3 calls/s, throttled by the service: paced at")
+    assert not core.view(10.0).throttled
+
+
+# -- the thread-safe wrapper --------------------------------------------------------------------
+
+
+def test_a_waiting_call_gives_up_when_its_run_stops() -> None:
+    gate = Pace(cap=1)
+    held = gate.acquire()  # the one slot is taken: the next call waits
+    stop = threading.Event()
+    raised: list[BaseException] = []
+
+    def wait_for_turn() -> None:
+        with gate.stop_waiting_when(stop):
+            try:
+                gate.acquire()
+            except Stopped as error:
+                raised.append(error)
+
+    waiter = threading.Thread(target=wait_for_turn)
+    waiter.start()
+    stop.set()
+    gate.wake()
+    waiter.join(timeout=5)
+    assert not waiter.is_alive()
+    assert len(raised) == 1
+    assert isinstance(raised[0], KeyboardInterrupt), "a run ends as with Ctrl-C"
+    gate.release(held, "answered")
+    assert gate.view().in_flight == 0
+
+
+def test_a_released_slot_lets_the_next_call_start() -> None:
+    gate = Pace(cap=1)
+    held = gate.acquire()
+    got: list[Ticket] = []
+    waiter = threading.Thread(target=lambda: got.append(gate.acquire()))
+    waiter.start()
+    gate.release(held, "answered")
+    waiter.join(timeout=5)
+    assert len(got) == 1
+
+
+# -- against a simulated service (simulated time: nothing here is timed) ---------------------
+
+
+@dataclass
+class Service:
+    """A per-key token bucket (`rate` a second, one second's burst), 429 at once; answers
+    after 0.8-1.2 s."""
+
+    rate: float | None
+    rng: random.Random = field(default_factory=lambda: random.Random(7))
+    tokens: float = 0.0
+    last: float = 0.0
+    refused: int = 0
+    calls: int = 0
+
+    def __post_init__(self) -> None:
+        self.tokens = self.rate or 0.0
+
+    def arrive(self, now: float) -> tuple[bool, float]:
+        self.calls += 1
+        if self.rate is not None:
+            self.tokens = min(self.rate, self.tokens + (now - self.last) * self.rate)
+            self.last = now
+            if self.tokens < 1:
+                self.refused += 1
+                return False, 0.002
+            self.tokens -= 1
+        return True, 0.8 + 0.4 * self.rng.random()
+
+
+def simulate(rate: float | None, keys: int, cap: int = 128) -> tuple[float, Service]:
+    """Seconds `keys` calls take through the controller (workers up to the cap; a 429 retried
+    after its Retry-After of 1 s), and the service's counts."""
+    core, service = PaceCore(cap), Service(rate)
+    events: list[tuple[float, int, Callable[[], None]]] = []
+    order = itertools.count()
+    now, left, parked = 0.0, keys, []
+
+    def at(when: float, then: Callable[[], None]) -> None:
+        heapq.heappush(events, (when, next(order), then))
+
+    def take() -> None:
+        nonlocal left
+        if left:
+            left -= 1
+            ask()
+
+    def ask() -> None:
+        got = core.start(now)
+        if got is None:
+            parked.append(ask)
+        elif isinstance(got, float):
+            at(now + got, ask)
+        else:
+            ok, latency = service.arrive(now)
+            at(now + latency, lambda: done(got, ok))
+
+    def done(ticket: Ticket, ok: bool) -> None:
+        core.finish(ticket, now, "answered" if ok else "throttled", None if ok else 1.0)
+        waiting = parked[:]
+        parked.clear()
+        for again in waiting:
+            again()
+        if ok:
+            take()
+        else:
+            at(now + 1.0, ask)
+
+    for _ in range(cap):
+        at(0.0, take)
+    while events:
+        now, _, then = heapq.heappop(events)
+        then()
+    return now, service
+
+
+@pytest.mark.parametrize("rate", [5.0, 20.0, 80.0])
+def test_against_a_limit_it_is_not_told_it_keeps_the_pace_with_few_429s(rate: float) -> None:
+    keys = 1000
+    seconds, service = simulate(rate, keys)
+    assert keys / rate / seconds >= 0.9
+    assert service.refused <= 0.02 * service.calls
+
+
+def test_without_a_limit_it_fills_the_cap() -> None:
+    seconds, service = simulate(None, 2000)
+    assert 2000 * 1.0 / 128 / seconds >= 0.85
+    assert service.refused == 0
+
+
+# -- the user's caps in the settings ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "per_second"),
+    [("20", 20.0), ("20/s", 20.0), ("600/min", 10.0), ("7200/h", 2.0), ("", None), ("0", None)],
+)
+def test_a_rate_is_given_per_second_minute_or_hour(given: str, per_second: float | None) -> None:
+    settings = Settings.load(environ={"PROFNET_RATE_LIMIT": given}, config_path="/nonexistent")
+    assert settings.rate_limit == per_second
+
+
+@pytest.mark.parametrize("given", ["fast", "5/day", "-3", "nan"])
+def test_a_rate_that_cannot_be_meant_is_refused(given: str) -> None:
+    with pytest.raises(ConfigurationError, match="PROFNET_RATE_LIMIT"):
+        Settings.load(environ={"PROFNET_RATE_LIMIT": given}, config_path="/nonexistent")
+
+
+def test_one_maximum_in_flight_for_every_front_end_and_the_users_lowers_it() -> None:
+    assert Settings.load(environ={}, config_path="/nonexistent").concurrency == 128
+    settings = Settings.load(environ={"PROFNET_CONCURRENCY": "12"}, config_path="/nonexistent")
+    assert Pace(settings.concurrency).cap == 12
