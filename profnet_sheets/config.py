@@ -371,7 +371,13 @@ def _coerce(name: str, value: Any) -> Any:
         if name == "expiry":
             return _expiry_table(value)
         if name == "rate_limit":
-            return parse_rate(value)
+            rate = parse_rate(value)
+            if rate is not None and not 1 / MOST_SECONDS <= rate <= MOST_SECONDS:
+                raise ValueError(
+                    f"it must be 0 (no limit) or at least {1 / MOST_SECONDS:g} calls a second "
+                    f"(and at most {MOST_SECONDS:,}): 20/s, 600/min"
+                )
+            return rate
         if name in ("timeout", "connect_timeout"):
             seconds = _seconds(value)
             if seconds <= 0:
