@@ -115,6 +115,9 @@ class _Shared:
                 "PROFNET_CACHE_DIR (or PROFNET_CACHE) to a folder you can write to."
             ) from None
         self.transport = Transport(settings, base_url)
+        if not in_memory:  # processes sharing the cache share the pace learnt (client/pace.py)
+            pace_file = f"{service}-{key.fingerprint}-pace.json"
+            self.transport.pace.remember_in(settings.cache_dir / pace_file)
         self.memo = MemoCache()
         self.budget = Budget(settings.budget)
         self.stopped: str | None = None  # why this client stopped buying, once it has
