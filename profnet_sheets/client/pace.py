@@ -9,24 +9,22 @@ The service's rate limit is "not shown" and differs by plan, so it is found, not
   flat, widens it by `SLOW_START_GAIN` (x16 per round trip), the calls paced over a quarter of
   the latency, up to the cap.
 - **A 429 is the service's rate.** The first 429 ends the slow start: from then on calls are
-  paced by rate (a token bucket whose rate adapts). The rate becomes `BETA` (95%) of what the
-  service let through over the last second (the calls not refused, counted by when they were
-  sent), never less than half the rate it replaces. Cut again only after a second and
-  `ACCELERATE` answers (or, while a quarter of the calls are refused, as soon as the verdicts
-  of the calls before the cut are in), so 429s that come whatever the pace (random
-  throttling) cannot drive it down; meanwhile, when 429s come
-  back at once (a gateway's, long before answers), each tells at once what the service let
-  through, and the rate follows it down. 429s before any answer shrink the window by one
-  each; the first answer's latency turns the window into a rate. A Retry-After longer than
-  `HOLD_ABOVE` holds every new call until then.
+  paced by rate (a token bucket whose rate adapts), `BETA` (95%) of what the service let
+  through: the calls it did not refuse since the last cut (or over the last second), and the
+  pace less the share it refused of the last `RECENT_CALLS`, the lower of the two; never less
+  than half the rate before. It cuts again after a second and `ACCELERATE` answers, or as soon
+  as the last cut's calls are told while a quarter of the calls are refused, so that 429s that
+  come whatever the pace (random throttling) cannot drive it down; 429s that come back at once
+  (a gateway's, long before answers) lower it meanwhile. 429s before any answer take one call
+  off the window each; the first answer's latency turns the window into a rate. A Retry-After
+  longer than `HOLD_ABOVE` holds every new call until then.
 - **Probing.** Each answer without a 429 raises the rate by `PROBE`, the step doubling every
   `ACCELERATE` answers since the last cut; far below the last estimate it recovers faster
   (`RECOVER_SECONDS`). The service's own bucket absorbs the small saw-tooth around its limit,
-  so about one call in a few hundred meets a 429 and the pace stays at the limit.
+  so about one call in a hundred meets a 429 and the pace stays at the limit.
 - **Latency.** When answers slow down (the short average above `TOLERANCE` x the long one) the
   window stops growing and, unless paced by a rate, shrinks by a tenth once per latency; a
   timeout halves it (and the rate).
-
 - **Shared.** Every call of a client goes through its one pace; a client on a cache on disk
   keeps the rate it learnt beside it (`remember_in`), and the next client on that cache (any
   process, within `REMEMBERED_SECONDS`) starts paced at it: no slow start, no overshoot.
