@@ -132,7 +132,13 @@ def report_run(report: Report, run: Run, quick: bool) -> None:
 
 def main() -> None:
     parser = make_parser(__doc__, f"{QUICK_KEYS} keys instead of {KEYS} (about a minute)")
+    parser.add_argument(
+        "--rates",
+        default=",".join("none" if rate is None else f"{rate:g}" for rate in RATES),
+        help="the runs, comma-separated calls/s or none (default: all)",
+    )
     args = parser.parse_args()
+    rates = [None if rate == "none" else float(rate) for rate in args.rates.split(",")]
     exit_on_sigterm()
     os.environ["PROFNET_QUIET"] = "1"
     keys = QUICK_KEYS if args.quick else KEYS
@@ -152,7 +158,7 @@ def main() -> None:
             base = server.base_url
             print(f"server: {base} (pid {server.process.pid})")
             set_faults(base, latency_ms=LATENCY_MS, latency_jitter_ms=JITTER_MS)
-            for rate in RATES:
+            for rate in rates:
                 with fresh_dir("pace") as cache:
                     run = run_once(base, rate, keys, cache)
                 report_run(report, run, args.quick)

@@ -139,12 +139,13 @@ def fetch_all(
     try:
         # The workers take the lookups themselves; this thread shows progress (and is where
         # Ctrl-C arrives), waking a few times a second rather than once per lookup, and
-        # doubles the workers (up to `most`) while none waits for its turn: the pace would
-        # let more calls go than the workers make (some answered, some waiting to retry).
+        # adds workers (up to `most`: as many as the pace's window, or twice as many) while
+        # none waits for its turn: the pace would let more calls go than the workers make.
         while not run.finished.wait(_PROGRESS_SECONDS):
             shown = _show_progress(bar, run.done, shown, run.total, note())
-            if pace.view().waiting == 0:
-                run.grow(min(most, 2 * run.workers))
+            view = pace.view()
+            if view.waiting == 0:
+                run.grow(min(most, max(2 * run.workers, view.window)))
     except KeyboardInterrupt:
         interrupted = True
     finally:

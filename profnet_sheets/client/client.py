@@ -111,6 +111,9 @@ class _Shared:
         except (OSError, sqlite3.Error) as error:  # no such folder, no right; not a database
             raise unusable_cache(error, settings) from None
         self.transport = Transport(settings, base_url)
+        if not in_memory:  # processes sharing the cache share the pace learnt (client/pace.py)
+            pace_file = f"{service}-{key.fingerprint}-pace.json"
+            self.transport.pace.remember_in(settings.cache_dir / pace_file)
         self.memo = MemoCache()
         self.budget = Budget(settings.budget)
         self.stopped: str | None = None  # why this client stopped buying, once it has

@@ -3,27 +3,31 @@ and how fast they may start (adaptive concurrency and rate), never above the use
 
 The service's rate limit is "not shown" and differs by plan, so it is found, not configured:
 
-- **Slow start.** A client starts with `INITIAL_WINDOW` calls in flight and no rate; each answer
-  that comes back without a 429, its latency flat, widens the window by `SLOW_START_GAIN` (x16
-  per round trip), the calls paced over a quarter of the latency, up to the cap.
+- **Slow start.** A client starts with `INITIAL_WINDOW` calls in flight and no rate. Before
+  the first answer, every `EARLY_SECONDS` without a 429 (a gateway refuses at once) doubles
+  the window, up to `EARLY_MOST`; then each answer that comes back without a 429, its latency
+  flat, widens it by `SLOW_START_GAIN` (x16 per round trip), the calls paced over a quarter of
+  the latency, up to the cap.
 - **A 429 is the service's rate.** The first 429 ends the slow start: from then on calls are
-  paced by rate (a token bucket whose rate adapts). The rate becomes `BETA` (95%) of what the
-  service let through over the last second (the calls not refused, counted by when they were
-  sent), never less than half the rate it replaces. Cut again only after a second and
-  `ACCELERATE` answers (or, while a quarter of the calls are refused, as soon as the verdicts
-  of the calls before the cut are in), so 429s that come whatever the pace (random
-  throttling) cannot drive it down; meanwhile, when 429s come
-  back at once (a gateway's, long before answers), each tells at once what the service let
-  through, and the rate follows it down. 429s before any answer shrink the window by one
-  each; the first answer's latency turns the window into a rate. A Retry-After longer than
-  `HOLD_ABOVE` holds every new call until then.
+  paced by rate (a token bucket whose rate adapts), `BETA` (95%) of what the service let
+  through: the calls it did not refuse since the last cut (or over the last second), and the
+  pace less the share it refused of the last `RECENT_CALLS`, the lower of the two; never less
+  than half the rate before. It cuts again after a second and `ACCELERATE` answers, or as soon
+  as the last cut's calls are told while a quarter of the calls are refused, so that 429s that
+  come whatever the pace (random throttling) cannot drive it down; 429s that come back at once
+  (a gateway's, long before answers) lower it meanwhile. 429s before any answer take one call
+  off the window each; the first answer's latency turns the window into a rate. A Retry-After
+  longer than `HOLD_ABOVE` holds every new call until then.
 - **Probing.** Each answer without a 429 raises the rate by `PROBE`, the step doubling every
   `ACCELERATE` answers since the last cut; far below the last estimate it recovers faster
   (`RECOVER_SECONDS`). The service's own bucket absorbs the small saw-tooth around its limit,
-  so about one call in a few hundred meets a 429 and the pace stays at the limit.
+  so about one call in a hundred meets a 429 and the pace stays at the limit.
 - **Latency.** When answers slow down (the short average above `TOLERANCE` x the long one) the
   window stops growing and, unless paced by a rate, shrinks by a tenth once per latency; a
   timeout halves it (and the rate).
+- **Shared.** Every call of a client goes through its one pace; a client on a cache on disk
+  keeps the rate it learnt beside it (`remember_in`), and the next client on that cache (any
+  process, within `REMEMBERED_SECONDS`) starts paced at it: no slow start, no overshoot.
 
 `PaceCore` decides, with the time passed in (tests drive it with a fake clock); `Pace` makes it
 thread-safe: `acquire()` blocks until a call may start, `release()` says how it went.
@@ -31,18 +35,24 @@ thread-safe: `acquire()` blocks until a call may start, `release()` says how it 
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
+import os
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 Outcome = Literal["answered", "throttled", "timeout", "failed"]
 
 INITIAL_WINDOW = 8  # calls in flight before anything is known (the earlier fixed default)
+EARLY_SECONDS = 0.25  # before the first answer, the window doubles this often without a 429...
+EARLY_MOST = 32  # ...up to this many in flight
 SLOW_START_GAIN = 15.0  # window growth per answer while learning: x16 per round trip
 SLOW_START_PACE = 4.0  # while learning, a window's calls start over a quarter of the latency
 BETA = 0.95  # after a 429: this share of the rate the service let through
@@ -51,14 +61,17 @@ PROBE = 0.0005  # rate growth per answer near the limit...
 ACCELERATE = 200.0  # ...doubling every this many answers without a 429
 RECOVER_SECONDS = 2.0  # far below the last estimate: +1 call/s per answer every this long
 SPAN = 1.0  # seconds over which the service's admitted rate is measured (a per-second limit)
-MARGIN = 1.5  # a call is decided once older than this many times the slowest 429 seen
+MARGIN = 2.0  # a call is decided once older than twice the time a 429 takes on average
 MIN_RATE = 0.1  # calls per second: never slower
 OVERLOADED = 0.25  # a share of 429s this high cuts again as soon as the last cut shows
 RECENT_CALLS = 20  # ...counted over a second, or over this many calls when a second has fewer
+RECENT_CUT_CALLS = 5  # calls sent since a cut that tell what the service lets through since
 TOLERANCE = 1.5  # latency counts as inflated above this many times its long average
 HOLD_ABOVE = 1.0  # seconds: a longer Retry-After holds every new call until it has passed
 SHOWN_SECONDS = 5.0  # the pace shown is measured over this long; a 429 is mentioned this long
 KEPT_SECONDS = 10.0  # how long sent calls are remembered for the estimates
+REMEMBERED_SECONDS = 600.0  # a rate learnt this lately starts the next client (any process)
+WRITTEN_EVERY = 5.0  # seconds between two writes of the rate learnt
 
 
 @dataclass
@@ -117,18 +130,35 @@ class PaceCore:
         self.latency = 0.0  # short average of answered calls' latency (seconds)
         self.baseline = 0.0  # long average
         self.samples = 0
-        self.reject_delay = 0.0  # how long the service takes to answer a 429 (slowest lately)
+        self.reject_delay = 0.0  # how long the service takes to answer a 429 (an average)
         self.throttled_at = -math.inf
         self.throttles = 0
         self.calls = 0
         self.waiting = 0  # callers waiting for their turn (the thread-safe Pace counts them)
+
+    def start_from(self, rate: float) -> None:
+        """Start at a rate the service took lately (learnt by an earlier client): paced by it
+        at once, no slow start and no overshoot; probing goes on from there."""
+        self.learning = False
+        self.known = max(MIN_RATE, rate)
+        self.floor = max(MIN_RATE, FLOOR * self.known)
+        self.rate = BETA * self.known
+        if self.rate_cap is not None:
+            self.rate = min(self.rate, self.rate_cap)
+        self.window = float(self.cap)
 
     # -- starting a call ------------------------------------------------------------------------
 
     def start(self, now: float) -> Ticket | float | None:
         if now < self.hold_until:
             return self.hold_until - now
+        early = self.learning and not self.samples and not self.throttles and self.calls > 0
+        if early:  # no answer yet, and no 429 either (a gateway's would be back by now): widen
+            doublings = math.floor((now - self.first_started) / EARLY_SECONDS)
+            self.window = max(self.window, min(self.cap, EARLY_MOST, INITIAL_WINDOW * 2**doublings))
         if self.in_flight >= min(self.cap, int(self.window)):
+            if early and self.window < min(self.cap, EARLY_MOST):  # ask again at the next doubling
+                return self.first_started + (doublings + 1) * EARLY_SECONDS - now
             return None
         rate = self._pacing()
         if rate is not None:
@@ -158,7 +188,7 @@ class PaceCore:
         self, ticket: Ticket, now: float, outcome: Outcome, retry_after: float | None = None
     ) -> None:
         self.in_flight = max(0, self.in_flight - 1)
-        took = max(0.0, now - ticket.started)
+        took = max(1e-4, now - ticket.started)  # a clock that did not move: not zero
         if outcome == "answered":
             self._answered(took, now)
         elif outcome == "throttled":
@@ -219,7 +249,8 @@ class PaceCore:
         ticket.throttled = True
         self.throttles += 1
         self.throttled_at = now
-        self.reject_delay = max(self.reject_delay * 0.9, took)
+        first = self.throttles == 1
+        self.reject_delay = took if first else self.reject_delay + 0.2 * (took - self.reject_delay)
         if retry_after is not None and retry_after > HOLD_ABOVE:
             self.hold_until = max(self.hold_until, now + retry_after)
         self.learning = False
@@ -230,7 +261,13 @@ class PaceCore:
             self.cut_at = now
             return
         self.window = float(self.cap)
-        admitted = self._admitted(now, ticket)
+        # What the service lets through: counted since the last cut (or over a second), and
+        # the pace less the share it refused of the last calls; both err high, so the lower.
+        current = self._current(now)
+        admitted = min(
+            self._admitted(now, ticket, since_cut=True) or math.inf,
+            current * (1 - self._last_share(now, ticket)),
+        )
         since = now - self.cut_at
         settled = self.rate is None or (
             since >= self.reject_delay * MARGIN  # the verdicts of the calls before it are in
@@ -240,14 +277,13 @@ class PaceCore:
             )
         )
         if ticket.started >= self.cut_at and settled:  # a new overload: cut to what it admits
-            current = self._current(now)
             self.floor = max(MIN_RATE, FLOOR * current)
-            self.known = max(self.floor, min(current, admitted or 0.0))
+            self.known = max(self.floor, min(current, admitted))
             self.rate = max(MIN_RATE, BETA * self.known)
             self.cut_at = now
             self.next_at = now + 1.0 / self.rate
             self.since_cut = 0
-        elif self.rate is not None and admitted is not None and self._quick_refusals():
+        elif self.rate is not None and self._quick_refusals():
             # The same overload, told better by refusals that come at once (a gateway's).
             self.known = max(self.floor, min(self.known, admitted))
             self.rate = max(BETA * self.floor, BETA * min(self.rate, admitted))
@@ -269,10 +305,16 @@ class PaceCore:
             return started
         return max(started, min(self.window, self.in_flight + 1) / self.latency)
 
-    def _admitted(self, now: float, ticket: Ticket) -> float | None:
+    def _admitted(self, now: float, ticket: Ticket, since_cut: bool = False) -> float | None:
         """Calls per second the service let through over the last SPAN whose verdicts are in
-        (calls sent no later than this one, or longer ago than a 429 takes), or None."""
+        (calls sent no later than this one, or longer ago than a 429 takes), or None.
+        `since_cut`: over the calls sent since a cut less than SPAN ago instead, when there are
+        RECENT_CUT_CALLS (its bucket was empty then: what it let through since is its rate)."""
         decided = max(ticket.started, now - self.reject_delay * MARGIN)
+        if since_cut and 0 < decided - self.cut_at < SPAN:
+            after = [sent for sent in self.sent if self.cut_at <= sent.started <= decided]
+            if len(after) >= RECENT_CUT_CALLS:
+                return sum(not sent.throttled for sent in after) / (decided - self.cut_at)
         window = [sent for sent in self.sent if decided - SPAN < sent.started <= decided]
         if not window:
             return None
@@ -292,6 +334,12 @@ class PaceCore:
                 break
             window.append(sent)
         return sum(sent.throttled for sent in window) / max(RECENT_CALLS, len(window))
+
+    def _last_share(self, now: float, ticket: Ticket) -> float:
+        """The share of 429s among the last RECENT_CALLS calls whose verdicts are in."""
+        decided = max(ticket.started, now - self.reject_delay * MARGIN)
+        last = [sent for sent in reversed(self.sent) if sent.started <= decided][:RECENT_CALLS]
+        return sum(sent.throttled for sent in last) / max(1, len(last))
 
     def view(self, now: float) -> PaceView:
         while self.answered and self.answered[0] <= now - SHOWN_SECONDS:
@@ -330,6 +378,21 @@ class Pace:
         self.core = PaceCore(cap, rate_cap)
         self._clock = clock
         self._ready = threading.Condition(threading.Lock())
+        self._memory: Path | None = None  # where the rate learnt is kept for the next clients
+        self._written = (0.0, -math.inf)  # the rate last written, and when (this clock)
+
+    def remember_in(self, path: Path) -> None:
+        """Keep the rate learnt in `path` (beside the cache, so every process on it shares it),
+        and start from the one learnt there in the last REMEMBERED_SECONDS, if any."""
+        self._memory = path
+        try:
+            kept = json.loads(path.read_text(encoding="utf-8"))
+            rate, when = float(kept["rate"]), float(kept["at"])
+        except (OSError, ValueError, TypeError, KeyError):
+            return  # none yet, or unreadable: learn it again
+        if math.isfinite(rate) and rate > 0 and 0 <= time.time() - when < REMEMBERED_SECONDS:
+            with self._ready:
+                self.core.start_from(rate)
 
     @property
     def cap(self) -> int:
@@ -357,8 +420,26 @@ class Pace:
         """How a started call went: answered (any answer but a 429 or a 5xx), throttled (a
         429 about speed), timeout, or failed (5xx, connection lost: no lesson)."""
         with self._ready:
-            self.core.finish(ticket, self._clock(), outcome, retry_after)
+            now = self._clock()
+            self.core.finish(ticket, now, outcome, retry_after)
             self._ready.notify()
+            known = self.core.known  # the service's rate as last estimated (from its 429s)
+            rate = known if math.isfinite(known) and not self.core.learning else None
+            due = self._memory is not None and now - self._written[1] >= WRITTEN_EVERY
+            if not (due and rate is not None and rate != self._written[0]):
+                return
+            self._written = (rate, now)
+        self._keep(rate)
+
+    def _keep(self, rate: float) -> None:
+        """Write the rate learnt for the next clients (atomically; a failure only means the
+        next one learns it again)."""
+        if self._memory is None:
+            return
+        temporary = self._memory.with_name(f"{self._memory.name}.{os.getpid()}.tmp")
+        with contextlib.suppress(OSError):
+            temporary.write_text(json.dumps({"rate": rate, "at": time.time()}), "utf-8")
+            os.replace(temporary, self._memory)
 
     def view(self) -> PaceView:
         with self._ready:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import json
 import math
 import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -38,11 +40,27 @@ def started_when_let(core: PaceCore, now: float) -> Ticket:
 def test_it_starts_with_a_few_calls_in_flight_and_no_rate() -> None:
     core = PaceCore(cap=128)
     tickets = [started(core, 0.0) for _ in range(pace.INITIAL_WINDOW)]
-    assert core.start(0.0) is None, "the window is full: wait for a call to end"
+    assert core.start(0.0) == pace.EARLY_SECONDS, "full until it may widen, with no 429 by then"
     assert core.rate is None
     core.finish(tickets[0], 1.0, "answered")
     assert core.window == pace.INITIAL_WINDOW + pace.SLOW_START_GAIN
     assert core.view(1.0).in_flight == pace.INITIAL_WINDOW - 1
+
+
+def test_before_the_first_answer_no_429_widens_the_window_a_little() -> None:
+    core = PaceCore(cap=128)
+    now, flying = 0.0, 0
+    while (got := core.start(now)) is not None:
+        if isinstance(got, float):
+            now += got
+        else:
+            flying += 1
+    assert flying == pace.EARLY_MOST, "then it waits for an answer"
+    assert now == pytest.approx(pace.EARLY_SECONDS * math.log2(pace.EARLY_MOST / 8))
+    other = PaceCore(cap=128)
+    refused = [started(other, 0.0) for _ in range(pace.INITIAL_WINDOW)]
+    other.finish(refused[0], 0.01, "throttled")
+    assert other.start(0.5) is None, "a 429 came back: no widening before an answer"
 
 
 def test_answers_without_429_widen_the_window_up_to_the_cap_only() -> None:
@@ -338,7 +356,7 @@ def simulate(rate: float | None, keys: int, cap: int = 128) -> tuple[float, Serv
 
 @pytest.mark.parametrize("rate", [5.0, 20.0, 80.0])
 def test_against_a_limit_it_is_not_told_it_keeps_the_pace_with_few_429s(rate: float) -> None:
-    keys = 1000
+    keys = 2000
     seconds, service = simulate(rate, keys)
     assert keys / rate / seconds >= 0.9
     assert service.refused <= 0.02 * service.calls
@@ -372,3 +390,30 @@ def test_one_maximum_in_flight_for_every_front_end_and_the_users_lowers_it() -> 
     assert Settings.load(environ={}, config_path="/nonexistent").concurrency == 128
     settings = Settings.load(environ={"PROFNET_CONCURRENCY": "12"}, config_path="/nonexistent")
     assert Pace(settings.concurrency).cap == 12
+
+
+# -- the rate learnt, kept beside the cache for the next clients --------------------------------
+
+
+def test_a_rate_learnt_lately_starts_the_next_pace(tmp_path: Path) -> None:
+    kept = tmp_path / "svc-key-pace.json"
+    first = Pace(cap=64, clock=lambda: 1.0)
+    first.remember_in(kept)
+    first.core.learning, first.core.rate, first.core.known = False, 20.0, 20.0
+    ticket = started(first.core, 1.0)
+    first.release(ticket, "answered")  # paced by a rate: it is kept for the next clients
+    learnt = json.loads(kept.read_text(encoding="utf-8"))["rate"]
+    assert learnt == first.core.known, "the service's rate as estimated from its 429s"
+    second = Pace(cap=64)
+    second.remember_in(kept)
+    assert second.view().rate == pytest.approx(pace.BETA * learnt)
+    assert not second.core.learning, "no slow start: the rate is known"
+
+
+@pytest.mark.parametrize("text", ['{"rate": 20, "at": 0}', "not json", '{"rate": "fast"}', ""])
+def test_a_stale_or_unreadable_rate_is_learnt_again(tmp_path: Path, text: str) -> None:
+    kept = tmp_path / "pace.json"
+    kept.write_text(text, encoding="utf-8")
+    fresh = Pace(cap=64)
+    fresh.remember_in(kept)
+    assert (fresh.view().rate, fresh.core.learning) == (None, True)

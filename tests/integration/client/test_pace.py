@@ -105,3 +105,19 @@ def test_calls_waiting_for_their_turn_are_not_sent_when_the_run_stops(
     assert 2 <= fetched < 10
     assert usage(fresh)["credits"] == fetched, "nothing paid beyond what was kept"
     assert client.pace.view().in_flight == 0
+
+
+def test_the_next_client_on_the_cache_starts_at_the_pace_learnt(
+    make_client: MakeClient, fresh: RunningSandbox, plan: Plan
+) -> None:
+    plan(rate_limit=20, latency_ms=100, latency_jitter_ms=50)
+    first = make_client()
+    enrich(sites(100, "learn"), "site", "company", client=first, progress=False)
+    learnt = first.pace.view().rate
+    assert learnt is not None
+    before = usage(fresh)
+    second = make_client()  # the same cache directory: another process would do the same
+    assert second.pace.view().rate is not None, "paced from its first call: no slow start"
+    out = enrich(sites(60, "next"), "site", "company", client=second, progress=False)
+    assert out["company_error"].null_count() == 60
+    assert usage(fresh)["errors"] - before["errors"] <= 3, "no burst of 429s at its start"

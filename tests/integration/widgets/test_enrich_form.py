@@ -81,6 +81,8 @@ def test_a_pandas_frame_and_cancel_keeps_what_is_done(
 ) -> None:
     domains = [f"company-{number}.com" for number in range(60)]
     requests.put(f"{fresh.base_url}/_sandbox/faults", json={"latency_ms": 150}, timeout=5)
+    # At most 8 in flight (the user's cap), so that Cancel comes while lookups remain: the
+    # pace would send all 60 within the first answers' round trip.
     form = EnrichForm(pd.DataFrame({"domain": domains}), client=make_client(concurrency=8))
     assert form.column.value == "domain"
     form.run()
