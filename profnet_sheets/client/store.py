@@ -13,6 +13,7 @@ import contextlib
 import logging
 import sqlite3
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping
@@ -75,6 +76,12 @@ class AnswerStore:
         self.where = _place(settings, service)
         self.redis: Any = None
         self.failures = _failures()
+        # requests-cache's SQLite backend shares one connection between threads, and a save
+        # made while another thread's write is open joins it uncommitted: another process
+        # waiting on the claim would miss the answer and pay again. One thread at a time.
+        self.one_at_a_time: contextlib.AbstractContextManager[Any] = (
+            threading.RLock() if isinstance(self.where, Path) else contextlib.nullcontext()
+        )
         self.session = requests_cache.CachedSession(
             backend=self._backend(service),
             allowable_codes=KEPT_STATUSES,
@@ -142,7 +149,8 @@ class AnswerStore:
     def get(self, key: CallKey, *, stale_ok: bool = False) -> Stored | None:
         """The answer stored under `key` while fresh (with `stale_ok`, also after), or None."""
         try:
-            cached = self.cache.get_response(key.digest)
+            with self.one_at_a_time:
+                cached = self.cache.get_response(key.digest)
         except self.failures as error:
             raise self._failure("read from", error) from None
         except Exception as error:  # an entry this version cannot read: a miss
@@ -160,7 +168,8 @@ class AnswerStore:
         and the profile's extra headers)."""
         expires = datetime.now(UTC) + timedelta(seconds=seconds)
         try:
-            self.cache.save_response(response, cache_key=key.digest, expires=expires)
+            with self.one_at_a_time:
+                self.cache.save_response(response, cache_key=key.digest, expires=expires)
         except self.failures as error:
             raise self._failure("write to", error) from None
 
@@ -183,16 +192,19 @@ class AnswerStore:
         return StoreError(f"could not {what} the cache at {self.described()} ({reason})")
 
     def forget(self, key: CallKey) -> None:
-        self.cache.delete(key.digest)
+        with self.one_at_a_time:
+            self.cache.delete(key.digest)
 
     def clear(self) -> None:
-        self.cache.clear()
+        with self.one_at_a_time:
+            self.cache.clear()
 
     def purge(self) -> int:
         """Remove every expired answer; how many were removed."""
-        before = len(self.cache.responses)
-        self.cache.delete(expired=True)
-        return max(0, before - len(self.cache.responses))
+        with self.one_at_a_time:
+            before = len(self.cache.responses)
+            self.cache.delete(expired=True)
+            return max(0, before - len(self.cache.responses))
 
     def _purge_when_due(self, path: Path) -> None:
         """Purge expired answers when the last purge of this file is a day old or more."""

@@ -8,6 +8,7 @@ import logging
 import os
 import sqlite3
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -282,3 +283,34 @@ def test_processes_opening_a_new_cache_at_once_all_succeed(tmp_path: Path) -> No
             child.join(60)
         failed += sum(child.exitcode != 0 for child in children)
     assert failed == 0
+
+
+
+def test_an_answer_is_on_disk_for_other_processes_when_its_save_returns(
+    make_client: MakeClient,
+) -> None:
+    """Threads saving at once through one SQLite connection: each save is committed when it
+    returns, so that a process waiting on the claim finds the answer and pays nothing."""
+    writer, other_process = make_client(), make_client()
+    store, elsewhere = _store(writer), _store(other_process)
+    response = requests.get(
+        writer.base_url + endpoint("get-company-details").path,
+        params={"domain": "saved.io"},
+        headers={API_KEY_HEADER: KEY},
+        timeout=10,
+    )
+    unseen: list[str] = []
+
+    def save_and_look(thread: int) -> None:
+        for number in range(150):
+            key = writer.key("get-company-details", {"domain": f"t{thread}-{number}.io"})
+            store.save(key, response, 3600)
+            if elsewhere.get(key) is None:
+                unseen.append(key.digest)
+
+    threads = [threading.Thread(target=save_and_look, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not unseen, f"{len(unseen)} of 900 saved answers were not yet on disk"
