@@ -285,7 +285,6 @@ def test_processes_opening_a_new_cache_at_once_all_succeed(tmp_path: Path) -> No
     assert failed == 0
 
 
-
 def test_an_answer_is_on_disk_for_other_processes_when_its_save_returns(
     make_client: MakeClient,
 ) -> None:
