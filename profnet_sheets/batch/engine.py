@@ -143,6 +143,7 @@ def fetch_all(
         # none waits for its turn: the pace would let more calls go than the workers make.
         while not run.finished.wait(_PROGRESS_SECONDS):
             shown = _show_progress(bar, run.done, shown, run.total, note())
+            pace.expect(max(0, expected - run.taken))
             view = pace.view()
             if view.waiting == 0:
                 run.grow(min(most, max(2 * run.workers, view.window)))
@@ -150,6 +151,7 @@ def fetch_all(
         interrupted = True
     finally:
         run.halt()
+        pace.expect(None)
         if bar is not None:
             try:
                 _show_progress(bar, run.done, shown, run.total)
@@ -235,6 +237,11 @@ class _Run:
     @property
     def workers(self) -> int:
         return len(self._workers)
+
+    @property
+    def taken(self) -> int:
+        """Lookups taken by the workers so far."""
+        return self._taken
 
     def halt(self) -> None:
         """Stop taking lookups; calls waiting for their turn give up; wait for the workers."""

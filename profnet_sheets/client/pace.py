@@ -21,7 +21,9 @@ The service's rate limit is "not shown" and differs by plan, so it is found, not
 - **Probing.** Each answer without a 429 raises the rate by `PROBE`, the step doubling every
   `ACCELERATE` answers since the last cut; far below the last estimate it recovers faster
   (`RECOVER_SECONDS`). The service's own bucket absorbs the small saw-tooth around its limit,
-  so about one call in a hundred meets a 429 and the pace stays at the limit.
+  so about one call in a hundred meets a 429 and the pace stays at the limit. A run that says
+  how many calls it has left (`expect`) is not probed for in its last `LAST_STRETCH_SECONDS`:
+  a 429 there would put a Retry-After before its last answer.
 - **Latency.** When answers slow down (the short average above `TOLERANCE` x the long one) the
   window stops growing and, unless paced by a rate, shrinks by a tenth once per latency; a
   timeout halves it (and the rate).
@@ -72,6 +74,7 @@ SHOWN_SECONDS = 5.0  # the pace shown is measured over this long; a 429 is menti
 KEPT_SECONDS = 10.0  # how long sent calls are remembered for the estimates
 REMEMBERED_SECONDS = 600.0  # a rate learnt this lately starts the next client (any process)
 WRITTEN_EVERY = 5.0  # seconds between two writes of the rate learnt
+LAST_STRETCH_SECONDS = 3.0  # no probing when the calls left take less than this at the pace
 
 
 @dataclass
@@ -135,6 +138,7 @@ class PaceCore:
         self.throttles = 0
         self.calls = 0
         self.waiting = 0  # callers waiting for their turn (the thread-safe Pace counts them)
+        self.left: int | None = None  # calls a run still has to start (None: not known)
 
     def start_from(self, rate: float) -> None:
         """Start at a rate the service took lately (learnt by an earlier client): paced by it
@@ -228,13 +232,22 @@ class PaceCore:
         elif self.rate is not None:
             if self.rate < BETA * self.known:
                 self.rate += 1.0 / RECOVER_SECONDS
-            else:
+            elif not self._last_stretch():
                 self.rate *= 1 + PROBE * 2 ** min(10.0, self.since_cut / ACCELERATE)
             if self.rate_cap is not None:
                 self.rate = min(self.rate, self.rate_cap)
         else:
             self.window = min(self.cap, self.window + 1 / self.window)
         self.since_cut += 1
+
+    def _last_stretch(self) -> bool:
+        """The run's last calls start within LAST_STRETCH_SECONDS at this rate: probing could
+        only earn a 429, whose retry (a Retry-After later) would be the run's last answer."""
+        return (
+            self.left is not None
+            and self.rate is not None
+            and self.left < self.rate * LAST_STRETCH_SECONDS
+        )
 
     def _slower(self, now: float) -> None:
         """Answers come back slower: stop growing; unless a rate paces, shrink a little."""
@@ -455,6 +468,12 @@ class Pace:
             return view.describe() if view.calls > before else None
 
         return note
+
+    def expect(self, calls: int | None) -> None:
+        """Say how many calls a run still has to start (None: not known, or the run ended):
+        near its end, the pace stops probing above the service's rate."""
+        with self._ready:
+            self.core.left = calls
 
     def wake(self) -> None:
         """Let every waiting thread look again (a run stopped: its waiters give up)."""

@@ -152,6 +152,21 @@ def test_answers_probe_the_rate_upwards_faster_the_longer_no_429_comes() -> None
     assert first < 1.2, "near the limit it probes gently"
 
 
+def test_a_runs_last_calls_are_not_probed_for() -> None:
+    """A 429 among a run's last calls would make a Retry-After its last answer's delay."""
+    core = PaceCore(cap=128)
+    core.learning, core.rate, core.known = False, 10.0, 10.0
+    core.left = 29  # under 3 s of calls at 10/s
+    for n in range(50):
+        ticket = started_when_let(core, n * 0.2)
+        core.finish(ticket, ticket.started + 1.0, "answered")
+    assert core.rate == 10.0
+    core.left = None  # the run ended: the next calls probe again
+    ticket = started_when_let(core, 20.0)
+    core.finish(ticket, 21.0, "answered")
+    assert core.rate > 10.0
+
+
 def test_far_below_its_last_estimate_the_rate_recovers_fast() -> None:
     core = PaceCore(cap=128)
     core.learning, core.rate, core.known = False, 5.0, 40.0

@@ -69,6 +69,27 @@ def test_a_per_second_limit_it_is_not_told_is_found_and_kept(
     assert view.throttles == counted["errors"]
 
 
+def test_a_run_tells_the_pace_how_many_calls_it_has_left_then_that_it_ended(
+    make_client: MakeClient, fresh: RunningSandbox, plan: Plan
+) -> None:
+    plan(latency_ms=150)
+    client = make_client(concurrency=4)
+    told: list[int | None] = []
+    expect = client.pace.expect
+
+    def spy(calls: int | None) -> None:
+        told.append(calls)
+        expect(calls)
+
+    client.pace.expect = spy  # type: ignore[method-assign]
+    enrich(sites(20, "left"), "site", "company", client=client, progress=False)
+    assert told[-1] is None, "the run's end is said: other calls probe again"
+    counts = [calls for calls in told[:-1] if calls is not None]
+    assert counts, "what is left is said while the run goes"
+    assert counts == sorted(counts, reverse=True)
+    assert counts[0] <= 20
+
+
 def test_a_per_minute_limit_without_retry_after_is_ridden_out(
     make_client: MakeClient, fresh: RunningSandbox, plan: Plan
 ) -> None:
