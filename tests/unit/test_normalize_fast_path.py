@@ -1,0 +1,110 @@
+"""The fast path of an already-clean domain (`acme.com`) gives what the whole parser gives."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from profnet_sheets.client import normalize as n
+from profnet_sheets.spec.profile import DEFAULT_NETWORK_HOSTS
+from tests.unit.test_normalize import DOMAINISH, INPUTS, URLISH
+
+HOSTS = (DEFAULT_NETWORK_HOSTS, ("linkedin.com", "linkedin.cn"), ("acme.com",))
+# Tricky texts near the fast path's edge: www, the network's hosts and their subdomains,
+# personal e-mail domains, IP-like and punycode names, label and name lengths, case, dots.
+TRICKY = (
+    "acme.com",
+    "a.io",
+    "d1.io",
+    "www.com",
+    "www.acme.com",
+    "www2.acme.com",
+    "wwwacme.com",
+    "acme.www.com",
+    "profnet.com",
+    "www.profnet.com",
+    "de.profnet.com",
+    "a.b.profnet.com",
+    "notprofnet.com",
+    "profnet.com.evil.io",
+    "linkedin.cn",
+    "gmail.com",
+    "yahoo.co.uk",
+    "mail.gmail.com",
+    "1.2.3.4",
+    "1.2.3.com",
+    "127.0.0.1.nip.io",
+    "xn--mnchen-3ya.de",
+    "xn--zz.com",
+    "acme.xn--p1ai",
+    "a" * 63 + ".com",
+    "a" * 64 + ".com",
+    ".".join(["a" * 61] * 4) + ".io",
+    ".".join(["a" * 62] * 4) + ".io",
+    "acme.com.",
+    "acme..com",
+    "-acme.com",
+    "acme-.com",
+    "ac--me.com",
+    "acme.c",
+    "acme.co1",
+    "ACME.com",
+    "Acme.Com",
+    "n.a",
+    "na.na",
+    "nan.io",
+    "none.com",
+    "acme.com/",
+    "acme.com:443",
+    "jane@acme.com",
+    " acme.com",
+    "acme.com\u200b",
+    "1035",
+    "1e5.com",
+)
+PLAIN = st.builds(
+    "{}.{}".format,
+    st.lists(st.text(alphabet="abwz09-", min_size=1, max_size=8), min_size=1, max_size=3).map(
+        ".".join
+    ),
+    st.sampled_from(["com", "io", "co.uk", "profnet.com", "gmail.com", "linkedin.cn", "c", "1"]),
+)
+
+
+def _outcome(call: Callable[[], object]) -> object:
+    """What a call gives: its result, or the error's type, message, parameter and value."""
+    try:
+        return call()
+    except n.NormalizationError as error:
+        return type(error), str(error), error.parameter, error.value
+
+
+def _same(value: object, hosts: n.Hosts) -> None:
+    fast = _outcome(lambda: n.domain.__wrapped__(value, hosts))  # type: ignore[attr-defined]
+    assert fast == _outcome(lambda: n._parsed_domain(value, hosts)), value
+    if isinstance(value, str):  # numbers and booleans are chosen before either path
+        chosen = _outcome(lambda: n.company_parameter(value, hosts))
+        assert chosen == _outcome(lambda: n._parameter_of(value, hosts)), value
+
+
+@pytest.mark.parametrize("hosts", HOSTS)
+@pytest.mark.parametrize("value", TRICKY)
+def test_the_fast_path_gives_what_the_parser_gives(value: str, hosts: n.Hosts) -> None:
+    _same(value, hosts)
+
+
+def test_the_fast_path_is_taken_for_clean_domains_only() -> None:
+    assert n._plain_host("acme.com")
+    assert n._plain_host("d1.io")
+    for value in ("www.acme.com", "ACME.com", "acme.com.", " acme.com", "1.2.3.4", "acme"):
+        assert not n._plain_host(value), value
+    assert not n._plain_host(b"acme.com")
+
+
+@settings(max_examples=600, deadline=None)
+@given(value=st.one_of(PLAIN, DOMAINISH, URLISH, INPUTS), hosts=st.sampled_from(HOSTS))
+def test_the_fast_path_agrees_on_any_input(value: object, hosts: n.Hosts) -> None:
+    _same(value, hosts)
