@@ -482,10 +482,18 @@ def enrich(
                 counts,
                 profile=client.profile,
             )
-        # A run asks the cache per call anyway, in the workers: fetching starts with the first
-        # key normalised, while the others are (the plan is complete when fetching ends).
+        # The first calls are asked of the cache on this thread (a warm re-run reads its
+        # answers here, not in workers contending for the store); fetching starts once 64 are
+        # missing, while the others are normalised (the plan is complete when fetching ends).
         plan, lookups = plan_lookups(
-            spec, columns, distinct, rows, options or {}, counts, profile=client.profile
+            spec,
+            columns,
+            distinct,
+            rows,
+            options or {},
+            counts,
+            profile=client.profile,
+            is_cached=client.is_cached,
         )
     if dry_run:
         return plan

@@ -173,12 +173,43 @@ def plan_lookups(
     counts: list[int] | None = None,
     *,
     profile: ServiceProfile,
+    is_cached: Callable[[str, dict[str, Any]], bool] | None = None,
 ) -> tuple[Plan, Iterator[Lookup]]:
     """A plan filled as its lookups are taken: each new call is handed out as soon as it is
     known (fetching can start before every key is normalised); the plan is complete once the
-    iterator is exhausted. Keys are read, and calls priced, as `profile` says."""
+    iterator is exhausted. Keys are read, and calls priced, as `profile` says.
+
+    With `is_cached` (which also warms the client's memo), the first calls are asked of the
+    cache here, in the calling thread, until MISSES_AHEAD of them are not in it: a warm re-run
+    so reads its answers on one thread, not in workers contending for the store."""
     plan = Plan(kind, columns, rows, [], distinct=distinct, counts=counts)
-    return plan, _discover(plan, options, profile)
+    lookups = _discover(plan, options, profile)
+    if is_cached is None:
+        return plan, lookups
+    return plan, itertools.chain(_ahead(plan, lookups, is_cached), lookups)
+
+
+MISSES_AHEAD = 64  # calls found missing from the cache before fetching starts (milliseconds)
+PLANNED_AHEAD = 10_000  # at most this many calls planned before fetching starts (~1 s warm)
+
+
+def _ahead(
+    plan: Plan, lookups: Iterator[Lookup], is_cached: Callable[[str, dict[str, Any]], bool]
+) -> list[Lookup]:
+    """The first lookups, each asked of the cache (`plan.cached` filled), until MISSES_AHEAD
+    are not in it or PLANNED_AHEAD are planned."""
+    name = endpoint(plan.kind.endpoint).name
+    found: list[Lookup] = []
+    missing = 0
+    for lookup in lookups:
+        found.append(lookup)
+        if is_cached(name, lookup.params):
+            plan.cached.add(lookup.key)
+        else:
+            missing += 1
+        if missing >= MISSES_AHEAD or len(found) >= PLANNED_AHEAD:
+            break
+    return found
 
 
 def _discover(plan: Plan, options: Mapping[str, Any], profile: ServiceProfile) -> Iterator[Lookup]:

