@@ -27,6 +27,9 @@ The service's rate limit is "not shown" and differs by plan, so it is found, not
 - **Latency.** When answers slow down (the short average above `TOLERANCE` x the long one) the
   window stops growing and, unless paced by a rate, shrinks by a tenth once per latency; a
   timeout halves it (and the rate).
+- **Told.** A rate the user gives (`--rate 20/s`) is the service's limit as the user knows
+  it: calls are paced at it from the first one (no slow start), the window is the cap, and
+  429s still lower it.
 - **Shared.** Every call of a client goes through its one pace; a client on a cache on disk
   keeps the rate it learnt beside it (`remember_in`), and the next client on that cache (any
   process, within `REMEMBERED_SECONDS`) starts paced at it: no slow start, no overshoot.
@@ -139,6 +142,11 @@ class PaceCore:
         self.calls = 0
         self.waiting = 0  # callers waiting for their turn (the thread-safe Pace counts them)
         self.left: int | None = None  # calls a run still has to start (None: not known)
+        if rate_cap is not None:  # the user knows the service's limit: no slow start
+            self.learning = False
+            self.known = rate_cap
+            self.floor = max(MIN_RATE, FLOOR * rate_cap)
+            self.window = float(self.cap)
 
     def start_from(self, rate: float) -> None:
         """Start at a rate the service took lately (learnt by an earlier client): paced by it

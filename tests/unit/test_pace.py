@@ -192,6 +192,26 @@ def test_the_users_rate_is_never_exceeded() -> None:
     assert min(gaps) >= 1 / 3.0 - 1e-9
 
 
+def test_a_rate_the_user_gives_is_kept_from_the_first_call() -> None:
+    """No slow start: the user said what the service takes."""
+    core = PaceCore(cap=64, rate_cap=100.0)
+    now, starts = 0.0, 0
+    while now < 0.5:
+        got = core.start(now)
+        if isinstance(got, Ticket):
+            starts += 1
+        else:
+            now += got if isinstance(got, float) else 0.01
+    assert starts == 50, "100 calls/s from the start, 64 in flight at most"
+    now = 0.5
+    for _ in range(40):  # the service refuses every call: it takes less than the user said
+        ticket = started_when_let(core, now)
+        now = ticket.started
+        core.finish(ticket, now + 0.001, "throttled", retry_after=1.0)
+    assert core.rate is not None
+    assert core.rate < 100.0, "429s still lower it"
+
+
 def test_a_long_retry_after_holds_every_new_call() -> None:
     core = PaceCore(cap=128)
     ticket = started(core, 0.0)
