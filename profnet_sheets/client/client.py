@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from profnet_sheets.client import jobs
@@ -165,10 +164,8 @@ class Client:
     ) -> None:
         try:
             key = ApiKey(api_key) if isinstance(api_key, str) else api_key
-        except ConfigurationError:
+        finally:
             del api_key  # a traceback showing local variables must not show the key
-            raise
-        del api_key
         self.settings = settings or Settings.load(
             api_key=key,
             base_url=base_url,
@@ -272,12 +269,7 @@ class Client:
     def __enter__(self) -> Client:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     # -- calls ----------------------------------------------------------------------------------
