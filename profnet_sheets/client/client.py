@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from profnet_sheets.client import jobs
@@ -165,10 +164,8 @@ class Client:
     ) -> None:
         try:
             key = ApiKey(api_key) if isinstance(api_key, str) else api_key
-        except ConfigurationError:
+        finally:
             del api_key  # a traceback showing local variables must not show the key
-            raise
-        del api_key
         self.settings = settings or Settings.load(
             api_key=key,
             base_url=base_url,
@@ -272,12 +269,7 @@ class Client:
     def __enter__(self) -> Client:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     # -- calls ----------------------------------------------------------------------------------
@@ -392,9 +384,8 @@ class Client:
             raise self._stopped(ep, str(failure)) from None
         if held is None:
             return None
-        sent = Sent(held.status, held.text, _json_or_none(held.text), held.headers, True, 0)
-        sent.expires = held.expires
-        return sent
+        body = _json_or_none(held.text)
+        return Sent(held.status, held.text, body, held.headers, True, 0, expires=held.expires)
 
     def _send(self, ep: Endpoint, key: CallKey, payload: dict[str, Any], ceiling: int) -> Sent:
         """Send a call the caches cannot answer, within the budget; record what it cost (an
@@ -649,6 +640,14 @@ class Client:
 
     # -- the 20 endpoints -----------------------------------------------------------------------
 
+    def _dict(self, name: str, /, **params: Any) -> dict[str, Any]:
+        result: dict[str, Any] = self.call(name, params)  # what the signatures below say
+        return result
+
+    def _list(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        result: list[dict[str, Any]] = self.call(name, params)
+        return result
+
     def get_company_details(
         self,
         *,
@@ -658,9 +657,9 @@ class Client:
     ) -> dict[str, Any]:
         """Company details (1 credit) by numeric id, company page URL, or domain (any form:
         `https://www.acme.com/about` is `acme.com`). Give one of the three."""
-        params = {"company_id": company_id, "profnet_url": profnet_url, "domain": domain}
-        result: dict[str, Any] = self.call("get-company-details", params)
-        return result
+        return self._dict(
+            "get-company-details", company_id=company_id, profnet_url=profnet_url, domain=domain
+        )
 
     def search_posts(
         self,
@@ -672,10 +671,9 @@ class Client:
     ) -> dict[str, Any]:
         """Posts matching a keyword (5 credits): `{posts, paging}`. sort_by `date` or
         `relevance`; date_posted `past-24h`, `past-week` or `past-month`; start an offset."""
-        result: dict[str, Any] = self.call(
+        return self._dict(
             "search-posts", keyword=keyword, sort_by=sort_by, date_posted=date_posted, start=start
         )
-        return result
 
     def search_jobs(
         self,
@@ -693,7 +691,7 @@ class Client:
         """Job postings (10 credits): `{jobs, paging}`. At least one search field; geo_id from
         find_geocode_by_location; job_type full-time/part-time/contract/internship; remote
         on-site/remote/hybrid."""
-        result: dict[str, Any] = self.call(
+        return self._dict(
             "search-jobs",
             keyword=keyword,
             geo_id=geo_id,
@@ -705,23 +703,19 @@ class Client:
             industry_id=industry_id,
             start=start,
         )
-        return result
 
     def get_lead_results(self, *, request_id: str, page: int | None = None) -> dict[str, Any]:
         """One page of a completed lead search (1 credit per result): the paged envelope
         `{request_id, page, total_pages, total_results, results}`. See `search_leads`."""
-        result: dict[str, Any] = self.call("get-lead-results", request_id=request_id, page=page)
-        return result
+        return self._dict("get-lead-results", request_id=request_id, page=page)
 
     def get_job_details(self, *, job_id: str | int) -> dict[str, Any]:
         """A job posting by id (1 credit)."""
-        result: dict[str, Any] = self.call("get-job-details", job_id=job_id)
-        return result
+        return self._dict("get-job-details", job_id=job_id)
 
     def get_post_details(self, *, urn: str | int) -> dict[str, Any]:
         """A post (1 credit) by its numeric id; URN-style values from post lists are accepted."""
-        result: dict[str, Any] = self.call("get-post-details", urn=urn)
-        return result
+        return self._dict("get-post-details", urn=urn)
 
     def get_company_posts(
         self,
@@ -732,14 +726,13 @@ class Client:
         pagination_token: str | None = None,
     ) -> dict[str, Any]:
         """A company page's posts or reposts (1 credit): `{posts, paging}`."""
-        result: dict[str, Any] = self.call(
+        return self._dict(
             "get-company-posts",
             profnet_url=profnet_url,
             type=type,
             start=start,
             pagination_token=pagination_token,
         )
-        return result
 
     def google_full_profiles(
         self,
@@ -754,24 +747,20 @@ class Client:
         """Profiles found through a web search (1 credit per profile returned, at most
         `limit`, 1-5, default 3). Give at least one of name, company_name, job_title,
         location, keywords."""
-        result: list[dict[str, Any]] = self._paged_call(
+        return self._list(
             "google-full-profiles",
-            {
-                "name": name,
-                "company_name": company_name,
-                "job_title": job_title,
-                "location": location,
-                "keywords": keywords,
-                "limit": limit,
-            },
+            name=name,
+            company_name=company_name,
+            job_title=job_title,
+            location=location,
+            keywords=keywords,
+            limit=limit,
         )
-        return result
 
     def find_geocode_by_location(self, *, location: str) -> list[dict[str, Any]]:
         """Places matching a place name (1 credit): `[{geo_id, name, type}]`. The geo ids are
         the location filters of search_leads, search_companies and search_jobs."""
-        result: list[dict[str, Any]] = self.call("find-geocode-by-location", location=location)
-        return result
+        return self._list("find-geocode-by-location", location=location)
 
     def get_profile_details(
         self,
@@ -781,24 +770,21 @@ class Client:
         include_certifications: bool | str | None = None,
     ) -> dict[str, Any]:
         """A profile (1 credit); skills and certifications when asked for."""
-        result: dict[str, Any] = self.call(
+        return self._dict(
             "get-profile-details",
             profnet_url=profnet_url,
             include_skills=include_skills,
             include_certifications=include_certifications,
         )
-        return result
 
     def get_company_search_status(self, *, request_id: str) -> dict[str, Any]:
         """Status of a company search (free, never cached): `{status, request_id, progress,
         total_results}`."""
-        result: dict[str, Any] = self.call("get-company-search-status", request_id=request_id)
-        return result
+        return self._dict("get-company-search-status", request_id=request_id)
 
     def get_lead_search_status(self, *, request_id: str) -> dict[str, Any]:
         """Status of a lead search (free, never cached)."""
-        result: dict[str, Any] = self.call("get-lead-search-status", request_id=request_id)
-        return result
+        return self._dict("get-lead-search-status", request_id=request_id)
 
     def get_profile_posts(
         self,
@@ -809,14 +795,13 @@ class Client:
         pagination_token: str | None = None,
     ) -> dict[str, Any]:
         """A profile's posts, comments or reactions (1 credit): `{posts, paging}`."""
-        result: dict[str, Any] = self.call(
+        return self._dict(
             "get-profile-posts",
             profnet_url=profnet_url,
             type=type,
             start=start,
             pagination_token=pagination_token,
         )
-        return result
 
     def google_schools(
         self,
@@ -827,16 +812,14 @@ class Client:
         page: int | None = None,
     ) -> dict[str, Any]:
         """School pages found through a web search (1 credit): `{results}`."""
-        result: dict[str, Any] = self.call(
+        return self._dict(
             "google-schools", school_name=school_name, location=location, keyword=keyword, page=page
         )
-        return result
 
     def get_company_results(self, *, request_id: str, page: int | None = None) -> dict[str, Any]:
         """One page of a completed company search (1 credit per company). See
         `search_companies`."""
-        result: dict[str, Any] = self.call("get-company-results", request_id=request_id, page=page)
-        return result
+        return self._dict("get-company-results", request_id=request_id, page=page)
 
     def search_companies(self, **filters: Any) -> SearchJob:
         """Start (or reuse) a company search (25 credits, even for 0 results): a SearchJob.
@@ -860,13 +843,11 @@ class Client:
 
     def get_recommendations_received(self, *, profnet_url: str) -> dict[str, Any]:
         """Recommendations a profile received (1 credit): `{recommendations}`."""
-        result: dict[str, Any] = self.call("get-recommendations-received", profnet_url=profnet_url)
-        return result
+        return self._dict("get-recommendations-received", profnet_url=profnet_url)
 
     def get_recommendations_given(self, *, profnet_url: str) -> dict[str, Any]:
         """Recommendations a profile gave (1 credit): `{recommendations}`."""
-        result: dict[str, Any] = self.call("get-recommendations-given", profnet_url=profnet_url)
-        return result
+        return self._dict("get-recommendations-given", profnet_url=profnet_url)
 
     def find_custom_headcount(
         self,
@@ -882,7 +863,7 @@ class Client:
     ) -> dict[str, Any]:
         """How many people of a company or school match filters (1 credit):
         `{profnet_url, filters, headcount}`."""
-        result: dict[str, Any] = self.call(
+        return self._dict(
             "find-custom-headcount",
             profnet_url=profnet_url,
             where_they_live=where_they_live,
@@ -893,12 +874,8 @@ class Client:
             keywords=keywords,
             include_subsidiaries=include_subsidiaries,
         )
-        return result
 
     # -- searches -------------------------------------------------------------------------------
-
-    def _paged_call(self, name: str, params: dict[str, Any], max_items: int | None = None) -> Any:
-        return self.call(name, params, max_items=max_items)
 
     def search(self, kind: SearchKind, **filters: Any) -> SearchJob:
         """search_leads or search_companies by kind ("leads" or "companies")."""

@@ -314,7 +314,7 @@ class SearchJob:
         page_size: int | None = None  # learnt from the first page; never assumed
         page = 1
         while True:
-            most = _least(expected, self.limit)
+            most = min((n for n in (expected, self.limit) if n is not None), default=None)
             if most is not None and len(rows) >= most:
                 break
             left = (most - len(rows)) if most is not None else MAX_PAGE_ITEMS
@@ -373,11 +373,6 @@ class SearchJob:
         item = resources.LEAD_ITEM if self.kind == "leads" else resources.COMPANY_SEARCH_ITEM
         schema = dict.fromkeys(item.field_names, pl.String)
         return pl.DataFrame(self.results(on_page=on_page), schema=schema, orient="row")
-
-
-def _least(*bounds: int | None) -> int | None:
-    known = [bound for bound in bounds if bound is not None]
-    return min(known) if known else None
 
 
 def _percent(status: SearchStatus) -> str:

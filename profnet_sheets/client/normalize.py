@@ -147,6 +147,11 @@ def _show(value: object) -> str:
     return shown(value, limit=80)
 
 
+def _refused(value: object, parameter: str, said: str) -> NormalizationError:
+    """The refusal of `value` for `parameter`: the value as messages show it, then `said`."""
+    return NormalizationError(f"{_show(value)} {said}", parameter, value)
+
+
 def _strip(value: str) -> str:
     return value.strip(_BLANKS)
 
@@ -178,10 +183,8 @@ def _int_text(number: int, parameter: str, value: object) -> str:
     try:
         return str(number)
     except ValueError:  # more digits than Python converts
-        raise NormalizationError(
-            f"{_show(value)} is too long to be {parameter}: give a shorter value",
-            parameter,
-            value,
+        raise _refused(
+            value, parameter, f"is too long to be {parameter}: give a shorter value"
         ) from None
 
 
@@ -195,10 +198,8 @@ def text(value: object, parameter: str) -> str | None:
     if _is_missing(value):
         return None
     if _is_bool(value):
-        raise NormalizationError(
-            f"{_show(value)} is a true/false value, not text: give {parameter} as text",
-            parameter,
-            value,
+        raise _refused(
+            value, parameter, f"is a true/false value, not text: give {parameter} as text"
         )
     if isinstance(value, str):
         stripped = _strip(value)
@@ -217,10 +218,8 @@ def text(value: object, parameter: str) -> str | None:
     if isinstance(value, numbers.Real):
         number = float(value)
         if math.isinf(number):
-            raise NormalizationError(
-                f"{_show(value)} is not a finite number: give {parameter} as text or a number",
-                parameter,
-                value,
+            raise _refused(
+                value, parameter, f"is not a finite number: give {parameter} as text or a number"
             )
         return _int_text(int(number), parameter, value) if number.is_integer() else repr(number)
     if isinstance(value, Decimal):
@@ -228,26 +227,19 @@ def text(value: object, parameter: str) -> str | None:
             return _int_text(int(value), parameter, value)
         return str(value)
     if isinstance(value, list | tuple | set | frozenset):
-        raise NormalizationError(
-            f"{_show(value)} is a list, not a single value: give one {parameter}",
-            parameter,
-            value,
-        )
-    raise NormalizationError(
-        f"{_show(value)} is a {type(value).__name__}, not text or a number: "
-        f"give {parameter} as text",
-        parameter,
+        raise _refused(value, parameter, f"is a list, not a single value: give one {parameter}")
+    raise _refused(
         value,
+        parameter,
+        f"is a {type(value).__name__}, not text or a number: give {parameter} as text",
     )
 
 
 def _required(value: object, parameter: str, wanted: str) -> str:
     got = text(value, parameter)  # first: an Excel error (#N/A too) says it comes from a formula
     if is_placeholder(got):
-        raise NormalizationError(
-            f"{_show(value)} stands for no value: give {wanted} (or leave the cell empty)",
-            parameter,
-            value,
+        raise _refused(
+            value, parameter, f"stands for no value: give {wanted} (or leave the cell empty)"
         )
     if got is None:
         raise NormalizationError(
@@ -292,41 +284,33 @@ _NUMBERISH: Final = re.compile(r"[+-]?[0-9][0-9\s]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9
 def _integer(value: object, parameter: str, wanted: str) -> int:
     """A whole number from an int, an integral float, or its text (`"1035.0"`, `"1.03E+03"`)."""
     if _is_bool(value):
-        raise NormalizationError(
-            f"{_show(value)} is a true/false value, not a number: give {wanted}", parameter, value
-        )
+        raise _refused(value, parameter, f"is a true/false value, not a number: give {wanted}")
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real) and not _is_missing(value):
         number = float(value)
         if math.isinf(number) or not number.is_integer():
-            raise NormalizationError(
-                f"{_show(value)} is not a whole number: give {wanted}", parameter, value
-            )
+            raise _refused(value, parameter, f"is not a whole number: give {wanted}")
         if abs(number) > _MAX_FLOAT_INT:
-            raise NormalizationError(
-                f"{_show(value)} is too large for an Excel number to hold exactly: "
-                f"give {wanted} in a cell formatted as Text",
-                parameter,
+            raise _refused(
                 value,
+                parameter,
+                f"is too large for an Excel number to hold exactly: "
+                f"give {wanted} in a cell formatted as Text",
             )
         return int(number)
     got = _required(value, parameter, wanted)
     compact = _ANY_SPACE.sub("", got.translate(_INVISIBLE))
     if not _NUMBER.fullmatch(compact):
-        raise NormalizationError(f"{_show(value)} is not a number: give {wanted}", parameter, value)
+        raise _refused(value, parameter, f"is not a number: give {wanted}")
     try:
         number_text = Decimal(compact)
     except InvalidOperation:  # pragma: no cover - the pattern admits only valid literals
-        raise NormalizationError(
-            f"{_show(value)} is not a number: give {wanted}", parameter, value
-        ) from None
+        raise _refused(value, parameter, f"is not a number: give {wanted}") from None
     if number_text.adjusted() >= _MAX_DIGITS:
-        raise NormalizationError(f"{_show(value)} is too large: give {wanted}", parameter, value)
+        raise _refused(value, parameter, f"is too large: give {wanted}")
     if number_text != number_text.to_integral_value():
-        raise NormalizationError(
-            f"{_show(value)} is not a whole number: give {wanted}", parameter, value
-        )
+        raise _refused(value, parameter, f"is not a whole number: give {wanted}")
     return int(number_text)
 
 
@@ -340,11 +324,7 @@ def numeric_id(value: object, parameter: str) -> str:
     """
     number = _integer(value, parameter, f"{parameter} as digits, such as 1035")
     if number < 0:
-        raise NormalizationError(
-            f"{_show(value)} is negative: give {parameter} as digits, such as 1035",
-            parameter,
-            value,
-        )
+        raise _refused(value, parameter, f"is negative: give {parameter} as digits, such as 1035")
     return _int_text(number, parameter, value)
 
 
@@ -358,11 +338,7 @@ def limit(value: object, parameter: str, minimum: int, maximum: int) -> int:
             raise
         number = maximum + 1  # a whole number too large for a float to hold: out of range
     if not minimum <= number <= maximum:
-        raise NormalizationError(
-            f"{_show(value)} is outside the range of {parameter}: give {wanted}",
-            parameter,
-            value,
-        )
+        raise _refused(value, parameter, f"is outside the range of {parameter}: give {wanted}")
     return number
 
 
@@ -384,19 +360,13 @@ def flag(value: object, parameter: str) -> str:
             return "true"
         if value == 0:
             return "false"
-        raise NormalizationError(
-            f"{_show(value)} is not a true/false value: give {wanted} (or 1/0)", parameter, value
-        )
+        raise _refused(value, parameter, f"is not a true/false value: give {wanted} (or 1/0)")
     word = _required(value, parameter, wanted).translate(_INVISIBLE).lower()
     if word in _TRUE:
         return "true"
     if word in _FALSE:
         return "false"
-    raise NormalizationError(
-        f"{_show(value)} is not a true/false value: give {wanted} (or yes/no, 1/0)",
-        parameter,
-        value,
-    )
+    raise _refused(value, parameter, f"is not a true/false value: give {wanted} (or yes/no, 1/0)")
 
 
 # -- domains and URLs -------------------------------------------------------------------------
@@ -520,9 +490,7 @@ def _of_network(host: str, hosts: Hosts) -> bool:
 
 def _not_a_domain(value: object, wanted: str) -> NormalizationError:
     """The refusal of a value that is no domain at all."""
-    return NormalizationError(
-        f"{_show(value)} is not a company domain: give {wanted}", "domain", value
-    )
+    return _refused(value, "domain", f"is not a company domain: give {wanted}")
 
 
 @_remembered
@@ -579,11 +547,7 @@ def _parsed_domain(value: object, hosts: Hosts) -> str:
     if len(host) <= 253 and _HOSTNAME.fullmatch(host):
         return host  # a hostname with a letter TLD is never an IP address
     if _is_ip_address(host):
-        raise NormalizationError(
-            f"{_show(value)} is an IP address, not a company domain: give {wanted}",
-            "domain",
-            value,
-        )
+        raise _refused(value, "domain", f"is an IP address, not a company domain: give {wanted}")
     raise _not_a_domain(value, wanted)
 
 
@@ -633,11 +597,10 @@ def _page_url(
     else:
         url = _split_url(cleaned)
         if _BARE_SLUG.fullmatch(cleaned):
-            raise NormalizationError(
-                f"{_show(value)} is a bare name, not a URL (it could be a domain or a name): "
-                f"{hint}",
-                parameter,
+            raise _refused(
                 value,
+                parameter,
+                f"is a bare name, not a URL (it could be a domain or a name): {hint}",
             )
         own = _network_host_of(url.host, hosts)
         if url.scheme not in {"", "http", "https"} or own is None:
@@ -645,9 +608,7 @@ def _page_url(
                 raise _page_elsewhere_error(
                     value, url.host, parameter, hosts, f"{wanted} such as {example}"
                 )
-            raise NormalizationError(
-                f"{_show(value)} is not a {_named(hosts)} URL: {hint}", parameter, value
-            )
+            raise _refused(value, parameter, f"is not a {_named(hosts)} URL: {hint}")
         base = own
         segments = [segment for segment in url.path.split("/") if segment]
         kind = segments[0].lower() if segments else ""
@@ -662,13 +623,9 @@ def _page_url(
         slug = _strip(unquote(raw_slug, errors="strict").lower())
         quoted = quote(slug, safe="-_.~")
     except UnicodeError:
-        raise NormalizationError(
-            f"{_show(value)} has a badly percent-encoded name: {hint}", parameter, value
-        ) from None
+        raise _refused(value, parameter, f"has a badly percent-encoded name: {hint}") from None
     if not slug or slug in {".", ".."}:
-        raise NormalizationError(
-            f"{_show(value)} has no name after /{kind}/: {hint}", parameter, value
-        )
+        raise _refused(value, parameter, f"has no name after /{kind}/: {hint}")
     return f"https://www.{base}/{kind}/{quoted}/"
 
 
@@ -728,10 +685,10 @@ def company_parameter(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> tu
     a network page on any host (the profile's hosts then decide: a page elsewhere is never
     sent), `domain` for anything else."""
     if _is_bool(value):
-        raise NormalizationError(
-            f"{_show(value)} is a true/false value, not a company: give {_company_wanted(hosts)}",
-            _IDENTIFIER,
+        raise _refused(
             value,
+            _IDENTIFIER,
+            f"is a true/false value, not a company: give {_company_wanted(hosts)}",
         )
     if isinstance(value, numbers.Real) and not _is_missing(value):
         return "company_id", value
@@ -754,11 +711,10 @@ def _parameter_of(value: object, hosts: Hosts) -> tuple[str, object]:
     except NotAKeyError:
         pass  # a domain that cannot be a company's: the profile's hosts and domain() say why
     except NormalizationError as error:
-        raise NormalizationError(
-            f"{_show(value)} is not a company id, company page URL or domain: give "
-            f"{_company_wanted(hosts)}",
-            _IDENTIFIER,
+        raise _refused(
             value,
+            _IDENTIFIER,
+            f"is not a company id, company page URL or domain: give {_company_wanted(hosts)}",
         ) from error
     return "domain", value
 
@@ -817,7 +773,7 @@ def post_urn(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
         first = next((segment for segment in path.split("/") if segment), "").lower()
         if first not in _KINDS and (digits := _TRAILING_DIGITS.search(path)):
             return numeric_id(digits.group(1), parameter)
-    raise NormalizationError(f"{_show(value)} is not a post id: give {wanted}", parameter, value)
+    raise _refused(value, parameter, f"is not a post id: give {wanted}")
 
 
 _JOB_PAGE: Final = re.compile(r"/jobs/view/(?:[^/]*?-)?([0-9]+)(?:/|\Z)", re.IGNORECASE)
@@ -842,7 +798,7 @@ def job_id(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
         if not is_network_host(url.host, hosts):
             raise _page_elsewhere_error(value, url.host, parameter, hosts, wanted)
         return numeric_id(found.group(1), parameter)
-    raise NormalizationError(f"{_show(value)} is not a job id: give {wanted}", parameter, value)
+    raise _refused(value, parameter, f"is not a job id: give {wanted}")
 
 
 @_remembered
@@ -873,10 +829,8 @@ def _flatten(value: object, parameter: str) -> list[object]:
     if isinstance(value, set | frozenset):
         return _flatten(sorted(value, key=repr), parameter)
     if isinstance(value, dict):
-        raise NormalizationError(
-            f"{_show(value)} is a mapping, not a list: give {parameter} as a list of values",
-            parameter,
-            value,
+        raise _refused(
+            value, parameter, f"is a mapping, not a list: give {parameter} as a list of values"
         )
     if not isinstance(value, str | bytes):
         tolist = getattr(value, "tolist", None)  # numpy arrays, pandas Series and Index

@@ -30,7 +30,7 @@ from profnet_sheets.client.claims import Claims, FileClaims, NoClaims, RedisClai
 from profnet_sheets.client.keys import CallKey, key_of_request
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared_redis import open_redis
-from profnet_sheets.client.wal import ensure_wal
+from profnet_sheets.client.wal import ensure_wal, remove
 from profnet_sheets.config import Settings
 from profnet_sheets.redact import masked_url
 
@@ -305,9 +305,7 @@ def _convert_old_file(old: Path, cache: Any) -> None:
             file=sys.stderr,
         )
         return
-    for path in (old, old.with_name(old.name + "-wal"), old.with_name(old.name + "-shm")):
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
+    remove(old)  # with its -wal and -shm
     print(
         f"profnet-sheets: {moved} cached answers of an earlier version moved to {cache.db_path}.",
         file=sys.stderr,
