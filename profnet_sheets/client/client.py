@@ -532,6 +532,8 @@ class Client:
         """Keep an answer in the memo (no longer than the store keeps it), hand it out (a
         copy of its own: the caller may change it)."""
         status, body = self._memorised(ep, key, sent)
+        if status == 200:  # the memo's copy shares lists with `body`: the caller gets another
+            body = json.loads(json.dumps(body))
         return self._answer(ep, status, body, sent.headers)
 
     def _memorised(self, ep: Endpoint, key: CallKey, sent: Sent) -> tuple[int, Any]:

@@ -255,3 +255,20 @@ def test_cache_info_says_where_answers_are_kept(
     shared.get_company_details(domain="info.io")
     assert shared.cache_info()["cache"] == redis_url
     assert shared.cache_info()["answers"] == 1
+
+
+@pytest.mark.parametrize("source", ["service", "store"])
+def test_changing_an_answer_never_changes_the_next_one(
+    make_client: MakeClient, source: str
+) -> None:
+    """A caller's answer is its own, down to its lists: the memo keeps another."""
+    if source == "store":
+        make_client().get_company_details(domain="stripe.com")
+    client = make_client()
+    first = client.get_company_details(domain="stripe.com")
+    expected = [*first["specialties"]]
+    first["specialties"].append("changed by the caller")
+    first["company_name"] = "changed"
+    again = client.get_company_details(domain="stripe.com")
+    assert again["specialties"] == expected
+    assert again["company_name"] == "Stripe"
