@@ -69,6 +69,9 @@ SPAN = 1.0  # seconds over which the service's admitted rate is measured (a per-
 MARGIN = 2.0  # a call is decided once older than twice the time a 429 takes on average
 MIN_RATE = 0.1  # calls per second: never slower
 OVERLOADED = 0.25  # a share of 429s this high cuts again as soon as the last cut shows
+NOISE = 0.03  # 429s spread this thickly over a whole cycle come whatever the pace: no cut
+NOISE_CALLS = 100  # ...told over at least this many calls since the last cut
+QUICK_SHARE = 0.15  # refusals at once refine a cut only while this share of calls is refused
 RECENT_CALLS = 20  # ...counted over a second, or over this many calls when a second has fewer
 RECENT_CUT_CALLS = 5  # calls sent since a cut that tell what the service lets through since
 TOLERANCE = 1.5  # latency counts as inflated above this many times its long average
@@ -290,11 +293,12 @@ class PaceCore:
             current * (1 - self._last_share(now, ticket)),
         )
         since = now - self.cut_at
+        share = self._refused_share(now, ticket)
         settled = self.rate is None or (
             since >= self.reject_delay * MARGIN  # the verdicts of the calls before it are in
             and (
-                self._refused_share(now, ticket) >= OVERLOADED
-                or (since >= SPAN and self.since_cut >= ACCELERATE)
+                share >= OVERLOADED
+                or (since >= SPAN and self.since_cut >= ACCELERATE and not self._noise(ticket))
             )
         )
         if ticket.started >= self.cut_at and settled:  # a new overload: cut to what it admits
@@ -311,6 +315,14 @@ class PaceCore:
         if self.rate_cap is not None and self.rate is not None:
             self.rate = min(self.rate, self.rate_cap)
 
+    def _noise(self, ticket: Ticket) -> bool:
+        """The 429s since the last cut are spread over the whole cycle, as thickly as NOISE:
+        they come whatever the pace (a limit refuses in a burst when the probe passes it)."""
+        cycle = [sent for sent in self.sent if self.cut_at <= sent.started <= ticket.started]
+        if len(cycle) < NOISE_CALLS:
+            return False
+        return sum(sent.throttled for sent in cycle) / len(cycle) >= NOISE
+
     def _quick_refusals(self) -> bool:
         """429s come back in a fraction of an answer's time: what the service let through is
         known at once (its answers are still on their way)."""
@@ -321,7 +333,8 @@ class PaceCore:
         a window per latency (before any answer: the calls started over the last SPAN)."""
         if self.rate is not None:
             return self.rate
-        started = sum(1 for ticket in self.sent if ticket.started > now - SPAN) / SPAN
+        lived = min(SPAN, max(now - self.first_started, self.latency, 1e-3))  # a young run
+        started = sum(1 for ticket in self.sent if ticket.started > now - SPAN) / lived
         if not self.samples:
             return started
         return max(started, min(self.window, self.in_flight + 1) / self.latency)
@@ -441,12 +454,17 @@ class Pace:
         """How a started call went: answered (any answer but a 429 or a 5xx), throttled (a
         429 about speed), timeout, or failed (5xx, connection lost: no lesson)."""
         with self._ready:
-            now = self._clock()
-            self.core.finish(ticket, now, outcome, retry_after)
+            self.core.finish(ticket, self._clock(), outcome, retry_after)
             self._ready.notify()
-            known = self.core.known  # the service's rate as last estimated (from its 429s)
+        self._remember(WRITTEN_EVERY)
+
+    def _remember(self, every: float) -> None:
+        """Write the rate learnt (from the service's 429s) for the next clients, when it
+        changed and the last write is `every` seconds old."""
+        with self._ready:
+            now, known = self._clock(), self.core.known
             rate = known if math.isfinite(known) and not self.core.learning else None
-            due = self._memory is not None and now - self._written[1] >= WRITTEN_EVERY
+            due = self._memory is not None and now - self._written[1] >= every
             if not (due and rate is not None and rate != self._written[0]):
                 return
             self._written = (rate, now)
@@ -482,6 +500,8 @@ class Pace:
         near its end, the pace stops probing above the service's rate."""
         with self._ready:
             self.core.left = calls
+        if calls is None:  # a run ended: what it learnt last is what the next one starts at
+            self._remember(0.0)
 
     def wake(self) -> None:
         """Let every waiting thread look again (a run stopped: its waiters give up)."""

@@ -138,6 +138,21 @@ def test_429s_that_come_whatever_the_pace_cut_at_most_once_per_few_hundred_answe
     assert core.rate > 250, "the random 429s did not drive the pace down"
 
 
+def test_429s_that_come_whatever_the_pace_do_not_hold_a_low_rate_down() -> None:
+    """Random 429s spread thickly over every cycle are noise: the rate a first one set too low
+    climbs back instead of sinking (a run of 2,400 calls took 5 minutes instead of 20 s)."""
+    core = PaceCore(cap=16)
+    core.learning, core.rate, core.known, core.samples, core.latency = False, 20.0, 20.0, 50, 0.01
+    core.floor, now, rng = 10.0, 0.0, random.Random(5)
+    for _ in range(3000):  # 5% refused at random, as slow as answers
+        ticket = started_when_let(core, now)
+        now = ticket.started
+        refused = rng.random() < 0.05
+        core.finish(ticket, now + 0.01, "throttled" if refused else "answered")
+    assert core.rate is not None
+    assert core.rate > 100, f"the pace stayed at {core.rate:.0f}/s"
+
+
 def test_answers_probe_the_rate_upwards_faster_the_longer_no_429_comes() -> None:
     core = PaceCore(cap=128)
     core.learning, core.rate, core.known = False, 10.0, 10.0
