@@ -71,7 +71,6 @@ MIN_RATE = 0.1  # calls per second: never slower
 OVERLOADED = 0.25  # a share of 429s this high cuts again as soon as the last cut shows
 NOISE = 0.03  # 429s spread this thickly over a whole cycle come whatever the pace: no cut
 NOISE_CALLS = 100  # ...told over at least this many calls since the last cut
-QUICK_SHARE = 0.15  # refusals at once refine a cut only while this share of calls is refused
 RECENT_CALLS = 20  # ...counted over a second, or over this many calls when a second has fewer
 RECENT_CUT_CALLS = 5  # calls sent since a cut that tell what the service lets through since
 TOLERANCE = 1.5  # latency counts as inflated above this many times its long average
