@@ -453,21 +453,23 @@ class Pace:
         """How a started call went: answered (any answer but a 429 or a 5xx), throttled (a
         429 about speed), timeout, or failed (5xx, connection lost: no lesson)."""
         with self._ready:
-            self.core.finish(ticket, self._clock(), outcome, retry_after)
+            now = self._clock()
+            self.core.finish(ticket, now, outcome, retry_after)
             self._ready.notify()
-        self._remember(WRITTEN_EVERY)
+            rate = self._rate_to_write(now, WRITTEN_EVERY)
+        if rate is not None:
+            self._keep(rate)
 
-    def _remember(self, every: float) -> None:
-        """Write the rate learnt (from the service's 429s) for the next clients, when it
-        changed and the last write is `every` seconds old."""
-        with self._ready:
-            now, known = self._clock(), self.core.known
-            rate = known if math.isfinite(known) and not self.core.learning else None
-            due = self._memory is not None and now - self._written[1] >= every
-            if not (due and rate is not None and rate != self._written[0]):
-                return
-            self._written = (rate, now)
-        self._keep(rate)
+    def _rate_to_write(self, now: float, every: float) -> float | None:
+        """The rate learnt (from the service's 429s), when it changed and the last write is
+        `every` seconds old (marked as written); else None. Called holding the lock."""
+        known = self.core.known
+        rate = known if math.isfinite(known) and not self.core.learning else None
+        due = self._memory is not None and now - self._written[1] >= every
+        if not (due and rate is not None and rate != self._written[0]):
+            return None
+        self._written = (rate, now)
+        return rate
 
     def _keep(self, rate: float) -> None:
         """Write the rate learnt for the next clients (atomically; a failure only means the
@@ -499,8 +501,10 @@ class Pace:
         near its end, the pace stops probing above the service's rate."""
         with self._ready:
             self.core.left = calls
-        if calls is None:  # a run ended: what it learnt last is what the next one starts at
-            self._remember(0.0)
+            # A run ended: what it learnt last is what the next one starts at.
+            rate = self._rate_to_write(self._clock(), 0.0) if calls is None else None
+        if rate is not None:
+            self._keep(rate)
 
     def wake(self) -> None:
         """Let every waiting thread look again (a run stopped: its waiters give up)."""
