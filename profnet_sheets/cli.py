@@ -745,7 +745,8 @@ _PROFILE = click.option(
     "--profile",
     type=click.Path(file_okay=False),
     default=None,
-    help="A LibreOffice user profile folder (default: yours).",
+    help="The LibreOffice user profile folder to use (soffice -env:UserInstallation=file:///"
+    "FOLDER), instead of yours.",
 )
 _SHARED = click.option("--shared", is_flag=True, help="For every user of this computer.")
 _UNOPKG = click.option("--unopkg", default=None, help="LibreOffice's unopkg (default: found).")
