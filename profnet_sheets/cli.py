@@ -234,11 +234,14 @@ def config(
         path = save_config(values, config_path)
         click.echo(f"Saved to {path} (permissions 0600).", err=True)
     settings = _load(config_path)
-    click.echo(f"api_key:  {settings.api_key!r}")
-    click.echo(f"base_url: {clipped(settings.base_url or '(none: the embedded sandbox)')}")
+    unset = "not set" + (" (the embedded sandbox is used)" if settings.uses_sandbox else "")
+    key = settings.api_key
+    click.echo(f"api_key:  {key.described() if key else unset}")
+    click.echo(f"base_url: {clipped(settings.base_url) if settings.base_url else unset}")
     click.echo(f"cache:    {clipped(settings.cache or str(settings.cache_dir))}")
-    click.echo(f"budget:   {settings.budget if settings.budget is not None else '(none)'}")
-    click.echo(f"spending cap: {settings.spending_cap or '(none)'}")
+    budget, cap = settings.budget, settings.spending_cap
+    click.echo(f"budget:   {budget if budget is not None else 'not set (no limit per run)'}")
+    click.echo(f"spending cap: {cap if cap is not None else 'not set (no cap)'}")
 
 
 def _key_asked_for(given: str | None) -> str | None:

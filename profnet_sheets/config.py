@@ -92,6 +92,10 @@ class ApiKey:
         """A short one-way digest that tells keys apart in the ledger without holding them."""
         return self._fingerprint
 
+    def described(self) -> str:
+        """What a user is shown of the key: that it is set, and its fingerprint."""
+        return f"set (fingerprint {self.fingerprint}; the key itself is never shown)"
+
     def __repr__(self) -> str:
         if not hasattr(self, "_value"):  # refused in __init__ (a traceback shows `self`)
             return "ApiKey(refused)"
