@@ -453,7 +453,8 @@ def _enrich_file(
 def lookup(
     kind: str, values: tuple[str, ...], skills: bool, certifications: bool, yes: bool
 ) -> None:
-    """Look values up (KIND: company, profile, job, post, geocode, school, ...); JSON on stdout.
+    """Look values up (KIND: company, profile, job, post, geocode, school, ...); on stdout, a
+    JSON object: each value as typed -> its answer.
 
     \b
     profnet-sheets lookup company stripe.com https://www.profnet.com/company/acme/
@@ -468,7 +469,7 @@ def lookup(
     options: dict[str, object] = {}
     if spec.name == "profile":
         options = {"include_skills": skills, "include_certifications": certifications}
-    answers = []
+    answers: dict[str, Any] = {}  # by the value as typed: which answer is whose
     with _client() as client:
         calls = []
         for value in values:  # every value checked (free) before any is paid for
@@ -489,11 +490,11 @@ def lookup(
             click.confirm(f"Spend up to {cost.credits} credits?", abort=True)
         for value, params in calls:
             try:
-                answers.append(run.call(spec.endpoint, params))
+                answers[value] = run.call(spec.endpoint, params)
             except ProfnetError as error:
                 raise click.ClickException(f"{shown(value)}: {error}") from None
         spent = run.budget.spent
-    json.dump(answers[0] if len(answers) == 1 else answers, sys.stdout, indent=2)
+    json.dump(answers, sys.stdout, indent=2)
     click.echo()
     click.echo(
         f"this lookup: {counted(spent, 'credit')}" if spent else "0 credits: cached", err=True
