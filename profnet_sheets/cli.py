@@ -511,12 +511,8 @@ def credits() -> None:
         budget = client.settings.budget
         cap = client.settings.spending_cap
         cap_left = client.ledger.cap_left(cap, client.service) if cap is not None else None
-    if not rows and not uncertain:
-        click.echo("No credits spent yet.")
-    for spend in rows:
-        click.echo(
-            f"{spend.day}  {spend.endpoint:32} {spend.calls:6} calls {spend.credits:8} credits"
-        )
+    if rows or not uncertain:
+        click.echo(str(rows))
     click.echo(f"total: {total} credits" + (f" (+{uncertain} possibly)" if uncertain else ""))
     if budget is not None:
         click.echo(f"budget: {budget} per run (PROFNET_BUDGET; each run starts anew)")
