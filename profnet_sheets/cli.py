@@ -19,7 +19,7 @@ from profnet_sheets.redact import clipped, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.sandbox.limits import PLANS
 from profnet_sheets.spec import Param, search_endpoint
-from profnet_sheets.words import counted
+from profnet_sheets.words import command, counted
 
 ASK = "\0ask"  # `--api-key` given without a value (no argument can hold a NUL)
 
@@ -216,8 +216,8 @@ def config(
     """Keep settings in your config file (readable by you only); with no option, show them.
 
     \b
-    profnet-sheets config --api-key            asks for the key (not shown as you type)
-    pass show profnet | profnet-sheets config --api-key -
+    uv run profnet-sheets config --api-key      asks for the key (not shown as you type)
+    pass show profnet | uv run profnet-sheets config --api-key -
     """
     api_key = _key_asked_for(api_key)
     values: dict[str, Any] = {
@@ -255,8 +255,8 @@ def _key_asked_for(given: str | None) -> str | None:
             return sys.stdin.readline()
         raise click.ClickException(
             "--api-key alone asks for the key in a terminal, and there is none here: pipe it "
-            "in with --api-key - (for instance: pass show profnet | profnet-sheets config "
-            "--api-key -)."
+            "in with --api-key - (for instance: pass show profnet | "
+            f"{command('config --api-key -')})."
         )
     return str(click.prompt("API key", hide_input=True))
 
@@ -354,8 +354,8 @@ def enrich(
     """Enrich a column of a CSV, XLSX or Parquet file; each unique key is fetched once.
 
     \b
-    profnet-sheets enrich accounts.csv --column Website --kind company --out accounts.xlsx
-    profnet-sheets enrich people.csv --kind find_profile --column name=Name \\
+    uv run profnet-sheets enrich accounts.csv --column Website --kind company --out a.xlsx
+    uv run profnet-sheets enrich people.csv --kind find_profile --column name=Name \\
         --column company=Employer --out people.xlsx
     """
     chosen = [name.strip() for name in fields.split(",")] if fields else None
@@ -457,8 +457,8 @@ def lookup(
     JSON object: each value as typed -> its answer.
 
     \b
-    profnet-sheets lookup company stripe.com https://www.profnet.com/company/acme/
-    profnet-sheets lookup profile https://www.profnet.com/in/anna-schmidt/ --skills
+    uv run profnet-sheets lookup company stripe.com https://www.profnet.com/company/acme/
+    uv run profnet-sheets lookup profile https://www.profnet.com/in/anna-schmidt/ --skills
     """
     from profnet_sheets.batch import kind_named
 

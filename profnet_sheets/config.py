@@ -31,6 +31,7 @@ from profnet_sheets.spec.profile import (
     header_table,
     network_hosts,
 )
+from profnet_sheets.words import command
 
 DEFAULT_CONCURRENCY = 128  # the most calls in flight unless the user says otherwise
 
@@ -343,7 +344,7 @@ def _read_config(path: Path, *, wrap_key: bool = False) -> dict[str, Any]:
         # file's text, the key included) must not ride along as a hidden __context__
         raise ConfigurationError(
             f"Cannot read the config file {clipped(str(path))}: {clipped(problem)}. Correct it, "
-            f"or move it aside and run `profnet-sheets config` again."
+            f"or move it aside and run `{command('config')}` again."
         )
     section = content.get("profnet", content)
     found = dict(section) if isinstance(section, dict) else {}

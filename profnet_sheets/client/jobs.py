@@ -25,7 +25,7 @@ from profnet_sheets.errors import (
 )
 from profnet_sheets.redact import shown
 from profnet_sheets.spec import PriceTable, search_endpoint
-from profnet_sheets.words import counted
+from profnet_sheets.words import command, counted
 
 if TYPE_CHECKING:
     import polars
@@ -359,7 +359,7 @@ class SearchJob:
     def _resume(self, read: int) -> str:
         return (
             f" ({read} results of the {self.kind} search {self.request_id} read, and cached; "
-            f"resume with `profnet-sheets search {self.kind} --request-id {self.request_id}`, "
+            f"resume with `{command(f'search {self.kind} --request-id {self.request_id}')}`, "
             f"or client.attach_search({self.kind!r}, {self.request_id!r}).results())"
         )
 

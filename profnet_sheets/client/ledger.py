@@ -19,6 +19,7 @@ from profnet_sheets.config import SpendingCap
 from profnet_sheets.errors import BudgetExceeded, DamagedFile
 from profnet_sheets.redact import clipped
 from profnet_sheets.spec import Endpoint, PriceTable
+from profnet_sheets.words import command
 
 # The most items one page of lead or company results may hold (vendors use 25 or 100): what a
 # results call is assumed to cost at most, when nothing better is known.
@@ -244,7 +245,7 @@ def _open_file(path: Path) -> None:
     elif path.stat().st_size == 0:
         LOG.warning(
             "profnet-sheets: the ledger %s was empty (0 bytes): the spend it recorded is gone, "
-            "and `profnet-sheets credits` counts from now.",
+            f"and `{command('credits')}` counts from now.",
             clipped(str(path)),
         )
     try:
@@ -255,7 +256,7 @@ def _open_file(path: Path) -> None:
     aside = wal.set_aside(path)
     LOG.warning(
         "profnet-sheets: the ledger %s could not be read (%s); it is set aside as %s and a new "
-        "one started: `profnet-sheets credits` counts from now.",
+        f"one started: `{command('credits')}` counts from now.",
         clipped(str(path)),
         reason,
         aside.name,
