@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.integration.conftest import run_cli
+
 pytestmark = pytest.mark.integration
 
 CLI = [sys.executable, "-m", "profnet_sheets"]
@@ -250,14 +252,7 @@ def test_config_shows_settings_in_words_not_python_reprs(tmp_path: Path) -> None
     env.pop("PROFNET_API_KEY", None)
 
     def shown(*args: str) -> str:
-        done = subprocess.run(
-            [*CLI, "config", *args],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env=env,
-            check=False,
-        )
+        done = run_cli(env, "config", *args)
         assert done.returncode == 0, done.stderr
         return done.stdout
 
