@@ -95,7 +95,7 @@ def reason(output: str, status: int) -> str:
         if line.startswith("ERROR:") and line.rstrip(".") != "ERROR: unopkg failed"
     ]
     found = (errors or lines[-1:] or [f"exit status {status}"])[0]
-    return clipped(found.removeprefix("Exception occurred:").strip())
+    return clipped(found.removeprefix("Exception occurred:").strip().rstrip("."))
 
 
 def what_to_do(shared: bool) -> str:

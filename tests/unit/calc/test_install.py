@@ -86,7 +86,11 @@ def test_the_reason_is_unopkgs_own_in_one_line() -> None:
     assert install.reason(BAD_ALLOC, 1) == (
         "C++ code threw St9bad_alloc: std::bad_alloc at ./bridges/x.cxx:243"
     )
-    assert install.reason("ERROR: unopkg failed.\n", 1) == "ERROR: unopkg failed."
+    assert install.reason("ERROR: unopkg failed.\n", 1) == "ERROR: unopkg failed"
+    root = "ERROR: Cannot run unopkg as root without --shared or --bundled option.\n"
+    assert (
+        install.reason(root, 1) == "Cannot run unopkg as root without --shared or --bundled option"
+    )
     assert install.reason("", 9) == "exit status 9"
 
 
