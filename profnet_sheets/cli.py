@@ -19,7 +19,7 @@ from profnet_sheets.redact import clipped, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.sandbox.limits import PLANS
 from profnet_sheets.spec import Param, search_endpoint
-from profnet_sheets.words import counted
+from profnet_sheets.words import command, counted
 
 ASK = "\0ask"  # `--api-key` given without a value (no argument can hold a NUL)
 
@@ -216,8 +216,8 @@ def config(
     """Keep settings in your config file (readable by you only); with no option, show them.
 
     \b
-    profnet-sheets config --api-key            asks for the key (not shown as you type)
-    pass show profnet | profnet-sheets config --api-key -
+    uv run profnet-sheets config --api-key      asks for the key (not shown as you type)
+    pass show profnet | uv run profnet-sheets config --api-key -
     """
     api_key = _key_asked_for(api_key)
     values: dict[str, Any] = {
@@ -234,11 +234,14 @@ def config(
         path = save_config(values, config_path)
         click.echo(f"Saved to {path} (permissions 0600).", err=True)
     settings = _load(config_path)
-    click.echo(f"api_key:  {settings.api_key!r}")
-    click.echo(f"base_url: {clipped(settings.base_url or '(none: the embedded sandbox)')}")
+    unset = "not set" + (" (the embedded sandbox is used)" if settings.uses_sandbox else "")
+    key = settings.api_key
+    click.echo(f"api_key:  {key.described() if key else unset}")
+    click.echo(f"base_url: {clipped(settings.base_url) if settings.base_url else unset}")
     click.echo(f"cache:    {clipped(settings.cache or str(settings.cache_dir))}")
-    click.echo(f"budget:   {settings.budget if settings.budget is not None else '(none)'}")
-    click.echo(f"spending cap: {settings.spending_cap or '(none)'}")
+    budget, cap = settings.budget, settings.spending_cap
+    click.echo(f"budget:   {budget if budget is not None else 'not set (no limit per run)'}")
+    click.echo(f"spending cap: {cap if cap is not None else 'not set (no cap)'}")
 
 
 def _key_asked_for(given: str | None) -> str | None:
@@ -252,8 +255,8 @@ def _key_asked_for(given: str | None) -> str | None:
             return sys.stdin.readline()
         raise click.ClickException(
             "--api-key alone asks for the key in a terminal, and there is none here: pipe it "
-            "in with --api-key - (for instance: pass show profnet | profnet-sheets config "
-            "--api-key -)."
+            "in with --api-key - (for instance: pass show profnet | "
+            f"{command('config --api-key -')})."
         )
     return str(click.prompt("API key", hide_input=True))
 
@@ -351,8 +354,8 @@ def enrich(
     """Enrich a column of a CSV, XLSX or Parquet file; each unique key is fetched once.
 
     \b
-    profnet-sheets enrich accounts.csv --column Website --kind company --out accounts.xlsx
-    profnet-sheets enrich people.csv --kind find_profile --column name=Name \\
+    uv run profnet-sheets enrich accounts.csv --column Website --kind company --out a.xlsx
+    uv run profnet-sheets enrich people.csv --kind find_profile --column name=Name \\
         --column company=Employer --out people.xlsx
     """
     chosen = [name.strip() for name in fields.split(",")] if fields else None
@@ -450,11 +453,12 @@ def _enrich_file(
 def lookup(
     kind: str, values: tuple[str, ...], skills: bool, certifications: bool, yes: bool
 ) -> None:
-    """Look values up (KIND: company, profile, job, post, geocode, school, ...); JSON on stdout.
+    """Look values up (KIND: company, profile, job, post, geocode, school, ...); on stdout, a
+    JSON object: each value as typed -> its answer.
 
     \b
-    profnet-sheets lookup company stripe.com https://www.profnet.com/company/acme/
-    profnet-sheets lookup profile https://www.profnet.com/in/anna-schmidt/ --skills
+    uv run profnet-sheets lookup company stripe.com https://www.profnet.com/company/acme/
+    uv run profnet-sheets lookup profile https://www.profnet.com/in/anna-schmidt/ --skills
     """
     from profnet_sheets.batch import kind_named
 
@@ -465,7 +469,7 @@ def lookup(
     options: dict[str, object] = {}
     if spec.name == "profile":
         options = {"include_skills": skills, "include_certifications": certifications}
-    answers = []
+    answers: dict[str, Any] = {}  # by the value as typed: which answer is whose
     with _client() as client:
         calls = []
         for value in values:  # every value checked (free) before any is paid for
@@ -486,11 +490,11 @@ def lookup(
             click.confirm(f"Spend up to {cost.credits} credits?", abort=True)
         for value, params in calls:
             try:
-                answers.append(run.call(spec.endpoint, params))
+                answers[value] = run.call(spec.endpoint, params)
             except ProfnetError as error:
                 raise click.ClickException(f"{shown(value)}: {error}") from None
         spent = run.budget.spent
-    json.dump(answers[0] if len(answers) == 1 else answers, sys.stdout, indent=2)
+    json.dump(answers, sys.stdout, indent=2)
     click.echo()
     click.echo(
         f"this lookup: {counted(spent, 'credit')}" if spent else "0 credits: cached", err=True
@@ -507,12 +511,8 @@ def credits() -> None:
         budget = client.settings.budget
         cap = client.settings.spending_cap
         cap_left = client.ledger.cap_left(cap, client.service) if cap is not None else None
-    if not rows and not uncertain:
-        click.echo("No credits spent yet.")
-    for spend in rows:
-        click.echo(
-            f"{spend.day}  {spend.endpoint:32} {spend.calls:6} calls {spend.credits:8} credits"
-        )
+    if rows or not uncertain:
+        click.echo(str(rows))
     click.echo(f"total: {total} credits" + (f" (+{uncertain} possibly)" if uncertain else ""))
     if budget is not None:
         click.echo(f"budget: {budget} per run (PROFNET_BUDGET; each run starts anew)")
@@ -745,7 +745,8 @@ _PROFILE = click.option(
     "--profile",
     type=click.Path(file_okay=False),
     default=None,
-    help="A LibreOffice user profile folder (default: yours).",
+    help="The LibreOffice user profile folder to use (soffice -env:UserInstallation=file:///"
+    "FOLDER), instead of yours.",
 )
 _SHARED = click.option("--shared", is_flag=True, help="For every user of this computer.")
 _UNOPKG = click.option("--unopkg", default=None, help="LibreOffice's unopkg (default: found).")

@@ -31,6 +31,7 @@ from profnet_sheets.spec.profile import (
     header_table,
     network_hosts,
 )
+from profnet_sheets.words import command
 
 DEFAULT_CONCURRENCY = 128  # the most calls in flight unless the user says otherwise
 
@@ -91,6 +92,10 @@ class ApiKey:
     def fingerprint(self) -> str:
         """A short one-way digest that tells keys apart in the ledger without holding them."""
         return self._fingerprint
+
+    def described(self) -> str:
+        """What a user is shown of the key: that it is set, and its fingerprint."""
+        return f"set (fingerprint {self.fingerprint}; the key itself is never shown)"
 
     def __repr__(self) -> str:
         if not hasattr(self, "_value"):  # refused in __init__ (a traceback shows `self`)
@@ -339,7 +344,7 @@ def _read_config(path: Path, *, wrap_key: bool = False) -> dict[str, Any]:
         # file's text, the key included) must not ride along as a hidden __context__
         raise ConfigurationError(
             f"Cannot read the config file {clipped(str(path))}: {clipped(problem)}. Correct it, "
-            f"or move it aside and run `profnet-sheets config` again."
+            f"or move it aside and run `{command('config')}` again."
         )
     section = content.get("profnet", content)
     found = dict(section) if isinstance(section, dict) else {}

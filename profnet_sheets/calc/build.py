@@ -22,6 +22,7 @@ from typing import Any, Final
 from xml.sax.saxutils import escape, quoteattr
 
 from profnet_sheets.calc.catalog import Function, functions
+from profnet_sheets.words import command
 
 IDENTIFIER: Final = "org.profnetsheets.calc"  # the extension, as unopkg lists it
 MODULE: Final = "org.profnetsheets.calc"  # the IDL module of the interface
@@ -216,6 +217,7 @@ def environment(declared: Iterable[Function]) -> dict[str, Any]:
         "python": "{}.{}".format(*sys.version_info[:2]),
         "executable": sys.executable,
         "paths": environment_paths(),
+        "install": command("calc install"),  # as that environment runs it, for its messages
         "interface": f"{MODULE}.{INTERFACE}",
         "implementation": IMPLEMENTATION,
         "functions": [function.name for function in declared],

@@ -1,10 +1,11 @@
 """The add-in's UNO component: runs in LibreOffice's own Python, copied into the .oxt.
 
 It does two things only. It puts the Python environment that built the add-in (written by
-`profnet-sheets calc install` into environment.json beside it) at the front of sys.path, once,
-on the first call (LibreOffice's Python knows neither profnet-sheets nor its dependencies, and
-a Linux distribution's older copies of them must not win). Then it hands every call to
-profnet_sheets.calc.values, which converts Calc's values and calls the Excel formulas' logic.
+`uv run profnet-sheets calc install` into environment.json beside it) at the front of
+sys.path, once, on the first call (LibreOffice's Python knows neither profnet-sheets nor its
+dependencies, and a Linux distribution's older copies of them must not win). Then it hands
+every call to profnet_sheets.calc.values, which converts Calc's values and calls the Excel
+formulas' logic.
 Nothing here raises into Calc: every failure is a `#PROFNET!` text in the cell.
 """
 
@@ -24,6 +25,8 @@ import unohelper
 HERE = os.path.dirname(os.path.abspath(__file__))
 with open(os.path.join(HERE, "environment.json"), encoding="utf-8") as _handle:
     RECORD: dict[str, Any] = json.load(_handle)
+# The install command as the recording environment runs it (an older record: by its name).
+INSTALL: str = RECORD.get("install", "profnet-sheets calc install")
 PREFIX = "#PROFNET!"  # as profnet_sheets.excel.cells says it (not importable before the load)
 Call = Callable[[str, tuple[Any, ...]], Any]
 _lock = threading.Lock()
@@ -45,13 +48,13 @@ def _load() -> Call:
         return _failing(
             f"LibreOffice runs Python {running}, but the add-in was installed from a Python "
             f"{RECORD['python']} environment ({RECORD['executable']}): install profnet-sheets "
-            f"in a Python {running} environment and run profnet-sheets calc install from it"
+            f"in a Python {running} environment and run {INSTALL} from it"
         )
     missing = [path for path in RECORD["paths"] if not os.path.isdir(path)]
     if missing:
         return _failing(
             f"the environment the add-in was installed from is gone ({missing[0]}): run "
-            "profnet-sheets calc install again from the environment that has profnet-sheets"
+            f"{INSTALL} again from the environment that has profnet-sheets"
         )
     before = list(sys.path)
     for path in RECORD["paths"]:
@@ -62,7 +65,7 @@ def _load() -> Call:
     except Exception as error:
         return _failing(
             f"profnet-sheets does not load from {RECORD['paths'][0]} ({type(error).__name__}: "
-            f"{error}): run profnet-sheets calc install again from a working environment"
+            f"{error}): run {INSTALL} again from a working environment"
         )
     call: Call = values.call
     return call

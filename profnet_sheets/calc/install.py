@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Final
 
 from profnet_sheets.calc.build import IDENTIFIER
+from profnet_sheets.calc.environment import libreoffice_environment
 from profnet_sheets.errors import ConfigurationError
+from profnet_sheets.redact import clipped
 
 # Where LibreOffice puts unopkg when it is not on PATH (Linux packages, macOS, Windows).
 PLACES: Final = (
@@ -59,22 +61,50 @@ def remove_command(unopkg: str, profile: Path | None = None, shared: bool = Fals
     return [unopkg, "remove", *scope, IDENTIFIER, *_profile(profile)]
 
 
-def run(command: list[str], shared: bool = False) -> str:
-    """Run an unopkg command; its output, or CalcInstallError saying what went wrong."""
-    if not shared and hasattr(os, "geteuid") and os.geteuid() == 0:
+def run(command: list[str], shared: bool = False, cwd: Path | None = None) -> str:
+    """Run an unopkg command as from a desktop (no other Python first: `environment`), in
+    `cwd` (default: this one); its output, or CalcInstallError with unopkg's own reason and
+    what to do."""
+    try:
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+            cwd=cwd,
+            env=libreoffice_environment(keep=[Path(command[0]).parent]),
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise CalcInstallError(f"{command[0]} did not run: {error}") from None
+    if done.returncode != 0:
         raise CalcInstallError(
+            f"unopkg failed: {reason(done.stderr or done.stdout, done.returncode)}. "
+            f"{what_to_do(shared)}"
+        )
+    return (done.stdout + done.stderr).strip()
+
+
+def reason(output: str, status: int) -> str:
+    """unopkg's own reason, in one line: its first error that is not the closing
+    `ERROR: unopkg failed.`, else its last line."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    errors = [
+        line.removeprefix("ERROR:").strip()
+        for line in lines
+        if line.startswith("ERROR:") and line.rstrip(".") != "ERROR: unopkg failed"
+    ]
+    found = (errors or lines[-1:] or [f"exit status {status}"])[0]
+    return clipped(found.removeprefix("Exception occurred:").strip().rstrip("."))
+
+
+def what_to_do(shared: bool) -> str:
+    if not shared and hasattr(os, "geteuid") and os.geteuid() == 0:
+        return (
             "unopkg does not install for the root user: run this as the user who runs "
             "LibreOffice, or add --shared to install for every user of this computer"
         )
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT, check=False)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise CalcInstallError(f"{command[0]} did not run: {error}") from None
-    output = (done.stdout + done.stderr).strip()
-    if done.returncode != 0:
-        last = " ".join(output.splitlines()[-6:]) or f"exit status {done.returncode}"
-        raise CalcInstallError(
-            f"unopkg failed: {last}. Close LibreOffice and try again; LibreOffice needs its "
-            "Python support (Debian, Ubuntu: python3-uno, libreoffice-script-provider-python)"
-        )
-    return output
+    return (
+        "Close LibreOffice (and any soffice --headless) and try again; LibreOffice needs its "
+        "Python support (Debian, Ubuntu: python3-uno, libreoffice-script-provider-python)"
+    )

@@ -23,6 +23,7 @@ from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TransportError
 from profnet_sheets.spec import ENDPOINTS, search_endpoint
 from profnet_sheets.spec.profile import DEFAULT_NETWORK_HOSTS
+from profnet_sheets.words import command
 
 PROBE = search_endpoint("leads", "status")  # free, whatever the profile says
 UNKNOWN_SEARCH = "profnet-sheets-setup-check"  # a request id no service has handed out
@@ -91,12 +92,12 @@ def check_setup(settings: Settings) -> CheckReport:
     elif settings.base_url is None:
         report.problem = (
             "no base URL of the service: set base_url (PROFNET_BASE_URL, or "
-            "`profnet-sheets config --base-url ...`) to the address your provider gives"
+            f"`{command('config --base-url ...')}`) to the address your provider gives"
         )
         return report
     elif settings.api_key is None:
         report.problem = (
-            "no API key: set api_key (PROFNET_API_KEY, or `profnet-sheets config --api-key ...`)"
+            f"no API key: set api_key (PROFNET_API_KEY, or `{command('config --api-key ...')}`)"
         )
         return report
     else:
@@ -201,7 +202,7 @@ def _refusal(header: str, said: tuple[int, str], without: tuple[int, str]) -> st
     if said != without:
         return (
             f"the service refused the API key sent in {header} ({quoted}): check api_key "
-            "(PROFNET_API_KEY, or `profnet-sheets config --api-key ...`)"
+            f"(PROFNET_API_KEY, or `{command('config --api-key ...')}`)"
         )
     return (
         f"the service refused the call ({quoted}) as it refuses a call without a key: check "

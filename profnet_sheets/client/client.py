@@ -46,6 +46,7 @@ from profnet_sheets.errors import (
 )
 from profnet_sheets.redact import masked_url
 from profnet_sheets.spec import Endpoint, PriceTable, ServiceProfile, endpoint, items_in
+from profnet_sheets.words import command
 
 LOG = logging.getLogger("profnet_sheets")
 UNREADABLE_IN_A_ROW = 3
@@ -88,7 +89,7 @@ class _Shared:
         else:
             if settings.api_key is None:
                 raise ConfigurationError(
-                    "A base URL is set but no API key: run `profnet-sheets config --api-key ...` "
+                    f"A base URL is set but no API key: run `{command('config --api-key ...')}` "
                     "(or set PROFNET_API_KEY, or pass api_key)."
                 )
             if settings.base_url is None:

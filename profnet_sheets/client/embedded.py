@@ -11,13 +11,14 @@ from pathlib import Path
 
 from profnet_sheets.client.wal import ensure_wal
 from profnet_sheets.config import Settings, unusable_cache
+from profnet_sheets.words import command
 
 SANDBOX_KEY = "embedded-sandbox-key"
 NOTICE = (
     "profnet-sheets: no API key is configured, so the built-in SANDBOX answers, with synthetic "
     "data and no real credits spent.\n"
     "  To use the real service: set PROFNET_API_KEY (and PROFNET_BASE_URL), or run\n"
-    "  `profnet-sheets config --api-key ...` to keep them in your config file.\n"
+    f"  `{command('config --api-key ...')}` to keep them in your config file.\n"
 )
 
 _lock = threading.Lock()

@@ -25,7 +25,7 @@ from profnet_sheets.errors import (
 )
 from profnet_sheets.redact import shown
 from profnet_sheets.spec import PriceTable, search_endpoint
-from profnet_sheets.words import counted
+from profnet_sheets.words import command, counted
 
 if TYPE_CHECKING:
     import polars
@@ -359,7 +359,7 @@ class SearchJob:
     def _resume(self, read: int) -> str:
         return (
             f" ({read} results of the {self.kind} search {self.request_id} read, and cached; "
-            f"resume with `profnet-sheets search {self.kind} --request-id {self.request_id}`, "
+            f"resume with `{command(f'search {self.kind} --request-id {self.request_id}')}`, "
             f"or client.attach_search({self.kind!r}, {self.request_id!r}).results())"
         )
 
@@ -375,6 +375,9 @@ class SearchJob:
         return pl.DataFrame(self.results(on_page=on_page), schema=schema, orient="row")
 
 
+SEARCH_BAR_FORMAT = "{l_bar}{bar}| [{elapsed}{postfix}]"
+
+
 def _percent(status: SearchStatus) -> str:
     return "?%" if status.progress is None else f"{status.progress}%"
 
@@ -388,7 +391,8 @@ def _reporter(
         return (lambda status: None), lambda: None
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=100, desc=f"{job.kind} search", unit="%")
+    # The percentage and the time, no rate: tqdm's would be "%/s" (5602.41%/s after a jump).
+    bar = tqdm(total=100, desc=f"{job.kind} search", bar_format=SEARCH_BAR_FORMAT)
 
     def report(status: SearchStatus) -> None:
         bar.n = status.progress or 0

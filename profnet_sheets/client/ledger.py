@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from profnet_sheets.config import SpendingCap
 from profnet_sheets.errors import BudgetExceeded, DamagedFile
 from profnet_sheets.redact import clipped
 from profnet_sheets.spec import Endpoint, PriceTable
+from profnet_sheets.words import command
 
 # The most items one page of lead or company results may hold (vendors use 25 or 100): what a
 # results call is assumed to cost at most, when nothing better is known.
@@ -59,6 +61,41 @@ class Spend:
     day: str
     calls: int
     credits: int
+
+    def line(self) -> str:
+        return f"{self.day}  {self.endpoint:32} {self.calls:6} calls {self.credits:8} credits"
+
+
+class SpendTable(list[Spend]):
+    """What was spent, by endpoint and day: a list of Spend that shows itself as a table (in a
+    notebook, or as text lines) rather than as Python reprs."""
+
+    EMPTY = "No credits spent yet."
+
+    def lines(self) -> list[str]:
+        return [spend.line() for spend in self] or [self.EMPTY]
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # IPython's text display
+        printer.text(str(self))
+
+    def _repr_html_(self) -> str:  # Jupyter's and Voila's display
+        if not self:
+            return f"<p>{self.EMPTY}</p>"
+        cells = "".join(
+            f"<tr><td>{escape(s.day)}</td><td>{escape(s.endpoint)}</td>"
+            f"<td style='text-align:right'>{s.calls}</td>"
+            f"<td style='text-align:right'>{s.credits}</td></tr>"
+            for s in self
+        )
+        total = sum(spend.credits for spend in self)
+        return (
+            "<table><thead><tr><th>day</th><th>endpoint</th><th>calls</th><th>credits</th>"
+            f"</tr></thead><tbody>{cells}</tbody><tfoot><tr><th colspan='3'>total</th>"
+            f"<th style='text-align:right'>{total}</th></tr></tfoot></table>"
+        )
 
 
 class Ledger:
@@ -178,7 +215,7 @@ class Ledger:
         ).fetchone()[0]
         return int(spent) + int(held)
 
-    def by_endpoint_and_day(self, *, service: str | None = None) -> list[Spend]:
+    def by_endpoint_and_day(self, *, service: str | None = None) -> SpendTable:
         query = (
             "SELECT endpoint, date(at, 'unixepoch') AS day, COUNT(*), SUM(credits) FROM spend"
             " WHERE uncertain = 0"
@@ -187,7 +224,7 @@ class Ledger:
         )
         with self._lock:
             rows = self._db.execute(query, [service] if service else []).fetchall()
-        return [Spend(*row) for row in rows]
+        return SpendTable(Spend(*row) for row in rows)
 
     def close(self) -> None:
         with self._lock:
@@ -208,7 +245,7 @@ def _open_file(path: Path) -> None:
     elif path.stat().st_size == 0:
         LOG.warning(
             "profnet-sheets: the ledger %s was empty (0 bytes): the spend it recorded is gone, "
-            "and `profnet-sheets credits` counts from now.",
+            f"and `{command('credits')}` counts from now.",
             clipped(str(path)),
         )
     try:
@@ -219,7 +256,7 @@ def _open_file(path: Path) -> None:
     aside = wal.set_aside(path)
     LOG.warning(
         "profnet-sheets: the ledger %s could not be read (%s); it is set aside as %s and a new "
-        "one started: `profnet-sheets credits` counts from now.",
+        f"one started: `{command('credits')}` counts from now.",
         clipped(str(path)),
         reason,
         aside.name,

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped
+from profnet_sheets.words import command
 
 _BUSY, _LOCKED = 5, 6  # SQLITE_BUSY, SQLITE_LOCKED (primary codes)
 _DAMAGED = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
@@ -47,7 +48,7 @@ def ensure_wal(path: Path, timeout: float = 30.0) -> None:
         if damaged is not None:
             raise DamagedFile(
                 f"The cache file {clipped(str(path))} cannot be read ({damaged}): it is damaged, "
-                "or not a cache of profnet-sheets. Run `profnet-sheets cache clear` to start it "
+                f"or not a cache of profnet-sheets. Run `{command('cache clear')}` to start it "
                 "anew (the answers it held are lost), or move it aside.",
                 path=path,
                 details=damaged,

@@ -18,6 +18,7 @@ from profnet_sheets.errors import (
 )
 from profnet_sheets.excel.cells import error_text
 from profnet_sheets.excel.session import BUDGET_KEY, OFFLINE_KEY
+from profnet_sheets.words import command
 
 log = logging.getLogger("profnet_sheets.excel")
 
@@ -33,7 +34,7 @@ OFFLINE = (
 NOT_FOUND = "not found: check the id, URL or name it was looked up by"
 INTERRUPTED = "interrupted before it was fetched: recalculate"
 UNAUTHORIZED = (
-    "the service refused the API key: run profnet-sheets config --api-key (it asks for it), "
+    f"the service refused the API key: run {command('config --api-key')} (it asks for it), "
     f"{RESTART} (a changed environment variable needs Excel itself restarted)"
 )
 # How the batch engine words a row's error (batch/engine.py) -> the same words as one key's.

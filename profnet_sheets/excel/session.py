@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from profnet_sheets.client import normalize
 from profnet_sheets.errors import ConfigurationError
 from profnet_sheets.redact import shown
+from profnet_sheets.words import command
 
 if TYPE_CHECKING:
     from profnet_sheets.client.client import Client
@@ -23,7 +24,7 @@ BUDGET_KEY: Final = "PROFNET_EXCEL_BUDGET"
 OFFLINE_KEY: Final = "PROFNET_EXCEL_OFFLINE"
 REFRESH_KEY: Final = "PROFNET_EXCEL_REFRESH"
 SANDBOX_NOTICE: Final = (
-    "SANDBOX: synthetic data, nothing paid (no API key set: profnet-sheets config --api-key ...)"
+    f"SANDBOX: synthetic data, nothing paid (no API key set: {command('config --api-key ...')})"
 )
 DEFAULT_BUDGET: Final = 1_000  # credits one Excel session may spend unless told otherwise
 _UNLIMITED: Final = frozenset({"none", "unlimited", "no limit"})

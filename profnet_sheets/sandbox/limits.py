@@ -62,7 +62,7 @@ def retry_after(wait: float) -> int:
 
 # Plans shaped like comparable vendors' (a per-second and a per-minute limit per key; some
 # send Retry-After, some do not), with the real service's 3-5 s per call. Start a sandbox
-# with one: `start_sandbox(**PLANS["basic"])`, `profnet-sheets sandbox --plan basic`.
+# with one: `start_sandbox(**PLANS["basic"])`, `uv run profnet-sheets sandbox --plan basic`.
 REAL_LATENCY: Mapping[str, Any] = {"latency_ms": 3000.0, "latency_jitter_ms": 2000.0}
 PLANS: Mapping[str, Mapping[str, Any]] = {
     "trial": {

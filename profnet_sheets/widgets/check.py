@@ -1,4 +1,4 @@
-"""SetupCheck: the free setup check (`profnet-sheets check`) behind a Check connection button."""
+"""SetupCheck: the free setup check (`uv run profnet-sheets check`) behind a button."""
 
 from __future__ import annotations
 

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 import requests
 
+from tests.integration.conftest import run_cli
+
 pytestmark = pytest.mark.integration
 
 CLI = [sys.executable, "-m", "profnet_sheets"]
@@ -243,6 +245,30 @@ def test_config_keeps_settings_in_a_private_file_and_never_shows_the_key(tmp_pat
     assert bad.returncode == 1
     assert "PROFNET_BASE_URL" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_config_shows_settings_in_words_not_python_reprs(tmp_path: Path) -> None:
+    env = clean_env(tmp_path)
+    env.pop("PROFNET_API_KEY", None)
+
+    def shown(*args: str) -> str:
+        done = run_cli(env, "config", *args)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    nothing = shown()
+    assert "api_key:  not set (the embedded sandbox is used)" in nothing
+    assert "None" not in nothing
+    saved = shown("--api-key", "very-secret", "--base-url", "https://api.example.com")
+    assert "api_key:  set (fingerprint " in saved
+    assert "ApiKey(" not in saved
+    assert "very-secret" not in saved
+    assert "base_url: https://api.example.com" in saved
+    saved = shown("--budget", "300", "--spending-cap", "500/day")
+    assert "budget:   300" in saved
+    assert "spending cap: 500/day" in saved
+    for line in (nothing + saved).splitlines():
+        assert not re.search(r"\b(None|[A-Z]\w+\(\w+=)", line), line  # no Python repr
 
 
 def test_every_command_is_documented_in_the_guide() -> None:

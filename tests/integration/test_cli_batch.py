@@ -212,11 +212,16 @@ def test_ctrl_c_saves_what_is_done_and_a_rerun_pays_for_the_rest(
 
 
 def test_lookup_prints_json(env: dict[str, str]) -> None:
-    result = run(env, "lookup", "company", "https://www.stripe.com/about")
+    url = "https://www.stripe.com/about"
+    result = run(env, "lookup", "company", url)
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["company_name"] == "Stripe"
-    many = run(env, "lookup", "geocode", "Munich", "Berlin")
-    assert [places[0]["geo_id"] for places in json.loads(many.stdout)]
+    assert json.loads(result.stdout)[url]["company_name"] == "Stripe"
+    # Each answer under the value it answers, as typed, in the order given.
+    many = run(env, "lookup", "geocode", "Berlin", "san francisco")
+    places = json.loads(many.stdout)
+    assert list(places) == ["Berlin", "san francisco"]
+    assert "Berlin" in places["Berlin"][0]["name"]
+    assert "San Francisco" in places["san francisco"][0]["name"]
     bad = run(env, "lookup", "company", "not a domain")
     assert bad.returncode == 1
     assert "not a domain" in bad.stderr

@@ -15,6 +15,7 @@ import pytest
 import requests
 
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from profnet_sheets.words import command
 from tests.integration.conftest import cli_env, run_cli
 
 pytestmark = pytest.mark.integration
@@ -89,7 +90,7 @@ def test_a_right_setup_is_ready_and_costs_nothing(other: RunningSandbox, tmp_pat
             {"PROFNET_API_KEY": "a-key-the-service-never-gave"},
             f"NOT READY: the service refused the API key sent in {HEADER} (it said "
             f'"unauthorized Invalid API key: the key sent in the {HEADER} header is not known."'
-            "): check api_key (PROFNET_API_KEY, or `profnet-sheets config --api-key ...`)",
+            f"): check api_key (PROFNET_API_KEY, or `{command('config --api-key ...')}`)",
         ),
         (
             {"PROFNET_KEY_HEADER": ""},  # the spec's name: X-SERVICE-API-KEY

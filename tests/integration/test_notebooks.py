@@ -27,6 +27,9 @@ SHOWS = {
     "04_company_search.ipynb": "companies from search",
 }
 
+# Notebooks whose last cell shows what was spent.
+SPEND_SHOWN = ("03_lead_search.ipynb",)
+
 
 def test_the_four_notebooks_are_there_and_no_other() -> None:
     assert sorted(path.name for path in FOLDER.glob("*.ipynb")) == list(NOTEBOOKS)
@@ -60,6 +63,21 @@ def test_runs_top_to_bottom_on_the_embedded_sandbox(
     shown = json.dumps([cell.get("outputs", []) for cell in notebook.cells])
     assert '"output_type": "error"' not in shown
     assert SHOWS[name] in shown, f"{name} did not show {SHOWS[name]!r}"
+    assert "%/s" not in shown, f"{name}: a progress bar shows a rate of percents per second"
+    assert "Spend(" not in shown, f"{name}: the spend shown as Python reprs"
+    if name in SPEND_SHOWN:  # its last cell: what was spent, as a table
+        last = notebook.cells[-1].outputs[-1]["data"]
+        assert "<table>" in last["text/html"]
+        assert "search-leads" in last["text/plain"]
+        assert "credits" in last["text/plain"]
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_says_it_runs_on_the_sandbox_with_synthetic_data(name: str) -> None:
+    notebook = nbformat.read(FOLDER / name, as_version=4)
+    said = " ".join(cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+    assert "embedded sandbox" in said, name
+    assert "synthetic data" in said, name
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)

@@ -29,6 +29,7 @@ import pytest
 from profnet_sheets import Client
 from profnet_sheets.calc import catalog, install
 from profnet_sheets.calc.build import build
+from profnet_sheets.calc.environment import libreoffice_environment
 from profnet_sheets.excel.cells import ERROR_PREFIX
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 from tests.integration.client.conftest import usage
@@ -89,20 +90,8 @@ def free_port() -> int:
 
 
 def outside_the_venv(python: str) -> dict[str, str]:
-    """This environment as a desktop starts LibreOffice: no folder on PATH with a `python3`
-    but LibreOffice's own (`python`). Its embedded Python takes the first `python3` on PATH
-    for its home: a virtual environment's (even one of the same Python: no `uno` in it) or
-    pyenv's, and soffice aborts at start."""
-    own = Path(python).parent
-
-    def foreign(folder: str) -> bool:
-        return Path(folder, "python3").exists() and Path(folder) != own
-
-    path = os.pathsep.join(
-        folder for folder in os.environ.get("PATH", "").split(os.pathsep) if not foreign(folder)
-    )
-    drop = ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")
-    return {**{k: v for k, v in os.environ.items() if k not in drop}, "PATH": path}
+    """This environment as a desktop starts LibreOffice (as `calc install` starts unopkg)."""
+    return libreoffice_environment(keep=[Path(python).parent])
 
 
 def wait_for_port(port: int, office: subprocess.Popen[bytes]) -> None:
@@ -179,6 +168,7 @@ def calc(libreoffice: tuple[str, str, str], sandbox: RunningSandbox) -> Iterator
             text=True,
             timeout=SLOW,
             env={**outside_the_venv(python), "HOME": str(profile)},
+            cwd=home,  # one it can enter: as nobody, not the clone (perhaps in a 0700 folder)
             check=False,
         )
         assert added.returncode == 0, added.stdout + added.stderr
@@ -196,6 +186,7 @@ def calc(libreoffice: tuple[str, str, str], sandbox: RunningSandbox) -> Iterator
                 f"--accept=socket,host=127.0.0.1,port={port};urp;StarOffice.ComponentContext",
             ],
             env=office_environment(python, home, sandbox),
+            cwd=home,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,  # a process group of its own: soffice.bin goes with it
@@ -207,6 +198,7 @@ def calc(libreoffice: tuple[str, str, str], sandbox: RunningSandbox) -> Iterator
             stdout=subprocess.PIPE,
             text=True,
             env=outside_the_venv(python),
+            cwd=home,
         )
         assert driver.stdout is not None
         assert json.loads(driver.stdout.readline() or "{}").get("ready"), "no UNO connection"

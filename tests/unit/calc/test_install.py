@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from profnet_sheets.calc import install
 from profnet_sheets.calc.build import IDENTIFIER
+from profnet_sheets.calc.environment import libreoffice_environment
 from profnet_sheets.cli import main
 
 
@@ -67,11 +68,51 @@ def test_a_failing_unopkg_and_root_are_explained(
     failing = fake_unopkg(tmp_path, status=1)
     done = CliRunner().invoke(main, ["calc", "install", "--unopkg", str(failing)])
     assert done.exit_code == 1
-    assert "unopkg failed: ERROR: something. Close LibreOffice" in done.output
+    assert "unopkg failed: something. Close LibreOffice" in done.output
     monkeypatch.setattr(os, "geteuid", lambda: 0)
     root = CliRunner().invoke(main, ["calc", "install", "--unopkg", str(failing)])
-    assert "unopkg does not install for the root user" in root.output
+    assert "unopkg failed: something. unopkg does not install for the root user" in root.output
     assert "--shared" in root.output
+
+
+BAD_ALLOC = """
+ERROR: Exception occurred: C++ code threw St9bad_alloc: std::bad_alloc at ./bridges/x.cxx:243
+
+ERROR: unopkg failed.
+"""
+
+
+def test_the_reason_is_unopkgs_own_in_one_line() -> None:
+    assert install.reason(BAD_ALLOC, 1) == (
+        "C++ code threw St9bad_alloc: std::bad_alloc at ./bridges/x.cxx:243"
+    )
+    assert install.reason("ERROR: unopkg failed.\n", 1) == "ERROR: unopkg failed"
+    root = "ERROR: Cannot run unopkg as root without --shared or --bundled option.\n"
+    assert (
+        install.reason(root, 1) == "Cannot run unopkg as root without --shared or --bundled option"
+    )
+    assert install.reason("", 9) == "exit status 9"
+
+
+def test_unopkg_starts_without_the_environments_python(tmp_path: Path) -> None:
+    venv = tmp_path / "venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "python3").touch()
+    given = {
+        "PATH": os.pathsep.join([str(venv), "/usr/bin", str(tmp_path), "/bin"]),
+        "VIRTUAL_ENV": str(venv.parent),
+        "PYTHONHOME": "/x",
+        "PYTHONPATH": "/y",
+        "UV_PROJECT_ENVIRONMENT": "/z",
+        "HOME": "/home/anna",
+    }
+    cleaned = libreoffice_environment(environ=given)
+    assert cleaned == {
+        "PATH": os.pathsep.join(["/usr/bin", str(tmp_path), "/bin"]),
+        "HOME": "/home/anna",
+    }
+    kept = libreoffice_environment(keep=[venv], environ=given)
+    assert kept["PATH"].split(os.pathsep)[0] == str(venv)
 
 
 def test_build_writes_the_oxt(tmp_path: Path) -> None:
