@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -138,7 +139,7 @@ def sandbox(
 ) -> None:
     """Run the sandbox of the service in the foreground (Ctrl-C stops it)."""
     from profnet_sheets.sandbox.controls import SettingError
-    from profnet_sheets.sandbox.server import SandboxConfig, serve_forever
+    from profnet_sheets.sandbox.server import ListenError, SandboxConfig, serve_forever
 
     given = click.get_current_context().get_parameter_source
     options: dict[str, Any] = {
@@ -179,7 +180,15 @@ def sandbox(
             err=True,
         )
 
-    serve_forever(config, on_listening=announce)
+    try:
+        serve_forever(config, on_listening=announce)
+    except ListenError as error:
+        advice = (
+            "stop what uses it, or choose another port with --port (0: any free one)"
+            if error.errno == errno.EADDRINUSE
+            else "choose another --port (0: any free one) or --host"
+        )
+        raise click.ClickException(f"{error.strerror}: {advice}") from None
 
 
 @main.command()

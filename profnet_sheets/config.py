@@ -85,7 +85,8 @@ class ApiKey:
         self._fingerprint = hashlib.sha256(value.encode()).hexdigest()[:12]
 
     def reveal(self) -> str:
-        """The key itself, for the request header only."""
+        """The key itself, for the request header only (and to mask it where a server quoted
+        it back: redact.masked)."""
         return self._value
 
     @property
@@ -459,6 +460,12 @@ def _base_url(value: Any) -> str:
     url = str(value).strip().rstrip("/")
     if not url.lower().startswith(("http://", "https://")):
         raise ValueError("it must start with http:// or https://")
+    if "@" in url.split("://", 1)[1]:  # as redact.masked reads it: up to the last @
+        raise ValueError(
+            "it holds a user name or password (user:pw@host), which is never sent: give the "
+            "address alone, the key as api_key, and a gateway's own credentials as headers "
+            "(PROFNET_HEADERS)"
+        )
     parts = urlsplit(url)  # ValueError: a bad IPv6 host
     parts.port  # noqa: B018 - ValueError: a port that is not one
     if not parts.hostname:

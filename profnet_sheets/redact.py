@@ -19,8 +19,9 @@ _SECRET_PARAMETER = re.compile(
 )
 
 
-def masked(text: str) -> str:
-    """`text` with the credentials of every URL in it masked: user info (`redis://:pw@host`
+def masked(text: str, secrets: Iterable[str] = ()) -> str:
+    """`text` with every one of `secrets` (an API key a server quoted back) masked whole,
+    and the credentials of every URL in it masked: user info (`redis://:pw@host`
     -> `redis://:***@host`, `https://user:pw@host` -> `https://user:***@host`, a lone user
     name being a token: `https://tok@host` -> `https://***@host`) and query parameters named
     like a credential (`?key=`, `api_key=`, `token=`, `password=`, ...).
@@ -28,6 +29,9 @@ def masked(text: str) -> str:
     Up to the last `@` of a URL counts as its user info, so that a password holding an
     unescaped `/`, `?`, `#` or `@` is masked whole: a path with an `@` is masked too.
     """
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, MASK)
     return _URL.sub(_masked_match, text) if "://" in text else text
 
 
@@ -48,9 +52,10 @@ def masked_url(value: Any) -> Any:
     return masked(value) if isinstance(value, str) else value
 
 
-def clipped(text: str, limit: int = LIMIT) -> str:
-    """`text` for a message: credentials masked, then cut to `limit` characters (`...`)."""
-    return _cut(masked(text), limit)
+def clipped(text: str, limit: int = LIMIT, secrets: Iterable[str] = ()) -> str:
+    """`text` for a message: credentials (and `secrets`) masked, then cut to `limit`
+    characters (`...`)."""
+    return _cut(masked(text, secrets), limit)
 
 
 def shown(value: object, limit: int = LIMIT) -> str:

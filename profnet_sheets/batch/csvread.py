@@ -41,11 +41,12 @@ def _read_bytes(source: Path, *, limit: int | None = None) -> bytes:
         raise BatchInputError(msg, path=source) from error
 
 
-def read_csv(source: Path, encoding: str | None = None) -> pl.DataFrame:
+def read_csv(source: Path, encoding: str | None = None, *, as_text: bool = False) -> pl.DataFrame:
     """The whole CSV: decoded (`decode.decode`: UTF-8 kept as it is, other encodings guessed
     with a warning), its delimiter sniffed, rows longer than the header kept (their extra
     fields in columns `extra_1`, `extra_2`..., with a warning), number columns typed
-    (`infer.typed`: `-5` a number, `01234` and `+1 555 0100` text)."""
+    (`infer.typed`: `-5` a number, `01234` and `+1 555 0100` text) unless `as_text` (every
+    column as the text written: to write it back as it was)."""
     try:
         text = decode(_read_bytes(source), source, encoding)
     except LookupError as error:
@@ -71,7 +72,7 @@ def read_csv(source: Path, encoding: str | None = None) -> pl.DataFrame:
     except pl.exceptions.PolarsError as error:
         msg = f"{source}: not a readable CSV file ({first_line(error)})"
         raise BatchInputError(msg, path=source) from error
-    return typed(frame)
+    return frame if as_text else typed(frame)
 
 
 def _parse(data: bytes, separator: str) -> pl.DataFrame:
@@ -138,10 +139,11 @@ def csv_separator(source: Path | str) -> str:
     return "," if found == _NO_SEPARATOR else found
 
 
-def scan_csv(source: Path) -> pl.LazyFrame:
-    """A lazy, streaming view of a big UTF-8 CSV, its number columns typed. BatchInputError,
-    before anything is read for real, when it cannot be streamed (another encoding, old Mac
-    line ends, rows longer than the header): read_csv reads such a file whole."""
+def scan_csv(source: Path, *, as_text: bool = False) -> pl.LazyFrame:
+    """A lazy, streaming view of a big UTF-8 CSV, its number columns typed (unless `as_text`:
+    see `read_csv`). BatchInputError, before anything is read for real, when it cannot be
+    streamed (another encoding, old Mac line ends, rows longer than the header): read_csv
+    reads such a file whole."""
     head = _read_bytes(source, limit=_SNIFF_BYTES)
     if head.startswith(codecs.BOM_UTF8):
         head = head[len(codecs.BOM_UTF8) :]
@@ -161,10 +163,11 @@ def scan_csv(source: Path) -> pl.LazyFrame:
         raise_if_empty=False,
     )
     try:
-        return typed(lazy)  # one streaming pass: it also finds rows longer than the header
+        checked = typed(lazy)  # one streaming pass: it also finds rows longer than the header
     except pl.exceptions.ComputeError as error:
         msg = f"{source}: cannot be streamed ({first_line(error)}); use read_table"
         raise BatchInputError(msg, path=source) from error
+    return lazy if as_text else checked
 
 
 def _check_streamable(source: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, TypeVar
 
 import polars as pl
@@ -61,17 +62,19 @@ def _timestamps(name: str, dtype: pl.DataType, *, csv: bool) -> pl.Expr | None:
     return utc.dt.replace_time_zone(None).alias(name)
 
 
-def flatten(frame: _Frame, *, escape: bool, csv: bool) -> _Frame:
+def flatten(frame: _Frame, *, escape: bool, csv: bool, kept: Collection[str] = ()) -> _Frame:
     """``frame`` as CSV or XLSX cells: lists of values joined `a; b`, records and lists of
     records as JSON, categoricals as text; timestamps with a zone in UTC (text with `Z` in
     CSV). ``escape`` (CSV: the one format where text can run as a formula when opened):
-    every string, nested ones and the header included, through :func:`escape_formula`.
+    every string, nested ones and the header included, through :func:`escape_formula`, except
+    in the columns ``kept`` (the user's own, given back as they were read).
 
     For CSV, durations become ISO 8601 text (``P1DT6H``): the CSV writer has no format for them.
     """
     schema = frame.collect_schema()
-    if escape:
-        frame = frame.with_columns(escape_exprs(schema, None))
+    escaped = [name for name in schema.names() if name not in kept] if escape else []
+    if escaped:
+        frame = frame.with_columns(escape_exprs(schema, escaped))
         schema = frame.collect_schema()
     changed: list[pl.Expr] = []
     for name, dtype in schema.items():
@@ -86,7 +89,7 @@ def flatten(frame: _Frame, *, escape: bool, csv: bool) -> _Frame:
             changed.append(stamp)
     if changed:
         frame = frame.with_columns(changed)
-    if escape:
-        renamed = {name: escape_formula(name) for name in schema.names()}
+    if escaped:
+        renamed = {name: escape_formula(name) for name in escaped}
         frame = frame.rename({old: new for old, new in renamed.items() if old != new})
     return frame

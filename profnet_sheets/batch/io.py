@@ -1,4 +1,4 @@
-"""Read and write CSV, XLSX and Parquet; every exported string safe from formula injection."""
+"""Read and write CSV, XLSX and Parquet; what the service returned safe from formula injection."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import contextlib
 import os
 import secrets
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal, TypeVar
 
@@ -16,7 +16,7 @@ from profnet_sheets.batch.csvread import csv_separator, read_csv, scan_csv
 from profnet_sheets.batch.escape import escape_formula, escape_frame
 from profnet_sheets.batch.flat import flatten
 from profnet_sheets.batch.problems import BatchInputError, first_line
-from profnet_sheets.batch.xlsx import read_xlsx, write_xlsx
+from profnet_sheets.batch.xlsx import Workbook, read_workbook, read_xlsx, write_xlsx
 
 if TYPE_CHECKING:
     pass
@@ -32,6 +32,7 @@ __all__ = [
     "escape_formula",
     "escape_frame",
     "read_table",
+    "read_workbook",
     "scan_table",
     "sink_table",
     "write_table",
@@ -92,7 +93,11 @@ def _existing_file(path: str | Path) -> tuple[Path, Kind]:
 
 
 def read_table(
-    path: str | Path, *, sheet: str | int | None = None, encoding: str | None = None
+    path: str | Path,
+    *,
+    sheet: str | int | None = None,
+    encoding: str | None = None,
+    as_text: bool = False,
 ) -> pl.DataFrame:
     """The table in ``path``, by extension: CSV (.csv .tsv .txt), XLSX (.xlsx .xlsm), Parquet.
 
@@ -113,14 +118,16 @@ def read_table(
     XLSX: ``sheet`` is a name or a 0-based position (default the first sheet); empty rows and
     columns are kept so that row ``i`` of the frame is row ``i + 2`` in Excel.
 
-    Parquet: read as stored. ``sheet`` applies to XLSX only, ``encoding`` to CSV only.
+    Parquet: read as stored. ``sheet`` applies to XLSX only, ``encoding`` and ``as_text``
+    (every column as the text written, no number columns: to write a CSV back as it was) to
+    CSV only.
 
     Raises BatchInputError (a ValueError) for a missing file, an unsupported extension or
     unreadable content, naming the file.
     """
     source, kind = _existing_file(path)
     if kind == "csv":
-        return read_csv(source, encoding)
+        return read_csv(source, encoding, as_text=as_text)
     if kind == "xlsx":
         return read_xlsx(source, sheet)
     try:
@@ -130,12 +137,13 @@ def read_table(
         raise BatchInputError(msg, path=source) from error
 
 
-def scan_table(path: str | Path) -> pl.LazyFrame:
+def scan_table(path: str | Path, *, as_text: bool = False) -> pl.LazyFrame:
     """A lazy, streaming view of a big CSV or Parquet file.
 
     The CSV must be UTF-8 (a BOM is fine) with every row as wide as its header, or
     BatchInputError says so before anything is read for real (read_table reads it whole
-    instead); its delimiter is sniffed and its number columns typed as in :func:`read_table`.
+    instead); its delimiter is sniffed and its number columns typed as in :func:`read_table`
+    (``as_text`` too).
     XLSX cannot be streamed: save big tables as CSV or Parquet.
     """
     source, kind = _existing_file(path)
@@ -147,7 +155,7 @@ def scan_table(path: str | Path) -> pl.LazyFrame:
         raise BatchInputError(msg, path=source)
     if kind == "parquet":
         return pl.scan_parquet(source)
-    return scan_csv(source)
+    return scan_csv(source, as_text=as_text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -155,16 +163,26 @@ def scan_table(path: str | Path) -> pl.LazyFrame:
 
 
 def write_table(
-    frame: pl.DataFrame, path: str | Path, *, escape: bool = True, separator: str | None = None
+    frame: pl.DataFrame,
+    path: str | Path,
+    *,
+    escape: bool = True,
+    separator: str | None = None,
+    kept: Collection[str] = (),
+    around: Workbook | None = None,
 ) -> Path:
     """Write ``frame`` to ``path`` by extension, atomically; return the path written.
 
     CSV (.csv, .txt; .tsv tab-separated): UTF-8 with a BOM, so that Excel on Windows reads
     accents right; ``separator`` (default ``,``) keeps the input's delimiter. Every string,
     nested ones and header names included, goes through :func:`escape_formula` (unless
-    ``escape=False``): CSV is the one format where a spreadsheet parses text as formulas.
+    ``escape=False``), except the columns ``kept``: the user's own, given back exactly as they
+    came (the danger is in what the service returned). CSV is the one format where a
+    spreadsheet parses text as formulas.
 
-    XLSX (.xlsx): one sheet with a header row and fitted column widths; strings are always
+    XLSX (.xlsx): one sheet ("Sheet1") with a header row and fitted column widths (with
+    ``around``, the workbook ``frame`` was read from: under its sheet's name, at its place,
+    the other sheets copied as values: see :func:`read_workbook`); strings are always
     written as text, never as formulas or links, and those that start like a formula carry
     Excel's invisible quote prefix (no visible `'`, still text when edited); numbers as
     numbers, dates and datetimes as Excel dates (a timestamp with a zone as its UTC time);
@@ -179,7 +197,7 @@ def write_table(
     target = Path(path).expanduser()
     kind = _kind(target, writing=True)
     if kind == "csv":
-        flat = flatten(frame, escape=escape, csv=True)
+        flat = flatten(frame, escape=escape, csv=True, kept=kept)
         delimiter = _delimiter(target, separator)
 
         def write(temp: Path) -> None:
@@ -190,7 +208,7 @@ def write_table(
         check_excel_limits(flat, target)
 
         def write(temp: Path) -> None:
-            write_xlsx(flat, temp)
+            write_xlsx(flat, temp, around)
 
     else:
 
@@ -268,13 +286,18 @@ def check_excel_limits(frame: pl.DataFrame, path: str | Path) -> None:
 
 
 def sink_table(
-    lazy: pl.LazyFrame, path: str | Path, *, escape: bool = True, separator: str | None = None
+    lazy: pl.LazyFrame,
+    path: str | Path,
+    *,
+    escape: bool = True,
+    separator: str | None = None,
+    kept: Collection[str] = (),
 ) -> Path:
     """Stream ``lazy`` to a big .parquet or .csv file without collecting it; atomic.
 
-    CSV gets the same treatment as in :func:`write_table` (escaping, lists joined, records as
-    JSON, a BOM, ``separator``), applied as lazy expressions. XLSX cannot be streamed:
-    collect and use :func:`write_table`, or sink to CSV or Parquet.
+    CSV gets the same treatment as in :func:`write_table` (escaping but in ``kept``, lists
+    joined, records as JSON, a BOM, ``separator``), applied as lazy expressions. XLSX cannot
+    be streamed: collect and use :func:`write_table`, or sink to CSV or Parquet.
     """
     target = Path(path).expanduser()
     kind = _kind(target, writing=True)
@@ -290,7 +313,7 @@ def sink_table(
             lazy.sink_parquet(temp)
 
     else:
-        flat = flatten(lazy, escape=escape, csv=True)
+        flat = flatten(lazy, escape=escape, csv=True, kept=kept)
         delimiter = _delimiter(target, separator)
 
         def write(temp: Path) -> None:

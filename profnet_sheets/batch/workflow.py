@@ -27,16 +27,20 @@ from profnet_sheets.batch.engine import (
     plan_enrichment,
 )
 from profnet_sheets.batch.io import (
+    CSV_SUFFIXES,
+    XLSX_SUFFIXES,
     BatchInputError,
     check_excel_limits,
     check_target,
     csv_separator,
     read_table,
+    read_workbook,
     scan_table,
     sink_table,
     write_table,
 )
 from profnet_sheets.batch.plan import Plan
+from profnet_sheets.batch.xlsx import Workbook
 from profnet_sheets.client.client import Client
 from profnet_sheets.redact import listed, shown
 from profnet_sheets.words import counted
@@ -191,20 +195,31 @@ class FileRun:
 
 
 def read_input(
-    source: Path, *, sheet: str | None = None, encoding: str | None = None, stream: bool, say: Say
+    source: Path,
+    *,
+    sheet: str | None = None,
+    encoding: str | None = None,
+    stream: bool,
+    say: Say,
+    as_text: bool = False,
 ) -> pl.DataFrame | pl.LazyFrame:
-    """A CSV, XLSX or Parquet file (scanned lazily when it can be streamed); what the reading
-    noticed (an uncertain decode, ragged rows) said through `say`."""
+    """A CSV, XLSX or Parquet file (scanned lazily when it can be streamed; a CSV's columns
+    as the text written when `as_text`); what the reading noticed (an uncertain decode, ragged
+    rows) said through `say`."""
     table: Any = None
     with warnings.catch_warnings(record=True) as noticed:
         warnings.simplefilter("always", InputWarning)
         if stream and encoding is None:
             with contextlib.suppress(BatchInputError):  # not UTF-8, ragged...: read whole
-                table = scan_table(source)
+                table = scan_table(source, as_text=as_text)
         if table is None:
-            chosen_sheet = int(sheet) if sheet and sheet.isdigit() else sheet
             text_like = source.suffix.lower() in (".csv", ".tsv", ".txt")
-            table = read_table(source, sheet=chosen_sheet, encoding=encoding if text_like else None)
+            table = read_table(
+                source,
+                sheet=_sheet(sheet),
+                encoding=encoding if text_like else None,
+                as_text=as_text,
+            )
     for warning in noticed:
         say(f"Warning: {warning.message}")
     read: pl.DataFrame | pl.LazyFrame = table
@@ -240,6 +255,7 @@ def enrich_file(
         encoding=encoding,
         stream=suffixes <= {".csv", ".parquet"},
         say=say,
+        as_text=_csv_to_csv(source, target),  # the user's cells written back as they were
     )
     names = table.collect_schema().names()
     if not names:
@@ -258,6 +274,9 @@ def enrich_file(
         say(note)
     if isinstance(table, pl.DataFrame) and target.suffix.lower() in (".xlsx", ".xlsm"):
         check_excel_limits(table, target)
+    around = None
+    if {source.suffix.lower(), target.suffix.lower()} <= XLSX_SUFFIXES:
+        around = read_workbook(source, _sheet(sheet))  # read before anything is paid
     job = Enrichment(client, table, column, kind, fields=fields, prefix=prefix, budget=budget)
     say(f"{source.name}: {job.plan.summary(job.client.budget.left)}.")
     if doubt := job.plan.doubtful():
@@ -266,17 +285,42 @@ def enrich_file(
         return None
     result, outcome = job.run(concurrency=concurrency)
     keep = _kept_separator(source, target)
-    try:
+    try:  # the user's own columns as they came: only what the service returned is escaped
         if isinstance(result, pl.LazyFrame):
-            path = sink_table(result, target, separator=keep)
+            path = sink_table(result, target, separator=keep, kept=names)
         else:
-            path = write_table(result, target, separator=keep)
+            path = write_table(result, target, separator=keep, kept=names, around=around)
     except (OSError, BatchInputError) as error:
         raise BatchInputError(
             f"{target}: could not be written ({error}). {outcome.spend().capitalize()}: the "
             "answers are cached, so running again with another --out is free."
         ) from None
+    if around is not None and (around.copied or around.dropped):
+        say(_sheets_said(path, around))
     return FileRun(path, outcome, time.perf_counter() - started)
+
+
+def _sheet(sheet: str | None) -> str | int | None:
+    """A sheet as the user named it: digits are its position (0: the first)."""
+    return int(sheet) if sheet and sheet.isdigit() else sheet
+
+
+def _sheets_said(path: Path, around: Workbook) -> str:
+    """What became of the workbook's sheets: the enriched one, those copied, those left out."""
+    said = f"{path.name}: the sheet {around.enriched!r} enriched"
+    if around.copied:
+        said += (
+            f"; {listed(around.copied)} copied beside it as values (formulas as their last "
+            "values; formatting not kept)"
+        )
+    if around.dropped:
+        said += f"; left out, as they could not be read: {listed(around.dropped)}"
+    return said + "."
+
+
+def _csv_to_csv(source: Path, target: Path) -> bool:
+    """Text in, text out (.csv, .tsv, .txt): the user's cells can go back as the text read."""
+    return {source.suffix.lower(), target.suffix.lower()} <= CSV_SUFFIXES
 
 
 def _kept_separator(source: Path, target: Path) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -13,7 +14,7 @@ import polars as pl
 from profnet_sheets.batch.escape import DANGEROUS
 from profnet_sheets.batch.problems import BatchInputError, first_line
 
-__all__ = ["fitted_widths", "read_xlsx", "write_xlsx"]
+__all__ = ["CopiedSheet", "Workbook", "fitted_widths", "read_workbook", "read_xlsx", "write_xlsx"]
 
 # Integers beyond this lose digits as Excel numbers (doubles): they are written as text.
 _EXACT_INT: Final = 2**53
@@ -33,39 +34,111 @@ def _quiet(logger_name: str) -> Iterator[None]:
 
 
 def read_xlsx(source: Path, sheet: str | int | None) -> pl.DataFrame:
-    import fastexcel
-
-    try:
-        reader = fastexcel.read_excel(source)
-    except fastexcel.FastExcelError as error:
-        msg = f"{source}: not a readable Excel workbook ({first_line(error)})"
-        raise BatchInputError(msg, path=source) from error
-    names = reader.sheet_names
-    if sheet is None:
-        name = names[0]
-    elif isinstance(sheet, int) and not isinstance(sheet, bool):
-        if not 0 <= sheet < len(names):
-            msg = (
-                f"{source}: no sheet number {sheet}; sheets are numbered from 0 and it has "
-                f"{len(names)}: {', '.join(map(repr, names))}"
-            )
-            raise BatchInputError(msg, path=source)
-        name = names[sheet]
-    elif isinstance(sheet, str) and sheet in names:
-        name = sheet
-    else:
-        msg = f"{source}: no sheet named {sheet!r}; its sheets: {', '.join(map(repr, names))}"
-        raise BatchInputError(msg, path=source)
+    reader = _reader(source)
+    name = _sheet_name(reader, source, sheet)
     try:
         # First the types the cells have (to tidy date text), then every cell as its text.
         # An all-empty column logs a warning while its type is guessed: expected here.
         with _quiet("fastexcel"):
             typed = reader.load_sheet(name, schema_sample_rows=None)
         frame = reader.load_sheet(name, dtypes="string", schema_sample_rows=None).to_polars()
-    except fastexcel.FastExcelError as error:
+    except fastexcel_error() as error:
         msg = f"{source}: sheet {name!r} cannot be read ({first_line(error)})"
         raise BatchInputError(msg, path=source) from error
     return _typed(frame, typed.to_polars())
+
+
+def fastexcel_error() -> type[Exception]:
+    import fastexcel
+
+    error: type[Exception] = fastexcel.FastExcelError
+    return error
+
+
+def _reader(source: Path) -> Any:
+    import fastexcel
+
+    try:
+        return fastexcel.read_excel(source)
+    except fastexcel.FastExcelError as error:
+        msg = f"{source}: not a readable Excel workbook ({first_line(error)})"
+        raise BatchInputError(msg, path=source) from error
+
+
+def _sheet_name(reader: Any, source: Path, sheet: str | int | None) -> str:
+    """The name of the sheet `sheet` means: the first one (None), a 0-based position, a name."""
+    names: list[str] = reader.sheet_names
+    if sheet is None:
+        return names[0]
+    if isinstance(sheet, int) and not isinstance(sheet, bool):
+        if not 0 <= sheet < len(names):
+            msg = (
+                f"{source}: no sheet number {sheet}; sheets are numbered from 0 and it has "
+                f"{len(names)}: {', '.join(map(repr, names))}"
+            )
+            raise BatchInputError(msg, path=source)
+        return names[sheet]
+    if isinstance(sheet, str) and sheet in names:
+        return sheet
+    msg = f"{source}: no sheet named {sheet!r}; its sheets: {', '.join(map(repr, names))}"
+    raise BatchInputError(msg, path=source)
+
+
+@dataclass(frozen=True)
+class CopiedSheet:
+    """A sheet of the input workbook copied as values: its cells from `first_column` on
+    (row 1 on), whole columns typed as in `read_xlsx`; `frame` None: the enriched sheet."""
+
+    name: str
+    frame: pl.DataFrame | None
+    first_column: int = 0
+    hidden: bool = False
+
+
+@dataclass(frozen=True)
+class Workbook:
+    """The sheets of the input workbook, in order, the enriched one among them; `dropped`:
+    the sheets that could not be read (a chart sheet, say), named to the user."""
+
+    sheets: tuple[CopiedSheet, ...]
+    dropped: tuple[str, ...] = ()
+
+    @property
+    def enriched(self) -> str:
+        return next(sheet.name for sheet in self.sheets if sheet.frame is None)
+
+    @property
+    def copied(self) -> list[str]:
+        return [sheet.name for sheet in self.sheets if sheet.frame is not None]
+
+
+def read_workbook(source: Path, sheet: str | int | None) -> Workbook:
+    """The workbook `source` around its sheet `sheet` (the one enriched): every other sheet's
+    values, to write them back beside the enriched one (formulas as their last values;
+    formatting, widths, merged cells, charts and comments are not kept)."""
+    reader = _reader(source)
+    enriched = _sheet_name(reader, source, sheet)
+    sheets: list[CopiedSheet] = []
+    dropped: list[str] = []
+    for name in reader.sheet_names:
+        if name == enriched:
+            sheets.append(CopiedSheet(name, None))
+            continue
+        try:
+            with _quiet("fastexcel"):
+                cells = reader.load_sheet(
+                    name, header_row=None, skip_rows=0, schema_sample_rows=None
+                )
+                text = reader.load_sheet(
+                    name, header_row=None, skip_rows=0, schema_sample_rows=None, dtypes="string"
+                )
+        except fastexcel_error():
+            dropped.append(name)
+            continue
+        first = min((column.absolute_index for column in cells.selected_columns), default=0)
+        frame = _typed(text.to_polars(), cells.to_polars())
+        sheets.append(CopiedSheet(name, frame, first, cells.visible != "visible"))
+    return Workbook(tuple(sheets), tuple(dropped))
 
 
 def _typed(text: pl.DataFrame, cells: pl.DataFrame) -> pl.DataFrame:
@@ -101,11 +174,15 @@ def _whole(column: pl.Series) -> bool:
     return bool(((values == values.round(0)) & (values.abs() <= _EXACT_INT)).all())
 
 
-def write_xlsx(frame: pl.DataFrame, path: Path) -> None:
-    """One sheet of ``frame`` (flat already: see ``flat.flatten``): a bold, frozen header row
+def write_xlsx(frame: pl.DataFrame, path: Path, around: Workbook | None = None) -> None:
+    """``frame`` (flat already: see ``flat.flatten``) as a sheet: a bold, frozen header row
     with filters, then the rows; columns as wide as their text (up to a limit). Strings only
     ever as text: one that starts like a formula gets Excel's quote prefix (invisible, and the
-    cell stays text when edited), never a visible `'`."""
+    cell stays text when edited), never a visible `'`.
+
+    The sheet is "Sheet1", alone; or, ``around`` given (the workbook ``frame`` was read
+    from), it takes the name and place of its sheet, every other sheet copied beside it as
+    values (see `read_workbook`)."""
     import xlsxwriter  # type: ignore[import-untyped]
 
     workbook = xlsxwriter.Workbook(
@@ -119,29 +196,51 @@ def write_xlsx(frame: pl.DataFrame, path: Path) -> None:
         },
     )
     try:
-        sheet = workbook.add_worksheet("Sheet1")
-        header = workbook.add_format({"bold": True})
-        header_quoted = workbook.add_format({"bold": True, "quote_prefix": True})
-        for col, width in enumerate(fitted_widths(frame)):
-            sheet.set_column(col, col, width)
-        for col, name in enumerate(frame.columns):
-            sheet.write_string(
-                0, col, name, header_quoted if name.startswith(DANGEROUS) else header
-            )
         quoted = workbook.add_format({"quote_prefix": True})
-        writers = [_cell_writer(workbook, sheet, dtype, quoted) for dtype in frame.dtypes]
-        for row, values in enumerate(frame.iter_rows(), start=1):
-            for col, value in enumerate(values):
-                if value is not None:
-                    writers[col](row, col, value)
-        sheet.freeze_panes(1, 0)
-        if frame.width:
-            sheet.autofilter(0, 0, max(frame.height, 1), frame.width - 1)
+        for copy in around.sheets if around is not None else (CopiedSheet("Sheet1", None),):
+            sheet = workbook.add_worksheet(copy.name)
+            if copy.frame is None:
+                _write_table(workbook, sheet, frame, quoted)
+                sheet.activate()
+            else:
+                _write_cells(workbook, sheet, copy.frame, quoted, copy.first_column)
+                if copy.hidden:
+                    sheet.hide()
     except BaseException:
         with contextlib.suppress(Exception):
             workbook.close()
         raise
     workbook.close()
+
+
+def _write_table(workbook: Any, sheet: Any, frame: pl.DataFrame, quoted: Any) -> None:
+    """The enriched table: header, widths, frozen header row, filters, then its cells."""
+    header = workbook.add_format({"bold": True})
+    header_quoted = workbook.add_format({"bold": True, "quote_prefix": True})
+    for col, width in enumerate(fitted_widths(frame)):
+        sheet.set_column(col, col, width)
+    for col, name in enumerate(frame.columns):
+        sheet.write_string(0, col, name, header_quoted if name.startswith(DANGEROUS) else header)
+    _write_cells(workbook, sheet, frame, quoted, first_row=1)
+    sheet.freeze_panes(1, 0)
+    if frame.width:
+        sheet.autofilter(0, 0, max(frame.height, 1), frame.width - 1)
+
+
+def _write_cells(
+    workbook: Any,
+    sheet: Any,
+    frame: pl.DataFrame,
+    quoted: Any,
+    first_column: int = 0,
+    first_row: int = 0,
+) -> None:
+    """Every non-null cell of ``frame``, from (``first_row``, ``first_column``) on."""
+    writers = [_cell_writer(workbook, sheet, dtype, quoted) for dtype in frame.dtypes]
+    for row, values in enumerate(frame.iter_rows(), start=first_row):
+        for col, value in enumerate(values):
+            if value is not None:
+                writers[col](row, first_column + col, value)
 
 
 def _cell_writer(

@@ -18,9 +18,10 @@ import time
 from dataclasses import dataclass, field
 
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
-from profnet_sheets.client.transport import Sent, Transport
+from profnet_sheets.client.transport import Sent, Transport, is_loopback
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TransportError
+from profnet_sheets.redact import masked, masked_url
 from profnet_sheets.spec import ENDPOINTS, search_endpoint
 from profnet_sheets.spec.profile import DEFAULT_NETWORK_HOSTS
 from profnet_sheets.words import command
@@ -107,6 +108,11 @@ def check_setup(settings: Settings) -> CheckReport:
                 f"the network's host is {DEFAULT_NETWORK_HOSTS[0]}, the sandbox's: set "
                 "network_hosts (PROFNET_NETWORK_HOSTS) to the host of the page URLs you use"
             )
+        if not base_url.lower().startswith("https://") and not is_loopback(base_url):
+            report.notes.append(
+                "the base URL is http://, not https://: the API key and your data would cross "
+                "the network unencrypted; use the https:// address your provider gives"
+            )
     quick = settings.with_changes(
         retries=0,
         timeout=min(settings.timeout, 20.0),
@@ -133,7 +139,7 @@ def _probe(transport: Transport, key: ApiKey, header: str, report: CheckReport) 
             "timeout": "no answer in time",
         }.get(str(error.details), "no answer")
         report.problem = (
-            f"{transport.base_url} is unreachable ({what}): check base_url "
+            f"{masked_url(transport.base_url)} is unreachable ({what}): check base_url "
             "(PROFNET_BASE_URL), and the network or proxy (HTTPS_PROXY)"
         )
         return
@@ -143,24 +149,24 @@ def _probe(transport: Transport, key: ApiKey, header: str, report: CheckReport) 
         return
     report.reachable = True
     report.latency_ms = (time.perf_counter() - started) * 1000
-    said = _words(sent)
+    said = _words(sent, key)
     try:
-        without = _words(transport.send(PROBE, payload, None))
+        without = _words(transport.send(PROBE, payload, None), key)
     except (TransportError, ServiceError):  # lost on the way back: not known
         without = (0, "")
     if _is_answer(sent) and without[0] in (0, 401, 403):
         report.key_accepted = True
     elif _is_answer(sent):
         report.problem = (
-            f"{transport.base_url} answers alike with and without a key (HTTP {without[0]}), "
-            f"which the service's {PROBE.path} never does: check the path of base_url "
-            "(PROFNET_BASE_URL), such as a version or gateway prefix"
+            f"{masked_url(transport.base_url)} answers alike with and without a key "
+            f"(HTTP {without[0]}), which the service's {PROBE.path} never does: check the "
+            "path of base_url (PROFNET_BASE_URL), such as a version or gateway prefix"
         )
     elif sent.status in (401, 403):
         report.key_accepted = False
         report.problem = _refusal(header, said, without)
     else:
-        report.problem = _other_answer(transport.base_url, sent.status, said)
+        report.problem = _other_answer(masked_url(transport.base_url), sent.status, said)
     if sent.status in (402, 429):  # the key was known: its account is what stops it
         report.key_accepted = True
 
@@ -174,14 +180,15 @@ def _is_answer(sent: Sent) -> bool:
     return sent.status == 200 and "status" in body
 
 
-def _words(sent: Sent) -> tuple[int, str]:
-    """What an answer says, to compare two answers: its status and its words."""
+def _words(sent: Sent, key: ApiKey) -> tuple[int, str]:
+    """What an answer says, to compare two answers: its status and its words, the key masked
+    wherever the service quoted it back (and a URL's credentials)."""
     body = sent.body
     if isinstance(body, dict):
         text = " ".join(str(body.get(name, "")) for name in ("message", "details", "error"))
     else:
-        text = sent.text[:300]
-    return sent.status, " ".join(text.split())
+        text = sent.text
+    return sent.status, " ".join(masked(text, (key.reveal(),)).split())[:300]
 
 
 def _refusal(header: str, said: tuple[int, str], without: tuple[int, str]) -> str:
@@ -234,7 +241,7 @@ def _other_answer(base_url: str, status: int, said: tuple[int, str]) -> str:
 def _service(settings: Settings) -> str:
     if settings.uses_sandbox:
         return "the embedded sandbox (synthetic data, nothing paid: no API key is configured)"
-    return settings.base_url or "(no base URL)"
+    return masked(settings.base_url) if settings.base_url else "(no base URL)"
 
 
 def _profile_lines(settings: Settings) -> list[str]:

@@ -41,14 +41,16 @@ def is_loopback(base_url: str) -> bool:
 
 class KeyHeader(requests.auth.AuthBase):
     """Puts the key on a request at the last moment, under the profile's key header (the name
-    the store redacts): only this object (masked) is in locals."""
+    the store redacts): only this object (masked) is in locals. With no key it puts nothing,
+    and stands in the way of requests' own: a URL's user info or ~/.netrc sent as Basic auth."""
 
-    def __init__(self, key: ApiKey, header: str) -> None:
+    def __init__(self, key: ApiKey | None, header: str) -> None:
         self.key = key
         self.header = header
 
     def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
-        request.headers[self.header] = self.key.reveal()
+        if self.key is not None:
+            request.headers[self.header] = self.key.reveal()
         return request
 
     def __repr__(self) -> str:
@@ -226,7 +228,7 @@ class Transport:
             self.base_url + endpoint.path,
             params=payload if get else None,
             json=None if get else payload,
-            auth=KeyHeader(key, self.key_header) if key is not None else None,
+            auth=KeyHeader(key, self.key_header),  # never None: see KeyHeader
             allow_redirects=False,
             timeout=(self.settings.connect_timeout, self.settings.timeout),
         )

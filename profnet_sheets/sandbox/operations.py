@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from profnet_sheets.sandbox import data
-from profnet_sheets.sandbox.params import ApiError, invalid
+from profnet_sheets.sandbox.params import ApiError, invalid, numeric_id
 from profnet_sheets.sandbox.params import Params as ParsedParams
 from profnet_sheets.sandbox.store import Job, Store
 from profnet_sheets.sandbox.world import (
@@ -22,6 +22,7 @@ from profnet_sheets.sandbox.world import (
     Person,
     World,
     domain_to_slug,
+    registrable_domain,
     slugify,
     stable_hash,
     timestamp,
@@ -115,10 +116,15 @@ class Operations:
         return found
 
     def company_by_id(self, company_id: str) -> Company:
-        """The company with a numeric id: one already shown, or one known only by its id."""
-        company_id = company_id.strip()
+        """The company with a numeric id (`1035` or `1035.0`, the same): one already shown,
+        or one known only by its id."""
+        company_id = numeric_id(company_id) or company_id.strip()
         slug = self.world.catalog_ids.get(company_id) or self.store.recall("company_id", company_id)
         return self.world.company(str(slug or company_id))
+
+    def company_by_slug(self, slug: str) -> Company:
+        """The company of a page URL's slug: a numeric one (`/company/1035.0/`) is its id."""
+        return self.company_by_id(slug) if numeric_id(slug) else self.world.company(slug)
 
     def _shown(self, company: Company) -> Company:
         if company.company_id not in self.world.catalog_ids:
@@ -131,12 +137,12 @@ class Operations:
             company = self.company_by_id(company_id)
         elif "profnet_url" in params:
             _, slug = parse_url(params["profnet_url"], ("company", "showcase"), self.world.host)
-            company = self.company_by_id(slug) if slug.isdigit() else self.world.company(slug)
+            company = self.company_by_slug(slug)
         else:
             domain = normalize_domain(params["domain"])
             if not HOSTNAME.match(domain) or domain.endswith(".invalid"):
                 raise ApiError(404, errors.not_found(f"No company found for domain {domain!r}."))
-            slug = self._catalog_by_domain.get(domain) or domain_to_slug(domain)
+            slug = self._catalog_by_domain.get(registrable_domain(domain)) or domain_to_slug(domain)
             company = self.world.company(slug)
         return {"data": self._shown(company).record()}
 
@@ -277,9 +283,9 @@ class Operations:
 
     def get_company_posts(self, params: Params, key: str) -> dict[str, Any]:
         _, slug = parse_url(params["profnet_url"], ("company", "showcase"), self.world.host)
-        company = self.company_by_id(slug) if slug.isdigit() else self.world.company(slug)
+        company = self.company_by_slug(slug)
         kind = params["type"]
-        total = 3 + stable_hash(self.world.seed, slug, kind) % 80
+        total = 3 + stable_hash(self.world.seed, numeric_id(slug) or slug, kind) % 80
         authored = company if kind == "posts" else None
         posts, matching = self._feed(
             ("company-posts", slug, kind), total, 730.0, params, authored, None
@@ -573,7 +579,7 @@ class Operations:
         if kind == "school":
             base = self.world.school_alumni(slug)
         else:
-            company = self.company_by_id(slug) if slug.isdigit() else self.world.company(slug)
+            company = self.company_by_slug(slug)
             base = company.employees
         endpoint_spec = endpoint("find-custom-headcount")
         sent = params.sent if isinstance(params, ParsedParams) else frozenset(params)

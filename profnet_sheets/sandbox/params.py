@@ -148,6 +148,13 @@ def _whole_number(value: Any, from_query: bool) -> int | None:
     return None
 
 
+def numeric_id(text: str) -> str | None:
+    """`text` as the numeric id it writes, as integer parameters read it (`5.0` is 5):
+    `1035`, ` 1035.0 ` -> `1035`; None when it is not a whole number of 0 or more."""
+    match = _INTEGER_TEXT.fullmatch(text.strip(SPACE_CHARS))
+    return None if match is None or match.group(1) else match.group(2)
+
+
 def _integer(param: Param, value: Any, from_query: bool) -> int:
     number = _whole_number(value, from_query)
     if number is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import socket
 import threading
@@ -19,7 +20,14 @@ from profnet_sheets.sandbox.controls import SETTINGS, check
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.spec.profile import API_KEY_HEADER, DEFAULT_NETWORK_HOSTS, ServiceProfile
 
-__all__ = ["DEFAULT_KEY", "RunningSandbox", "SandboxConfig", "serve_forever", "start_sandbox"]
+__all__ = [
+    "DEFAULT_KEY",
+    "ListenError",
+    "RunningSandbox",
+    "SandboxConfig",
+    "serve_forever",
+    "start_sandbox",
+]
 
 
 @dataclass(frozen=True)
@@ -109,15 +117,34 @@ def _uvicorn_config(app: SandboxApp, config: SandboxConfig, log_level: str) -> u
     )
 
 
+class ListenError(OSError):
+    """The sandbox's address could not be bound; the message names it and says why."""
+
+
 def listening_socket(host: str, port: int) -> socket.socket:
-    """A bound, listening socket whose connections send small replies at once.
+    """A bound, listening socket whose connections send small replies at once (ListenError
+    when the port is taken, privileged or the host not this machine's).
 
     Without TCP_NODELAY a keep-alive client waits ~40 ms per call (Nagle's algorithm meets
     delayed ACKs when headers and body go out as two writes); accepted sockets inherit it.
     """
-    sock = socket.create_server((host, port), backlog=2048)
+    try:
+        sock = socket.create_server((host, port), backlog=2048)
+    except OSError as error:
+        raise ListenError(error.errno, _why_not(host, port, error)) from None
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock
+
+
+def _why_not(host: str, port: int, error: OSError) -> str:
+    where = f"{host}:{port}"
+    if error.errno == errno.EADDRINUSE:
+        return f"port {port} on {host} is already in use (another sandbox or program)"
+    if error.errno == errno.EACCES:
+        return f"port {port} on {host} needs administrator rights (ports below 1024)"
+    if error.errno == errno.EADDRNOTAVAIL or isinstance(error, socket.gaierror):
+        return f"{host} is not an address of this machine, so {where} cannot be listened on"
+    return f"cannot listen on {where}: {error.strerror or error}"
 
 
 def base_url(sock: socket.socket) -> str:

@@ -11,6 +11,8 @@ from functools import cached_property, lru_cache
 from typing import Any
 from urllib.parse import quote
 
+from publicsuffixlist import PublicSuffixList
+
 from profnet_sheets.sandbox import data
 from profnet_sheets.spec.endpoints import NETWORK_HOST
 from profnet_sheets.spec.resources import HEADCOUNT_CODES, company_size_label
@@ -21,9 +23,11 @@ WORLD_NOW = datetime(2026, 11, 1, 12, 0, 0, tzinfo=UTC)
 CATALOG_SIZE = 4000
 _SIZE_WEIGHTS = {"A": 22, "B": 24, "C": 20, "D": 12, "E": 8, "F": 8, "G": 3, "H": 3}
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-_TLD_SLUG = re.compile(
-    r"^(?P<base>.+)-(?P<tld>io|ai|co|net|org|dev|app|de|fr|nl|es|it|se|ie|ca|in|sg|au|br|jp|co-uk|com-au)$"
-)
+# The public suffix list (a snapshot in the package: nothing fetched), its ICANN part.
+_PUBLIC_SUFFIXES = PublicSuffixList(only_icann=True)
+# Words a company slug's suffix may be made of besides country codes: `acme-software` stays
+# Acme Software (.com), not acme.software.
+_SUFFIX_WORDS = frozenset({"com", "net", "org", "dev", "app", "edu", "gov"})
 HOSTNAME = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$")
 _PERSON_SLUG = re.compile(r"^(?P<first>[a-z]+)-(?P<last>[a-z]+)(?:-[0-9a-z]+)?$")
 
@@ -48,16 +52,33 @@ def month_label(moment: datetime) -> str:
     return f"{_MONTHS[moment.month - 1]} {moment.year}"
 
 
+def registrable_domain(domain: str) -> str:
+    """The domain a company registers, by the public suffix list: `open.spotify.com` ->
+    `spotify.com`, `news.bbc.co.uk` -> `bbc.co.uk`; `domain` itself when it has none."""
+    return _PUBLIC_SUFFIXES.privatesuffix(domain) or domain
+
+
 def domain_to_slug(domain: str) -> str:
-    """The company slug of a normalised domain: `stripe.com` -> `stripe`, `acme.io` -> `acme-io`."""
-    return (domain.removesuffix(".com") if domain.endswith(".com") else domain).replace(".", "-")
+    """The company slug of a normalised domain, its registrable part: `stripe.com` and
+    `open.stripe.com` -> `stripe`, `acme.io` -> `acme-io`, `bbc.co.uk` -> `bbc-co-uk`."""
+    registrable = registrable_domain(domain)
+    return registrable.removesuffix(".com").replace(".", "-")
 
 
 def slug_to_domain(slug: str) -> str:
-    """The inverse of domain_to_slug for the domains it produces."""
-    match = _TLD_SLUG.match(slug)
-    if match:
-        return f"{match['base']}.{match['tld'].replace('-', '.')}"
+    """The inverse of domain_to_slug for the domains it produces: the longest public suffix
+    of country codes (and a few words: `co-uk`, `com-au`, `io`, `so`) ending the slug, else
+    `.com`."""
+    parts = slug.split("-")
+    for start in range(1, len(parts)):
+        words = parts[start:]
+        suffix = ".".join(words)
+        if (
+            suffix != "com"
+            and all(len(word) == 2 or word in _SUFFIX_WORDS for word in words)
+            and _PUBLIC_SUFFIXES.publicsuffix(suffix, accept_unknown=False) == suffix
+        ):
+            return f"{'-'.join(parts[:start])}.{suffix}"
     return f"{slug}.com"
 
 

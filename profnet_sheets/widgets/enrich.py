@@ -66,7 +66,12 @@ class EnrichForm(Form):
         self.cancel_button = w.Button(description="Cancel", icon="stop")
         self.bar = Bar("enrich")
         self.table = classed(w.HTML(), "profnet-results")
-        self.export = ExportPanel("enriched", lambda: self.result, self.feedback)
+        self.export = ExportPanel(
+            "enriched",
+            lambda: self.result,
+            self.feedback,
+            kept=lambda: self.source.columns if self.source is not None else (),
+        )
         self.runner = Runner(
             self.feedback,
             [self.run_button, self.preview_button, self.load_button],

@@ -1,9 +1,10 @@
-"""Export buttons: CSV or XLSX written through batch.io (escaped), plus a browser download."""
+"""Export buttons: CSV or XLSX written through batch.io (the service's text escaped), plus a
+browser download."""
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +18,21 @@ FORMATS = (("CSV", ".csv"), ("XLSX", ".xlsx"))
 
 
 class ExportPanel:
-    """`Export to [name] [CSV] [XLSX]`: writes the table to that path (every string escaped
-    against formula injection) and offers the written file as a download."""
+    """`Export to [name] [CSV] [XLSX]`: writes the table to that path (the strings the service
+    returned escaped against formula injection; the columns `kept` names, the user's own, as
+    they came) and offers the written file as a download."""
 
     def __init__(
-        self, default_name: str, source: Callable[[], pl.DataFrame | None], feedback: Feedback
+        self,
+        default_name: str,
+        source: Callable[[], pl.DataFrame | None],
+        feedback: Feedback,
+        kept: Callable[[], Collection[str]] = lambda: (),
     ) -> None:
         import ipywidgets as w
 
         self.source = source
+        self.kept = kept
         self.name = w.Text(value=default_name, layout=w.Layout(width="20em"))
         self.buttons: dict[str, Any] = {}
         for label, suffix in FORMATS:
@@ -53,7 +60,7 @@ class ExportPanel:
         frame = self.source()
         if frame is None:
             raise ValueError("Nothing to export yet.")
-        path = write_table(frame, export_path(self.name.value, suffix)).resolve()
+        path = write_table(frame, export_path(self.name.value, suffix), kept=self.kept()).resolve()
         self.last_path = path
         self.link.value = (
             f"Saved {frame.height:,} rows to <code>{html.escape(str(path))}</code> · "

@@ -172,6 +172,28 @@ def test_sandbox_on_port_0_prints_the_port_it_listens_on() -> None:
         interrupt(process)
 
 
+def test_sandbox_on_a_busy_port_says_so_in_one_line() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run("sandbox", "--port", str(port))
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"Error: port {port} on 127.0.0.1 is already in use (another sandbox or program): "
+        "stop what uses it, or choose another port with --port (0: any free one)"
+    ]
+
+
+def test_sandbox_on_a_host_not_of_this_machine_says_so_in_one_line() -> None:
+    result = run("sandbox", "--host", "192.0.2.1", "--port", "0")
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        "Error: 192.0.2.1 is not an address of this machine, so 192.0.2.1:0 cannot be listened "
+        "on: choose another --port (0: any free one) or --host"
+    ]
+
+
 @pytest.mark.parametrize(
     ("option", "value"),
     [

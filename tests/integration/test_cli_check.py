@@ -5,8 +5,10 @@ spec."""
 
 from __future__ import annotations
 
+import http.server
 import json
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,9 @@ from typing import Any
 import pytest
 import requests
 
+from profnet_sheets.client.check import PROBE
+from profnet_sheets.client.transport import Transport
+from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 from profnet_sheets.words import command
 from tests.integration.conftest import cli_env, run_cli
@@ -162,3 +167,93 @@ def test_the_embedded_sandbox_is_ready_without_a_key(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("service:     the embedded sandbox")
     assert last_line(done.stdout) == "OK: ready"
+
+
+class EchoingServer:
+    """A small real HTTP server on loopback that refuses every call with a 401 quoting back
+    the key it got (as some gateways do), and records the Authorization header of each call."""
+
+    def __init__(self) -> None:
+        received: list[str | None] = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                received.append(self.headers.get("Authorization"))
+                key = self.headers.get("X-SERVICE-API-KEY")
+                said = f"the key {key} is not valid" if key else "Missing API key"
+                body = json.dumps({"message": "unauthorized", "details": said}).encode()
+                self.send_response(401)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.received = received
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def echoing() -> Iterator[EchoingServer]:
+    server = EchoingServer()
+    yield server
+    server.stop()
+
+
+SECRET_KEY = "sk-live-0123456789abcdef"
+
+
+def test_a_key_quoted_back_by_the_service_is_masked(echoing: EchoingServer, tmp_path: Path) -> None:
+    done = run_cli(cli_env(echoing.url, SECRET_KEY, tmp_path), "check")
+    assert done.returncode == 1
+    assert SECRET_KEY not in done.stdout + done.stderr
+    assert 'it said "unauthorized the key *** is not valid"' in last_line(done.stdout)
+    assert echoing.received == [None, None], "no Authorization header, with the key or without"
+
+
+def test_a_base_url_with_a_password_is_refused_in_one_line_sending_nothing(
+    echoing: EchoingServer, tmp_path: Path
+) -> None:
+    with_password = echoing.url.replace("http://", "http://user:hunter2pw@")
+    done = run_cli(cli_env(with_password, SECRET_KEY, tmp_path), "check")
+    assert done.returncode == 1
+    assert "hunter2pw" not in done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("Error: Setting base_url = 'http://user:***@127.0.0.1:")
+    assert "user name or password (user:pw@host), which is never sent" in lines[0]
+    assert echoing.received == []
+
+
+def test_the_client_never_sends_a_urls_credentials(echoing: EchoingServer) -> None:
+    """Whatever base URL the library is handed: requests would send its user info as Basic
+    auth with a call that carries no key (the check's keyless probe)."""
+    settings = Settings(retries=0)
+    transport = Transport(settings, echoing.url.replace("http://", "http://user:pw@"))
+    try:
+        for key in (ApiKey(SECRET_KEY), None):
+            assert transport.send(PROBE, {"request_id": "x"}, key).status == 401
+    finally:
+        transport.close()
+    assert echoing.received == [None, None]
+
+
+@pytest.mark.parametrize(("scheme", "warned"), [("http", True), ("https", False)])
+def test_a_base_url_without_https_is_warned_of(tmp_path: Path, scheme: str, warned: bool) -> None:
+    env = cli_env(f"{scheme}://192.0.2.1:9", SECRET_KEY, tmp_path)  # TEST-NET: never answers
+    env.update(PROFNET_CONNECT_TIMEOUT="0.2")
+    done = run_cli(env, "check")
+    assert done.returncode == 1
+    note = "note:        the base URL is http://, not https://: the API key and your data"
+    assert (note in done.stdout) is warned
+    loopback = run_cli(cli_env("http://127.0.0.1:9", SECRET_KEY, tmp_path), "check")
+    assert "not https" not in loopback.stdout

@@ -29,7 +29,6 @@ from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from profnet_sheets.batch.io import escape_formula
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.cli import main
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
@@ -411,11 +410,11 @@ def read_back(path: Path) -> list[list[Any]]:
 
 
 def kept(value: str | None, suffix: str) -> str | None:
-    """How an input cell must come back: escaped in CSV (the one format where text runs as a
-    formula when opened), as it was in XLSX (Excel's invisible quote prefix) and Parquet."""
+    """How an input cell must come back: as it was (issue 22: the user's own cells are never
+    escaped, in CSV neither; XLSX writes text as text, with Excel's invisible quote prefix)."""
     if suffix != ".csv":
         return value
-    return "" if value is None else escape_formula(value)
+    return "" if value is None else value
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".xlsx", ".parquet"])

@@ -645,3 +645,10 @@ def test_csv_writes_durations_arrays_and_categoricals_as_text(tmp_path: Path) ->
     for write in (write_table, lambda f, p: sink_table(f.lazy(), p)):
         path = write(frame, tmp_path / "t.csv")
         assert read_table(path).rows() == [("'=a; b", "'=x", "P1DT6H"), (None, "y", None)]
+
+
+def test_the_columns_kept_are_written_as_they_came_the_others_escaped(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"Phone": ["+1 555 0100", "-5"], "=added": ["=1+1", "ok"]})
+    write_table(frame, tmp_path / "out.csv", kept=["Phone"])
+    text = (tmp_path / "out.csv").read_text(encoding="utf-8-sig")
+    assert text.splitlines() == ["Phone,'=added", "+1 555 0100,'=1+1", "-5,ok"]

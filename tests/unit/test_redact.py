@@ -93,3 +93,10 @@ def test_a_list_shows_whole_items_that_fit_and_how_many_in_all() -> None:
     assert len(text) < LIMIT + 30
     assert text.endswith("... (1,000 in all)")
     assert listed(["x" * 10_000]) == shown("x" * 10_000)
+
+
+def test_a_secret_given_is_masked_whole_wherever_it_is() -> None:
+    said = "the key sk-123 is not valid at https://u:pw@h/?key=sk-123"
+    assert masked(said, ("sk-123",)) == "the key *** is not valid at https://u:***@h/?key=***"
+    assert clipped("x" * 300 + "sk-123", secrets=("sk-123",)).endswith("...")
+    assert masked("nothing", ("",)) == "nothing"

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
+import pytest
+import requests
 from hypothesis import given
 from hypothesis import strategies as st
 
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 from profnet_sheets.sandbox.operations import normalize_domain
 from profnet_sheets.sandbox.world import (
     HOSTNAME,
@@ -17,6 +21,7 @@ from profnet_sheets.sandbox.world import (
     timestamp,
 )
 from profnet_sheets.spec import HEADCOUNT_CODES
+from profnet_sheets.spec.profile import API_KEY_HEADER
 
 labels = st.from_regex(r"[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?", fullmatch=True)
 domains = st.builds(
@@ -107,3 +112,43 @@ def test_timestamps_are_iso_8601_utc() -> None:
     value = timestamp(datetime(2026, 1, 2, 3, 4, 5).astimezone())
     assert value.endswith("Z")
     assert len(value) == len("2026-01-02T03:04:05Z")
+
+
+@pytest.mark.parametrize(
+    ("domain", "name", "website"),
+    [
+        ("open.spotify.com", "Spotify", "spotify.com"),
+        ("www.notion.so", "Notion", "notion.so"),
+        ("news.bbc.co.uk", "Bbc", "bbc.co.uk"),
+        ("shop.acme-corp.com.au", "Acme Corp", "acme-corp.com.au"),
+        ("acme-software.com", "Acme Software", "acme-software.com"),
+    ],
+)
+def test_a_company_found_by_a_host_is_named_after_its_registrable_domain(
+    domain: str, name: str, website: str
+) -> None:
+    with start_sandbox() as box:
+        found = company(box, domain=domain)
+        assert found["company_name"] == name
+        assert found["website"] in (None, f"https://www.{website}")
+        assert company(box, domain=website) == found, "a subdomain is its company's"
+        assert company(box, profnet_url=found["profnet_url"]) == found
+
+
+def test_a_company_id_written_as_a_decimal_is_that_company() -> None:
+    with start_sandbox() as box:
+        by_id = company(box, company_id="1035")
+        url = by_id["profnet_url"]
+        assert company(box, profnet_url=url.replace("/1035/", "/1035.0/")) == by_id
+
+
+def company(box: RunningSandbox, **query: str) -> dict[str, Any]:
+    answer = requests.get(
+        f"{box.base_url}/get-company-details",
+        params=query,
+        headers={API_KEY_HEADER: box.api_key},
+        timeout=10,
+    )
+    assert answer.status_code == 200, answer.text
+    found: dict[str, Any] = answer.json()["data"]
+    return found

@@ -1,0 +1,198 @@
+"""The user's table back as it was (issue 22): the user's own cells come back as read (no `'`
+before `+1 555 0100` or a text `-5`, `999` not `999.0`); only what the service returned is
+escaped against formula injection; Parquet keeps the user's types."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from datetime import date, datetime
+from pathlib import Path
+
+import openpyxl
+import polars as pl
+import pytest
+import requests
+
+from profnet_sheets import Client
+from profnet_sheets.batch.escape import DANGEROUS
+from profnet_sheets.batch.workflow import enrich_file
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+
+pytestmark = pytest.mark.integration
+KEY = "users-table-key"
+HEADER = ["Name", "Phone", "Delta", "Amount", "Site", "Note"]
+ROWS = [
+    ["Stripe", "+1 555 0100", "-5", "999", "stripe.com", "=1+1"],
+    ["Acme", "@acme", "abc", "1.5", "acme.io", "-x"],
+    ["Linear", "0049 30 1234", "-0", "0.10", "linear.app", "@SUM(A1)"],
+    ["Blank", "", "", "2e3", "", ""],
+]
+
+
+@pytest.fixture(scope="module")
+def hostile() -> Iterator[RunningSandbox]:
+    """Every free text of its answers may start like a formula."""
+    with start_sandbox(api_keys=(KEY,), credits=10**9, seed=22) as running:
+        answer = requests.put(f"{running.base_url}/_sandbox/hostile", json={"rate": 1.0}, timeout=5)
+        answer.raise_for_status()
+        yield running
+
+
+@pytest.fixture
+def client(hostile: RunningSandbox, tmp_path: Path) -> Iterator[Client]:
+    with Client(api_key=KEY, base_url=hostile.base_url, cache=str(tmp_path / "cache")) as made:
+        yield made
+
+
+def enriched(client: Client, source: Path, target: Path) -> Path:
+    run = enrich_file(client, source, target, "company", columns=["Site"])
+    assert run is not None
+    assert run.outcome.ending is None
+    return run.path
+
+
+def accounts_csv(folder: Path) -> Path:
+    path = folder / "accounts.csv"
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows([HEADER, *ROWS])
+    return path
+
+
+def assert_added_columns_escaped(rows: list[list[str]]) -> None:
+    """The service's text that starts like a formula is quoted (and some did: hostile)."""
+    quoted = 0
+    for row in rows:
+        for cell in row[len(HEADER) :]:
+            assert not cell.startswith(DANGEROUS), repr(cell)
+            quoted += cell.startswith("'")
+    assert quoted, "no hostile text reached the file: the test would prove nothing"
+
+
+def test_csv_to_csv_gives_the_users_cells_back_as_written(client: Client, tmp_path: Path) -> None:
+    out = enriched(client, accounts_csv(tmp_path), tmp_path / "out.csv")
+    with out.open(encoding="utf-8-sig", newline="") as handle:
+        header, *rows = list(csv.reader(handle))
+    assert header[: len(HEADER)] == HEADER
+    assert [row[: len(HEADER)] for row in rows] == ROWS, "not a `'`, not a `.0` added"
+    assert_added_columns_escaped([header, *rows])
+
+
+def test_csv_to_xlsx_writes_text_as_text_and_numbers_as_numbers(
+    client: Client, tmp_path: Path
+) -> None:
+    out = enriched(client, accounts_csv(tmp_path), tmp_path / "out.xlsx")
+    sheet = openpyxl.load_workbook(out).active
+    assert sheet is not None
+    values = [list(row) for row in sheet.iter_rows(values_only=True)]
+    assert values[0][: len(HEADER)] == HEADER
+    users = [row[: len(HEADER)] for row in values[1:]]
+    assert [row[1] for row in users] == ["+1 555 0100", "@acme", "0049 30 1234", None]
+    assert [row[2] for row in users] == ["-5", "abc", "-0", None], "a text column stays text"
+    assert [row[3] for row in users] == [999, 1.5, 0.1, 2000], "a number column as numbers"
+    assert [row[5] for row in users] == ["=1+1", "-x", "@SUM(A1)", None]
+    assert sheet["B2"].quotePrefix, "text when edited, no `'` seen"
+    assert sheet["F2"].quotePrefix
+    for row in sheet.iter_rows():
+        for cell in row:
+            assert cell.data_type != "f", f"{cell.coordinate} is a formula"
+
+
+def accounts_xlsx(folder: Path) -> Path:
+    """A workbook as users have them: the table on a sheet named "Accounts" (not the first),
+    a "Notes" sheet before it and a "Lists" sheet after it."""
+    book = openpyxl.Workbook()
+    notes = book.active
+    assert notes is not None
+    notes.title = "Notes"
+    notes["A1"] = "Accounts to enrich before the call"
+    notes["B3"] = 42
+    notes["C4"] = date(2026, 11, 3)
+    accounts = book.create_sheet("Accounts")
+    accounts.append(HEADER)
+    for row in ROWS:
+        accounts.append([_typed(cell, column) for column, cell in enumerate(row)])
+    for row in accounts.iter_rows(min_row=2):
+        for cell in row:
+            if isinstance(cell.value, str) and cell.value.startswith("="):
+                cell.data_type = "s"  # text that looks like a formula, as typed after a `'`
+    lists = book.create_sheet("Lists")
+    lists.append(["Segment", "Owner"])
+    lists.append(["=enterprise", "Jo"])
+    lists["A2"].data_type = "s"
+    corner = book.create_sheet("Corner")
+    corner["C3"] = "here"
+    corner.sheet_state = "hidden"
+    path = folder / "accounts.xlsx"
+    book.save(path)
+    return path
+
+
+def _typed(cell: str, column: int) -> object:
+    if not cell:
+        return None
+    return float(cell) if HEADER[column] == "Amount" else cell
+
+
+def test_xlsx_to_xlsx_keeps_the_users_cells_and_the_workbooks_sheets(
+    client: Client, tmp_path: Path
+) -> None:
+    said: list[str] = []
+    run = enrich_file(
+        client,
+        accounts_xlsx(tmp_path),
+        tmp_path / "out.xlsx",
+        "company",
+        columns=["Site"],
+        sheet="Accounts",
+        say=said.append,
+    )
+    assert run is not None
+    book = openpyxl.load_workbook(run.path)
+    assert book.sheetnames == ["Notes", "Accounts", "Lists", "Corner"], "names and order kept"
+    assert book.active is not None
+    assert book.active.title == "Accounts"
+    sheet = book["Accounts"]
+    values = [list(row) for row in sheet.iter_rows(values_only=True)]
+    assert values[0][: len(HEADER)] == HEADER
+    users = [row[: len(HEADER)] for row in values[1:]]
+    assert [row[1] for row in users] == ["+1 555 0100", "@acme", "0049 30 1234", None]
+    assert [row[2] for row in users] == ["-5", "abc", "-0", None]
+    assert [row[3] for row in users] == [999, 1.5, 0.1, 2000]
+    assert [row[5] for row in users] == ["=1+1", "-x", "@SUM(A1)", None]
+    notes = book["Notes"]
+    assert notes["A1"].value == "Accounts to enrich before the call"
+    assert notes["B3"].value == 42, "where it was, a number"
+    assert notes["C4"].value == datetime(2026, 11, 3), "a date"
+    lists = book["Lists"]
+    assert [list(row) for row in lists.iter_rows(values_only=True)] == [
+        ["Segment", "Owner"],
+        ["=enterprise", "Jo"],
+    ]
+    assert lists["A2"].data_type == "s", "text, never a formula"
+    assert lists["A2"].quotePrefix
+    assert book["Corner"]["C3"].value == "here", "a cell where it was, however far from A1"
+    assert book["Corner"].sheet_state == "hidden"
+    assert said[-1] == (
+        "out.xlsx: the sheet 'Accounts' enriched; 'Notes', 'Lists', 'Corner' copied beside it "
+        "as values "
+        "(formulas as their last values; formatting not kept)."
+    )
+
+
+def test_parquet_keeps_the_users_types(client: Client, tmp_path: Path) -> None:
+    source = tmp_path / "accounts.parquet"
+    frame = pl.DataFrame(
+        {
+            "Site": ["stripe.com", "acme.io", None],
+            "Seats": pl.Series([3, None, 999], dtype=pl.Int16),
+            "Since": [date(2020, 1, 2), None, date(2024, 5, 6)],
+            "Tags": [["a", "b"], [], None],
+            "Phone": ["+1 555 0100", "-5", "=1+1"],
+        }
+    )
+    frame.write_parquet(source)
+    out = enriched(client, source, tmp_path / "out.parquet")
+    back = pl.read_parquet(out)
+    assert back.select(frame.columns).schema == frame.schema
+    assert back.select(frame.columns).equals(frame)
