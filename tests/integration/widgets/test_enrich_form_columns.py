@@ -16,12 +16,17 @@ pytestmark = pytest.mark.integration
 CRM = Path(__file__).parents[2] / "data" / "crm_export.csv"
 
 
-def test_the_form_asks_for_a_column_and_enables_nothing_paid_until_one_is_chosen(
-    make_client: MakeClient, fresh: RunningSandbox
-) -> None:
+def crm_loaded(make_client: MakeClient) -> EnrichForm:
     form = EnrichForm(client=make_client())
     form.path.value = str(CRM)
     form.load_button.click()
+    return form
+
+
+def test_the_form_asks_for_a_column_and_enables_nothing_paid_until_one_is_chosen(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    form = crm_loaded(make_client)
     assert form.column.value == "Website", "company page URLs: a company's keys for certain"
     form.kind.value = "profile"
     assert form.column.value is None, "no date or zip code is taken for a profile URL"
@@ -41,9 +46,7 @@ def test_the_form_asks_for_a_column_and_enables_nothing_paid_until_one_is_chosen
 def test_the_forms_preview_shows_the_first_keys_as_sent(
     make_client: MakeClient, fresh: RunningSandbox
 ) -> None:
-    form = EnrichForm(client=make_client())
-    form.path.value = str(CRM)
-    form.load_button.click()
+    form = crm_loaded(make_client)
     form.kind.value = "company_posts"
     assert form.column.value == "Website"
     assert (

@@ -8,34 +8,20 @@ import gzip
 import struct
 import subprocess
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
 import pytest
-import requests
 
 from profnet_sheets.client.client import Client
-from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.spec import HEADCOUNT_CODES, company_size_label
-from tests.integration.conftest import CLI, cli_env
+from tests.integration.cli.conftest import KEY, charged
+from tests.integration.conftest import CLI
 
 pytestmark = pytest.mark.integration
-KEY = "first-hour-key"
-CRM = Path(__file__).parents[1] / "data" / "crm_export.csv"
+CRM = Path(__file__).parents[2] / "data" / "crm_export.csv"
 CRM_COLUMNS = "'Account Name', 'Website', 'Created Date', 'Zip', 'Phone', 'Owner'"
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[RunningSandbox]:
-    with start_sandbox(api_keys=(KEY,), credits=1_000_000, job_seconds=0.0) as running:
-        yield running
-
-
-@pytest.fixture
-def env(sandbox: RunningSandbox, tmp_path: Path) -> dict[str, str]:
-    requests.post(f"{sandbox.base_url}/_sandbox/reset", timeout=5).raise_for_status()
-    return cli_env(sandbox.base_url, KEY, tmp_path)
 
 
 def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -49,13 +35,6 @@ def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
         timeout=120,
         check=False,
     )
-
-
-def charged(sandbox: RunningSandbox) -> int:
-    usage = requests.get(
-        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
-    ).json()
-    return int(usage["credits_charged"])
 
 
 def errors(result: subprocess.CompletedProcess[str]) -> list[str]:
