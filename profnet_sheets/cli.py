@@ -19,7 +19,7 @@ from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.sandbox.limits import PLANS
-from profnet_sheets.spec import Param, search_endpoint
+from profnet_sheets.spec import Endpoint, Param, search_endpoint
 from profnet_sheets.words import counted
 
 ASK = "\0ask"  # `--api-key` given without a value (no argument can hold a NUL)
@@ -738,7 +738,7 @@ def _search_command(kind: SearchKind) -> click.Command:
     )
 
 
-def _as_options(text: str, endpoint: Any) -> str:
+def _as_options(text: str, endpoint: Endpoint) -> str:
     """`text` with the endpoint's parameter names as the options a user types:
     `sales_nav_url` -> `--sales-nav-url`."""
     names = "|".join(sorted((re.escape(param.name) for param in endpoint.params), key=len)[::-1])

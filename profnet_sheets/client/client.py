@@ -90,7 +90,7 @@ class Limit:
         """What a cost preview says when a run may cost more than the limit leaves."""
         if not self.left:
             return f"{self.name} has 0 left: nothing would be sent"
-        return f"{self.name} has {self.left} left: the run stops there"
+        return f"{self.name} has {self.left} left: the run may stop there"
 
 
 class _Shared:

@@ -80,17 +80,17 @@ def test_a_spending_cap_used_up_is_said_in_the_preview(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
     assert run(env, "config", "--spending-cap", "2/day").returncode == 0
-    spent = tmp_path / "spent.csv"
-    pl.DataFrame({"Website": ["cap-a.io", "cap-b.io"]}).write_csv(spent)
-    assert (
-        run(
-            env, "enrich", str(spent), "--kind", "company", "--out", str(spent.with_suffix(".xlsx"))
-        ).returncode
-        == 0
-    )
-    assert charged(sandbox) == 2
     more = tmp_path / "more.csv"
     pl.DataFrame({"Website": [f"cap-{n}.io" for n in range(7)]}).write_csv(more)
+    fits_in_part = run(env, "enrich", str(more), "--kind", "company", "--dry-run")
+    assert "at most 7 credits" in fits_in_part.stderr
+    assert "the spending cap 2/day has 2 left: the run may stop there" in fits_in_part.stderr
+    assert fits_in_part.returncode == 0
+    spent = tmp_path / "spent.csv"
+    pl.DataFrame({"Website": ["cap-a.io", "cap-b.io"]}).write_csv(spent)
+    out = str(spent.with_suffix(".xlsx"))
+    assert run(env, "enrich", str(spent), "--kind", "company", "--out", out).returncode == 0
+    assert charged(sandbox) == 2
     preview = run(env, "enrich", str(more), "--kind", "company", "--dry-run")
     assert "the spending cap 2/day has 0 left: nothing would be sent" in preview.stderr
     assert preview.returncode == 3, "a dry run says the run would send nothing"
