@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.sandbox.limits import PLANS
-from profnet_sheets.spec import Param, search_endpoint
+from profnet_sheets.spec import Endpoint, Param, search_endpoint
 from profnet_sheets.words import command, counted
 
 ASK = "\0ask"  # `--api-key` given without a value (no argument can hold a NUL)
@@ -313,9 +314,15 @@ def demo(out: str | None) -> None:
     "location=; headcount: profnet_url= and its filters).",
 )
 @click.option("--kind", required=True, help="What to look up: " + ", ".join(sorted(KINDS)) + ".")
-@click.option("--out", "out", required=True, help="Output file: .csv, .xlsx or .parquet.")
+@click.option(
+    "--out", "out", default=None, help="Output file: .csv, .xlsx or .parquet (not for --dry-run)."
+)
 @click.option("--fields", default=None, help="Only these fields, comma-separated.")
-@click.option("--dry-run", is_flag=True, help="Show the cost preview and stop.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Show the cost preview and stop (exit 3: a limit leaves nothing to spend).",
+)
 @click.option(
     "--budget", type=click.IntRange(min=0), default=None, help="Credits this run may spend."
 )
@@ -349,7 +356,7 @@ def enrich(
     input_path: str,
     columns: tuple[str, ...],
     kind: str,
-    out: str,
+    out: str | None,
     fields: str | None,
     dry_run: bool,
     budget: int | None,
@@ -367,12 +374,20 @@ def enrich(
     uv run profnet-sheets enrich people.csv --kind find_profile --column name=Name \\
         --column company=Employer --out people.xlsx
     """
+    from profnet_sheets.batch import kind_named
+
+    try:
+        kind_named(kind)  # before anything is read or a client made
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--kind") from None
+    if out is None and not dry_run:
+        raise click.UsageError("Missing option '--out' (only --dry-run goes without it).")
     chosen = [name.strip() for name in fields.split(",")] if fields else None
     _enrich_file(
         Path(input_path),
         list(columns),
         kind,
-        Path(out),
+        Path(out) if out else None,
         chosen,
         budget,
         sheet,
@@ -389,7 +404,7 @@ def _enrich_file(
     source: Path,
     given: list[str],
     kind: str,
-    target: Path,
+    target: Path | None,
     fields: list[str] | None,
     budget: int | None,
     sheet: str | None,
@@ -405,21 +420,24 @@ def _enrich_file(
     import polars as pl
 
     from profnet_sheets.batch.io import BatchInputError
-    from profnet_sheets.batch.plan import Plan
-    from profnet_sheets.batch.workflow import enrich_file
+    from profnet_sheets.batch.workflow import EXIT_BUDGET, Enrichment, enrich_file
 
     def say(text: str) -> None:
         click.echo(text, err=True)
 
+    nothing_to_send = False
     try:
         with _client(concurrency=concurrency, rate_limit=rate) as client:
 
-            def confirm(plan: Plan) -> bool:
+            def confirm(job: Enrichment) -> bool:
+                nonlocal nothing_to_send
+                short = job.short_limit
+                nothing_to_send = short is not None and not short.left
                 if dry_run:
                     return False
                 ask = not yes and sys.stdin.isatty() and not client.settings.uses_sandbox
-                if plan.credits and ask:
-                    click.confirm(f"Spend up to {plan.credits} credits?", abort=True)
+                if job.plan.credits and ask and not nothing_to_send:
+                    click.confirm(f"Spend up to {job.plan.credits} credits?", abort=True)
                 return True
 
             run = enrich_file(
@@ -443,8 +461,8 @@ def _enrich_file(
         raise click.ClickException(
             f"{source}: cannot be read ({first}); save it as CSV UTF-8, XLSX or Parquet"
         ) from None
-    if run is None:  # a dry run: the plan was the answer
-        return
+    if run is None:  # a dry run: the plan was the answer (a limit used up: exit 3)
+        sys.exit(EXIT_BUDGET if nothing_to_send else 0)
     say(run.summary())
     advice = run.outcome.advice()
     if advice:
@@ -576,6 +594,11 @@ def cache_purge() -> None:
 @click.option("--yes", is_flag=True, help="Do not ask.")
 def cache_clear(yes: bool) -> None:
     """Forget every cached answer (the next lookups are paid again)."""
+    if not yes and not sys.stdin.isatty():
+        raise click.ClickException(
+            "cache clear asks before forgetting every cached answer, and there is no terminal "
+            "to ask in: pass --yes to clear it (the next lookups will be paid again)"
+        )
     if not yes:
         click.confirm("Forget every cached answer? The next lookups will be paid again", abort=True)
     client = None
@@ -634,6 +657,13 @@ def _search_command(kind: SearchKind) -> click.Command:
             help="Seconds to wait for the search.",
         ),
         click.Option(["--refresh"], is_flag=True, help="Pay for a new search even if reusable."),
+        click.Option(
+            ["--budget"],
+            type=click.IntRange(min=0),
+            default=None,
+            help="Credits this search may spend: refused before it starts when starting it and "
+            "its results may cost more; a re-attached one reads results until it is reached.",
+        ),
         click.Option(["--yes"], is_flag=True, help="Do not ask before spending credits."),
     ]
 
@@ -643,20 +673,31 @@ def _search_command(kind: SearchKind) -> click.Command:
         timeout = float(str(values.pop("timeout")))
         refresh = bool(values.pop("refresh"))
         yes = bool(values.pop("yes"))
+        budget = values.pop("budget")
         filters = {
             name: _option_value(endpoint.param(name), value)
             for name, value in values.items()
             if value not in (None, ())
         }
+        if request_id and filters:
+            given = ", ".join("--" + name.replace("_", "-") for name in filters)
+            click.echo(
+                f"Error: --request-id re-attaches to a search already started, whose filters "
+                f"are set: leave out {given} (or leave out --request-id to start a new search)",
+                err=True,
+            )
+            sys.exit(2)  # a usage error, said in one line; nothing was sent
         from profnet_sheets.batch.io import BatchInputError, check_target, write_table
+        from profnet_sheets.batch.workflow import EXIT_BUDGET
         from profnet_sheets.client.search_cost import search_cost
+        from profnet_sheets.errors import BudgetExceeded
 
         try:
             check_target(out)  # before a search is paid for
         except BatchInputError as error:
             raise click.ClickException(str(error)) from None
         with _client() as client:
-            run = client.with_budget(None)  # this search's own spend, within every limit
+            run = client.with_budget(budget if isinstance(budget, int) else None)  # its own spend
             view = run.with_options(refresh=True) if refresh else run
             try:
                 filters = _places_by_name(run, endpoint, filters)
@@ -673,10 +714,12 @@ def _search_command(kind: SearchKind) -> click.Command:
                     f"{kind} search {job.request_id} (re-attach with --request-id)", err=True
                 )
                 job.wait(timeout=timeout, progress=True)
-                frame = job.frame()
+                frame = job.frame(until_budget=True)
             except ProfnetError as error:
                 so_far = counted(run.budget.spent, "credit")
-                raise click.ClickException(f"{error} (this search: {so_far})") from None
+                said = _as_options(str(error), endpoint)
+                click.echo(f"Error: {said} (this search: {so_far})", err=True)
+                sys.exit(EXIT_BUDGET if isinstance(error, BudgetExceeded) else 1)
             spent = run.budget.spent
         try:
             path = write_table(frame, out)
@@ -687,12 +730,31 @@ def _search_command(kind: SearchKind) -> click.Command:
             ) from None
         paid = f"this search: {counted(spent, 'credit')}" if spent else "0 credits: reused"
         click.echo(f"{frame.height} {kind} written to {path}; {paid}.", err=True)
+        if job.cut_by_budget is not None:
+            click.echo(
+                f"Budget reached ({job.cut_by_budget}): the results read are kept and cached; "
+                f"raise --budget and run again with --request-id {job.request_id} to read the "
+                "rest (those read are free).",
+                err=True,
+            )
+            sys.exit(EXIT_BUDGET)
 
     return click.Command(
         kind,
         params=options,
         callback=run,
-        help=f"{endpoint.summary} Writes every result to --out.",
+        help=f"{_as_options(endpoint.summary, endpoint)} Writes every result to --out.",
+    )
+
+
+def _as_options(text: str, endpoint: Endpoint) -> str:
+    """`text` with the endpoint's parameter names as the options a user types:
+    `sales_nav_url` -> `--sales-nav-url`."""
+    names = "|".join(sorted((re.escape(param.name) for param in endpoint.params), key=len)[::-1])
+    return re.sub(
+        rf"(?<![\w-])({names})(?![\w-])",
+        lambda found: "--" + found.group(1).replace("_", "-"),
+        text,
     )
 
 

@@ -1,4 +1,5 @@
-"""Which columns feed a kind: by their header first (in a few languages), then by what validates."""
+"""Which columns feed a kind: by their header (in a few languages), else by values whose shape
+leaves no doubt (URLs, domains, URNs); never a guess at bare words, dates or numbers."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import polars as pl
 
 from profnet_sheets.batch.kinds import Kind, kind_named
 from profnet_sheets.batch.plan import make_plan
+from profnet_sheets.redact import listed
 from profnet_sheets.spec import DEFAULT_PROFILE, ServiceProfile
 
 __all__ = ["choose_column", "choose_columns", "key_candidates"]
@@ -57,9 +59,21 @@ _WORDS: Final[dict[str, tuple[str, ...]]] = {
     "keywords": ("keywords", "keyword", "schlagworter", "mots cles", "palabras clave"),
     "keyword": ("keyword", "keywords"),
 }
+# Words that name a person's name only as the whole header: `Account Name` is a company's.
+_WHOLE_HEADER_ONLY: Final = frozenset({"name", "nom", "nombre", "nome", "naam"})
 # Headers that say a column of numbers holds ids (a number is never a domain or URL otherwise).
 _ID_WORDS: Final = ("id", "ids", "number", "nummer", "numero")
 _ID_PARAMETERS: Final = frozenset({"job_id", "urn"})  # keys that are numbers by nature
+# Parameters whose keys can be told by their shape alone (decisions.md #166): a domain, an
+# e-mail, a URL or a URN. Bare words, dates, zip codes and numbers never are: they feed a kind
+# only from a column the user named (by its header, or --column).
+_HOST: Final = r"[0-9a-z-]\.[a-z]{2,}(?![0-9a-z])"  # `acme.com`, `www.profnet.com/in/...`
+_SHAPED: Final[dict[str, re.Pattern[str]]] = {
+    "company": re.compile(_HOST, re.IGNORECASE),
+    "profnet_url": re.compile(_HOST, re.IGNORECASE),
+    "job_id": re.compile(_HOST, re.IGNORECASE),
+    "urn": re.compile(rf"^\s*urn:|{_HOST}", re.IGNORECASE),
+}
 
 
 def _words(header: str) -> str:
@@ -74,7 +88,8 @@ def _header_rank(parameter: str, header: str) -> int | None:
     words = f" {_words(header)} "
     given = words.replace(" ", "")
     for rank, word in enumerate(_WORDS.get(parameter, (parameter.replace("_", " "),))):
-        if f" {word} " in words or given == word.replace(" ", ""):
+        inside = f" {word} " in words and word not in _WHOLE_HEADER_ONLY
+        if inside or given == word.replace(" ", ""):
             return rank
     return None
 
@@ -98,6 +113,7 @@ class _Fit:
     column: str
     rank: int | None  # of its header for the parameter
     valid: float  # share of its sampled distinct non-blank values that validate
+    shaped: float  # share of them that validate and are URLs, domains or URNs by their shape
     numbers: bool  # all its sampled values are numbers
 
 
@@ -107,21 +123,23 @@ def _fit(
     distinct = head.select(column).unique(maintain_order=True)
     plan = make_plan(kind, {parameter: column}, distinct, head.height, {}, profile=profile)
     keys = len(plan.call_of) + len(plan.invalid)
+    shape = _SHAPED.get(parameter)
+    shaped = sum(1 for (raw, *_) in plan.call_of if shape and shape.search(str(raw)))
     values = head.get_column(column).drop_nulls()
     numbers = values.dtype.is_integer() or (
         values.len() > 0 and bool(values.cast(pl.String).str.contains(r"^\s*[0-9]+\s*$").all())
     )
-    return _Fit(
-        column, _header_rank(parameter, column), len(plan.call_of) / keys if keys else 0.0, numbers
-    )
+    keys = keys or 1  # no key at all: nothing validates
+    rank = _header_rank(parameter, column)
+    return _Fit(column, rank, len(plan.call_of) / keys, shaped / keys, numbers)
 
 
 def _best(
     kind: Kind, parameter: str, columns: list[str], head: pl.DataFrame, profile: ServiceProfile
 ) -> _Fit | None:
-    """The column that fits `parameter` best: a named one that validates; else one that
-    validates; else a named one; else the first. Numbers never feed a domain, URL or name
-    unless the header says ids."""
+    """The column that fits `parameter` best: a named one that validates; else one whose
+    values are keys by their shape (URLs, domains, URNs: `_SHAPED`); else a
+    named one; else none. Numbers never feed a domain, URL or name unless the header says ids."""
     fits = []
     for column in columns:
         fit = _fit(kind, parameter, column, head, profile)
@@ -132,21 +150,22 @@ def _best(
     for fit in named:
         if fit.valid >= _VALID_ENOUGH:
             return fit
-    validating = [fit for fit in fits if fit.valid >= _VALID_ENOUGH]
-    if validating:
-        return max(validating, key=lambda fit: fit.valid)
-    return named[0] if named else next(iter(fits), None)
+    shaped = [fit for fit in fits if fit.shaped >= _VALID_ENOUGH]
+    if shaped:
+        return max(shaped, key=lambda fit: fit.shaped)
+    return named[0] if named else None
 
 
 def choose_column(
     frame: pl.DataFrame, kind: str | Kind, profile: ServiceProfile = DEFAULT_PROFILE
 ) -> str | None:
     """The column most likely to hold the keys of `kind` (its main input): by its header
-    (`Website`, `Domain`, `URL`, `Profile`, `Webseite`, `Site web`, ... as whole words), then by
-    how many of its first values validate as keys of the kind; never a column of numbers for a
-    domain, URL or name unless its header says ids. When nothing fits: the first other column
-    of text or integers (None when there is none). Values validate as the service of `profile`
-    (a client's) reads them: page URLs on its network's hosts."""
+    (`Website`, `Domain`, `URL`, `Profile`, `Webseite`, `Site web`, ... as whole words), else
+    by its first values when most are keys of the kind by their shape (URLs, domains, URNs);
+    never a column of numbers for a domain, URL or name unless its header says ids. None when
+    no header names the kind's keys and no column's values leave no doubt: bare words, dates,
+    zip codes and numbers are read only from a column the user named. Values validate as the
+    service of `profile` (a client's) reads them: page URLs on its network's hosts."""
     spec = kind if isinstance(kind, Kind) else kind_named(kind)
     head = frame.head(SAMPLE_ROWS)
     fit = _best(spec, spec.inputs[0], key_candidates(frame), head, profile)
@@ -226,8 +245,9 @@ def resolve_columns(
     chosen = choose_columns(sample, spec, profile)
     if not chosen:
         raise ValueError(
-            f"no column of the table can hold {spec.name} keys ({spec.description}): "
-            "give one with --column"
+            f"no column is named for {spec.name} keys ({spec.description}) and none holds them "
+            f"for certain; the columns are {listed(sample.columns)}: give the one to read "
+            "with --column NAME"
         )
     shown = ", ".join(f"{column!r}" for column in chosen.values())
     note = f"Reading {spec.name} keys from {shown} (give --column to choose another)."

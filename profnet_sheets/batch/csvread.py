@@ -32,6 +32,38 @@ _BOMS: Final = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, c
 EXTRA: Final = "extra"  # extra_1, extra_2...: the fields of rows longer than the header
 
 
+# What a file with a .csv name holds when it is not text at all (a renamed or mis-saved file).
+_SIGNATURES: Final = (
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"PK\x03\x04", "a ZIP archive (an .xlsx workbook is one)"),
+    (b"\xd0\xcf\x11\xe0", "an old Office file (.xls)"),
+    (b"PAR1", "a Parquet file"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"%PDF", "a PDF document"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+)
+
+
+_CONTROL_BYTES: Final = bytes(b for b in range(32) if b not in b"\t\n\r\f\v\x1b")
+_BINARY_SHARE: Final = 10  # more than 1 byte in 10 a control byte: not text
+
+
+def _refuse_binary(head: bytes, source: Path) -> None:
+    """BatchInputError when a file's first bytes are not text: a known kind of file, or more
+    than a tenth control bytes (a stray NUL in a value is text; UTF-16/32 is told by its BOM)."""
+    what = next((name for magic, name in _SIGNATURES if head.startswith(magic)), None)
+    controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
+    if what is None and controls * _BINARY_SHARE > len(head) and not head.startswith(_BOMS):
+        what = "binary data (control bytes, not text)"
+    if what is not None:
+        msg = (
+            f"{source}: is {what}, not CSV text; give a table saved as CSV UTF-8 "
+            "(or an .xlsx or .parquet file under its own extension)"
+        )
+        raise BatchInputError(msg, path=source)
+
+
 def _read_bytes(source: Path, *, limit: int | None = None) -> bytes:
     try:
         with source.open("rb") as file:
@@ -47,8 +79,10 @@ def read_csv(source: Path, encoding: str | None = None, *, as_text: bool = False
     fields in columns `extra_1`, `extra_2`..., with a warning), number columns typed
     (`infer.typed`: `-5` a number, `01234` and `+1 555 0100` text) unless `as_text` (every
     column as the text written: to write it back as it was)."""
+    raw = _read_bytes(source)
+    _refuse_binary(raw[:_SNIFF_BYTES], source)
     try:
-        text = decode(_read_bytes(source), source, encoding)
+        text = decode(raw, source, encoding)
     except LookupError as error:
         msg = f"{source}: unknown encoding {encoding!r}"
         raise BatchInputError(msg, path=source) from error
@@ -72,6 +106,12 @@ def read_csv(source: Path, encoding: str | None = None, *, as_text: bool = False
     except pl.exceptions.PolarsError as error:
         msg = f"{source}: not a readable CSV file ({first_line(error)})"
         raise BatchInputError(msg, path=source) from error
+    except csv.Error:  # the csv module's reading of a long row: a line break in a bare field
+        msg = (
+            f"{source}: not a readable CSV file (a field holds a quote or a line break but "
+            "is not enclosed in quotes); save it again as CSV UTF-8"
+        )
+        raise BatchInputError(msg, path=source) from None
     return frame if as_text else typed(frame)
 
 
@@ -145,6 +185,7 @@ def scan_csv(source: Path, *, as_text: bool = False) -> pl.LazyFrame:
     streamed (another encoding, old Mac line ends, rows longer than the header): read_csv
     reads such a file whole."""
     head = _read_bytes(source, limit=_SNIFF_BYTES)
+    _refuse_binary(head, source)
     if head.startswith(codecs.BOM_UTF8):
         head = head[len(codecs.BOM_UTF8) :]
     elif any(head.startswith(bom) for bom in _BOMS):

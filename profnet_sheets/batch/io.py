@@ -234,9 +234,12 @@ def check_target(path: str | Path, source: str | Path | None = None) -> Path:
     room), not a folder itself, not the input ``source``. For checking an output before any
     work (or money) is spent on it."""
     target = Path(path).expanduser()
-    _kind(target, writing=True)
     if target.is_dir():
-        raise BatchInputError(f"{target}: is a folder; give a file name", path=target)
+        raise BatchInputError(
+            f"{target}: is a folder; give a file name in it, such as {target / 'enriched.csv'}",
+            path=target,
+        )
+    _kind(target, writing=True)
     if not target.parent.is_dir():
         msg = f"{target}: the folder {target.parent} does not exist"
         raise BatchInputError(msg, path=target)

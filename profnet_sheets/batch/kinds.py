@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -208,9 +209,12 @@ KINDS: dict[str, Kind] = {
 
 def kind_named(name: str) -> Kind:
     """The kind called `name`, or a ValueError that lists them all."""
+    wanted = name.strip().lower().replace("-", "_")
     try:
-        return KINDS[name.strip().lower().replace("-", "_")]
+        return KINDS[wanted]
     except KeyError:
+        close = difflib.get_close_matches(wanted, KINDS, n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
         raise ValueError(
-            f"unknown kind {shown(name)}: use one of {', '.join(sorted(KINDS))}"
+            f"unknown kind {shown(name)}: {hint}use one of {', '.join(sorted(KINDS))}"
         ) from None

@@ -15,6 +15,7 @@ from profnet_sheets.client.keys import canonical_json
 from profnet_sheets.client.ledger import price_ceiling
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.errors import InvalidParameter
+from profnet_sheets.redact import clipped
 from profnet_sheets.spec import ServiceProfile, endpoint
 from profnet_sheets.words import counted
 
@@ -82,6 +83,22 @@ class Plan:
             f"{self.rows_of(self.blank):,} blank; at most {counted(self.credits, 'credit')} "
             f"(rows with the same key are fetched once){budget}"
         )
+
+    def examples(self, count: int = 3) -> str:
+        """The first keys as they will be sent (normalised), without options and defaults:
+        `stripe.com, https://www.profnet.com/company/acme/`; `name=Anna, company_name=Acme`
+        for a kind that reads several columns."""
+        options = {*self.kind.options, "limit"}
+        shown = []
+        for lookup in itertools.islice(self.lookups.values(), count):
+            sent = {name: value for name, value in lookup.params.items() if name in self.columns}
+            if not sent:  # the kind sends its key under another name (a company's `domain`)
+                sent = {k: v for k, v in lookup.params.items() if k not in options}
+            pairs = [clipped(str(value), 80) for value in sent.values()]
+            if len(sent) > 1:
+                pairs = [f"{name}={value}" for name, value in zip(sent, pairs, strict=True)]
+            shown.append(", ".join(pairs) if len(sent) == 1 else f"({', '.join(pairs)})")
+        return ", ".join(shown)
 
     def error_rows(self) -> int:
         """Rows that got an error (after a run): invalid keys, failed or unfetched lookups."""

@@ -41,7 +41,7 @@ from profnet_sheets.batch.io import (
 )
 from profnet_sheets.batch.plan import Plan
 from profnet_sheets.batch.xlsx import Workbook
-from profnet_sheets.client.client import Client
+from profnet_sheets.client.client import Client, Limit
 from profnet_sheets.redact import listed, shown
 from profnet_sheets.words import counted
 
@@ -132,6 +132,21 @@ class Enrichment:
             prefix=prefix,
             fields=list(fields) if fields else None,
         )
+
+    @property
+    def short_limit(self) -> Limit | None:
+        """The budget or spending cap that leaves less than the run may cost (None: none)."""
+        return self.client.short_limit(self.plan.credits)
+
+    def preview(self) -> str:
+        """The cost preview: the plan's counts and most, what a limit leaves when it leaves
+        too little, and the first keys as they will be sent."""
+        text = self.plan.summary(self.client.budget.left)
+        if (short := self.short_limit) is not None:
+            text += f"; {short.preview()}"
+        if examples := self.plan.examples():
+            text += f". First keys as sent: {examples}"
+        return text
 
     def run(
         self, *, concurrency: int | None = None, progress: Any = None
@@ -229,7 +244,7 @@ def read_input(
 def enrich_file(
     client: Client,
     source: Path,
-    target: Path,
+    target: Path | None,
     kind: str,
     *,
     columns: Sequence[str] = (),
@@ -239,16 +254,19 @@ def enrich_file(
     concurrency: int | None = None,
     prefix: str | None = None,
     encoding: str | None = None,
-    confirm: Callable[[Plan], bool] = lambda plan: True,
+    confirm: Callable[[Enrichment], bool] = lambda job: True,
     say: Say = lambda text: None,
 ) -> FileRun | None:
-    """Enrich a column of a file into `target`: the target is checked before anything is paid
-    (writable, not the input); the plan is said and `confirm`ed (False: stop, None returned);
-    the result is written even when the run ended early (what was paid is in it), and a write
-    that fails after paying says that a re-run is free (the answers are cached)."""
+    """Enrich a column of a file into `target` (None: preview only): the target is checked
+    before anything is paid (writable, not the input); the plan is said (its first keys as
+    sent, and a limit that leaves too little) and the job `confirm`ed (False: stop, None
+    returned); the result is written even when the run ended early (what was paid is in
+    it), and a write that fails after paying says that a re-run is free (the answers are
+    cached)."""
     started = time.perf_counter()
-    check_target(target, source=source)
-    suffixes = {source.suffix.lower(), target.suffix.lower()}
+    if target is not None:
+        check_target(target, source=source)
+    suffixes = {source.suffix.lower(), (target or source).suffix.lower()}
     table = read_input(
         source,
         sheet=sheet,
@@ -263,7 +281,10 @@ def enrich_file(
             f"{source}: the file is empty (no header row); give a table whose first row names "
             "its columns"
         )
-    column, note = resolve_columns(table, kind, list(columns), client.profile)
+    try:
+        column, note = resolve_columns(table, kind, list(columns), client.profile)
+    except ValueError as error:
+        raise BatchInputError(f"{source}: {error}") from None
     for name in [column] if isinstance(column, str) else column.values():
         if name not in names:
             raise BatchInputError(
@@ -272,16 +293,16 @@ def enrich_file(
             )
     if note:
         say(note)
-    if isinstance(table, pl.DataFrame) and target.suffix.lower() in (".xlsx", ".xlsm"):
+    if isinstance(table, pl.DataFrame) and target and target.suffix.lower() in (".xlsx", ".xlsm"):
         check_excel_limits(table, target)
     around = None
     if {source.suffix.lower(), target.suffix.lower()} <= XLSX_SUFFIXES:
         around = read_workbook(source, _sheet(sheet))  # read before anything is paid
     job = Enrichment(client, table, column, kind, fields=fields, prefix=prefix, budget=budget)
-    say(f"{source.name}: {job.plan.summary(job.client.budget.left)}.")
+    say(f"{source.name}: {job.preview()}.")
     if doubt := job.plan.doubtful():
         say(f"Warning: {doubt}")
-    if not confirm(job.plan):
+    if not confirm(job) or target is None:  # no target: a preview only (a dry run)
         return None
     result, outcome = job.run(concurrency=concurrency)
     keep = _kept_separator(source, target)

@@ -79,6 +79,21 @@ class Estimate:
         return self.budget_left is None or self.credits <= self.budget_left
 
 
+@dataclass(frozen=True)
+class Limit:
+    """A limit on spending, what it leaves now, and where it is set."""
+
+    left: int | None  # None: not set
+    name: str  # `the budget`, `the spending cap 500/day`
+    setting: str  # `PROFNET_SPENDING_CAP`
+
+    def preview(self) -> str:
+        """What a cost preview says when a run may cost more than the limit leaves."""
+        if not self.left:
+            return f"{self.name} has 0 left: nothing would be sent"
+        return f"{self.name} has {self.left} left: the run may stop there"
+
+
 class _Shared:
     """What every view of one client shares: the store, the transport, the memo, the ledger
     and the budget."""
@@ -459,24 +474,27 @@ class Client:
             raise
         return credits, held
 
-    def refuse_unless_affordable(self, credits: int, what: str) -> None:
-        """Raise BudgetExceeded, before anything is sent, when `what` (which may cost up to
-        `credits`) does not fit in the budget or the spending cap; the message gives both."""
-        limits: list[tuple[int | None, str]] = [
-            (self.budget.left, "the budget (budget=..., PROFNET_BUDGET)")
-        ]
+    def short_limit(self, credits: int) -> Limit | None:
+        """The first limit, the budget then the spending cap, that leaves less than `credits`
+        (what a run may cost at most), with what it leaves; None when both let it run."""
+        limits = [Limit(self.budget.left, "the budget", "budget=..., PROFNET_BUDGET")]
         cap = self.settings.spending_cap
         if cap is not None:
             cap_left = self.ledger.cap_left(cap, self._shared.service)
-            limits.append((cap_left, f"the spending cap of {cap} (PROFNET_SPENDING_CAP)"))
-        for left, name in limits:
-            if left is not None and credits > left:
-                raise BudgetExceeded(
-                    f"{what} may cost up to {credits} credits, and {name} leaves {left}; "
-                    "nothing was sent. Raise it, or ask for less.",
-                    needed=credits,
-                    left=left,
-                )
+            limits.append(Limit(cap_left, f"the spending cap {cap}", "PROFNET_SPENDING_CAP"))
+        return next((it for it in limits if it.left is not None and credits > it.left), None)
+
+    def refuse_unless_affordable(self, credits: int, what: str) -> None:
+        """Raise BudgetExceeded, before anything is sent, when `what` (which may cost up to
+        `credits`) does not fit in the budget or the spending cap; the message gives both."""
+        short = self.short_limit(credits)
+        if short is not None:
+            raise BudgetExceeded(
+                f"{what} may cost up to {credits} credits, and {short.name} ({short.setting}) "
+                f"leaves {short.left}; nothing was sent. Raise it, or ask for less.",
+                needed=credits,
+                left=short.left or 0,
+            )
 
     def _keep(self, ep: Endpoint, key: CallKey, sent: Sent) -> None:
         """Save an answer in the store for as long as the policy says. A save that fails (a

@@ -15,6 +15,7 @@ from profnet_sheets.client.ledger import MAX_PAGE_ITEMS
 from profnet_sheets.client.policy import RetryPolicy
 from profnet_sheets.config import Settings
 from profnet_sheets.errors import (
+    BudgetExceeded,
     NotFound,
     ProfnetError,
     RateLimited,
@@ -209,6 +210,8 @@ class SearchJob:
             self.limit = int(client.prepare(search_endpoint(kind, "create").name, filters)["limit"])
         self.last: SearchStatus | None = None
         self.sleep: Callable[[float], None] = time.sleep
+        # The budget (or spending cap) ended the reading of its results early (`until_budget`).
+        self.cut_by_budget: BudgetExceeded | None = None
 
     def __repr__(self) -> str:
         state = f" {self.last.status} {_percent(self.last)}" if self.last else ""
@@ -289,22 +292,25 @@ class SearchJob:
         *,
         progress: Progress | bool | None = None,
         on_page: PageProgress | None = None,
+        until_budget: bool = False,
     ) -> list[dict[str, Any]]:
         """Every result, page by page, once the search has completed (waits if it has not).
 
         `on_page(read, expected)` is called after each page (a progress bar's hook; an
         exception raised in it stops the reading, and the pages read stay cached). Offline,
-        the pages come from the cache (OfflineMiss for one never read)."""
+        the pages come from the cache (OfflineMiss for one never read). `until_budget`: a
+        page the budget or spending cap cannot pay for ends the reading (the results read
+        are returned, `cut_by_budget` says why) instead of raising BudgetExceeded."""
         if self.last is not None and self.last.completed:
             expected = self.last.total_results
         elif self.client.settings.offline:
             expected = None  # the status is never cached: the pages say how many
         else:
             expected = self.wait(progress=progress).total_results
-        return self._read_pages(expected, on_page)
+        return self._read_pages(expected, on_page, until_budget)
 
     def _read_pages(
-        self, expected: int | None, on_page: PageProgress | None
+        self, expected: int | None, on_page: PageProgress | None, until_budget: bool = False
     ) -> list[dict[str, Any]]:
         """Every page, until the known total, the last page, an empty page, or a page shorter
         than the first (when the service gives no counts). Never more than the limit; the
@@ -319,7 +325,13 @@ class SearchJob:
                 break
             left = (most - len(rows)) if most is not None else MAX_PAGE_ITEMS
             ceiling = min(left, page_size) if page_size else left
-            body = self._page(results, page, ceiling, len(rows))
+            try:
+                body = self._page(results, page, ceiling, len(rows))
+            except BudgetExceeded as limit:
+                if not until_budget:
+                    raise
+                self.cut_by_budget = limit
+                break
             items = list(body.get("results") or [])
             rows.extend(items)
             told = whole_number(body.get("total_results"))
@@ -363,16 +375,19 @@ class SearchJob:
             f"or client.attach_search({self.kind!r}, {self.request_id!r}).results())"
         )
 
-    def frame(self, *, on_page: PageProgress | None = None) -> polars.DataFrame:
-        """The results as a polars DataFrame (columns of the spec's result item); `on_page` as
-        in `results`."""
+    def frame(
+        self, *, on_page: PageProgress | None = None, until_budget: bool = False
+    ) -> polars.DataFrame:
+        """The results as a polars DataFrame (columns of the spec's result item); `on_page`
+        and `until_budget` as in `results`."""
         import polars as pl
 
         from profnet_sheets.spec import resources
 
         item = resources.LEAD_ITEM if self.kind == "leads" else resources.COMPANY_SEARCH_ITEM
         schema = dict.fromkeys(item.field_names, pl.String)
-        return pl.DataFrame(self.results(on_page=on_page), schema=schema, orient="row")
+        read = self.results(on_page=on_page, until_budget=until_budget)
+        return pl.DataFrame(read, schema=schema, orient="row")
 
 
 SEARCH_BAR_FORMAT = "{l_bar}{bar}| [{elapsed}{postfix}]"

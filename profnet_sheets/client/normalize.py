@@ -21,7 +21,11 @@ from urllib.parse import quote, unquote
 from profnet_sheets.redact import shown
 from profnet_sheets.spec.endpoints import SPACE_CHARS
 from profnet_sheets.spec.profile import DEFAULT_NETWORK_HOSTS
-from profnet_sheets.spec.resources import HEADCOUNT_CODES, company_size_label
+from profnet_sheets.spec.resources import (
+    HEADCOUNT_CODES,
+    company_size_label,
+    headcount_codes_told,
+)
 
 __all__ = [
     "EXCEL_ERRORS",
@@ -911,7 +915,7 @@ _LABELS: Final = {company_size_label(code): code for code in HEADCOUNT_CODES}
 _CODE_RANGE: Final = re.compile(r"([A-H])-([A-H])")
 _DASH: Final = re.compile(rf"[{re.escape(_BLANKS)}]*[-\u2010-\u2015\u2212][{re.escape(_BLANKS)}]*")
 _PLUS: Final = re.compile(rf"[{re.escape(_BLANKS)}]*\+")
-_HEADCOUNT_HELP: Final = ", ".join(f"{code} {company_size_label(code)}" for code in HEADCOUNT_CODES)
+_HEADCOUNT_HELP: Final = headcount_codes_told()
 
 
 def headcount_codes(value: object) -> list[str]:
@@ -940,8 +944,7 @@ def headcount_codes(value: object) -> list[str]:
                 found.add(_LABELS[token])
             else:
                 raise NormalizationError(
-                    f"{_show(token)} is not a headcount code: give codes A to H "
-                    f"({_HEADCOUNT_HELP})",
+                    f"{_show(token)} is not a headcount code: give codes {_HEADCOUNT_HELP}",
                     parameter,
                     item,
                 )

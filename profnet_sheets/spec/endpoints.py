@@ -203,7 +203,7 @@ _SEARCH_COMPANIES_FILTERS = (
         "array",
         items="headcount_code",
         enum=tuple(r.HEADCOUNT_CODES),
-        description="Headcount codes A to H",
+        description=f"Headcount codes {r.headcount_codes_told()}",
     ),
     Param(
         "company_headcount_growth",
@@ -228,7 +228,9 @@ _SEARCH_COMPANIES_FILTERS = (
     Param("keywords", description="Search keywords"),
 )
 
-SALES_NAV_URL = Param("sales_nav_url", description="A sales-prospecting search URL (option 2)")
+SALES_NAV_URL = Param(
+    "sales_nav_url", description="A sales-prospecting search URL, instead of every filter"
+)
 
 
 def _search_limit(maximum: int) -> Param:

@@ -247,6 +247,14 @@ def company_size_label(code: str) -> str:
     return f"{low}+" if high is None else f"{low}-{high}"
 
 
+def headcount_codes_told() -> str:
+    """The headcount codes as help and errors list them, with their ranges:
+    `A to H (A 1-10, B 11-50, ..., H 10001+)`."""
+    codes = list(HEADCOUNT_CODES)
+    ranges = ", ".join(f"{code} {company_size_label(code)}" for code in codes)
+    return f"{codes[0]} to {codes[-1]} ({ranges})"
+
+
 def headcount_code_for(employees: int) -> str:
     """The headcount code whose range holds a number of employees (at least 1)."""
     for code, (low, high) in HEADCOUNT_CODES.items():

@@ -8,11 +8,12 @@ from typing import Any
 
 import polars as pl
 
-from profnet_sheets.batch import KINDS, kind_named, plan_enrichment
+from profnet_sheets.batch import KINDS, kind_named
 from profnet_sheets.batch.columns import choose_column as likely_column
 from profnet_sheets.batch.columns import key_candidates
 from profnet_sheets.batch.frames import as_polars
 from profnet_sheets.batch.io import CSV_SUFFIXES, PARQUET_SUFFIXES, XLSX_SUFFIXES, read_table
+from profnet_sheets.batch.workflow import Enrichment
 from profnet_sheets.client.client import Client
 from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import endpoint
@@ -76,7 +77,7 @@ class EnrichForm(Form):
             self.feedback,
             [self.run_button, self.preview_button, self.load_button],
             self.cancel_button,
-            on_idle=lambda: self.export.enable(self.result is not None),
+            on_idle=self._idle,
         )
         self.load_button.on_click(lambda _: self.feedback.attempt(self.load_path))
         self.upload.observe(lambda _: self.feedback.attempt(self._uploaded), names="value")
@@ -156,11 +157,29 @@ class EnrichForm(Form):
         values = {name: param_value(c.spec, c.get()) for name, c in self.options.items()}
         return {name: value for name, value in values.items() if value is not None}
 
+    def _idle(self) -> None:
+        self.export.enable(self.result is not None)
+        self._enable_paid()
+
+    def _enable_paid(self) -> None:
+        """Preview and Enrich only once a table is loaded and its key column chosen."""
+        ready = self.source is not None and bool(self.column.value) and not self.runner.running
+        self.preview_button.disabled = self.run_button.disabled = not ready
+
     def _clear_cost(self) -> None:
         """The cost line for the column and kind now chosen: the preview at once (it asks the
-        cache only: nothing is paid), so the choice and its price are seen before any Enrich."""
-        if self.source is None or not self.column.value:
+        cache only: nothing is paid), so the choice and its price are seen before any Enrich.
+        No column chosen (none is guessed: no header names the kind's keys): it asks for one."""
+        self._enable_paid()
+        if self.source is None:
             self.cost.value = message("Load a table to see what enriching it will cost.")
+            return
+        if not self.column.value:
+            kind = kind_named(self.kind.value)
+            self.cost.value = message(
+                f"Choose a column: no header names {kind.name} keys ({kind.description}) and "
+                "no column holds them for certain. Nothing is sent until you choose one."
+            )
             return
         try:
             self.preview()
@@ -175,16 +194,17 @@ class EnrichForm(Form):
         return self.source
 
     def preview(self) -> None:
-        """Show what enriching will cost (asks the cache; nothing is paid)."""
-        plan = plan_enrichment(
+        """Show what enriching will cost, and the first keys as sent (asks the cache; nothing
+        is paid)."""
+        job = Enrichment(
+            self.client,
             self._ready(),
             self.column.value,
             self.kind.value,
-            client=self.client,
             options=self.option_values(),
         )
-        keys = f"{plan.kind.name} keys from {self.column.value!r}"
-        self.cost.value = message(f"{keys}: {plan.summary(self.client.budget.left)}.")
+        keys = f"{job.plan.kind.name} keys from {self.column.value!r}"
+        self.cost.value = message(f"{keys}: {job.preview()}.")
 
     # -- the run --------------------------------------------------------------------------------
 

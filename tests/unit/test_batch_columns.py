@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 
-from profnet_sheets.batch.columns import choose_column, choose_columns, mapping_from_options
+from profnet_sheets.batch.columns import (
+    choose_column,
+    choose_columns,
+    mapping_from_options,
+    resolve_columns,
+)
+from profnet_sheets.batch.io import read_table
 from profnet_sheets.batch.naming import column_name, column_names
 
 JUNK_SITES = ["stripe.com", "N/A", "acme.com", "see notes", "jane@gmail.com", "-", "notion.so"]
@@ -26,11 +34,54 @@ def test_the_issues_table_gives_the_website_not_the_employees() -> None:
 
 def test_a_number_column_is_a_company_key_only_when_its_header_says_ids() -> None:
     frame = pl.DataFrame({"Employees": [120, 45], "Name": ["Stripe", "Acme"]})
-    assert choose_column(frame, "company") == "Name", "numbers are never the domain"
+    assert choose_column(frame, "company") is None, "numbers are never the domain, nor a word"
     with_ids = frame.with_columns(pl.col("Employees").alias("Company ID"))
     assert choose_column(with_ids, "company") == "Company ID"
     text_numbers = pl.DataFrame({"Headcount": ["120", "45"], "Note": ["x", "y"]})
-    assert choose_column(text_numbers, "company") == "Note"
+    assert choose_column(text_numbers, "company") is None
+
+
+CRM = read_table(Path(__file__).parents[1] / "data" / "crm_export.csv")
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "profile",
+        "profile_posts",
+        "recommendations_received",
+        "recommendations_given",
+        "job",
+        "post",
+        "geocode",
+        "find_profile",
+        "school",
+    ],
+)
+def test_no_column_of_a_crm_export_is_guessed_for_a_kind_it_does_not_name(kind: str) -> None:
+    """Dates (2023-09-08 is a valid profile slug), zip codes (valid job ids), words: never."""
+    assert choose_columns(CRM, kind) == {}
+    with pytest.raises(ValueError, match=r"no column is named for .*'Created Date', 'Zip'"):
+        resolve_columns(CRM, kind, [])
+
+
+@pytest.mark.parametrize("kind", ["company", "company_posts", "headcount"])
+def test_the_company_page_urls_of_a_crm_export_feed_the_kinds_they_fit(kind: str) -> None:
+    assert choose_column(CRM, kind) == "Website"
+
+
+def test_values_pick_a_column_only_when_their_shape_leaves_no_doubt() -> None:
+    unnamed = pl.DataFrame(
+        {
+            "A": ["anna-schmidt", "bo-li"],  # bare slugs: valid profile keys, but only words
+            "B": ["4298248448", "4298248449"],  # valid job ids, but only numbers
+            "C": ["urn:profnet:activity:7123456789012345678", None],
+        }
+    )
+    assert choose_column(unnamed, "profile") is None
+    assert choose_column(unnamed, "job") is None
+    assert choose_column(unnamed, "post") == "C"
+    assert choose_column(unnamed.rename({"A": "Profile"}), "profile") == "Profile", "named"
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ def test_settings_name_a_kind_and_its_fields() -> None:
     ("rows", "says"),
     [
         ([["kind", None]], "choose a kind beside 'kind'"),
-        ([["kind", "companies"]], "unknown kind 'companies': use one of company"),
+        ([["kind", "companies"]], r"unknown kind 'companies': did you mean company\? use one of"),
         ([["kind", "#NAME?"]], "kind shows #NAME?"),
         ([["kind", "company"], ["fields", "revenue"]], "Enrich selection has no field 'revenue'"),
         ([["kind", "company"], ["fields", "#N/A"]], "fields shows #N/A"),

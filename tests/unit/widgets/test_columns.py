@@ -24,8 +24,8 @@ def test_the_column_holding_keys_of_the_kind_is_picked() -> None:
     assert likely_column(ACCOUNTS, "profile") == "owner"
 
 
-def test_otherwise_the_first_column() -> None:
-    assert likely_column(ACCOUNTS.select("account"), "profile") == "account"
+def test_otherwise_none_never_a_column_of_words() -> None:
+    assert likely_column(ACCOUNTS.select("account"), "profile") is None
     assert likely_column(pl.DataFrame(), "company") is None
 
 

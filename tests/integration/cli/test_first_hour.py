@@ -1,0 +1,244 @@
+"""What a new user meets in the first hour (issue 22): no column guessed into a paid run, a
+spending cap used up said before anything, a search's budget, plain errors for odd inputs and
+options; the real CLI in a subprocess against a sandbox on loopback."""
+
+from __future__ import annotations
+
+import gzip
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from profnet_sheets.client.client import Client
+from profnet_sheets.sandbox import RunningSandbox
+from profnet_sheets.spec import HEADCOUNT_CODES, company_size_label
+from tests.integration.cli.conftest import KEY, charged
+from tests.integration.conftest import CLI
+
+pytestmark = pytest.mark.integration
+CRM = Path(__file__).parents[2] / "data" / "crm_export.csv"
+CRM_COLUMNS = "'Account Name', 'Website', 'Created Date', 'Zip', 'Phone', 'Owner'"
+
+
+def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI with no terminal on stdin (as a script or a scheduler runs it)."""
+    return subprocess.run(
+        [*CLI, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+        check=False,
+    )
+
+
+def errors(result: subprocess.CompletedProcess[str]) -> list[str]:
+    """The `Error:` lines of a run; never a traceback."""
+    assert "Traceback" not in result.stderr, result.stderr
+    return [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+
+
+@pytest.mark.parametrize(
+    "kind", ["profile", "profile_posts", "recommendations_received", "job", "post"]
+)
+def test_no_column_is_guessed_into_a_paid_run(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, kind: str
+) -> None:
+    """A date (2023-09-08 is a valid profile slug) or a zip code (a valid job id) was paid for."""
+    out = tmp_path / "out.csv"
+    result = run(env, "enrich", str(CRM), "--kind", kind, "--out", str(out), "--yes")
+    assert result.returncode == 1, result.stderr
+    (line,) = errors(result)
+    assert f"no column is named for {kind} keys" in line
+    assert CRM_COLUMNS in line
+    assert "--column" in line
+    assert charged(sandbox) == 0
+    assert not out.exists()
+    named = run(env, "enrich", str(CRM), "--kind", kind, "--column", "Zip", "--dry-run")
+    assert named.returncode == 0, named.stderr  # the user named it: read as asked
+
+
+def test_the_preview_shows_the_column_chosen_and_its_first_keys_as_sent(
+    env: dict[str, str], sandbox: RunningSandbox
+) -> None:
+    result = run(env, "enrich", str(CRM), "--kind", "headcount", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert "Reading headcount keys from 'Website'" in result.stderr
+    assert (
+        "First keys as sent: https://www.profnet.com/company/stripe/, "
+        "https://www.profnet.com/company/acme-gmbh/, https://www.profnet.com/company/notion/."
+    ) in result.stderr
+    assert charged(sandbox) == 0
+
+
+def test_a_spending_cap_used_up_is_said_in_the_preview(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    assert run(env, "config", "--spending-cap", "2/day").returncode == 0
+    more = tmp_path / "more.csv"
+    pl.DataFrame({"Website": [f"cap-{n}.io" for n in range(7)]}).write_csv(more)
+    fits_in_part = run(env, "enrich", str(more), "--kind", "company", "--dry-run")
+    assert "at most 7 credits" in fits_in_part.stderr
+    assert "the spending cap 2/day has 2 left: the run may stop there" in fits_in_part.stderr
+    assert fits_in_part.returncode == 0
+    spent = tmp_path / "spent.csv"
+    pl.DataFrame({"Website": ["cap-a.io", "cap-b.io"]}).write_csv(spent)
+    out = str(spent.with_suffix(".xlsx"))
+    assert run(env, "enrich", str(spent), "--kind", "company", "--out", out).returncode == 0
+    assert charged(sandbox) == 2
+    preview = run(env, "enrich", str(more), "--kind", "company", "--dry-run")
+    assert "the spending cap 2/day has 0 left: nothing would be sent" in preview.stderr
+    assert preview.returncode == 3, "a dry run says the run would send nothing"
+    assert charged(sandbox) == 2
+
+
+def test_search_takes_a_budget(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    out = tmp_path / "leads.csv"
+    args = ("search", "leads", "--title-keywords", "CTO", "--limit", "30", "--out", str(out))
+    refused = run(env, *args, "--budget", "79")
+    assert refused.returncode == 3, refused.stderr
+    (line,) = errors(refused)
+    assert "may cost up to 80 credits, and the budget" in line
+    assert "leaves 79; nothing was sent" in line
+    assert charged(sandbox) == 0
+    base_url = env["PROFNET_BASE_URL"]
+    with Client(api_key=KEY, base_url=base_url, cache="off") as client:  # another process's
+        job = client.search("leads", title_keywords=["CTO"], limit=30)
+    assert charged(sandbox) == 50
+    cut = run(
+        env, "search", "leads", "--request-id", job.request_id, "--out", str(out), "--budget", "29"
+    )
+    assert cut.returncode == 3, cut.stderr
+    assert f"run again with --request-id {job.request_id}" in cut.stderr
+    assert charged(sandbox) == 50, "no page the budget cannot pay for is read"
+    assert out.exists()
+    whole = run(
+        env, "search", "leads", "--request-id", job.request_id, "--out", str(out), "--budget", "30"
+    )
+    assert whole.returncode == 0, whole.stderr
+    assert pl.read_csv(out).height == 30
+
+
+def test_search_with_a_request_id_refuses_filters(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    result = run(
+        env,
+        "search",
+        "leads",
+        "--request-id",
+        "123",
+        "--keywords",
+        "cto",
+        "--limit",
+        "5",
+        "--out",
+        str(tmp_path / "x.csv"),
+    )
+    assert result.returncode == 2
+    (line,) = errors(result)
+    assert "leave out --keywords, --limit" in line
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert charged(sandbox) == 0
+
+
+def test_out_as_a_folder_a_dry_run_without_out_and_cache_clear_without_a_terminal(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    source = tmp_path / "a.csv"
+    source.write_text("Site\nstripe.com\n")
+    folder = tmp_path / "results"
+    folder.mkdir()
+    as_folder = run(env, "enrich", str(source), "--kind", "company", "--out", str(folder))
+    assert as_folder.returncode == 1
+    (line,) = errors(as_folder)
+    assert f"{folder}: is a folder" in line
+    dry = run(env, "enrich", str(source), "--kind", "company", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "1 row: 1 to fetch" in dry.stderr
+    no_out = run(env, "enrich", str(source), "--kind", "company")
+    assert no_out.returncode == 2
+    assert "--out" in no_out.stderr
+    clear = run(env, "cache", "clear")
+    assert clear.returncode == 1
+    (line,) = errors(clear)
+    assert "pass --yes" in line
+    assert run(env, "cache", "clear", "--yes").returncode == 0
+
+
+def test_a_kind_mistyped_is_answered_as_lookup_answers_it(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    source = tmp_path / "a.csv"
+    source.write_text("Site\nstripe.com\n")
+    enrich = run(env, "enrich", str(source), "--kind", "companies", "--dry-run")
+    lookup = run(env, "lookup", "companies", "stripe.com")
+    assert enrich.returncode == lookup.returncode == 2
+    for result in (enrich, lookup):
+        assert "unknown kind 'companies': did you mean company?" in result.stderr
+
+
+def _png() -> bytes:
+    """A real PNG image (1 x 1 pixel, white), as an image editor writes it."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00\xff\xff\xff")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b'Site,Name\na.com,b"c\rd,extra\n', "not a readable CSV file (a field holds a quote"),
+        (gzip.compress(b"Site\nstripe.com\n"), "is a gzip archive, not CSV text"),
+        (_png(), "is a PNG image, not CSV text"),
+        (struct.pack("<256I", *range(256)), "is binary data (control bytes, not text)"),
+    ],
+)
+def test_an_odd_or_binary_csv_is_one_line(
+    env: dict[str, str], tmp_path: Path, content: bytes, said: str
+) -> None:
+    source = tmp_path / "odd.csv"
+    source.write_bytes(content)
+    result = run(env, "enrich", str(source), "--kind", "company", "--column", "Site", "--dry-run")
+    assert result.returncode == 1
+    (line,) = errors(result)
+    assert line.startswith(f"Error: {source}: ")
+    assert said in line
+
+
+def test_search_help_and_errors_name_the_options_a_user_types(env: dict[str, str]) -> None:
+    leads = run(env, "search", "leads", "--help")
+    assert "a --sales-nav-url" in leads.stdout
+    assert "sales_nav_url" not in leads.stdout
+    assert "(option 2)" not in leads.stdout
+    both = run(
+        env,
+        "search",
+        "leads",
+        "--sales-nav-url",
+        "https://example.com/s",
+        "--keywords",
+        "cto",
+        "--out",
+        "x.csv",
+    )
+    assert both.returncode == 1
+    (line,) = errors(both)
+    assert "give either --sales-nav-url or filters (--keywords)" in line
+    companies = " ".join(run(env, "search", "companies", "--help").stdout.split())
+    ranges = ", ".join(f"{code} {company_size_label(code)}" for code in HEADCOUNT_CODES)
+    assert f"--company-headcounts TEXT Headcount codes A to H ({ranges})" in companies
