@@ -273,7 +273,7 @@ def enrich_file(
         encoding=encoding,
         stream=suffixes <= {".csv", ".parquet"},
         say=say,
-        as_text=_csv_to_csv(source, target),  # the user's cells written back as they were
+        as_text=target is not None and _csv_to_csv(source, target),  # the user's cells written back as they were
     )
     names = table.collect_schema().names()
     if not names:
@@ -296,7 +296,7 @@ def enrich_file(
     if isinstance(table, pl.DataFrame) and target and target.suffix.lower() in (".xlsx", ".xlsm"):
         check_excel_limits(table, target)
     around = None
-    if {source.suffix.lower(), target.suffix.lower()} <= XLSX_SUFFIXES:
+    if target is not None and {source.suffix.lower(), target.suffix.lower()} <= XLSX_SUFFIXES:
         around = read_workbook(source, _sheet(sheet))  # read before anything is paid
     job = Enrichment(client, table, column, kind, fields=fields, prefix=prefix, budget=budget)
     say(f"{source.name}: {job.preview()}.")
