@@ -273,7 +273,8 @@ def enrich_file(
         encoding=encoding,
         stream=suffixes <= {".csv", ".parquet"},
         say=say,
-        as_text=target is not None and _csv_to_csv(source, target),  # the user's cells written back as they were
+        # the user's cells written back as they were
+        as_text=target is not None and _csv_to_csv(source, target),
     )
     names = table.collect_schema().names()
     if not names:
