@@ -11,7 +11,7 @@ import contextlib
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,7 @@ from profnet_sheets.words import counted
 EXIT_BUDGET = 3  # the run's budget or the spending cap was reached
 EXIT_NO_CREDITS = 4  # the service said the account has no credits left
 EXIT_STOPPED = 5  # the client stopped buying: the cache failed, or unreadable answers
+EXIT_UNREACHABLE = 6  # the service could not be reached: nothing more was sent
 EXIT_INTERRUPTED = 130  # Ctrl-C (or Cancel)
 Say = Callable[[str], None]
 
@@ -60,7 +61,8 @@ class Outcome:
     uncertain: int  # of `spent`, what may (or may not) have been charged
     ending: (
         str | None
-    )  # None: it ran to the end; else "budget", "credits", "stopped", "interrupted"
+    )  # None: it ran to the end; else "budget", "credits", "unreachable", "stopped",
+    # "interrupted"
     reason: str | None = None  # what stopped the buying, when it stopped
 
     @property
@@ -69,6 +71,7 @@ class Outcome:
             "budget": EXIT_BUDGET,
             "credits": EXIT_NO_CREDITS,
             "stopped": EXIT_STOPPED,
+            "unreachable": EXIT_UNREACHABLE,
             "interrupted": EXIT_INTERRUPTED,
         }
         return codes.get(self.ending or "", 0)
@@ -92,6 +95,11 @@ class Outcome:
             return (
                 f"Budget reached: {not_done} not done. Raise the budget (or the spending cap) "
                 f"and run again; {kept}."
+            )
+        if self.ending == "unreachable":
+            return (
+                f"Service unreachable: {self.reason}: {not_done} not done. Check the network and "
+                f"the base URL with `uv run profnet-sheets check`, then run again; {kept}."
             )
         if self.ending == "stopped":
             return f"Stopped buying ({self.reason}): {not_done} not done. Run again; {kept}."
@@ -159,6 +167,8 @@ class Enrichment:
             ending = "interrupted"
         elif client.out_of_credits:
             ending = "credits"
+        elif client.unreachable is not None and not_done:
+            ending = "unreachable"
         elif client.stopped is not None and not_done:
             ending = "stopped"
         elif plan.rows_failed_with((NOT_FETCHED,)):
@@ -171,7 +181,7 @@ class Enrichment:
             spent=client.budget.spent,
             uncertain=client.budget.uncertain,
             ending=ending,
-            reason=client.stopped,
+            reason=client.unreachable if ending == "unreachable" else client.stopped,
         )
 
 
@@ -266,16 +276,20 @@ def enrich_file(
         return None
     result, outcome = job.run(concurrency=concurrency)
     keep = _kept_separator(source, target)
-    try:
-        if isinstance(result, pl.LazyFrame):
-            path = sink_table(result, target, separator=keep)
-        else:
-            path = write_table(result, target, separator=keep)
-    except (OSError, BatchInputError) as error:
-        raise BatchInputError(
-            f"{target}: could not be written ({error}). {outcome.spend().capitalize()}: the "
-            "answers are cached, so running again with another --out is free."
-        ) from None
+    while True:  # a Ctrl-C while writing stops nothing: what was paid is written (atomically)
+        try:
+            if isinstance(result, pl.LazyFrame):
+                path = sink_table(result, target, separator=keep)
+            else:
+                path = write_table(result, target, separator=keep)
+            break
+        except KeyboardInterrupt:
+            outcome = replace(outcome, ending="interrupted")
+        except (OSError, BatchInputError) as error:
+            raise BatchInputError(
+                f"{target}: could not be written ({error}). {outcome.spend().capitalize()}: the "
+                "answers are cached, so running again with another --out is free."
+            ) from None
     return FileRun(path, outcome, time.perf_counter() - started)
 
 

@@ -109,6 +109,9 @@ class Transport:
         )
         self.sleep: Callable[[float], None] = time.sleep
         self._random = random.Random()
+        # Told after each attempt whether it reached the service; False back: the service is
+        # deemed unreachable, and a call that could not connect is not tried again.
+        self.reached: Callable[[bool], bool] = lambda reached: True
 
     def send(
         self,
@@ -138,11 +141,14 @@ class Transport:
                 if failure != "connect":
                     uncertain += 1
                 wait = self.policy.after_failure(attempt, failure, self._random, risky=risky)
+                if not self.reached(failure != "connect"):
+                    wait = None
                 if wait is not None and uncertain > was_uncertain and afford_retry is not None:
                     wait = wait if afford_retry() else None
                 if wait is None:
                     raise self._transport_error(endpoint, failure, attempt + 1, uncertain, risky)
             else:
+                self.reached(True)
                 response = answer
                 status = response.status_code
                 if 300 <= status < 400:
