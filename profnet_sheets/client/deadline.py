@@ -13,6 +13,7 @@ from typing import Any
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.poolmanager import PoolManager, ProxyManager
 
 _CURRENT = threading.local()  # the Deadline of the attempt this thread is making
 
@@ -103,9 +104,19 @@ class _HTTPSPool(HTTPSConnectionPool):
     ConnectionCls = _WatchedHTTPS
 
 
+_WATCHED_POOLS = {"http": _HTTPPool, "https": _HTTPSPool}
+
+
 class DeadlineAdapter(HTTPAdapter):
-    """requests' adapter whose connections a `Deadline` can shut."""
+    """requests' adapter whose connections (direct, or through an HTTP proxy) a `Deadline`
+    can shut."""
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = {"http": _HTTPPool, "https": _HTTPSPool}
+        self.poolmanager.pool_classes_by_scheme = _WATCHED_POOLS
+
+    def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> PoolManager:
+        manager: PoolManager = super().proxy_manager_for(proxy, **proxy_kwargs)
+        if type(manager) is ProxyManager:  # a SOCKS proxy's pools are its own
+            manager.pool_classes_by_scheme = _WATCHED_POOLS
+        return manager
