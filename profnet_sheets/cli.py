@@ -22,7 +22,7 @@ from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.sandbox.limits import PLANS
 from profnet_sheets.spec import Param, search_endpoint
 from profnet_sheets.stops import Stops
-from profnet_sheets.words import counted
+from profnet_sheets.words import command, counted
 
 ASK = "\0ask"  # `--api-key` given without a value (no argument can hold a NUL)
 
@@ -714,8 +714,8 @@ def _search_command(kind: SearchKind) -> click.Command:
                 click.echo(
                     f"Interrupted ({stops.name}): the search {job.request_id} goes on at the "
                     f"service (this search: {counted(run.budget.spent, 'credit')}); get its "
-                    f"results with `uv run profnet-sheets search {kind} --request-id "
-                    f"{job.request_id} --out {out}` (free once it is done).",
+                    f"results with `{command(f'search {kind} --request-id {job.request_id}')} "
+                    f"--out {out}` (free once it is done).",
                     err=True,
                 )
                 sys.exit(stops.exit_code)

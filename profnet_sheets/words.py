@@ -1,6 +1,23 @@
-"""Words for users: counts with the right plural."""
+"""Words for users: counts with the right plural, commands as the user runs them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
 
 
 def counted(number: int, one: str, many: str | None = None) -> str:
     """`1 credit`, `2 credits`, `1,200 leads` (`many`: the plural, when not `one` + s)."""
     return f"{number:,} " + (one if number == 1 else many or one + "s")
+
+
+# How a user runs the command line: from a clone (a source checkout, beside its
+# pyproject.toml) through uv; installed from a wheel, by its name alone.
+COMMAND: Final = (
+    "uv run " if (Path(__file__).resolve().parents[1] / "pyproject.toml").exists() else ""
+) + "profnet-sheets"
+
+
+def command(arguments: str) -> str:
+    """A command as the user runs it here: `uv run profnet-sheets config --api-key ...`."""
+    return f"{COMMAND} {arguments}"

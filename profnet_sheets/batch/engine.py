@@ -30,6 +30,7 @@ from profnet_sheets.errors import (
     Unauthorized,
 )
 from profnet_sheets.redact import shown
+from profnet_sheets.words import command
 
 Frame = pl.DataFrame | pl.LazyFrame
 Progress = bool | Callable[[int, int], None] | None  # a bar, none, or a hook (done, total)
@@ -40,7 +41,7 @@ NOT_DONE = ("budget reached", "interrupted", "not fetched", "out of credits")
 OFFLINE_MISS = "offline: not in the cache (run online to fetch it)"
 UNREACHABLE = (
     "not fetched: the service could not be reached (check the network and the base URL: "
-    "uv run profnet-sheets check; done rows are free)"
+    f"{command('check')}; done rows are free)"
 )
 
 

@@ -39,7 +39,7 @@ from profnet_sheets.batch.io import (
 from profnet_sheets.batch.plan import Plan
 from profnet_sheets.client.client import Client
 from profnet_sheets.redact import listed, shown
-from profnet_sheets.words import counted
+from profnet_sheets.words import command, counted
 
 # Exit codes of a run that ended early (documented in docs/guide.md).
 EXIT_BUDGET = 3  # the run's budget or the spending cap was reached
@@ -99,7 +99,7 @@ class Outcome:
         if self.ending == "unreachable":
             return (
                 f"Service unreachable: {self.reason}: {not_done} not done. Check the network and "
-                f"the base URL with `uv run profnet-sheets check`, then run again; {kept}."
+                f"the base URL with `{command('check')}`, then run again; {kept}."
             )
         if self.ending == "stopped":
             return f"Stopped buying ({self.reason}): {not_done} not done. Run again; {kept}."

@@ -47,6 +47,7 @@ from profnet_sheets.errors import (
 )
 from profnet_sheets.redact import masked_url
 from profnet_sheets.spec import Endpoint, PriceTable, ServiceProfile, endpoint, items_in
+from profnet_sheets.words import command
 
 LOG = logging.getLogger("profnet_sheets")
 UNREADABLE_IN_A_ROW = 3
@@ -545,7 +546,7 @@ class Client:
         if reason == self._shared.unreachable:
             return ServiceUnreachable(
                 f"{ep.name}: not sent: {reason}. Check the network and the base URL "
-                "(PROFNET_BASE_URL) with `uv run profnet-sheets check`, then run again: what was "
+                f"(PROFNET_BASE_URL) with `{command('check')}`, then run again: what was "
                 "done is kept and not paid again.",
                 reason=reason,
                 endpoint=ep.name,

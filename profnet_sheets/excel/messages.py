@@ -19,6 +19,7 @@ from profnet_sheets.errors import (
 )
 from profnet_sheets.excel.cells import error_text
 from profnet_sheets.excel.session import BUDGET_KEY, OFFLINE_KEY
+from profnet_sheets.words import command
 
 log = logging.getLogger("profnet_sheets.excel")
 
@@ -35,7 +36,7 @@ NOT_FOUND = "not found: check the id, URL or name it was looked up by"
 INTERRUPTED = "interrupted before it was fetched: recalculate"
 UNREACHABLE = (
     "the service cannot be reached: check the network and the base URL "
-    f"(uv run profnet-sheets check), {RESTART}"
+    f"({command('check')}), {RESTART}"
 )
 UNAUTHORIZED = (
     "the service refused the API key: run profnet-sheets config --api-key (it asks for it), "
