@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import os
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +17,13 @@ import click
 from profnet_sheets import Client, ProfnetError, Settings, save_config
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
-from profnet_sheets.client.jobs import SearchKind
+from profnet_sheets.client.jobs import SearchJob, SearchKind
 from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.sandbox.limits import PLANS
 from profnet_sheets.spec import Endpoint, Param, search_endpoint
+from profnet_sheets.stops import Stops
 from profnet_sheets.words import command, counted
 
 ASK = "\0ask"  # `--api-key` given without a value (no argument can hold a NUL)
@@ -41,6 +44,33 @@ def _failure(error: ProfnetError) -> click.ClickException:
     """A library error as the CLI's one line (messages show values masked and cut already;
     masked again here, in case a message holds a URL)."""
     return click.ClickException(masked(str(error)))
+
+
+_STOPS = "profnet_sheets.stops"  # where a command's Stops is kept (the click context's meta)
+
+
+def _stoppable(command: Callable[..., None]) -> Callable[..., None]:
+    """A command that pays, run with Ctrl-C, SIGTERM and SIGHUP as one Ctrl-C (stops.py):
+    what it did is written whatever the number of signals; one that ends it before anything
+    else says so is said in one line, with the exit code 128 + the signal's number."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> None:
+        with Stops(lambda text: click.echo(text, err=True)) as stops:
+            click.get_current_context().meta[_STOPS] = stops
+            try:
+                command(*args, **kwargs)
+            except KeyboardInterrupt:
+                click.echo(f"Interrupted ({stops.name}).", err=True)
+                sys.exit(stops.exit_code)
+
+    return run
+
+
+def _stops() -> Stops:
+    """The Stops of the command running (one that changes nothing outside a command)."""
+    stops: Stops = click.get_current_context().meta.get(_STOPS) or Stops(lambda text: None)
+    return stops
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -294,6 +324,7 @@ def sample_path() -> Path:
 
 @main.command()
 @click.option("--out", default=None, help="Where to write the XLSX (default: beside the sample).")
+@_stoppable
 def demo(out: str | None) -> None:
     """The main job on the embedded sandbox: enrich the sample company list into an XLSX."""
     source = sample_path()
@@ -352,6 +383,7 @@ def demo(out: str | None) -> None:
     help="Start of the new columns' names (default: the kind's, e.g. company_); another one "
     "enriches an enriched file again.",
 )
+@_stoppable
 def enrich(
     input_path: str,
     columns: tuple[str, ...],
@@ -454,6 +486,9 @@ def _enrich_file(
                 confirm=confirm,
                 say=say,
             )
+    except KeyboardInterrupt:  # before the run: nothing was sent
+        say(f"Interrupted ({_stops().name}) before anything was sent.")
+        sys.exit(_stops().exit_code)
     except (ValueError, BatchInputError, ProfnetError) as error:
         raise click.ClickException(str(error)) from None
     except pl.exceptions.PolarsError as error:  # content polars could not read after all
@@ -467,8 +502,10 @@ def _enrich_file(
     advice = run.outcome.advice()
     if advice:
         say(advice)
-    if run.outcome.exit_code:
-        sys.exit(run.outcome.exit_code)
+    stops = _stops()
+    code = stops.exit_code if stops.received is not None else run.outcome.exit_code
+    if code:
+        sys.exit(code)
 
 
 @main.command()
@@ -477,6 +514,7 @@ def _enrich_file(
 @click.option("--skills", is_flag=True, help="profile: include skills.")
 @click.option("--certifications", is_flag=True, help="profile: include certifications.")
 @click.option("--yes", is_flag=True, help="Do not ask before spending credits.")
+@_stoppable
 def lookup(
     kind: str, values: tuple[str, ...], skills: bool, certifications: bool, yes: bool
 ) -> None:
@@ -696,6 +734,7 @@ def _search_command(kind: SearchKind) -> click.Command:
             check_target(out)  # before a search is paid for
         except BatchInputError as error:
             raise click.ClickException(str(error)) from None
+        job: SearchJob | None = None
         with _client() as client:
             run = client.with_budget(budget if isinstance(budget, int) else None)  # its own spend
             view = run.with_options(refresh=True) if refresh else run
@@ -720,6 +759,18 @@ def _search_command(kind: SearchKind) -> click.Command:
                 said = _as_options(str(error), endpoint)
                 click.echo(f"Error: {said} (this search: {so_far})", err=True)
                 sys.exit(EXIT_BUDGET if isinstance(error, BudgetExceeded) else 1)
+            except KeyboardInterrupt:
+                if job is None:
+                    raise
+                stops = _stops()
+                click.echo(
+                    f"Interrupted ({stops.name}): the search {job.request_id} goes on at the "
+                    f"service (this search: {counted(run.budget.spent, 'credit')}); get its "
+                    f"results with `{command(f'search {kind} --request-id {job.request_id}')} "
+                    f"--out {out}` (free once it is done).",
+                    err=True,
+                )
+                sys.exit(stops.exit_code)
             spent = run.budget.spent
         try:
             path = write_table(frame, out)
@@ -742,7 +793,7 @@ def _search_command(kind: SearchKind) -> click.Command:
     return click.Command(
         kind,
         params=options,
-        callback=run,
+        callback=_stoppable(run),
         help=f"{_as_options(endpoint.summary, endpoint)} Writes every result to --out.",
     )
 

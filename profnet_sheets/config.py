@@ -184,6 +184,9 @@ class Settings:
     stale_ok: bool = False
     timeout: float = 60.0  # seconds to wait for an answer (the real service takes 3-5 s)
     connect_timeout: float = 10.0
+    # The most seconds one attempt of a call may take, from connecting to the answer's last
+    # byte (a server that drips its answer, or never ends it): then it is a timeout.
+    deadline: float = 120.0
     retries: int = 4
     backoff: float = 0.5  # seconds before the first retry; doubles, with jitter
     max_backoff: float = 30.0
@@ -384,7 +387,7 @@ def _coerce(name: str, value: Any) -> Any:
                     f"(and at most {MOST_SECONDS:,}): 20/s, 600/min"
                 )
             return rate
-        if name in ("timeout", "connect_timeout"):
+        if name in ("timeout", "connect_timeout", "deadline"):
             seconds = _seconds(value)
             if seconds <= 0:
                 raise ValueError("it must be more than 0 seconds (a wait of 0 can never succeed)")

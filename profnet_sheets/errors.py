@@ -14,8 +14,9 @@
     ├── TransportError             no answer: connection refused or cut, timeout (after retries)
     ├── BudgetExceeded             the call would pass the budget; nothing was sent
     ├── StoppedBuying              the client stopped paying for calls: what it buys could not
-    │                              be kept (the cache failed), or the service's answers cannot
-    │                              be read; nothing was sent
+    │   │                          be kept (the cache failed), or the service's answers cannot
+    │   │                          be read; nothing was sent
+    │   └── ServiceUnreachable     connections failed again and again: nothing more is sent
     ├── OfflineMiss                offline mode and the answer is not in the cache
     └── SearchError
         ├── SearchFailed           the search job ended `failed`
@@ -151,6 +152,10 @@ class StoppedBuying(ProfnetError):  # noqa: N818
         self.reason = reason
 
 
+class ServiceUnreachable(StoppedBuying):
+    """The client stopped sending: the service could not be reached, attempt after attempt."""
+
+
 class OfflineMiss(ProfnetError):  # noqa: N818
     """Offline mode, and the answer is not in the cache."""
 
@@ -187,6 +192,7 @@ __all__ = [
     "SearchNotReady",
     "SearchTimedOut",
     "ServiceError",
+    "ServiceUnreachable",
     "TransportError",
     "Unauthorized",
 ]

@@ -24,10 +24,13 @@ from profnet_sheets.errors import (
     NotFound,
     OfflineMiss,
     ProfnetError,
+    ServiceUnreachable,
     StoppedBuying,
+    TransportError,
     Unauthorized,
 )
 from profnet_sheets.redact import shown
+from profnet_sheets.words import command
 
 Frame = pl.DataFrame | pl.LazyFrame
 Progress = bool | Callable[[int, int], None] | None  # a bar, none, or a hook (done, total)
@@ -36,6 +39,10 @@ INTERRUPTED = "interrupted: not fetched (run again; done rows are free)"
 # The starts of the errors of rows not done (not failed): a budget, credits, a stop, Ctrl-C.
 NOT_DONE = ("budget reached", "interrupted", "not fetched", "out of credits")
 OFFLINE_MISS = "offline: not in the cache (run online to fetch it)"
+UNREACHABLE = (
+    "not fetched: the service could not be reached (check the network and the base URL: "
+    f"{command('check')}; done rows are free)"
+)
 
 
 class EnrichmentInterrupted(KeyboardInterrupt):
@@ -61,6 +68,12 @@ def _error_text(error: ProfnetError) -> str:
         return "not found"
     if isinstance(error, BudgetExceeded):
         return NOT_FETCHED
+    if isinstance(error, ServiceUnreachable) or (
+        isinstance(error, TransportError)
+        and error.details == "connect"
+        and not error.may_have_been_charged
+    ):
+        return UNREACHABLE  # nothing was sent
     if isinstance(error, StoppedBuying):
         return f"not fetched: {error.reason} (run again once fixed; done rows are free)"
     if isinstance(error, OfflineMiss):
@@ -150,14 +163,18 @@ def fetch_all(
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        run.halt()
-        pace.expect(None)
-        if bar is not None:
+        # Another Ctrl-C while the calls under way finish (or a hook that stops the run) is
+        # the same stop: what those calls bring is paid, and kept.
+        while True:
             try:
-                _show_progress(bar, run.done, shown, run.total)
-            except KeyboardInterrupt:  # a hook that stops the run: it is stopping already
+                run.halt()
+                pace.expect(None)
+                break
+            except KeyboardInterrupt:
                 interrupted = True
-            bar.close()
+        if bar is not None:
+            shown_last = _stops(lambda: _show_progress(bar, run.done, shown, run.total))
+            interrupted = _stops(bar.close) or shown_last or interrupted
     if run.failure is not None:
         if isinstance(run.failure, KeyboardInterrupt):
             interrupted = True
@@ -167,6 +184,15 @@ def fetch_all(
 
 
 _PROGRESS_SECONDS = 0.1
+
+
+def _stops(work: Callable[[], object]) -> bool:
+    """Do `work`; whether a Ctrl-C (or a hook stopping the run) came meanwhile."""
+    try:
+        work()
+    except KeyboardInterrupt:
+        return True
+    return False
 
 
 def _within_budget(
@@ -512,16 +538,23 @@ def enrich(
         )
     plan.fetched = {key for key, outcome in outcomes.items() if outcome.error is None}
     plan.failed = {key: outcome.error for key, outcome in outcomes.items() if outcome.error}
-    table = _lookup_frame(plan, outcomes, distinct.schema, names, errors_at)
-    joined = lazy.join(
-        table.lazy(), on=key_cols, how="left", nulls_equal=True, maintain_order="left"
-    )
+    plan.failed.update({key: INTERRUPTED for key in plan.lookups if key not in outcomes})
     added = [*names.values(), errors_at]
+    while True:  # a Ctrl-C now stops nothing more: the answers are joined all the same
+        try:
+            table = _lookup_frame(plan, outcomes, distinct.schema, names, errors_at)
+            joined = lazy.join(
+                table.lazy(), on=key_cols, how="left", nulls_equal=True, maintain_order="left"
+            )
+            if isinstance(data, pl.LazyFrame) and not interrupted:
+                return joined
+            result = like_input(frame, joined.collect(), added)
+            break
+        except KeyboardInterrupt:
+            interrupted = True
     if interrupted:
-        raise EnrichmentInterrupted(like_input(frame, joined.collect(), added))
-    if isinstance(data, pl.LazyFrame):
-        return joined
-    return like_input(frame, joined.collect(), added)
+        raise EnrichmentInterrupted(result)
+    return result
 
 
 def plan_enrichment(

@@ -11,7 +11,7 @@ import contextlib
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +43,13 @@ from profnet_sheets.batch.plan import Plan
 from profnet_sheets.batch.xlsx import Workbook
 from profnet_sheets.client.client import Client, Limit
 from profnet_sheets.redact import listed, shown
-from profnet_sheets.words import counted
+from profnet_sheets.words import command, counted
 
 # Exit codes of a run that ended early (documented in docs/guide.md).
 EXIT_BUDGET = 3  # the run's budget or the spending cap was reached
 EXIT_NO_CREDITS = 4  # the service said the account has no credits left
 EXIT_STOPPED = 5  # the client stopped buying: the cache failed, or unreadable answers
+EXIT_UNREACHABLE = 6  # the service could not be reached: nothing more was sent
 EXIT_INTERRUPTED = 130  # Ctrl-C (or Cancel)
 Say = Callable[[str], None]
 
@@ -64,7 +65,8 @@ class Outcome:
     uncertain: int  # of `spent`, what may (or may not) have been charged
     ending: (
         str | None
-    )  # None: it ran to the end; else "budget", "credits", "stopped", "interrupted"
+    )  # None: it ran to the end; else "budget", "credits", "unreachable", "stopped",
+    # "interrupted"
     reason: str | None = None  # what stopped the buying, when it stopped
 
     @property
@@ -73,6 +75,7 @@ class Outcome:
             "budget": EXIT_BUDGET,
             "credits": EXIT_NO_CREDITS,
             "stopped": EXIT_STOPPED,
+            "unreachable": EXIT_UNREACHABLE,
             "interrupted": EXIT_INTERRUPTED,
         }
         return codes.get(self.ending or "", 0)
@@ -96,6 +99,11 @@ class Outcome:
             return (
                 f"Budget reached: {not_done} not done. Raise the budget (or the spending cap) "
                 f"and run again; {kept}."
+            )
+        if self.ending == "unreachable":
+            return (
+                f"Service unreachable: {self.reason}: {not_done} not done. Check the network and "
+                f"the base URL with `{command('check')}`, then run again; {kept}."
             )
         if self.ending == "stopped":
             return f"Stopped buying ({self.reason}): {not_done} not done. Run again; {kept}."
@@ -178,6 +186,8 @@ class Enrichment:
             ending = "interrupted"
         elif client.out_of_credits:
             ending = "credits"
+        elif client.unreachable is not None and not_done:
+            ending = "unreachable"
         elif client.stopped is not None and not_done:
             ending = "stopped"
         elif plan.rows_failed_with((NOT_FETCHED,)):
@@ -190,7 +200,7 @@ class Enrichment:
             spent=client.budget.spent,
             uncertain=client.budget.uncertain,
             ending=ending,
-            reason=client.stopped,
+            reason=client.unreachable if ending == "unreachable" else client.stopped,
         )
 
 
@@ -307,16 +317,22 @@ def enrich_file(
         return None
     result, outcome = job.run(concurrency=concurrency)
     keep = _kept_separator(source, target)
-    try:  # the user's own columns as they came: only what the service returned is escaped
-        if isinstance(result, pl.LazyFrame):
-            path = sink_table(result, target, separator=keep, kept=names)
-        else:
-            path = write_table(result, target, separator=keep, kept=names, around=around)
-    except (OSError, BatchInputError) as error:
-        raise BatchInputError(
-            f"{target}: could not be written ({error}). {outcome.spend().capitalize()}: the "
-            "answers are cached, so running again with another --out is free."
-        ) from None
+    # A Ctrl-C while writing stops nothing: what was paid is written (atomically), and the
+    # user's own columns as they came: only what the service returned is escaped.
+    while True:
+        try:
+            if isinstance(result, pl.LazyFrame):
+                path = sink_table(result, target, separator=keep, kept=names)
+            else:
+                path = write_table(result, target, separator=keep, kept=names, around=around)
+            break
+        except KeyboardInterrupt:
+            outcome = replace(outcome, ending="interrupted")
+        except (OSError, BatchInputError) as error:
+            raise BatchInputError(
+                f"{target}: could not be written ({error}). {outcome.spend().capitalize()}: the "
+                "answers are cached, so running again with another --out is free."
+            ) from None
     if around is not None and (around.copied or around.dropped):
         say(_sheets_said(path, around))
     return FileRun(path, outcome, time.perf_counter() - started)

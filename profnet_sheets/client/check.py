@@ -116,6 +116,7 @@ def check_setup(settings: Settings) -> CheckReport:
     quick = settings.with_changes(
         retries=0,
         timeout=min(settings.timeout, 20.0),
+        deadline=min(settings.deadline, 20.0),
         connect_timeout=min(settings.connect_timeout, 10.0),
     )
     transport = Transport(quick, base_url)

@@ -41,6 +41,7 @@ from profnet_sheets.errors import (
     OfflineMiss,
     ProfnetError,
     ServiceError,
+    ServiceUnreachable,
     StoppedBuying,
     TransportError,
 )
@@ -50,6 +51,9 @@ from profnet_sheets.words import command
 
 LOG = logging.getLogger("profnet_sheets")
 UNREADABLE_IN_A_ROW = 3
+# Connection attempts in a row (from every thread) that did not reach the service, with no
+# answer between them, after which it is deemed unreachable and nothing more is sent.
+UNREACHED_IN_A_ROW = 5
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,7 @@ class _Shared:
         except (OSError, sqlite3.Error) as error:  # no such folder, no right; not a database
             raise unusable_cache(error, settings) from None
         self.transport = Transport(settings, base_url)
+        self.transport.reached = self.count_reached
         if not in_memory:  # processes sharing the cache share the pace learnt (client/pace.py)
             pace_file = f"{service}-{key.fingerprint}-pace.json"
             self.transport.pace.remember_in(settings.cache_dir / pace_file)
@@ -134,6 +139,8 @@ class _Shared:
         self.stopped: str | None = None  # why this client stopped buying, once it has
         self.no_credits: ProfnetError | None = None  # the service said: no credits left
         self.unreadable_in_a_row = 0  # paid answers not understood, one after another
+        self.unreached_in_a_row = 0  # connection attempts that failed, one after another
+        self.unreachable: str | None = None  # why it stopped: the service could not be reached
         self.lock = threading.Lock()
 
     def stop_buying(self, reason: str) -> None:
@@ -142,6 +149,22 @@ class _Shared:
             if self.stopped is None:
                 self.stopped = reason
                 LOG.error("profnet-sheets stopped buying: %s", reason)
+
+    def count_reached(self, reached: bool) -> bool:
+        """Stop buying after UNREACHED_IN_A_ROW connection attempts in a row that did not reach
+        the service; False once it is deemed unreachable (a call gives up at once)."""
+        with self.lock:
+            self.unreached_in_a_row = 0 if reached else self.unreached_in_a_row + 1
+            lost = self.unreached_in_a_row >= UNREACHED_IN_A_ROW
+            if lost and self.unreachable is None:
+                self.unreachable = (
+                    f"the service at {masked_url(self.base_url)} could not be reached "
+                    f"({UNREACHED_IN_A_ROW} connection attempts in a row failed)"
+                )
+            reason = self.unreachable
+        if lost and reason is not None:
+            self.stop_buying(reason)
+        return not lost
 
     def count_reading(self, understood: bool) -> None:
         """Stop buying after UNREADABLE_IN_A_ROW paid answers in a row not understood."""
@@ -250,6 +273,12 @@ class Client:
         """The pace of this client's calls (shared by its views): `pace.view()` says how fast
         they go, how many are in flight, and whether the service throttles."""
         return self._shared.transport.pace
+
+    @property
+    def unreachable(self) -> str | None:
+        """Why this client stopped sending because the service could not be reached (its URL
+        masked), or None."""
+        return self._shared.unreachable
 
     @property
     def out_of_credits(self) -> bool:
@@ -532,6 +561,14 @@ class Client:
 
     def _stopped(self, ep: Endpoint, reason: str) -> StoppedBuying:
         self._shared.stop_buying(reason)
+        if reason == self._shared.unreachable:
+            return ServiceUnreachable(
+                f"{ep.name}: not sent: {reason}. Check the network and the base URL "
+                f"(PROFNET_BASE_URL) with `{command('check')}`, then run again: what was "
+                "done is kept and not paid again.",
+                reason=reason,
+                endpoint=ep.name,
+            )
         return StoppedBuying(
             f"{ep.name}: not sent: profnet-sheets stopped buying ({reason}). What was paid is "
             "kept; fix that and run again: the calls done are not paid again.",

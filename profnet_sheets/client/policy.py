@@ -100,7 +100,7 @@ def longest_call(settings: Settings) -> float:
     minutes): how long a claim or a reservation of it may be waited on."""
     longest_wait = max(settings.retry_after_cap, settings.max_backoff)
     attempts = settings.retries + 1
-    return min(1800.0, settings.connect_timeout + (settings.timeout + longest_wait) * attempts)
+    return min(1800.0, (settings.deadline + longest_wait) * attempts)  # connecting included
 
 
 def parse_retry_after(value: str | None) -> float | None:

@@ -13,8 +13,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import requests
-from requests.adapters import HTTPAdapter
 
+from profnet_sheets.client.deadline import Deadline, DeadlineAdapter
 from profnet_sheets.client.pace import Outcome, Pace
 from profnet_sheets.client.policy import (
     MAYBE_DONE_STATUSES,
@@ -85,7 +85,7 @@ class Transport:
         # Every call of the client (its views too) shares one pace, under the user's caps.
         self.pace = Pace(settings.concurrency, settings.rate_limit)
         self.session = requests.Session()
-        adapter = HTTPAdapter(
+        adapter = DeadlineAdapter(
             pool_connections=4, pool_maxsize=max(8, settings.concurrency * 2), max_retries=0
         )
         self.session.mount("http://", adapter)
@@ -111,6 +111,9 @@ class Transport:
         )
         self.sleep: Callable[[float], None] = time.sleep
         self._random = random.Random()
+        # Told after each attempt whether it reached the service; False back: the service is
+        # deemed unreachable, and a call that could not connect is not tried again.
+        self.reached: Callable[[bool], bool] = lambda reached: True
 
     def send(
         self,
@@ -140,11 +143,14 @@ class Transport:
                 if failure != "connect":
                     uncertain += 1
                 wait = self.policy.after_failure(attempt, failure, self._random, risky=risky)
+                if not self.reached(failure != "connect"):
+                    wait = None
                 if wait is not None and uncertain > was_uncertain and afford_retry is not None:
                     wait = wait if afford_retry() else None
                 if wait is None:
                     raise self._transport_error(endpoint, failure, attempt + 1, uncertain, risky)
             else:
+                self.reached(True)
                 response = answer
                 status = response.status_code
                 if 300 <= status < 400:
@@ -187,17 +193,15 @@ class Transport:
         ticket = self.pace.acquire()
         outcome: Outcome = "failed"
         retry_after: float | None = None
+        deadline = Deadline(self.settings.deadline)
         try:
-            response = self._request(endpoint, payload, key)
-        except requests.exceptions.ConnectionError as error:
-            return "connect" if _never_sent(error) else "read"
-        except requests.exceptions.Timeout as error:
-            if isinstance(error, requests.exceptions.ConnectTimeout):
-                return "connect"
-            outcome = "timeout"
-            return "timeout"
-        except requests.exceptions.ChunkedEncodingError:
-            return "read"
+            with deadline:
+                response = self._request(endpoint, payload, key)
+        except requests.exceptions.RequestException as error:
+            failure = _failure(error, deadline.expired)
+            if failure == "timeout":
+                outcome = "timeout"
+            return failure
         else:
             outcome, retry_after = self._lesson(response)
             return response
@@ -241,7 +245,7 @@ class Transport:
         what = {
             "connect": "could not reach the service",
             "read": "lost the connection while waiting for the answer",
-            "timeout": "timed out waiting for the answer",
+            "timeout": "timed out waiting for the answer (PROFNET_TIMEOUT, PROFNET_DEADLINE)",
         }[failure]
         if uncertain and risky:
             advice = " It was not retried because the service may already have charged for it."
@@ -258,6 +262,20 @@ class Transport:
 
     def close(self) -> None:
         self.session.close()
+
+
+def _failure(error: requests.exceptions.RequestException, expired: bool) -> Failure:
+    """How an attempt failed: past its deadline (whatever the shut connection raised), a
+    connection refused or cut, a timeout; anything else is raised again."""
+    if expired:
+        return "timeout"
+    if isinstance(error, requests.exceptions.ConnectionError):
+        return "connect" if _never_sent(error) else "read"
+    if isinstance(error, requests.exceptions.Timeout):
+        return "timeout"
+    if isinstance(error, requests.exceptions.ChunkedEncodingError):
+        return "read"
+    raise error
 
 
 def _never_sent(error: Exception) -> bool:

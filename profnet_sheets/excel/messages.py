@@ -14,6 +14,7 @@ from profnet_sheets.errors import (
     OfflineMiss,
     ProfnetError,
     SearchError,
+    ServiceUnreachable,
     Unauthorized,
 )
 from profnet_sheets.excel.cells import error_text
@@ -33,6 +34,10 @@ OFFLINE = (
 )
 NOT_FOUND = "not found: check the id, URL or name it was looked up by"
 INTERRUPTED = "interrupted before it was fetched: recalculate"
+UNREACHABLE = (
+    "the service cannot be reached: check the network and the base URL "
+    f"({command('check')}), {RESTART}"
+)
 UNAUTHORIZED = (
     f"the service refused the API key: run {command('config --api-key')} (it asks for it), "
     f"{RESTART} (a changed environment variable needs Excel itself restarted)"
@@ -67,6 +72,8 @@ def _explain(error: BaseException) -> str:
         return UNAUTHORIZED
     if isinstance(error, InsufficientCredits):
         return out_of_credits(str(error))
+    if isinstance(error, ServiceUnreachable):
+        return UNREACHABLE
     if isinstance(error, ProfnetError):  # the service or the network failed
         return service_failed(str(error))
     log.error("unexpected error in a PROFNET formula", exc_info=error)
@@ -90,6 +97,7 @@ def row_message(engine_error: str) -> str:
         engine.NOT_FETCHED: BUDGET_SPENT,
         engine.INTERRUPTED: INTERRUPTED,
         engine.OFFLINE_MISS: OFFLINE,
+        engine.UNREACHABLE: UNREACHABLE,
         _ENGINE_NOT_FOUND: NOT_FOUND,
     }
     if engine_error in fixed:

@@ -1,0 +1,202 @@
+"""How a run of the command line stops, said out loud: a service that cannot be reached, and
+signals (Ctrl-C once or twice, SIGTERM, SIGHUP). A real subprocess, real files, a sandbox on
+loopback with latency so that calls are in flight."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+import pytest
+import requests
+
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from tests.integration.conftest import CLI, cli_env
+from tests.integration.conftest import run_cli as run
+
+pytestmark = pytest.mark.integration
+KEY = "cli-stops-key"
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[RunningSandbox]:
+    with start_sandbox(api_keys=(KEY,), credits=10_000_000, job_seconds=60) as running:
+        yield running
+
+
+@pytest.fixture
+def env(sandbox: RunningSandbox, tmp_path: Path) -> dict[str, str]:
+    requests.post(f"{sandbox.base_url}/_sandbox/reset", timeout=5).raise_for_status()
+    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 0}, timeout=5)
+    return cli_env(sandbox.base_url, KEY, tmp_path)
+
+
+def closed_port_url() -> str:
+    """An address on loopback where nothing listens: a port bound, noted, closed."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+def sites(tmp_path: Path, count: int) -> Path:
+    path = tmp_path / "accounts.csv"
+    path.write_text("Name,Site\n" + "".join(f"Co{i},co{i}.io\n" for i in range(count)))
+    return path
+
+
+def enrich_args(source: Path, out: Path, *more: str) -> list[str]:
+    return [
+        "enrich",
+        str(source),
+        "--column",
+        "Site",
+        "--kind",
+        "company",
+        "--out",
+        str(out),
+        "--yes",
+        *more,
+    ]
+
+
+def test_an_unreachable_service_stops_the_run_with_its_own_exit_code(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    url = closed_port_url()
+    env = {**env, "PROFNET_BASE_URL": url, "PROFNET_BACKOFF": "0.01"}
+    out = tmp_path / "out.csv"
+    done = run(env, *enrich_args(sites(tmp_path, 300), out))
+    assert done.returncode == 6, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("Service unreachable")]
+    assert lines == [
+        f"Service unreachable: the service at {url} could not be reached (5 connection "
+        "attempts in a row failed): 300 rows not done. Check the network and the base URL "
+        "with `uv run profnet-sheets check`, then run again; nothing was lost."
+    ]
+    written = pl.read_csv(out, infer_schema=False)
+    assert written.height == 300
+    assert set(written["company_error"]) == {
+        "not fetched: the service could not be reached (check the network and the base URL: "
+        "uv run profnet-sheets check; done rows are free)"
+    }
+
+
+class Running:
+    """The command line run as a subprocess, its stderr read as it comes."""
+
+    def __init__(self, env: dict[str, str], *args: str) -> None:
+        self.process = subprocess.Popen(
+            [*CLI, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        self.said = b""
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for chunk in iter(lambda: os.read(self.process.stderr.fileno(), 4096), b""):
+            with self._lock:
+                self.said += chunk
+
+    def text(self) -> str:
+        with self._lock:
+            return self.said.decode(errors="replace")
+
+    def wait_for(self, pattern: str, timeout: float = 60) -> re.Match[str]:
+        """The first match of `pattern` in what the command said (waiting for it)."""
+        deadline = time.monotonic() + timeout
+        while (found := re.search(pattern, self.text())) is None:
+            assert self.process.poll() is None, f"ended early: {self.text()}"
+            assert time.monotonic() < deadline, f"never said {pattern!r}: {self.text()}"
+            time.sleep(0.02)
+        return found
+
+    def signal(self, number: int) -> None:
+        os.kill(self.process.pid, number)
+
+    def end(self) -> tuple[int, str]:
+        code = self.process.wait(timeout=120)
+        self._reader.join(10)
+        return code, self.text()
+
+
+def started_enrich(env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path) -> Running:
+    """An enrichment of 300 rows whose calls take 300 ms, 4 at a time: a few done, some under
+    way (so a signal comes while calls are in flight and paid)."""
+    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 300}, timeout=5)
+    source = sites(tmp_path, 300)
+    running = Running(env, *enrich_args(source, tmp_path / "out.csv", "--concurrency", "4"))
+    running.wait_for(r"enrich company: +\d+%\|[^|]*\| *(?:[4-9]|\d\d+)/300")
+    return running
+
+
+def not_done_said(said: str) -> int:
+    found = re.search(r"Interrupted: ([\d,]+) rows? not done", said)
+    assert found is not None, said
+    return int(found.group(1).replace(",", ""))
+
+
+def check_written(tmp_path: Path, said: str) -> None:
+    """The output holds every row; the rows said not done are those marked so."""
+    written = pl.read_csv(tmp_path / "out.csv", infer_schema=False)
+    assert written.height == 300
+    errors = written["company_error"].drop_nulls()
+    marked = errors.filter(errors.str.starts_with("interrupted")).len()
+    assert 0 < marked < 300
+    assert written["company_name"].drop_nulls().len() == 300 - errors.len()
+    assert not_done_said(said) == marked
+
+
+def test_ctrl_c_twice_still_writes_what_was_done(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    running = started_enrich(env, sandbox, tmp_path)
+    running.signal(signal.SIGINT)
+    running.wait_for("Ctrl-C: stopping")
+    running.signal(signal.SIGINT)  # as `uv run` forwarding it does, or an impatient user
+    code, said = running.end()
+    assert code == 130, said
+    assert "Ctrl-C again: stopping already; what was done is being written" in said
+    assert "Aborted" not in said
+    assert "Traceback" not in said
+    check_written(tmp_path, said)
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_and_sighup_are_ctrl_c(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, number: int
+) -> None:
+    running = started_enrich(env, sandbox, tmp_path)
+    running.signal(number)
+    code, said = running.end()
+    assert code == 128 + number, said
+    assert f"{signal.Signals(number).name}: stopping" in said
+    assert "Traceback" not in said
+    check_written(tmp_path, said)
+
+
+def test_search_under_ctrl_c_says_how_to_reattach(env: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "leads.csv"
+    running = Running(
+        env, "search", "leads", "--title-keywords", "CTO", "--limit", "10", "--out", str(out)
+    )
+    request_id = running.wait_for(r"leads search (\S+) \(re-attach with --request-id\)").group(1)
+    running.signal(signal.SIGINT)
+    code, said = running.end()
+    assert code == 130, said
+    assert (
+        f"get its results with `uv run profnet-sheets search leads --request-id {request_id} "
+        f"--out {out}`" in said
+    )
+    assert "Traceback" not in said
