@@ -5,8 +5,11 @@ each read; this bounds the whole attempt."""
 from __future__ import annotations
 
 import contextlib
+import heapq
+import itertools
 import socket
 import threading
+import time
 from types import TracebackType
 from typing import Any
 
@@ -23,16 +26,15 @@ class Deadline:
     passes, the attempt's connection is shut (its reads end at once) and `expired` is True."""
 
     def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
         self.expired = False
         self._lock = threading.Lock()
         self._done = False
         self._connection: HTTPConnection | None = None
-        self._timer = threading.Timer(seconds, self._expire)
-        self._timer.daemon = True
 
     def __enter__(self) -> Deadline:
         _CURRENT.deadline = self
-        self._timer.start()
+        _WATCHDOG.watch(self, time.monotonic() + self.seconds)
         return self
 
     def __exit__(
@@ -41,11 +43,14 @@ class Deadline:
         error: BaseException | None,
         trace: TracebackType | None,
     ) -> None:
-        self._timer.cancel()
         with self._lock:
             self._done = True
             self._connection = None
         _CURRENT.deadline = None
+
+    @property
+    def done(self) -> bool:
+        return self._done
 
     def watch(self, connection: HTTPConnection) -> None:
         """The connection this attempt uses (shut now if the deadline passed already)."""
@@ -55,7 +60,8 @@ class Deadline:
         if late:
             _shut(connection)
 
-    def _expire(self) -> None:
+    def expire(self) -> None:
+        """The deadline has passed: the attempt's connection is shut, if it is still on."""
         with self._lock:
             if self._done:
                 return
@@ -63,6 +69,48 @@ class Deadline:
             connection = self._connection
         if connection is not None:
             _shut(connection)
+
+
+class _Watchdog:
+    """One thread for every deadline of the process (not a timer thread per attempt): it
+    sleeps until the nearest one and expires those that passed; finished ones are dropped
+    when their time comes."""
+
+    def __init__(self) -> None:
+        self._due: list[tuple[float, int, Deadline]] = []
+        self._order = itertools.count()
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, deadline: Deadline, when: float) -> None:
+        with self._changed:
+            heapq.heappush(self._due, (when, next(self._order), deadline))
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._run, name="profnet-deadlines", daemon=True
+                )
+                self._thread.start()
+            elif self._due[0][2] is deadline:  # the nearest now: wake up earlier
+                self._changed.notify()
+
+    def _run(self) -> None:
+        with self._changed:
+            while True:
+                while self._due and self._due[0][2].done:
+                    heapq.heappop(self._due)
+                if not self._due:
+                    self._changed.wait()
+                    continue
+                when, _, deadline = self._due[0]
+                wait = when - time.monotonic()
+                if wait > 0:
+                    self._changed.wait(wait)
+                    continue
+                heapq.heappop(self._due)
+                deadline.expire()  # never blocks: a lock held for an assignment, a shutdown
+
+
+_WATCHDOG = _Watchdog()
 
 
 def _shut(connection: HTTPConnection) -> None:
