@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import shutil
 import sqlite3
 import sys
 import threading
@@ -170,8 +171,21 @@ class AnswerStore:
         try:
             with self.one_at_a_time:
                 self.cache.save_response(response, cache_key=key.digest, expires=expires)
+                if isinstance(self.where, Path) and not self._written(key, expires):
+                    raise sqlite3.OperationalError(_not_written(self.where))
         except self.failures as error:
             raise self._failure("write to", error) from None
+
+    def _written(self, key: CallKey, expires: datetime) -> bool:
+        """Whether the SQLite file holds `key` until `expires` now. requests-cache's SQLite
+        backend rolls a write back without raising when its commit fails (a full disk, a file
+        that may not grow): only reading the row's expiry back tells (a key lookup, no body)."""
+        responses = self.cache.responses
+        with responses.connection() as connection:
+            row = connection.execute(
+                f"SELECT expires FROM {responses.table_name} WHERE key = ?", (key.digest,)
+            ).fetchone()
+        return row is not None and row[0] is not None and row[0] >= int(expires.timestamp())
 
     @contextmanager
     def claim(self, key: CallKey) -> Iterator[None]:
@@ -246,6 +260,15 @@ class AnswerStore:
 
     def close(self) -> None:
         self.session.close()  # type: ignore[no-untyped-call]
+
+
+def _not_written(where: Path) -> str:
+    """Why a save SQLite rolled back did not happen, as far as the file system tells."""
+    try:
+        free = shutil.disk_usage(where.parent).free
+    except OSError:
+        return "the answer was not written: SQLite rolled it back"
+    return f"the answer was not written: SQLite rolled it back, {free:,} bytes free on its disk"
 
 
 def namespace(service: str) -> str:
