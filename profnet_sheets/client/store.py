@@ -31,7 +31,7 @@ from profnet_sheets.client.claims import Claims, FileClaims, NoClaims, RedisClai
 from profnet_sheets.client.keys import CallKey, key_of_request
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared_redis import open_redis
-from profnet_sheets.client.wal import ensure_wal, remove
+from profnet_sheets.client.wal import create, damaged_cache, ensure_wal, remove
 from profnet_sheets.config import Settings
 from profnet_sheets.redact import masked_url
 
@@ -116,6 +116,10 @@ class AnswerStore:
             return BaseCache()
         if isinstance(where, Path):
             where.parent.mkdir(parents=True, exist_ok=True)
+            if not where.exists():
+                create(where)  # made whole at once: a file of 0 bytes is never one being made
+            elif where.stat().st_size == 0:  # SQLite would take it as new: the answers lost
+                raise damaged_cache(where, "it is empty: 0 bytes")
             ensure_wal(where)  # requests-cache's own switch fails when processes open at once
             cache = SQLiteCache(where, serializer="json", decode_content=True, wal=True, timeout=30)
             _convert_old_file(where.with_name(f"{service}-http.sqlite"), cache)
