@@ -43,7 +43,7 @@ from profnet_sheets.batch.plan import Plan
 from profnet_sheets.batch.xlsx import Workbook
 from profnet_sheets.client.client import Client, Limit
 from profnet_sheets.redact import listed, shown
-from profnet_sheets.words import command, counted
+from profnet_sheets.words import command, counted, spend_said
 
 # Exit codes of a run that ended early (documented in docs/guide.md).
 EXIT_BUDGET = 3  # the run's budget or the spending cap was reached
@@ -82,9 +82,8 @@ class Outcome:
         return codes.get(self.ending or "", 0)
 
     def spend(self) -> str:
-        """`22 credits spent` (`, 3 of them maybe`), this run's own."""
-        maybe = f" ({self.uncertain} of them maybe)" if self.uncertain else ""
-        return f"{counted(self.spent, 'credit')} spent{maybe}"
+        """`22 credits spent` (`(+3 maybe)`), this run's own."""
+        return spend_said(self.spent, self.uncertain, "spent")
 
     def rerun(self) -> str:
         """What running again pays for what this run paid: nothing, or the answers not kept."""
