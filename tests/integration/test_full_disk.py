@@ -22,14 +22,15 @@ KEY = "full-disk-key"
 ROWS = 60
 
 
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 128 KiB tmpfs: room for a cache file's first few answers, then full. Mounting needs
-    root: in CI (CI=true) a machine that cannot is a failure, elsewhere a skip."""
+@pytest.fixture(params=["128k"])
+def small_disk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+    """A small tmpfs (128 KiB, or the size a test asks): room for a cache file's first few
+    answers, then full. Mounting needs root: in CI (CI=true) a machine that cannot is a
+    failure, elsewhere a skip."""
     where = tmp_path / "small-disk"
     where.mkdir()
     mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs", str(where)],
+        ["mount", "-t", "tmpfs", "-o", f"size={request.param}", "tmpfs", str(where)],
         capture_output=True,
         text=True,
         check=False,
@@ -73,3 +74,24 @@ def test_a_full_disk_stops_the_buying_and_says_what_a_rerun_pays(
     assert "1 paid answer could not be kept in the cache, so running again pays it again" in said
     assert "will not be paid again" not in said
     assert "running again is free" not in said
+
+
+@pytest.mark.parametrize("small_disk", ["512k"], indirect=True)
+def test_an_output_that_cannot_be_written_on_the_full_disk_says_what_a_rerun_pays(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    """The output on the disk the cache fills: checked with room to spare before the run,
+    it cannot be written after it. The message says what a re-run pays, not that it is free."""
+    source, out = tmp_path / "in.csv", small_disk / "out.csv"
+    pl.DataFrame({"Site": [f"full{n}.io" for n in range(200)]}).write_csv(source)
+    with start_sandbox(api_keys=(KEY,), credits=1_000_000, seed=3) as sandbox:
+        env = cli_env(sandbox.base_url, KEY, tmp_path / "home")
+        env["PROFNET_CACHE"] = str(small_disk / "answers.sqlite")
+        args = ["enrich", str(source), "--column", "Site", "--kind", "company"]
+        done = run_cli(env, *args, "--out", str(out), "--yes", "--concurrency", "1")
+
+    assert done.returncode == 1, done.stderr
+    said = " ".join(done.stderr.split())
+    assert "could not be written" in said
+    assert "1 paid answer could not be kept in the cache, so running again pays it again" in said
+    assert "is free" not in said
