@@ -24,7 +24,7 @@ from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.sandbox.limits import PLANS
 from profnet_sheets.spec import Endpoint, Param, search_endpoint
 from profnet_sheets.stops import Stops
-from profnet_sheets.words import command, counted
+from profnet_sheets.words import command, counted, spend_said
 
 ASK = "\0ask"  # `--api-key` given without a value (no argument can hold a NUL)
 
@@ -558,11 +558,11 @@ def lookup(
                 answers[value] = run.call(spec.endpoint, params)
             except ProfnetError as error:
                 raise click.ClickException(f"{shown(value)}: {error}") from None
-        spent = run.budget.spent
+        spent, maybe = run.budget.spent, run.budget.uncertain
     json.dump(answers, sys.stdout, indent=2)
     click.echo()
     click.echo(
-        f"this lookup: {counted(spent, 'credit')}" if spent else "0 credits: cached", err=True
+        f"this lookup: {spend_said(spent, maybe)}" if spent else "0 credits: cached", err=True
     )
 
 
@@ -755,7 +755,7 @@ def _search_command(kind: SearchKind) -> click.Command:
                 job.wait(timeout=timeout, progress=True)
                 frame = job.frame(until_budget=True)
             except ProfnetError as error:
-                so_far = counted(run.budget.spent, "credit")
+                so_far = spend_said(run.budget.spent, run.budget.uncertain)
                 said = _as_options(str(error), endpoint)
                 click.echo(f"Error: {said} (this search: {so_far})", err=True)
                 sys.exit(EXIT_BUDGET if isinstance(error, BudgetExceeded) else 1)
@@ -763,15 +763,16 @@ def _search_command(kind: SearchKind) -> click.Command:
                 if job is None:
                     raise
                 stops = _stops()
+                so_far = spend_said(run.budget.spent, run.budget.uncertain)
                 click.echo(
                     f"Interrupted ({stops.name}): the search {job.request_id} goes on at the "
-                    f"service (this search: {counted(run.budget.spent, 'credit')}); get its "
+                    f"service (this search: {so_far}); get its "
                     f"results with `{command(f'search {kind} --request-id {job.request_id}')} "
                     f"--out {out}` (free once it is done).",
                     err=True,
                 )
                 sys.exit(stops.exit_code)
-            spent = run.budget.spent
+            spent, maybe = run.budget.spent, run.budget.uncertain
         try:
             path = write_table(frame, out)
         except BatchInputError as error:
@@ -779,7 +780,7 @@ def _search_command(kind: SearchKind) -> click.Command:
                 f"{error} (the search's results are cached: run again with --request-id "
                 f"{job.request_id} and another --out, free)"
             ) from None
-        paid = f"this search: {counted(spent, 'credit')}" if spent else "0 credits: reused"
+        paid = f"this search: {spend_said(spent, maybe)}" if spent else "0 credits: reused"
         click.echo(f"{frame.height} {kind} written to {path}; {paid}.", err=True)
         if job.cut_by_budget is not None:
             click.echo(

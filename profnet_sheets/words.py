@@ -11,6 +11,14 @@ def counted(number: int, one: str, many: str | None = None) -> str:
     return f"{number:,} " + (one if number == 1 else many or one + "s")
 
 
+def spend_said(spent: int, maybe: int = 0, verb: str = "") -> str:
+    """`550 credits` (`spent`), `550 credits (+600 maybe)`: what was charged for sure, and apart
+    what may have been (`maybe`, counted in `spent`: calls whose answers were lost after they
+    went out); `verb` after the sure part (`550 credits spent (+600 maybe)`)."""
+    said = counted(spent - maybe, "credit") + (f" {verb}" if verb else "")
+    return f"{said} (+{maybe:,} maybe)" if maybe else said
+
+
 # How a user runs the command line: from a clone (a source checkout, beside its
 # pyproject.toml) through uv; installed from a wheel, by its name alone.
 COMMAND: Final = (

@@ -43,7 +43,7 @@ from profnet_sheets.batch.plan import Plan
 from profnet_sheets.batch.xlsx import Workbook
 from profnet_sheets.client.client import Client, Limit
 from profnet_sheets.redact import listed, shown
-from profnet_sheets.words import command, counted
+from profnet_sheets.words import command, counted, spend_said
 
 # Exit codes of a run that ended early (documented in docs/guide.md).
 EXIT_BUDGET = 3  # the run's budget or the spending cap was reached
@@ -68,6 +68,7 @@ class Outcome:
     )  # None: it ran to the end; else "budget", "credits", "unreachable", "stopped",
     # "interrupted"
     reason: str | None = None  # what stopped the buying, when it stopped
+    unkept: int = 0  # answers this run paid for that the cache could not keep
 
     @property
     def exit_code(self) -> int:
@@ -81,9 +82,17 @@ class Outcome:
         return codes.get(self.ending or "", 0)
 
     def spend(self) -> str:
-        """`22 credits spent` (`, 3 of them maybe`), this run's own."""
-        maybe = f" ({self.uncertain} of them maybe)" if self.uncertain else ""
-        return f"{counted(self.spent, 'credit')} spent{maybe}"
+        """`22 credits spent` (`(+3 maybe)`), this run's own."""
+        return spend_said(self.spent, self.uncertain, "spent")
+
+    def rerun(self) -> str:
+        """What running again pays for what this run paid: nothing, or the answers not kept."""
+        if not self.unkept:
+            return "the answers are cached, so running again is free"
+        return (
+            f"{counted(self.unkept, 'paid answer')} could not be kept in the cache, so running "
+            f"again pays {'it' if self.unkept == 1 else 'them'} again"
+        )
 
     def advice(self) -> str | None:
         """What to do when the run ended early, in the user's words; None when it did not."""
@@ -92,6 +101,8 @@ class Outcome:
             if self.done
             else "nothing was lost"
         )
+        if self.unkept:
+            kept = f"the {self.done:,} done are in the result, but {self.rerun()}"
         not_done = counted(self.not_done, "row")
         if self.ending == "credits":
             return f"Out of credits: {not_done} not done. Top up and run again; {kept}."
@@ -160,6 +171,7 @@ class Enrichment:
         self, *, concurrency: int | None = None, progress: Any = None
     ) -> tuple[pl.DataFrame | pl.LazyFrame, Outcome]:
         """The enriched table (what was done, when interrupted) and how the run ended."""
+        unkept = self.client.unkept
         try:
             result = enrich(
                 self.table,
@@ -176,9 +188,10 @@ class Enrichment:
             interrupted = False
         except EnrichmentInterrupted as stop:
             result, interrupted = stop.result, True
-        return result, self.outcome(interrupted)
+        return result, self.outcome(interrupted, unkept=self.client.unkept - unkept)
 
-    def outcome(self, interrupted: bool = False) -> Outcome:
+    def outcome(self, interrupted: bool = False, unkept: int = 0) -> Outcome:
+        """How the run ended; `unkept`: the answers it paid for that the cache did not keep."""
         plan, client = self.plan, self.client
         not_done = plan.rows_failed_with(NOT_DONE)
         ending: str | None = None
@@ -188,7 +201,7 @@ class Enrichment:
             ending = "credits"
         elif client.unreachable is not None and not_done:
             ending = "unreachable"
-        elif client.stopped is not None and not_done:
+        elif client.stopped is not None and (not_done or unkept):
             ending = "stopped"
         elif plan.rows_failed_with((NOT_FETCHED,)):
             ending = "budget"
@@ -201,6 +214,7 @@ class Enrichment:
             uncertain=client.budget.uncertain,
             ending=ending,
             reason=client.unreachable if ending == "unreachable" else client.stopped,
+            unkept=unkept,
         )
 
 
@@ -271,8 +285,8 @@ def enrich_file(
     before anything is paid (writable, not the input); the plan is said (its first keys as
     sent, and a limit that leaves too little) and the job `confirm`ed (False: stop, None
     returned); the result is written even when the run ended early (what was paid is in
-    it), and a write that fails after paying says that a re-run is free (the answers are
-    cached)."""
+    it), and a write that fails after paying says what a re-run pays (nothing, or the
+    answers the cache could not keep)."""
     started = time.perf_counter()
     if target is not None:
         check_target(target, source=source)
@@ -330,8 +344,8 @@ def enrich_file(
             outcome = replace(outcome, ending="interrupted")
         except (OSError, BatchInputError) as error:
             raise BatchInputError(
-                f"{target}: could not be written ({error}). {outcome.spend().capitalize()}: the "
-                "answers are cached, so running again with another --out is free."
+                f"{target}: could not be written ({error}). {outcome.spend().capitalize()}: "
+                f"{outcome.rerun()} (with another --out)."
             ) from None
     if around is not None and (around.copied or around.dropped):
         say(_sheets_said(path, around))

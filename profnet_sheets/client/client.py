@@ -47,7 +47,7 @@ from profnet_sheets.errors import (
 )
 from profnet_sheets.redact import masked_url
 from profnet_sheets.spec import Endpoint, PriceTable, ServiceProfile, endpoint, items_in
-from profnet_sheets.words import command
+from profnet_sheets.words import command, counted
 
 LOG = logging.getLogger("profnet_sheets")
 UNREADABLE_IN_A_ROW = 3
@@ -141,6 +141,7 @@ class _Shared:
         self.unreadable_in_a_row = 0  # paid answers not understood, one after another
         self.unreached_in_a_row = 0  # connection attempts that failed, one after another
         self.unreachable: str | None = None  # why it stopped: the service could not be reached
+        self.unkept = 0  # answers paid for that the store could not keep (a re-run pays them)
         self.lock = threading.Lock()
 
     def stop_buying(self, reason: str) -> None:
@@ -149,6 +150,11 @@ class _Shared:
             if self.stopped is None:
                 self.stopped = reason
                 LOG.error("profnet-sheets stopped buying: %s", reason)
+
+    def count_unkept(self) -> None:
+        """One more answer paid for and not kept."""
+        with self.lock:
+            self.unkept += 1
 
     def count_reached(self, reached: bool) -> bool:
         """Stop buying after UNREACHED_IN_A_ROW connection attempts in a row that did not reach
@@ -279,6 +285,12 @@ class Client:
         """Why this client stopped sending because the service could not be reached (its URL
         masked), or None."""
         return self._shared.unreachable
+
+    @property
+    def unkept(self) -> int:
+        """Answers this client (all its views) paid for and could not keep in the cache: a
+        re-run pays them again."""
+        return self._shared.unkept
 
     @property
     def out_of_credits(self) -> bool:
@@ -536,8 +548,10 @@ class Client:
         try:
             self._shared.store.save(key, sent.response, seconds)
         except StoreError as failure:
+            self._shared.count_unkept()
             self._shared.stop_buying(f"{failure}: what it buys could not be kept")
         except Exception as error:  # anything else: this answer is not kept, the rest go on
+            self._shared.count_unkept()
             LOG.warning(
                 "%s: the answer could not be saved in the cache (%s: %s); it is used now",
                 ep.name,
@@ -570,10 +584,20 @@ class Client:
                 endpoint=ep.name,
             )
         return StoppedBuying(
-            f"{ep.name}: not sent: profnet-sheets stopped buying ({reason}). What was paid is "
-            "kept; fix that and run again: the calls done are not paid again.",
+            f"{ep.name}: not sent: profnet-sheets stopped buying ({reason}). "
+            f"{self.kept_said()}; fix that and run again.",
             reason=reason,
             endpoint=ep.name,
+        )
+
+    def kept_said(self) -> str:
+        """Whether a re-run pays again: what was paid is kept, or how many answers were not."""
+        unkept = self._shared.unkept
+        if not unkept:
+            return "What was paid is kept: the calls done are not paid again"
+        return (
+            f"{counted(unkept, 'paid answer')} could not be kept in the cache: a re-run pays "
+            f"{'it' if unkept == 1 else 'them'} again"
         )
 
     def _record(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import sqlite3
 import threading
 import time
@@ -266,19 +265,9 @@ def _open_file(path: Path) -> None:
 
 
 def _create(path: Path) -> None:
-    """Make an empty ledger at `path` at once: built aside, then linked in (a ledger another
-    process made meanwhile is kept)."""
-    building = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.new")
-    try:
-        with contextlib.closing(sqlite3.connect(building, isolation_level=None)) as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
-        with contextlib.suppress(FileExistsError):
-            os.link(building, path)
-    except OSError:  # a file system without hard links: made in place, as SQLite does
-        pass
-    finally:
-        wal.remove(building)
+    """Make an empty ledger at `path` at once (a ledger another process made meanwhile is
+    kept)."""
+    wal.create(path, _SCHEMA)
 
 
 class Budget:

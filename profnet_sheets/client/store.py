@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import shutil
 import sqlite3
 import sys
 import threading
@@ -30,7 +31,7 @@ from profnet_sheets.client.claims import Claims, FileClaims, NoClaims, RedisClai
 from profnet_sheets.client.keys import CallKey, key_of_request
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared_redis import open_redis
-from profnet_sheets.client.wal import ensure_wal, remove
+from profnet_sheets.client.wal import create, damaged_cache, ensure_wal, remove
 from profnet_sheets.config import Settings
 from profnet_sheets.redact import masked_url
 
@@ -115,6 +116,10 @@ class AnswerStore:
             return BaseCache()
         if isinstance(where, Path):
             where.parent.mkdir(parents=True, exist_ok=True)
+            if not where.exists():
+                create(where)  # made whole at once: a file of 0 bytes is never one being made
+            elif where.stat().st_size == 0:  # SQLite would take it as new: the answers lost
+                raise damaged_cache(where, "it is empty: 0 bytes")
             ensure_wal(where)  # requests-cache's own switch fails when processes open at once
             cache = SQLiteCache(where, serializer="json", decode_content=True, wal=True, timeout=30)
             _convert_old_file(where.with_name(f"{service}-http.sqlite"), cache)
@@ -170,8 +175,21 @@ class AnswerStore:
         try:
             with self.one_at_a_time:
                 self.cache.save_response(response, cache_key=key.digest, expires=expires)
+                if isinstance(self.where, Path) and not self._written(key, expires):
+                    raise sqlite3.OperationalError(_not_written(self.where))
         except self.failures as error:
             raise self._failure("write to", error) from None
+
+    def _written(self, key: CallKey, expires: datetime) -> bool:
+        """Whether the SQLite file holds `key` until `expires` now. requests-cache's SQLite
+        backend rolls a write back without raising when its commit fails (a full disk, a file
+        that may not grow): only reading the row's expiry back tells (a key lookup, no body)."""
+        responses = self.cache.responses
+        with responses.connection() as connection:
+            row = connection.execute(
+                f"SELECT expires FROM {responses.table_name} WHERE key = ?", (key.digest,)
+            ).fetchone()
+        return row is not None and row[0] is not None and row[0] >= int(expires.timestamp())
 
     @contextmanager
     def claim(self, key: CallKey) -> Iterator[None]:
@@ -246,6 +264,15 @@ class AnswerStore:
 
     def close(self) -> None:
         self.session.close()  # type: ignore[no-untyped-call]
+
+
+def _not_written(where: Path) -> str:
+    """Why a save SQLite rolled back did not happen, as far as the file system tells."""
+    try:
+        free = shutil.disk_usage(where.parent).free
+    except OSError:
+        return "the answer was not written: SQLite rolled it back"
+    return f"the answer was not written: SQLite rolled it back, {free:,} bytes free on its disk"
 
 
 def namespace(service: str) -> str:

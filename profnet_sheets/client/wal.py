@@ -1,10 +1,12 @@
-"""SQLite files: put one in WAL mode (also when several processes open it at the same moment),
-tell a damaged one, set one aside or remove it with its -wal and -shm."""
+"""SQLite files: make one whole at once, put one in WAL mode (also when several processes open
+it at the same moment), tell a damaged one, set one aside or remove it with its -wal and -shm."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -46,15 +48,38 @@ def ensure_wal(path: Path, timeout: float = 30.0) -> None:
         finally:
             connection.close()
         if damaged is not None:
-            raise DamagedFile(
-                f"The cache file {clipped(str(path))} cannot be read ({damaged}): it is damaged, "
-                f"or not a cache of profnet-sheets. Run `{command('cache clear')}` to start it "
-                "anew (the answers it held are lost), or move it aside.",
-                path=path,
-                details=damaged,
-            )
+            raise damaged_cache(path, damaged)
         time.sleep(pause)
         pause = min(pause * 2, 0.1)
+
+
+def damaged_cache(path: Path, reason: str) -> DamagedFile:
+    """The error of a cache file that cannot be read, and what to do about it."""
+    return DamagedFile(
+        f"The cache file {clipped(str(path))} cannot be read ({reason}): it is damaged, "
+        f"or not a cache of profnet-sheets. Run `{command('cache clear')}` to start it "
+        "anew (the answers it held are lost), or move it aside.",
+        path=path,
+        details=reason,
+    )
+
+
+def create(path: Path, script: str = "") -> None:
+    """Make an empty SQLite file in WAL mode at `path` (with `script` run in it) at once: built
+    aside, then linked in (a file another process made meanwhile is kept). A file made so is
+    never seen at 0 bytes: one of 0 bytes was emptied."""
+    building = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.new")
+    try:
+        with contextlib.closing(sqlite3.connect(building, isolation_level=None)) as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            if script:
+                db.executescript(script)
+        with contextlib.suppress(FileExistsError):
+            os.link(building, path)
+    except OSError:  # a file system without hard links: made in place, as SQLite does
+        pass
+    finally:
+        remove(building)
 
 
 def set_aside(path: Path) -> Path:

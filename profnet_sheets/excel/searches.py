@@ -180,7 +180,8 @@ class SearchRun:
     request_id: str
     status: SearchStatus
     frame: pl.DataFrame
-    spent: int
+    spent: int  # credits charged, those that may have been included
+    maybe: int = 0  # of `spent`, what may (or may not) have been charged
 
 
 def run(
@@ -211,7 +212,7 @@ def run(
         frame = enrich(
             frame, "profnet_url", kind, new, client=client, progress=False, prefix=prefix
         )
-    return SearchRun(job.request_id, status, frame, client.budget.spent)
+    return SearchRun(job.request_id, status, frame, client.budget.spent, client.budget.uncertain)
 
 
 def sheet_rows(frame: pl.DataFrame) -> Rows:
@@ -221,6 +222,13 @@ def sheet_rows(frame: pl.DataFrame) -> Rows:
     rows: Rows = [[cells.literal(name) for name in frame.columns]]
     rows.extend([cells.literal(cells.cell(value)) for value in row] for row in frame.iter_rows())
     return rows
+
+
+def spend_rows(spent: int, maybe: int) -> list[tuple[str, CellValue]]:
+    """The credits a macro spent for sure, and apart (when any) those it maybe spent: calls
+    whose answers were lost after they went out."""
+    rows: list[tuple[str, CellValue]] = [("credits spent", spent - maybe)]
+    return [*rows, ("credits maybe spent", maybe)] if maybe else rows
 
 
 def summary(
@@ -239,7 +247,7 @@ def summary(
                 f"{RESULTS_SHEET} sheet",
             ),
             ("request_id", outcome.request_id),
-            ("credits spent", outcome.spent),
+            *spend_rows(outcome.spent, outcome.maybe),
             ("fetch again", f"{function}(request_id) with the id above (free once read)"),
         ]
     if data:

@@ -19,7 +19,8 @@ from profnet_sheets.excel import cells, lookups
 from profnet_sheets.excel.cells import CellValue, Rows
 from profnet_sheets.excel.lookups import canonical_name, choose_fields
 from profnet_sheets.excel.messages import ArgumentError
-from profnet_sheets.words import counted
+from profnet_sheets.excel.searches import spend_rows
+from profnet_sheets.words import counted, spend_said
 
 if TYPE_CHECKING:
     from profnet_sheets.batch.plan import Plan
@@ -197,12 +198,14 @@ class Enriched:
 
     rows: Rows
     errors: int
-    spent: int
+    spent: int  # credits charged, those that may have been included
+    maybe: int = 0  # of `spent`, what may (or may not) have been charged
 
     def line(self, where: str) -> str:
         failed = f", {self.errors} with an error (#PROFNET! in the row)" if self.errors else ""
         keys = counted(len(self.rows) - 1, "row")
-        return f"done: {keys} written to {where}{failed}; {counted(self.spent, 'credit')} spent"
+        spent = spend_said(self.spent, self.maybe, "spent")
+        return f"done: {keys} written to {where}{failed}; {spent}"
 
 
 def run(
@@ -214,7 +217,8 @@ def run(
 ) -> Enriched:
     """Every key's fields (each distinct key fetched once, within the session's budget), as
     values to write: texts made literal, so that Excel keeps them as they are."""
-    spent_before = session.client.budget.spent
+    budget = session.client.budget
+    spent_before, maybe_before = budget.spent, budget.uncertain
     answers = lookups.fetch_many(
         session,
         request.kind,
@@ -226,7 +230,7 @@ def run(
     table = [request.header] + [lookups.record_row(answer, request.fields) for answer in answers]
     errors = sum(1 for answer in answers if isinstance(answer, str))
     rows = [[cells.literal(value) for value in row] for row in table]
-    return Enriched(rows, errors, session.client.budget.spent - spent_before)
+    return Enriched(rows, errors, budget.spent - spent_before, budget.uncertain - maybe_before)
 
 
 def report(outcome: Enriched | str, data: str = "", where: str = "") -> Rows:
@@ -237,7 +241,7 @@ def report(outcome: Enriched | str, data: str = "", where: str = "") -> Rows:
     else:
         lines += [
             ("status", outcome.line(where or "beside the selection")),
-            ("credits spent", outcome.spent),
+            *spend_rows(outcome.spent, outcome.maybe),
         ]
     if data:
         lines.append(("data", data))

@@ -11,10 +11,10 @@ from profnet_sheets.batch.engine import INTERRUPTED
 from profnet_sheets.batch.plan import Plan
 from profnet_sheets.batch.workflow import Enrichment
 from profnet_sheets.client.client import Client
-from profnet_sheets.widgets.cost import credits_text
 from profnet_sheets.widgets.progress import Bar
 from profnet_sheets.widgets.runner import Feedback, Runner
 from profnet_sheets.widgets.tables import MAX_ROWS_SHOWN, html_table
+from profnet_sheets.words import spend_said
 
 
 class Form:
@@ -72,14 +72,17 @@ def run_enrichment(
 
     result, outcome = job.run(progress=hook)
     assert isinstance(result, pl.DataFrame)  # a DataFrame in, a DataFrame out
-    spent = f"Spent {credits_text(outcome.spent)}."
+    spent = f"Spent {spend_said(outcome.spent, outcome.uncertain)}."
     if outcome.ending == "interrupted":
         bar.to(lookups_done(job.plan, result, column), job.plan.unique_keys)
         bar.finish(ok=False)
-        feedback.status(
-            "Cancelled: the lookups done are kept (and cached); enrich again to finish, "
-            f"the done ones are free. {spent}"
+        kept = (
+            f"the lookups done are in the table, but {outcome.rerun()}"
+            if outcome.unkept
+            else "the lookups done are kept (and cached); enrich again to finish, the done "
+            "ones are free"
         )
+        feedback.status(f"Cancelled: {kept}. {spent}")
         return result
     bar.finish(ok=outcome.ending is None)
     advice = outcome.advice()

@@ -9,10 +9,9 @@ import polars as pl
 
 from profnet_sheets.client.jobs import SearchJob, SearchStatus
 from profnet_sheets.client.ledger import Budget
-from profnet_sheets.widgets.cost import credits_text
 from profnet_sheets.widgets.progress import Bar
 from profnet_sheets.widgets.runner import Cancelled, Feedback, Runner
-from profnet_sheets.words import counted
+from profnet_sheets.words import counted, spend_said
 
 
 @dataclass
@@ -42,7 +41,7 @@ class Follow:
         except Cancelled:
             self.bar.finish(ok=False)
             self.feedback.status(
-                f"{self._cancelled(job, reading)} Spent {credits_text(spend.spent)}."
+                f"{self._cancelled(job, reading)} Spent {spend_said(spend.spent, spend.uncertain)}."
             )
             return None
         except Exception:

@@ -9,10 +9,11 @@ from profnet_sheets.client.client import Client, PlannedCall
 from profnet_sheets.errors import ProfnetError
 from profnet_sheets.widgets.base import Form
 from profnet_sheets.widgets.controls import classed
-from profnet_sheets.widgets.cost import credits_text, lookup_cost_text
+from profnet_sheets.widgets.cost import lookup_cost_text
 from profnet_sheets.widgets.runner import Feedback, Runner, error_message
 from profnet_sheets.widgets.spend import for_one_action
 from profnet_sheets.widgets.tables import answer_html, message
+from profnet_sheets.words import spend_said
 
 
 def lookup_params(client: Client, kind_name: str, value: str) -> tuple[str, dict[str, Any]]:
@@ -88,5 +89,7 @@ class LookupForm(Form):
         self.feedback.status("Looking up…")
         self.answer = client.call(name, params)
         self.result.value = answer_html(self.answer)
-        self.feedback.status(f"{name}: spent {credits_text(spend.spent)}.", "success")
+        self.feedback.status(
+            f"{name}: spent {spend_said(spend.spent, spend.uncertain)}.", "success"
+        )
         self.update_cost()

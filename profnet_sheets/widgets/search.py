@@ -16,7 +16,7 @@ from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import endpoint, search_endpoint
 from profnet_sheets.widgets.base import Form, frame_html, run_enrichment
 from profnet_sheets.widgets.controls import FieldControl, classed, make_control
-from profnet_sheets.widgets.cost import credits_text, search_cost_text
+from profnet_sheets.widgets.cost import search_cost_text
 from profnet_sheets.widgets.export import ExportPanel
 from profnet_sheets.widgets.fields import (
     MODES,
@@ -33,7 +33,7 @@ from profnet_sheets.widgets.progress import Bar
 from profnet_sheets.widgets.runner import Feedback, Runner, error_message
 from profnet_sheets.widgets.spend import for_one_action
 from profnet_sheets.widgets.tables import message
-from profnet_sheets.words import counted
+from profnet_sheets.words import counted, spend_said
 
 
 class SearchForm(Form):
@@ -248,7 +248,7 @@ class SearchForm(Form):
         self.table.value = frame_html(frame, self.nouns)
         self.feedback.status(
             f"{counted(frame.height, *self.nouns)} from search {job.request_id}. "
-            f"Spent {credits_text(spend.spent)}.",
+            f"Spent {spend_said(spend.spent, spend.uncertain)}.",
             "success",
         )
 

@@ -352,6 +352,39 @@ def test_garbage_in_the_default_cache_folder_is_cleared_too(tmp_path: Path) -> N
     assert run(env, "lookup", "company", "stripe.com").returncode == 0
 
 
+def emptied_after_a_lookup(env: dict[str, str], folder: Path, pattern: str) -> Path:
+    """One paid lookup, then the SQLite file of `folder` matching `pattern` emptied to 0 bytes
+    (its -wal and -shm gone, as after the last process closed it)."""
+    assert run(env, "lookup", "company", "stripe.com").returncode == 0
+    (path,) = folder.glob(pattern)
+    for companion in folder.glob(f"{path.name}-*"):
+        companion.unlink()
+    path.write_bytes(b"")
+    return path
+
+
+def test_an_emptied_answers_file_is_said_as_a_damaged_one_and_not_paid_again(
+    tmp_path: Path, sandbox: RunningSandbox
+) -> None:
+    """SQLite takes a file of 0 bytes for a new database: the answers it held would be paid
+    again without a word. A file the cache makes is never seen at 0 bytes (made aside, then
+    linked in), so one that is was emptied: refused as a damaged one, `cache clear` starts it."""
+    env = cli_env(sandbox.base_url, KEY, tmp_path)
+    answers = emptied_after_a_lookup(env, tmp_path / "cache", "*-answers.sqlite")
+    before = charged(sandbox)
+    again = run(env, "lookup", "company", "stripe.com")
+    assert again.returncode == 1
+    said = " ".join(again.stderr.split())
+    assert f"The cache file {answers} cannot be read (it is empty: 0 bytes)" in said
+    assert "cache clear" in said
+    assert charged(sandbox) == before, "nothing paid again without a word"
+    cleared = run(env, "cache", "clear", "--yes")
+    assert cleared.returncode == 0, cleared.stderr
+    assert f"Removed the unreadable cache file {answers}" in cleared.stderr
+    assert run(env, "lookup", "company", "stripe.com").returncode == 0
+    assert answers.stat().st_size > 0
+
+
 def test_a_garbage_ledger_is_set_aside_and_said_once(
     tmp_path: Path, sandbox: RunningSandbox
 ) -> None:
@@ -374,11 +407,7 @@ def test_a_garbage_ledger_is_set_aside_and_said_once(
 
 def test_an_emptied_ledger_is_said_once(tmp_path: Path, sandbox: RunningSandbox) -> None:
     env = cli_env(sandbox.base_url, KEY, tmp_path)
-    assert run(env, "lookup", "company", "stripe.com").returncode == 0
-    (ledger,) = (tmp_path / "cache").glob("*-ledger.sqlite")
-    for companion in ledger.parent.glob(f"{ledger.name}-*"):
-        companion.unlink()
-    ledger.write_bytes(b"")
+    ledger = emptied_after_a_lookup(env, tmp_path / "cache", "*-ledger.sqlite")
     first = run(env, "credits")
     assert first.returncode == 0, first.stderr
     assert f"the ledger {ledger} was empty" in first.stderr

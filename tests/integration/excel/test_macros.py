@@ -15,6 +15,7 @@ from profnet_sheets.excel.searches import read_filters
 from profnet_sheets.excel.session import SessionConfig
 from profnet_sheets.sandbox import start_sandbox
 from profnet_sheets.spec import resources as r
+from tests.integration.client.conftest import set_faults
 from tests.integration.excel.conftest import Excel
 from tests.unit.excel import workbook
 from tests.unit.excel.workbook import ExcelError
@@ -188,3 +189,18 @@ def test_the_last_run_block_says_where_the_data_comes_from(excel: Excel) -> None
     sandboxed.close()
     assert book.report()["data"].startswith("SANDBOX: synthetic data")
     assert "profnet-sheets config --api-key" in book.report()["data"]
+
+
+def test_the_last_run_block_tells_maybe_charged_credits_apart(excel: Excel) -> None:
+    """Connections cut while adding each result's details: those calls may have been charged
+    (the service says not). 'credits spent' is what was charged for sure, the rest apart."""
+    plain = [["title_keywords", "Founder"], ["limit", 20.0]]
+    macros.lead_search(Book(plain))
+    before = excel.charged()
+    set_faults(excel.sandbox, drop_rate=0.3)
+    book = Book([*plain, ["enrich", True]])
+    macros.lead_search(book)
+    report = book.report()
+    assert report["status"].startswith("completed"), report
+    assert report["credits spent"] == excel.charged() - before
+    assert report["credits maybe spent"] > 0, report

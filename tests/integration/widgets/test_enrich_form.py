@@ -13,6 +13,7 @@ import requests
 from profnet_sheets.batch.engine import INTERRUPTED
 from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.widgets import CompanySearchForm, EnrichForm
+from tests.integration.client.conftest import set_faults
 from tests.integration.widgets.conftest import MakeClient, charged, eventually
 
 pytestmark = pytest.mark.integration
@@ -176,3 +177,25 @@ def test_the_form_shows_its_choice_and_its_price_before_any_enrich(
     assert "company keys from &#x27;Website&#x27;" in form.cost.value
     assert "at most 2 credits" in form.cost.value
     assert charged(fresh) == 0, "the preview asks the cache only"
+
+
+def test_the_spend_line_shows_what_may_have_been_charged_apart(
+    make_client: MakeClient, fresh: RunningSandbox, tmp_path: Path
+) -> None:
+    """Connections cut mid-response: those calls may have been charged, the service says
+    they were not. The status line tells the sure credits (the service's) and the maybe apart."""
+    source = tmp_path / "accounts.csv"
+    pl.DataFrame({"website": [f"maybe{n}.io" for n in range(30)]}).write_csv(source)
+    set_faults(fresh, drop_rate=0.3)
+    form = EnrichForm(client=make_client())
+    form.path.value = str(source)
+    form.load_button.click()
+    form.run_button.click()
+    form.join(60)
+    assert form.result is not None
+    said = form.feedback.status_text + form.feedback.error_text
+    sure = charged(fresh)
+    assert sure == form.result.filter(pl.col("company_name").is_not_null()).height
+    assert f"Spent {sure} credits (+" in said, said
+    maybe = int(said.split(f"Spent {sure} credits (+")[1].split(" maybe).")[0])
+    assert maybe > 0, "cut connections are counted apart, as maybe charged"

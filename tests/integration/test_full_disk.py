@@ -1,0 +1,97 @@
+"""A cache on a disk that fills up mid-run: the paid answers reach the output, the buying
+stops, and what a re-run pays is said as it is (a real full file system: a small tmpfs)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from profnet_sheets.batch.workflow import EXIT_STOPPED
+from profnet_sheets.sandbox import start_sandbox
+from tests.integration.client.conftest import usage
+from tests.integration.conftest import cli_env, run_cli
+
+pytestmark = pytest.mark.integration
+KEY = "full-disk-key"
+ROWS = 60
+
+
+@pytest.fixture(params=["128k"])
+def small_disk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+    """A small tmpfs (128 KiB, or the size a test asks): room for a cache file's first few
+    answers, then full. Mounting needs root: in CI (CI=true) a machine that cannot is a
+    failure, elsewhere a skip."""
+    where = tmp_path / "small-disk"
+    where.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={request.param}", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        reason = f"cannot mount a small tmpfs here ({mounted.stderr.strip() or 'not root'})"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason}: the full-disk test must run in CI (run it as root)")
+        pytest.skip(reason)
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def test_a_full_disk_stops_the_buying_and_says_what_a_rerun_pays(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    source, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    pl.DataFrame({"Site": [f"full{n}.io" for n in range(ROWS)]}).write_csv(source)
+    answers = small_disk / "answers.sqlite"
+    with start_sandbox(api_keys=(KEY,), credits=1_000_000, seed=3) as sandbox:
+        env = cli_env(sandbox.base_url, KEY, tmp_path / "home")
+        env["PROFNET_CACHE"] = str(answers)  # the answers on the small disk, the rest not
+        args = ["enrich", str(source), "--column", "Site", "--kind", "company"]
+        done = run_cli(env, *args, "--out", str(out), "--yes", "--concurrency", "1")
+        paid = int(usage(sandbox, KEY)["credits_charged"])
+
+    assert done.returncode == EXIT_STOPPED, done.stderr
+    kept = sqlite3.connect(answers).execute("SELECT count(*) FROM responses").fetchone()[0]
+    assert 0 < kept < paid < ROWS, "some answers kept, then the disk was full and buying stopped"
+    assert paid == kept + 1, "one call at a time: the first answer not kept stops the buying"
+    result = pl.read_csv(out)
+    assert result.height == ROWS
+    assert result.filter(pl.col("company_name").is_not_null()).height == paid, (
+        "every paid answer is in the output, the one not kept too"
+    )
+    said = " ".join(done.stderr.split())
+    assert "SQLite rolled it back" in said
+    assert "could not be kept" in said
+    assert "1 paid answer could not be kept in the cache, so running again pays it again" in said
+    assert "will not be paid again" not in said
+    assert "running again is free" not in said
+
+
+@pytest.mark.parametrize("small_disk", ["512k"], indirect=True)
+def test_an_output_that_cannot_be_written_on_the_full_disk_says_what_a_rerun_pays(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    """The output on the disk the cache fills: checked with room to spare before the run,
+    it cannot be written after it. The message says what a re-run pays, not that it is free."""
+    source, out = tmp_path / "in.csv", small_disk / "out.csv"
+    pl.DataFrame({"Site": [f"full{n}.io" for n in range(200)]}).write_csv(source)
+    with start_sandbox(api_keys=(KEY,), credits=1_000_000, seed=3) as sandbox:
+        env = cli_env(sandbox.base_url, KEY, tmp_path / "home")
+        env["PROFNET_CACHE"] = str(small_disk / "answers.sqlite")
+        args = ["enrich", str(source), "--column", "Site", "--kind", "company"]
+        done = run_cli(env, *args, "--out", str(out), "--yes", "--concurrency", "1")
+
+    assert done.returncode == 1, done.stderr
+    said = " ".join(done.stderr.split())
+    assert "could not be written" in said
+    assert "1 paid answer could not be kept in the cache, so running again pays it again" in said
+    assert "is free" not in said
