@@ -648,7 +648,8 @@ class Client:
         status, body = self._memorised(ep, key, sent)
         if status == 200:  # the memo's copy shares lists with `body`: the caller gets another
             body = json.loads(json.dumps(body))
-        return self._answer(ep, status, body, sent.headers, sent.out_of_credits)
+        told = None if sent.from_cache else sent.out_of_credits  # read from the wire once
+        return self._answer(ep, status, body, sent.headers, told)
 
     def _memorised(self, ep: Endpoint, key: CallKey, sent: Sent) -> tuple[int, Any]:
         """An answer's status and body, kept in the memo as long as the policy and the store
