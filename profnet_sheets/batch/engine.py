@@ -480,9 +480,7 @@ def enrich(
         raise ValueError(
             f"budget={shown(budget)}: give a whole number of credits, 0 or more (or None)"
         )
-    client = client or Client()
-    if budget is not None:
-        client = client.with_budget(budget)
+    client = (client or Client()).with_budget(budget)  # a run of its own (stops: decision 213)
     key_cols = list(columns.values())
     if plan is not None and plan.distinct is not None and plan.columns == columns:
         distinct = plan.distinct

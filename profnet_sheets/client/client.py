@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from profnet_sheets.client import jobs
 from profnet_sheets.client.answers import conformed, missing, payload, unfinished
@@ -30,7 +30,7 @@ from profnet_sheets.client.keys import CallKey, call_key, canonical_json
 from profnet_sheets.client.ledger import Budget, Ledger, price_ceiling
 from profnet_sheets.client.memo import Memo, MemoCache
 from profnet_sheets.client.pace import Pace
-from profnet_sheets.client.policy import error_for, is_quota_exhausted, longest_call
+from profnet_sheets.client.policy import error_for, longest_call
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.store import AnswerStore, StoreError
 from profnet_sheets.client.transport import Sent, Transport
@@ -54,6 +54,19 @@ UNREADABLE_IN_A_ROW = 3
 # Connection attempts in a row (from every thread) that did not reach the service, with no
 # answer between them, after which it is deemed unreachable and nothing more is sent.
 UNREACHED_IN_A_ROW = 5
+
+
+RunStopKind = Literal["credits", "unreachable"]
+
+
+@dataclass(frozen=True)
+class RunStop:
+    """A stop that holds for the runs under way when it was met (numbered up to `last_run`),
+    not for later ones; `said`: the service's own words, for every later call of those."""
+
+    reason: str
+    last_run: int
+    said: ProfnetError | None = None
 
 
 @dataclass(frozen=True)
@@ -136,16 +149,17 @@ class _Shared:
             self.transport.pace.remember_in(settings.cache_dir / pace_file)
         self.memo = MemoCache()
         self.budget = Budget(settings.budget)
-        self.stopped: str | None = None  # why this client stopped buying, once it has
-        self.no_credits: ProfnetError | None = None  # the service said: no credits left
+        self.stopped: str | None = None  # why this client stopped buying for good, once it has
+        self.runs = 0  # runs started on this client (`Client.with_budget`, `Client.new_run`)
+        self.run_stops: dict[RunStopKind, RunStop] = {}  # the stops that hold for runs only
         self.unreadable_in_a_row = 0  # paid answers not understood, one after another
         self.unreached_in_a_row = 0  # connection attempts that failed, one after another
-        self.unreachable: str | None = None  # why it stopped: the service could not be reached
         self.unkept = 0  # answers paid for that the store could not keep (a re-run pays them)
         self.lock = threading.Lock()
 
     def stop_buying(self, reason: str) -> None:
-        """Send nothing more that costs credits, for `reason` (said once, in the log too)."""
+        """Send nothing more that costs credits, for `reason`, in any run (said once, in the
+        log too): asking again might pay for what cannot be kept or read."""
         with self.lock:
             if self.stopped is None:
                 self.stopped = reason
@@ -156,20 +170,41 @@ class _Shared:
         with self.lock:
             self.unkept += 1
 
+    def start_run(self) -> int:
+        """A new run's number: the stops met before it do not hold for it."""
+        with self.lock:
+            self.runs += 1
+            return self.runs
+
+    def stop_runs(self, kind: RunStopKind, reason: str, said: ProfnetError | None = None) -> None:
+        """Send nothing more that costs credits in the runs under way, for `reason` (`said`:
+        the service's own words, told to every later call of those runs). A later run asks
+        again: that is free (a 402 is not charged; nothing reaches a service that is down)."""
+        with self.lock:
+            before = self.run_stops.get(kind)
+            self.run_stops[kind] = RunStop(reason, self.runs, said)
+        if before is None or before.last_run < self.runs:
+            LOG.error("profnet-sheets stopped buying in the runs under way: %s", reason)
+
+    def run_stop(self, run: int | None, kind: RunStopKind) -> RunStop | None:
+        """The stop of `kind` that holds for `run`, or None; for None (the client itself,
+        outside any run) the last one met, which says why without holding."""
+        stop = self.run_stops.get(kind)
+        return stop if stop is not None and (run is None or run <= stop.last_run) else None
+
     def count_reached(self, reached: bool) -> bool:
-        """Stop buying after UNREACHED_IN_A_ROW connection attempts in a row that did not reach
-        the service; False once it is deemed unreachable (a call gives up at once)."""
+        """Stop the runs under way after UNREACHED_IN_A_ROW connection attempts in a row that
+        did not reach the service; False while it is deemed unreachable (a call gives up at
+        once: in a later run, after its first attempt that does not connect either)."""
         with self.lock:
             self.unreached_in_a_row = 0 if reached else self.unreached_in_a_row + 1
             lost = self.unreached_in_a_row >= UNREACHED_IN_A_ROW
-            if lost and self.unreachable is None:
-                self.unreachable = (
-                    f"the service at {masked_url(self.base_url)} could not be reached "
-                    f"({UNREACHED_IN_A_ROW} connection attempts in a row failed)"
-                )
-            reason = self.unreachable
-        if lost and reason is not None:
-            self.stop_buying(reason)
+        if lost:
+            self.stop_runs(
+                "unreachable",
+                f"the service at {masked_url(self.base_url)} could not be reached "
+                f"({UNREACHED_IN_A_ROW} connection attempts in a row failed)",
+            )
         return not lost
 
     def count_reading(self, understood: bool) -> None:
@@ -222,6 +257,7 @@ class Client:
         )
         self._shared = _Shared(self.settings)
         self._budget = self._shared.budget
+        self._run: int | None = None  # calls outside any run: each asks the service anew
         self._policy = CachePolicy(self.settings)
         self.profile: ServiceProfile = self.settings.profile
 
@@ -271,8 +307,13 @@ class Client:
     @property
     def stopped(self) -> str | None:
         """Why this client stopped buying (a cache that failed, answers it cannot read), or
-        None while it buys."""
-        return self._shared.stopped
+        why this run did (no credits left, the service unreachable; the client itself, outside
+        any run: the last run that did), or None while it buys."""
+        shared = self._shared
+        if shared.stopped is not None or not shared.run_stops:  # a formula asks: kept quick
+            return shared.stopped
+        held = (shared.run_stop(self._run, kind) for kind in ("credits", "unreachable"))
+        return next((stop.reason for stop in held if stop is not None), None)
 
     @property
     def pace(self) -> Pace:
@@ -282,9 +323,10 @@ class Client:
 
     @property
     def unreachable(self) -> str | None:
-        """Why this client stopped sending because the service could not be reached (its URL
-        masked), or None."""
-        return self._shared.unreachable
+        """Why this run stopped sending because the service could not be reached (its URL
+        masked; the client itself: the last run that did), or None."""
+        stop = self._shared.run_stop(self._run, "unreachable")
+        return None if stop is None else stop.reason
 
     @property
     def unkept(self) -> int:
@@ -294,8 +336,9 @@ class Client:
 
     @property
     def out_of_credits(self) -> bool:
-        """Whether the service said the account has no credits left (the client stopped)."""
-        return self._shared.no_credits is not None
+        """Whether the service said, in this run, that the account has no credits left (the
+        run stopped; the client itself: in the last run that stopped for it)."""
+        return self._shared.run_stop(self._run, "credits") is not None
 
     def spent(self, *, uncertain: bool = False) -> int:
         """Credits the ledger holds for this service (`uncertain`: only those that may have
@@ -311,11 +354,20 @@ class Client:
         return self._budget
 
     def with_budget(self, limit: int | None) -> Client:
-        """A view of this client with a budget of its own (a batch run's, a form action's)
-        within the client's: both limits hold, and the view's `budget.spent` counts only what
-        was spent through it. Caches and ledger are shared."""
-        view = copy.copy(self)
+        """A view of this client for a new run (a batch run's, a form action's) with a budget
+        of its own within the client's: both limits hold, and the view's `budget.spent` counts
+        only what was spent through it. Caches and ledger are shared (see `new_run`)."""
+        view = self.new_run()
         view._budget = Budget(limit, within=self._budget)
+        return view
+
+    def new_run(self) -> Client:
+        """A view of this client, with the same budget, for a new run: a stop met before it
+        for no credits left or a service unreachable does not hold for it (it asks the
+        service again, which is free); a stop for a cache that failed or answers it cannot
+        read still does."""
+        view = copy.copy(self)
+        view._run = self._shared.start_run()
         return view
 
     def close(self) -> None:
@@ -469,13 +521,12 @@ class Client:
                     self._record(ep, charged, None, uncertain=True)
                 raise
             price = self.prices.price(ep)
-            if sent.status == 402 or (
-                sent.status == 429 and is_quota_exhausted(sent.body or sent.text, sent.headers)
-            ):
-                shared.no_credits = error_for(ep, price, sent.status, sent.body, sent.headers)
-                shared.stop_buying(
+            if sent.out_of_credits:
+                shared.stop_runs(
+                    "credits",
                     "the account has no credits left: top up, then run again (what was done "
-                    "is kept and will not be paid again)"
+                    "is kept and will not be paid again)",
+                    error_for(ep, price, sent.status, sent.body, sent.headers, out_of_credits=True),
                 )
             if sent.status == 200 and price.kind != "free":
                 understood = missing(ep, sent.body) is None and not unfinished(ep, sent.body)
@@ -560,29 +611,36 @@ class Client:
             )
 
     def _check_buying(self, ep: Endpoint) -> None:
-        stopped, no_credits = self._shared.stopped, self._shared.no_credits
-        if stopped is None or self.prices.price(ep).kind == "free":
+        """Raise, before a paid call is sent, when this client or this run stopped buying."""
+        shared = self._shared
+        if self.prices.price(ep).kind == "free":
             return
-        if no_credits is not None:  # said as the service said it, to every later call
-            raise type(no_credits)(
-                no_credits.message,
-                endpoint=no_credits.endpoint,
-                status=no_credits.status,
-                code=no_credits.code,
-                details=no_credits.details,
+        if shared.stopped is not None:
+            raise self._stopped(ep, shared.stopped)
+        if self._run is None:  # outside any run, each call asks the service (decision 213)
+            return
+        no_credits = shared.run_stop(self._run, "credits")
+        said = no_credits.said if no_credits is not None else None
+        if said is not None:  # said as the service said it, to every later call of the run
+            raise type(said)(
+                said.message,
+                endpoint=said.endpoint,
+                status=said.status,
+                code=said.code,
+                details=said.details,
             )
-        raise self._stopped(ep, stopped)
+        unreachable = shared.run_stop(self._run, "unreachable")
+        if unreachable is not None:
+            raise ServiceUnreachable(
+                f"{ep.name}: not sent: {unreachable.reason}. Check the network and the base URL "
+                f"(PROFNET_BASE_URL) with `{command('check')}`, then run again: what was "
+                "done is kept and not paid again.",
+                reason=unreachable.reason,
+                endpoint=ep.name,
+            )
 
     def _stopped(self, ep: Endpoint, reason: str) -> StoppedBuying:
         self._shared.stop_buying(reason)
-        if reason == self._shared.unreachable:
-            return ServiceUnreachable(
-                f"{ep.name}: not sent: {reason}. Check the network and the base URL "
-                f"(PROFNET_BASE_URL) with `{command('check')}`, then run again: what was "
-                "done is kept and not paid again.",
-                reason=reason,
-                endpoint=ep.name,
-            )
         return StoppedBuying(
             f"{ep.name}: not sent: profnet-sheets stopped buying ({reason}). "
             f"{self.kept_said()}; fix that and run again.",
@@ -614,7 +672,8 @@ class Client:
         status, body = self._memorised(ep, key, sent)
         if status == 200:  # the memo's copy shares lists with `body`: the caller gets another
             body = json.loads(json.dumps(body))
-        return self._answer(ep, status, body, sent.headers)
+        told = None if sent.from_cache else sent.out_of_credits  # read from the wire once
+        return self._answer(ep, status, body, sent.headers, told)
 
     def _memorised(self, ep: Endpoint, key: CallKey, sent: Sent) -> tuple[int, Any]:
         """An answer's status and body, kept in the memo as long as the policy and the store
@@ -636,9 +695,17 @@ class Client:
         """A remembered answer: a 200 was understood and conformed when it was kept."""
         return memo.body() if memo.status == 200 else self._answer(ep, memo.status, memo.body())
 
-    def _answer(self, ep: Endpoint, status: int, body: Any, headers: Any = None) -> Any:
+    def _answer(
+        self,
+        ep: Endpoint,
+        status: int,
+        body: Any,
+        headers: Any = None,
+        out_of_credits: bool | None = None,
+    ) -> Any:
         if status != 200 or unfinished(ep, body):
-            raise error_for(ep, self.prices.price(ep), status, body, headers)
+            price = self.prices.price(ep)
+            raise error_for(ep, price, status, body, headers, out_of_credits=out_of_credits)
         lacking = missing(ep, body)
         if lacking is not None:
             raise ServiceError(

@@ -19,11 +19,28 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 RATE_WINDOW = 1.0
 # After these, the service (or a gateway's upstream) may have done, and charged, the work.
 MAYBE_DONE_STATUSES = frozenset({500, 502, 504})
-_QUOTA = re.compile(
-    r"quota|out of credits|no credits left|insufficient (credits|balance|funds)"
-    r"|credits? (are |is )?(exhausted|used up)|balance (is )?too low|plan limit",
+# Words of a balance that cannot pay: out of credits, whatever else the answer says.
+_NO_CREDITS = re.compile(
+    r"out of credits|no credits left|insufficient[ _](credits?|balance|funds)"
+    r"|credits? (are |is )?(exhausted|used up|spent)|balance (is )?too low",
     re.IGNORECASE,
 )
+# Words of a quota of a long period (a month's, a day's, a plan's): out of credits until it
+# renews, whatever else the answer says ("Too many requests: monthly quota exceeded").
+_LONG_QUOTA = re.compile(
+    r"\b(month|monthly|day|daily|year|yearly|annual|plan'?s?)\W+(\w+\W+)?quota"
+    r"|quota\b.*\b(month|day|year|plan)\b",
+    re.IGNORECASE,
+)
+# Words of a number of calls per time: a rate limit, retried after it, even when worded as a
+# quota ("per-second request quota exceeded", "rate quota exceeded, retry in 1s").
+_PER_TIME = re.compile(
+    r"\brate\b|per[- ]?(second|sec|minute|min)\b|/\s?(s|sec|second|min|minute)\b"
+    r"|requests? per\b|(retry|try again) (in|after)\b|slow down",
+    re.IGNORECASE,
+)
+# Words of any other quota or plan used up: out of credits.
+_QUOTA = re.compile(r"quota|plan limit", re.IGNORECASE)
 
 Failure = Literal["connect", "read", "timeout"]
 
@@ -60,17 +77,20 @@ class RetryPolicy:
         rng: random.Random | None = None,
         *,
         risky: bool = False,
+        out_of_credits: bool | None = None,
     ) -> float | None:
         """Seconds to wait before trying again after an error status, or None: do not retry.
 
         `risky` (`is_risky`): after a 500, 502 or 504 it may have been done and charged, so
-        it is not repeated.
+        it is not repeated. `out_of_credits`: `says_out_of_credits` of this answer, when the
+        caller decided it already (else decided here from `body`).
         """
         if status not in RETRY_STATUSES or attempt >= self.retries:
             return None
         if risky and status in MAYBE_DONE_STATUSES:
             return None
-        if status == 429 and is_quota_exhausted(body, headers):
+        spent = says_out_of_credits(status, body) if out_of_credits is None else out_of_credits
+        if status == 429 and spent:
             return None
         retry_after = parse_retry_after(headers.get("Retry-After") if headers else None)
         if retry_after is not None:
@@ -120,23 +140,41 @@ def parse_retry_after(value: str | None) -> float | None:
         return None
 
 
-def is_quota_exhausted(body: Any, headers: Any = None) -> bool:
+def says_out_of_credits(status: int, body: Any) -> bool:
+    """Whether an answer says the account cannot pay: a 402, or a 429 about spent credits or a
+    used-up quota (`is_quota_exhausted`). Decided once per answer (the transport's `Sent`
+    carries it); a 429 about speed is a rate limit."""
+    return status == 402 or (status == 429 and is_quota_exhausted(body))
+
+
+def is_quota_exhausted(body: Any) -> bool:
     """A 429 that is about the quota or credits, not about speed (field notes: marketplaces).
 
-    An explicit `insufficient_credits` code decides; otherwise only unmistakable words about a
-    quota or spent credits do ("you have exceeded your rate limit" is a rate limit).
+    An explicit `insufficient_credits` code, words of a balance that cannot pay or of a quota
+    of a long period ("monthly quota exhausted") decide; then words of calls per time make it
+    a rate limit ("per-second request quota exceeded", "you have exceeded your rate limit",
+    "retry in 1s"); then any other word of a quota or plan limit makes it out of credits.
     """
     if isinstance(body, dict) and body.get("message") == "insufficient_credits":
         return True
     text = " ".join(str(v) for v in body.values()) if isinstance(body, dict) else str(body or "")
-    return bool(_QUOTA.search(text))
+    if _NO_CREDITS.search(text) or _LONG_QUOTA.search(text):
+        return True
+    return not _PER_TIME.search(text) and bool(_QUOTA.search(text))
 
 
 def error_for(
-    endpoint: Endpoint, price: Price, status: int, body: Any, headers: Any = None
+    endpoint: Endpoint,
+    price: Price,
+    status: int,
+    body: Any,
+    headers: Any = None,
+    *,
+    out_of_credits: bool | None = None,
 ) -> errors.ProfnetError:
     """The exception for an error answer, with a message that says what to do (`price`: what
-    the call costs, for whether it may have been charged)."""
+    the call costs, for whether it may have been charged; `out_of_credits`: what
+    `says_out_of_credits` decided of this answer, when it was)."""
     body_dict = body if isinstance(body, dict) else {}
     code = body_dict.get("message")
     details = body_dict.get("details") or body_dict.get("error")
@@ -168,7 +206,7 @@ def error_for(
             **context,
         )
     retry_after = parse_retry_after(headers.get("Retry-After")) if headers else None
-    if status == 402 or (status == 429 and is_quota_exhausted(body, headers)):
+    if says_out_of_credits(status, body) if out_of_credits is None else out_of_credits:
         return errors.InsufficientCredits(
             f"{endpoint.name}: the account has no credits left for this call.{said} "
             "Top up the account, or lower what you ask for.",

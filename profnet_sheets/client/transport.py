@@ -20,9 +20,9 @@ from profnet_sheets.client.policy import (
     MAYBE_DONE_STATUSES,
     Failure,
     RetryPolicy,
-    is_quota_exhausted,
     is_risky,
     parse_retry_after,
+    says_out_of_credits,
 )
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TransportError
@@ -73,6 +73,18 @@ class Sent:
     uncertain: int = 0
     expires: float | None = None
     response: requests.Response | None = None  # from the wire: what the store keeps
+    out_of_credits: bool = False  # the answer says the account cannot pay (decided once)
+
+
+@dataclass(frozen=True)
+class _Heard:
+    """One attempt's answer: its body parsed once (None: not JSON), and whether it says the
+    account cannot pay (`says_out_of_credits`, decided once for the retry, the pace and the
+    client)."""
+
+    response: requests.Response
+    body: Any
+    out_of_credits: bool
 
 
 class Transport:
@@ -151,7 +163,7 @@ class Transport:
                     raise self._transport_error(endpoint, failure, attempt + 1, uncertain, risky)
             else:
                 self.reached(True)
-                response = answer
+                response, body = answer.response, answer.body
                 status = response.status_code
                 if 300 <= status < 400:
                     raise ServiceError(
@@ -162,12 +174,16 @@ class Transport:
                         endpoint=endpoint.name,
                         status=status,
                     )
-                body = _json_or_none(response)
                 if status in MAYBE_DONE_STATUSES and price.kind != "free":
                     uncertain += 1  # the service (or a gateway's upstream) may have done it
-                said = body if body is not None else response.text  # a quota told in plain text
                 wait = self.policy.after_status(
-                    attempt, status, response.headers, said, self._random, risky=risky
+                    attempt,
+                    status,
+                    response.headers,
+                    body,
+                    self._random,
+                    risky=risky,
+                    out_of_credits=answer.out_of_credits,
                 )
                 if wait is not None and uncertain > was_uncertain and afford_retry is not None:
                     wait = wait if afford_retry() else None
@@ -181,13 +197,14 @@ class Transport:
                         attempt + 1,
                         uncertain,
                         response=response,
+                        out_of_credits=answer.out_of_credits,
                     )
             attempt += 1
             self.sleep(wait)
 
     def _attempt(
         self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey | None
-    ) -> requests.Response | Failure:
+    ) -> _Heard | Failure:
         """One attempt when the pace lets it start: the answer, or how it failed; the pace
         learns how it went."""
         ticket = self.pace.acquire()
@@ -203,23 +220,25 @@ class Transport:
                 outcome = "timeout"
             return failure
         else:
-            outcome, retry_after = self._lesson(response)
-            return response
+            body = _json_or_none(response)
+            said = body if body is not None else response.text  # a quota told in plain text
+            heard = _Heard(response, body, says_out_of_credits(response.status_code, said))
+            outcome, retry_after = self._lesson(heard)
+            return heard
         finally:
             self.pace.release(ticket, outcome, retry_after)
 
-    def _lesson(self, response: requests.Response) -> tuple[Outcome, float | None]:
+    def _lesson(self, heard: _Heard) -> tuple[Outcome, float | None]:
         """What an answer tells the pace: a 429 about speed (with its Retry-After, capped),
         a 5xx nothing, any other answer that the service answered."""
-        status = response.status_code
+        status = heard.response.status_code
         if status >= 500:
             return "failed", None
         if status != 429:
             return "answered", None
-        said = _json_or_none(response)
-        if is_quota_exhausted(said if said is not None else response.text, response.headers):
+        if heard.out_of_credits:
             return "failed", None  # out of credits: not a question of speed
-        wait = parse_retry_after(response.headers.get("Retry-After"))
+        wait = parse_retry_after(heard.response.headers.get("Retry-After"))
         return "throttled", None if wait is None else min(wait, self.policy.retry_after_cap)
 
     def _request(

@@ -18,7 +18,7 @@ from profnet_sheets.errors import (
     Unauthorized,
 )
 from profnet_sheets.excel.cells import error_text
-from profnet_sheets.excel.session import BUDGET_KEY, OFFLINE_KEY
+from profnet_sheets.excel.session import BUDGET_KEY, OFFLINE_KEY, STOP_HOLD
 from profnet_sheets.words import command
 
 log = logging.getLogger("profnet_sheets.excel")
@@ -36,7 +36,7 @@ NOT_FOUND = "not found: check the id, URL or name it was looked up by"
 INTERRUPTED = "interrupted before it was fetched: recalculate"
 UNREACHABLE = (
     "the service cannot be reached: check the network and the base URL "
-    f"({command('check')}), {RESTART}"
+    f"({command('check')}), then recalculate (formulas ask again {STOP_HOLD:g} s after this)"
 )
 UNAUTHORIZED = (
     f"the service refused the API key: run {command('config --api-key')} (it asks for it), "

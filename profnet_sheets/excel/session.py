@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
@@ -27,6 +28,9 @@ SANDBOX_NOTICE: Final = (
     f"SANDBOX: synthetic data, nothing paid (no API key set: {command('config --api-key ...')})"
 )
 DEFAULT_BUDGET: Final = 1_000  # credits one Excel session may spend unless told otherwise
+# Seconds a stop met by formulas (no credits, the service unreachable) holds before the next
+# formula asks the service again: the rest of one recalculation (decision 214).
+STOP_HOLD: Final = 10.0
 _UNLIMITED: Final = frozenset({"none", "unlimited", "no limit"})
 CONF_SHEET: Final = "xlwings.conf"
 CONF_ROWS: Final = 100  # rows of the xlwings.conf sheet read
@@ -130,16 +134,36 @@ def _switch(sources: Sequence[Source], name: str, default: bool) -> bool:
 
 @dataclass
 class ExcelSession:
-    """The client every formula of this Excel process uses, with the session's budget."""
+    """The client every formula of this Excel process uses, with the session's budget.
 
-    client: Client
+    Formulas have no run of their own: a stop for no credits left or a service unreachable
+    holds for STOP_HOLD seconds from the first formula that meets it stopped (the rest of
+    that recalculation), then the next formula starts a new run, which asks the service again
+    (free: a 402 is not charged; nothing reaches a service that is down)."""
+
+    run: Client
     config: SessionConfig
     completed: dict[str, SearchStatus] = field(default_factory=dict)  # searches seen completed
+    clock: Callable[[], float] = time.monotonic
+    stopped_since: float | None = None  # when a formula first met this run stopped
 
     @classmethod
-    def start(cls, client: Client, config: SessionConfig) -> ExcelSession:
+    def start(
+        cls, client: Client, config: SessionConfig, clock: Callable[[], float] = time.monotonic
+    ) -> ExcelSession:
         view = client.with_budget(config.budget)
-        return cls(view.with_options(offline=True) if config.offline else view, config)
+        return cls(view.with_options(offline=True) if config.offline else view, config, clock=clock)
+
+    @property
+    def client(self) -> Client:
+        """The session's client, in a new run once a stop has held for STOP_HOLD seconds."""
+        if self.run.stopped is None:
+            self.stopped_since = None
+        elif self.stopped_since is None:
+            self.stopped_since = self.clock()
+        elif self.clock() - self.stopped_since >= STOP_HOLD:
+            self.run, self.stopped_since = self.run.new_run(), None
+        return self.run
 
 
 def data_source(client: Client) -> str:
@@ -223,11 +247,13 @@ def open_session(settings: Settings, found: Sequence[Source]) -> ExcelSession:
     return ExcelSession.start(client, config)
 
 
-def install(client: Client, config: SessionConfig | None = None) -> ExcelSession:
+def install(
+    client: Client, config: SessionConfig | None = None, clock: Callable[[], float] = time.monotonic
+) -> ExcelSession:
     """Use this client (and settings) for the formulas of this process: tests, benchmarks,
-    or a host application that builds its own client."""
+    or a host application that builds its own client (`clock`: the session's, in seconds)."""
     with _lock:
-        _state["session"] = ExcelSession.start(client, config or SessionConfig())
+        _state["session"] = ExcelSession.start(client, config or SessionConfig(), clock)
         return _state["session"]
 
 

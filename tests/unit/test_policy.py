@@ -100,3 +100,36 @@ def test_only_a_job_state_marks_a_results_page_unfinished() -> None:
     assert unfinished(results, {**page, "status": "processing", "results": []})
     assert unfinished(results, {**page, "status": "failed"})
     assert not unfinished(endpoint("get-company-details"), {"status": "processing"})
+
+
+def test_a_quota_of_calls_per_time_is_a_rate_limit_and_a_spent_one_is_not() -> None:
+    from profnet_sheets.client.policy import says_out_of_credits
+
+    ep = endpoint("get-company-details")
+
+    def error(status: int, body: object) -> object:
+        return error_for(ep, PriceTable().price(ep), status, body)
+
+    rate_limits = (
+        "per-second request quota exceeded",
+        "rate quota exceeded, retry in 1s",
+        "request quota exceeded: 10 requests per minute",
+        "You have exceeded the rate limit per second for your plan, BASIC",
+        {"message": "Too many requests"},
+    )
+    spent = (
+        "monthly quota exhausted",
+        "insufficient credits",
+        {"message": "Too many requests", "details": "You have exceeded your monthly quota"},
+        {"message": "rate_limited", "details": "quota exceeded for this plan"},
+        {"message": "insufficient_credits"},
+    )
+    for body in rate_limits:
+        assert not says_out_of_credits(429, body), body
+        assert isinstance(error(429, body), RateLimited), body
+        assert POLICY.after_status(0, 429, {"Retry-After": "1"}, body, RNG) == 1.0, body
+    for body in spent:
+        assert says_out_of_credits(429, body), body
+        assert isinstance(error(429, body), InsufficientCredits), body
+        assert POLICY.after_status(0, 429, {"Retry-After": "1"}, body, RNG) is None, body
+    assert says_out_of_credits(402, {}), "a 402 whatever it says"

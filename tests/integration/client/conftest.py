@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +79,14 @@ def calls(sandbox: RunningSandbox, endpoint: str) -> int:
 
 def set_faults(sandbox: RunningSandbox, **faults: Any) -> None:
     requests.put(f"{sandbox.base_url}/_sandbox/faults", json=faults, timeout=5).raise_for_status()
+
+
+def serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[Any]:
+    """A small HTTP server on loopback with `handler` (its `base_url` set), for the test."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    handler.base_url = f"http://127.0.0.1:{server.server_address[1]}"  # type: ignore[attr-defined]
+    yield handler
+    server.shutdown()
+    server.server_close()

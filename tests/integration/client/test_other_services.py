@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 
 from profnet_sheets import BudgetExceeded, Client, InsufficientCredits, SearchNotReady
+from tests.integration.client.conftest import serve
 
 pytestmark = pytest.mark.integration
 
@@ -115,13 +116,7 @@ class _CountsAllMatches(_BigPages):
 
 def _serve(base: type[_Fake]) -> Iterator[Any]:
     handler = type(base.__name__, (base,), {"completed": threading.Event(), "paths": []})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    handler.base_url = f"http://127.0.0.1:{server.server_address[1]}"
-    yield handler
-    server.shutdown()
-    server.server_close()
+    yield from serve(handler)
 
 
 @pytest.fixture
