@@ -546,9 +546,11 @@ def lookup(
             calls.append((value, params))
         run = client.with_budget(None)  # this command's own spend
         cost = run.estimate([(spec.endpoint, params) for _, params in calls])
+        free = spec.endpoint in client.profile.free_on_plan
         click.echo(
             f"{counted(cost.unique, 'lookup')}: {cost.cached} cached (free); at most "
-            f"{counted(cost.credits, 'credit')}.",
+            f"{counted(cost.credits, 'credit')}"
+            + (f" ({spec.endpoint} is free on your plan)." if free else "."),
             err=True,
         )
         if cost.credits and not yes and sys.stdin.isatty() and not client.settings.uses_sandbox:
@@ -561,9 +563,12 @@ def lookup(
         spent = run.budget.spent
     json.dump(answers, sys.stdout, indent=2)
     click.echo()
-    click.echo(
-        f"this lookup: {counted(spent, 'credit')}" if spent else "0 credits: cached", err=True
-    )
+    if free:
+        click.echo(f"this lookup: 0 credits: {spec.endpoint} is free on your plan", err=True)
+    else:
+        click.echo(
+            f"this lookup: {counted(spent, 'credit')}" if spent else "0 credits: cached", err=True
+        )
 
 
 @main.command()
