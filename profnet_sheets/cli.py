@@ -777,6 +777,7 @@ def _search_command(kind: SearchKind) -> click.Command:
                 )
                 sys.exit(stops.exit_code)
             spent = run.budget.spent
+            free = endpoint.name in client.profile.free_on_plan
         try:
             path = write_table(frame, out)
         except BatchInputError as error:
@@ -785,6 +786,8 @@ def _search_command(kind: SearchKind) -> click.Command:
                 f"{job.request_id} and another --out, free)"
             ) from None
         paid = f"this search: {counted(spent, 'credit')}" if spent else "0 credits: reused"
+        if free and not spent:
+            paid = f"0 credits: {endpoint.name} is free on your plan"
         click.echo(f"{frame.height} {kind} written to {path}; {paid}.", err=True)
         if job.cut_by_budget is not None:
             click.echo(

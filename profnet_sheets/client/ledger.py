@@ -168,12 +168,21 @@ class Ledger:
         if former == self.path or not former.exists():
             return 0
         source = str(former.resolve())
-        with self._lock:
-            self._db.execute("ATTACH DATABASE ? AS former", (str(former),))
-            try:
-                copied: int = self._write(lambda _: self._copy_from_former(source, service))
-            finally:
-                self._db.execute("DETACH DATABASE former")
+        try:
+            with self._lock:
+                self._db.execute("ATTACH DATABASE ? AS former", (str(former),))
+                try:
+                    copied: int = self._write(lambda _: self._copy_from_former(source, service))
+                finally:
+                    self._db.execute("DETACH DATABASE former")
+        except sqlite3.DatabaseError as error:  # not a ledger SQLite can read: left as it is
+            LOG.warning(
+                "profnet-sheets: the ledger %s (the same service, spelt otherwise) could not be "
+                "read (%s): what it recorded does not count toward the spending cap.",
+                clipped(str(former)),
+                error,
+            )
+            return 0
         if copied:
             LOG.warning(
                 "profnet-sheets: %s spend record(s) of the ledger %s (the same service, spelt "

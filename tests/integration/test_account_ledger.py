@@ -107,8 +107,8 @@ def test_a_run_killed_with_calls_in_flight_leaves_them_counted(
     env = cli_env(sandbox.base_url, KEY, tmp_path)
     env.update(
         PROFNET_SPENDING_CAP=str(CAP),
-        # A short lease (one attempt of at most 3 s, no waits): the test waits it out.
-        PROFNET_DEADLINE="3",
+        # A short lease (one attempt of at most 5 s, no waits): the test waits it out.
+        PROFNET_DEADLINE="5",
         PROFNET_RETRIES="0",
         PROFNET_RETRY_AFTER_CAP="0",
         PROFNET_MAX_BACKOFF="0",
@@ -118,7 +118,7 @@ def test_a_run_killed_with_calls_in_flight_leaves_them_counted(
     pl.DataFrame({"Site": [f"killed{n}.io" for n in range(CAP)]}).write_csv(source)
     args = ["enrich", "--column", "Site", "--kind", "company", "--yes"]
     args += ["--concurrency", str(CAP)]
-    set_faults(sandbox, latency_ms=2000)
+    set_faults(sandbox, latency_ms=4000)
     process = subprocess.Popen(
         [*CLI, *args[:1], str(source), *args[1:], "--out", str(tmp_path / "first.parquet")],
         env=env,
@@ -127,7 +127,7 @@ def test_a_run_killed_with_calls_in_flight_leaves_them_counted(
         text=True,
     )
     cache = tmp_path / "cache"
-    # The sandbox charges a call on arrival and answers it 2 s later: all CAP are in flight.
+    # The sandbox charges a call on arrival and answers it 4 s later: all CAP are in flight.
     wait_for(lambda: charged(sandbox) >= CAP, "every call in flight")
     assert _reserved(cache)[0] == CAP
     kill(process)
@@ -183,3 +183,15 @@ def test_an_endpoint_free_on_the_plan_says_so(sandbox: RunningSandbox, tmp_path:
     assert "cached" not in result.stderr.splitlines()[-1]
     check = run_cli(env, "check")
     assert "free on your plan (the spec: 1)" in check.stdout + check.stderr
+
+
+def test_a_search_free_on_the_plan_says_so(sandbox: RunningSandbox, tmp_path: Path) -> None:
+    env = cli_env(sandbox.base_url, KEY, tmp_path)
+    env["PROFNET_PRICES"] = json.dumps({"search-leads": 0, "get-lead-results": 0})
+    env["PROFNET_FREE_ON_PLAN"] = "search-leads, get-lead-results"
+    out = tmp_path / "leads.csv"
+    search = ["search", "leads", "--title-keywords", "CTO", "--limit", "5", "--out", str(out)]
+    result = run_cli(env, *search, "--yes")
+    assert result.returncode == 0, result.stderr
+    assert "0 credits: search-leads is free on your plan" in result.stderr
+    assert "reused" not in result.stderr

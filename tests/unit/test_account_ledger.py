@@ -113,6 +113,9 @@ def test_an_older_spellings_ledger_is_copied_once_and_then_what_it_gained(
     assert new.total(service="svc-new") == 3
     assert new.total(service="svc-new", uncertain=True) == 2
     assert new.absorb(tmp_path / "missing.sqlite", "svc-new") == 0
+    garbage = tmp_path / "svc-garbage-ledger.sqlite"
+    garbage.write_bytes(b"not a database at all" * 100)
+    assert new.absorb(garbage, "svc-new") == 0, "said, and the client still opens"
 
 
 def test_a_price_of_0_is_refused_unless_the_plan_makes_it_free(tmp_path: Path) -> None:
