@@ -546,9 +546,11 @@ def lookup(
             calls.append((value, params))
         run = client.with_budget(None)  # this command's own spend
         cost = run.estimate([(spec.endpoint, params) for _, params in calls])
+        free = spec.endpoint in client.profile.free_on_plan
         click.echo(
             f"{counted(cost.unique, 'lookup')}: {cost.cached} cached (free); at most "
-            f"{counted(cost.credits, 'credit')}.",
+            f"{counted(cost.credits, 'credit')}"
+            + (f" ({spec.endpoint} is free on your plan)." if free else "."),
             err=True,
         )
         if cost.credits and not yes and sys.stdin.isatty() and not client.settings.uses_sandbox:
@@ -561,9 +563,12 @@ def lookup(
         spent, maybe = run.budget.spent, run.budget.uncertain
     json.dump(answers, sys.stdout, indent=2)
     click.echo()
-    click.echo(
-        f"this lookup: {spend_said(spent, maybe)}" if spent else "0 credits: cached", err=True
-    )
+    if free:
+        click.echo(f"this lookup: 0 credits: {spec.endpoint} is free on your plan", err=True)
+    else:
+        click.echo(
+            f"this lookup: {spend_said(spent, maybe)}" if spent else "0 credits: cached", err=True
+        )
 
 
 @main.command()
@@ -773,6 +778,7 @@ def _search_command(kind: SearchKind) -> click.Command:
                 )
                 sys.exit(stops.exit_code)
             spent, maybe = run.budget.spent, run.budget.uncertain
+            free = endpoint.name in client.profile.free_on_plan
         try:
             path = write_table(frame, out)
         except BatchInputError as error:
@@ -781,6 +787,8 @@ def _search_command(kind: SearchKind) -> click.Command:
                 f"{job.request_id} and another --out, free)"
             ) from None
         paid = f"this search: {spend_said(spent, maybe)}" if spent else "0 credits: reused"
+        if free and not spent:
+            paid = f"0 credits: {endpoint.name} is free on your plan"
         click.echo(f"{frame.height} {kind} written to {path}; {paid}.", err=True)
         if job.cut_by_budget is not None:
             click.echo(

@@ -27,6 +27,7 @@ from profnet_sheets.spec.profile import (
     DEFAULT_PROFILE,
     PriceTable,
     ServiceProfile,
+    free_on_plan,
     header_name,
     header_table,
     network_hosts,
@@ -209,6 +210,8 @@ class Settings:
     # of bare profile names.
     network_hosts: tuple[str, ...] = DEFAULT_NETWORK_HOSTS
     prices: PriceTable = DEFAULT_PROFILE.prices  # credits per endpoint, where not the spec's
+    # Endpoints the plan includes at no charge (priced 0 in `prices`, which is refused otherwise).
+    free_on_plan: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         shown = ", ".join(
@@ -226,12 +229,20 @@ class Settings:
                 f"The service profile is not usable: {error}. Fix key_header or headers "
                 f"({ENV_PREFIX}KEY_HEADER, {ENV_PREFIX}HEADERS, or the config file)."
             ) from None
+        try:
+            self.profile.check_free_prices()
+        except ValueError as error:
+            raise ConfigurationError(f"Setting prices is not usable: {error}.") from None
 
     @property
     def profile(self) -> ServiceProfile:
         """The service profile these settings name (the spec's names and prices by default)."""
         return ServiceProfile(
-            self.key_header, tuple(self.headers.items()), self.network_hosts, self.prices
+            self.key_header,
+            tuple(self.headers.items()),
+            self.network_hosts,
+            self.prices,
+            tuple(self.free_on_plan),
         )
 
     @property
@@ -507,6 +518,7 @@ _PROFILE: dict[str, Any] = {
     "headers": header_table,
     "network_hosts": network_hosts,
     "prices": PriceTable.parse,
+    "free_on_plan": free_on_plan,
 }
 
 

@@ -272,7 +272,7 @@ def _price_lines(settings: Settings) -> list[tuple[str, bool]]:
     changed = prices.changed()
     width = max(len(ep.name) for ep in ENDPOINTS)
     return [
-        (f"{ep.name:{width}}  {prices.describe(ep)}", ep.name in changed)
+        (f"{ep.name:{width}}  {settings.profile.describe(ep)}", ep.name in changed)
         for ep in ENDPOINTS
         if prices.price(ep).kind != "free"
     ]

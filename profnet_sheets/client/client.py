@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import hashlib
 import json
 import logging
 import sqlite3
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from profnet_sheets.client import jobs
+from profnet_sheets.client.account import former_service_name, service_name
 from profnet_sheets.client.answers import conformed, missing, payload, unfinished
 from profnet_sheets.client.cache import CachePolicy
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
@@ -130,16 +130,17 @@ class _Shared:
                     "pass base_url (the address your provider gives with the key)."
                 )
             base_url, key = settings.base_url, settings.api_key  # never revealed here
-            service = "svc-" + hashlib.sha256(base_url.encode()).hexdigest()[:10]
+            service = service_name(base_url)
         self.base_url = base_url
         self.service = service
         self.api_key = key
         in_memory = settings.cache in ("memory", "off")
         try:
             self.store = AnswerStore(settings, service, key.fingerprint, CachePolicy(settings))
-            self.ledger = Ledger(
-                None if in_memory else settings.cache_dir / f"{service}-ledger.sqlite"
-            )
+            self.ledger = Ledger(None if in_memory else _ledger_path(settings, service))
+            if not in_memory and not settings.uses_sandbox:  # spend under an older spelling
+                former = _ledger_path(settings, former_service_name(base_url))
+                self.ledger.absorb(former, service)
         except (OSError, sqlite3.Error) as error:  # no such folder, no right; not a database
             raise unusable_cache(error, settings) from None
         self.transport = Transport(settings, base_url)
@@ -218,6 +219,11 @@ class _Shared:
                 "version does not read (each counted as possibly charged); check the base URL "
                 "(PROFNET_BASE_URL), or update profnet-sheets"
             )
+
+
+def _ledger_path(settings: Settings, service: str) -> Path:
+    """The ledger of `service`'s spend: one per service (not per spelling of its URL)."""
+    return settings.cache_dir / f"{service}-ledger.sqlite"
 
 
 class Client:
@@ -559,7 +565,12 @@ class Client:
         shared = self._shared
         try:
             held = shared.ledger.reserve_within(
-                cap, shared.service, credits, ep.name, longest_call(self.settings)
+                cap,
+                shared.service,
+                credits,
+                ep.name,
+                longest_call(self.settings),
+                shared.api_key.fingerprint,
             )
         except BudgetExceeded:
             self._budget.settle(credits, 0)

@@ -7,7 +7,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -32,9 +32,15 @@ CREATE TABLE IF NOT EXISTS spend (
 );
 CREATE INDEX IF NOT EXISTS spend_at ON spend (at);
 CREATE TABLE IF NOT EXISTS reserved (
-    id INTEGER PRIMARY KEY, until REAL NOT NULL, service TEXT NOT NULL, credits INTEGER NOT NULL
+    id INTEGER PRIMARY KEY, until REAL NOT NULL, service TEXT NOT NULL, credits INTEGER NOT NULL,
+    at REAL, key TEXT, endpoint TEXT
 );
+CREATE TABLE IF NOT EXISTS absorbed (source TEXT PRIMARY KEY, last INTEGER NOT NULL);
 """
+# What a reservation carries since it may outlive its process (an older ledger lacks them).
+_RESERVED_SINCE = {"at": "REAL", "key": "TEXT", "endpoint": "TEXT"}
+# What the spend of a reservation whose process died is recorded under, when it did not say.
+UNSETTLED = "(unsettled call)"
 
 
 def price_ceiling(
@@ -100,8 +106,9 @@ class SpendTable(list[Spend]):
 class Ledger:
     """The credits actually spent, call by call, in SQLite beside the cache (or in memory)."""
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, clock: Callable[[], float] = time.time) -> None:
         self.path = path
+        self.clock = clock
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             _open_file(path)  # in WAL mode, a mode the file keeps; an unreadable one set aside
@@ -119,6 +126,85 @@ class Ledger:
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         self._lock = threading.Lock()
+        self._add_reserved_columns()
+        with self._lock:
+            self._write(self._settle_lapsed)
+
+    def _add_reserved_columns(self) -> None:
+        """Give a ledger of an earlier version the columns a reservation now carries."""
+        have = {row[1] for row in self._db.execute("PRAGMA table_info(reserved)")}
+        for name, kind in _RESERVED_SINCE.items():
+            if name not in have:
+                with contextlib.suppress(sqlite3.OperationalError):  # another process did
+                    self._db.execute(f"ALTER TABLE reserved ADD COLUMN {name} {kind}")
+
+    def _write(self, change: Callable[[float], Any]) -> Any:
+        """`change(now)` in one write transaction (atomic across processes); the lock held."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            done = change(self.clock())
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        return done
+
+    def _settle_lapsed(self, now: float) -> None:
+        """Reservations whose lease ran out belong to a process that died with their calls in
+        flight: each is recorded as spent, uncertain (the service may have charged it), in the
+        period it was made in, never forgotten."""
+        self._db.execute(
+            "INSERT INTO spend SELECT COALESCE(at, until), service, COALESCE(key, ''), "
+            f"COALESCE(endpoint, '{UNSETTLED}'), credits, NULL, 1 FROM reserved WHERE until <= ?",
+            (now,),
+        )
+        self._db.execute("DELETE FROM reserved WHERE until <= ?", (now,))
+
+    def absorb(self, former: Path, service: str) -> int:
+        """Count, as `service`'s, the spend recorded in `former`: the ledger an earlier version
+        kept under another spelling of the same base URL. Each row is copied once (and those
+        added there since, by an earlier version still running); returns how many were."""
+        if former == self.path or not former.exists():
+            return 0
+        source = str(former.resolve())
+        try:
+            with self._lock:
+                self._db.execute("ATTACH DATABASE ? AS former", (str(former),))
+                try:
+                    copied: int = self._write(lambda _: self._copy_from_former(source, service))
+                finally:
+                    self._db.execute("DETACH DATABASE former")
+        except sqlite3.DatabaseError as error:  # not a ledger SQLite can read: left as it is
+            LOG.warning(
+                "profnet-sheets: the ledger %s (the same service, spelt otherwise) could not be "
+                "read (%s): what it recorded does not count toward the spending cap.",
+                clipped(str(former)),
+                error,
+            )
+            return 0
+        if copied:
+            LOG.warning(
+                "profnet-sheets: %s spend record(s) of the ledger %s (the same service, spelt "
+                "otherwise) now count in %s, toward the spending cap.",
+                copied,
+                clipped(str(former)),
+                clipped(str(self.path)),
+            )
+        return copied
+
+    def _copy_from_former(self, source: str, service: str) -> int:
+        found = self._db.execute("SELECT last FROM absorbed WHERE source = ?", (source,))
+        last = int((found.fetchone() or (0,))[0])
+        copied = self._db.execute(
+            "INSERT INTO spend SELECT at, ?, key, endpoint, credits, items, uncertain "
+            "FROM former.spend WHERE rowid > ?",
+            (service, last),
+        ).rowcount
+        newest = self._db.execute("SELECT MAX(rowid) FROM former.spend").fetchone()[0]
+        self._db.execute(
+            "INSERT OR REPLACE INTO absorbed VALUES (?, ?)", (source, int(newest or last))
+        )
+        return int(copied)
 
     def record(
         self,
@@ -135,7 +221,7 @@ class Ledger:
             with self._lock:
                 self._db.execute(
                     "INSERT INTO spend VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (time.time(), service, key, endpoint, credits, items, int(uncertain)),
+                    (self.clock(), service, key, endpoint, credits, items, int(uncertain)),
                 )
         except sqlite3.Error as error:  # the call is done and paid: say so, do not fail it
             LOG.warning(
@@ -149,7 +235,10 @@ class Ledger:
     def total(
         self, *, service: str | None = None, since: float = 0.0, uncertain: bool = False
     ) -> int:
-        """Credits spent for sure (or, with uncertain=True, those that may have been)."""
+        """Credits spent for sure (or, with uncertain=True, those that may have been: a call
+        whose answer was lost, or one in flight when its process died)."""
+        with self._lock:
+            self._write(self._settle_lapsed)
         query = "SELECT COALESCE(SUM(credits), 0) FROM spend WHERE at >= ? AND uncertain = ?"
         args: list[Any] = [since, int(uncertain)]
         if service is not None:
@@ -159,39 +248,45 @@ class Ledger:
             return int(self._db.execute(query, args).fetchone()[0])
 
     def reserve_within(
-        self, cap: SpendingCap, service: str, credits: int, endpoint: str, lease: float
+        self,
+        cap: SpendingCap,
+        service: str,
+        credits: int,
+        endpoint: str,
+        lease: float,
+        key: str = "",
     ) -> int:
         """Reserve `credits` under the spending cap of every process sharing this ledger, or
         raise BudgetExceeded: what was spent in the cap's period (for sure or maybe) plus what
-        others have reserved plus `credits` must fit. One write transaction (SQLite's lock
-        makes it atomic across processes); a reservation lapses after `lease` seconds (its
-        process died). Returns the reservation, to `release` once the call is recorded."""
-        now = time.time()
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                used = self._used(cap, service, now)
-                if used + credits > cap.credits:
-                    self._db.execute("ROLLBACK")
-                    left = max(0, cap.credits - used)
-                    raise BudgetExceeded(
-                        f"{endpoint} may cost {credits} credits and only {left} of the spending "
-                        f"cap of {cap} are left (for every run sharing this ledger); nothing "
-                        "was sent. Raise the cap (PROFNET_SPENDING_CAP, config "
-                        "--spending-cap) or wait for the next period.",
-                        endpoint=endpoint,
-                        needed=credits,
-                        left=left,
-                    )
-                found = self._db.execute(
-                    "INSERT INTO reserved (until, service, credits) VALUES (?, ?, ?)",
-                    (now + lease, service, credits),
+        is reserved plus `credits` must fit. One write transaction (SQLite's lock makes it
+        atomic across processes). A reservation not released within `lease` seconds (its
+        process died with the call in flight) is then recorded as spent, uncertain.
+        Returns the reservation, to `release` once the call is recorded."""
+
+        def reserve(now: float) -> int:
+            self._settle_lapsed(now)
+            used = self._used(cap, service, now)
+            if used + credits > cap.credits:
+                left = max(0, cap.credits - used)
+                raise BudgetExceeded(
+                    f"{endpoint} may cost {credits} credits and only {left} of the spending "
+                    f"cap of {cap} are left (for every run on this service's ledger); nothing "
+                    "was sent. Raise the cap (PROFNET_SPENDING_CAP, config --spending-cap) "
+                    "or wait for the next period.",
+                    endpoint=endpoint,
+                    needed=credits,
+                    left=left,
                 )
-                self._db.execute("COMMIT")
-            except sqlite3.Error:
-                self._db.execute("ROLLBACK")
-                raise
-        return int(found.lastrowid or 0)
+            found = self._db.execute(
+                "INSERT INTO reserved (until, service, credits, at, key, endpoint) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (now + lease, service, credits, now, key, endpoint),
+            )
+            return int(found.lastrowid or 0)
+
+        with self._lock:
+            held: int = self._write(reserve)
+        return held
 
     def release(self, reservation: int) -> None:
         """Drop a reservation (its call is recorded, or was never sent)."""
@@ -201,7 +296,7 @@ class Ledger:
     def cap_left(self, cap: SpendingCap, service: str) -> int:
         """Credits the spending cap still leaves in its period."""
         with self._lock:
-            return max(0, cap.credits - self._used(cap, service, time.time()))
+            return max(0, cap.credits - self._used(cap, service, self.clock()))
 
     def _used(self, cap: SpendingCap, service: str, now: float) -> int:
         spent = self._db.execute(
@@ -209,8 +304,7 @@ class Ledger:
             (cap.since(now), service),
         ).fetchone()[0]
         held = self._db.execute(
-            "SELECT COALESCE(SUM(credits), 0) FROM reserved WHERE until > ? AND service = ?",
-            (now, service),
+            "SELECT COALESCE(SUM(credits), 0) FROM reserved WHERE service = ?", (service,)
         ).fetchone()[0]
         return int(spent) + int(held)
 

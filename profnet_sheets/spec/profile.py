@@ -130,6 +130,26 @@ _BY_NAME = {endpoint.name: endpoint for endpoint in ENDPOINTS}
 _PAID = tuple(endpoint.name for endpoint in ENDPOINTS if endpoint.price.kind != "free")
 
 
+def free_on_plan(value: object) -> tuple[str, ...]:
+    """Endpoints the account's plan includes at no charge (their price is then 0, said so):
+    a list of endpoint names, or text separated by commas or spaces; none by default."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        items: Iterable[object] = [item for item in _SEPARATORS.split(value) if item]
+    elif isinstance(value, list | tuple):
+        items = value
+    else:
+        raise ValueError("give endpoint names separated by commas: get-profile-details")
+    names = []
+    for item in items:
+        name = str(item).strip().lstrip("/")
+        if name not in _PAID:
+            raise ValueError(f"{item!r} is no endpoint with a price (those: {', '.join(_PAID)})")
+        names.append(name)
+    return tuple(sorted(set(names)))
+
+
 @dataclass(frozen=True)
 class PriceTable:
     """What each call costs: the spec's prices (section 4.0), a service's own over them.
@@ -223,6 +243,8 @@ class ServiceProfile:
     headers: tuple[tuple[str, str], ...] = ()
     network_hosts: tuple[str, ...] = DEFAULT_NETWORK_HOSTS
     prices: PriceTable = PriceTable()
+    # Endpoints the plan includes at no charge: a price of 0 for them is meant, not a slip.
+    free_on_plan: tuple[str, ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
         if any(name.lower() == self.key_header.lower() for name, _ in self.headers):
@@ -232,6 +254,34 @@ class ServiceProfile:
             )
         if not self.network_hosts:
             raise ValueError("the network needs at least one host, such as linkedin.com")
+
+    def check_free_prices(self) -> None:
+        """Raise ValueError for a price of 0 the spec does not give and the plan does not
+        make free: it would turn the budget and the spending cap off for that endpoint, and
+        show paid calls as costing nothing. A plan's free endpoint must be priced 0."""
+        for name, credits in self.prices.overrides:
+            spec = _BY_NAME[name].price.credits
+            if credits == 0 and spec > 0 and name not in self.free_on_plan:
+                raise ValueError(
+                    f"the price of {name} is set to 0, but the spec charges {spec}: a price of 0 "
+                    "would turn the budget and the spending cap off for it. Give its real price "
+                    "in PROFNET_PRICES, or, if your plan includes it at no charge, name it in "
+                    "PROFNET_FREE_ON_PLAN too"
+                )
+        for name in self.free_on_plan:
+            credits = self.prices.price(_BY_NAME[name]).credits
+            if credits:
+                raise ValueError(
+                    f"{name} is named free on your plan (PROFNET_FREE_ON_PLAN), but its price is "
+                    f"{credits}: set its price to 0 in PROFNET_PRICES too, or leave it out"
+                )
+
+    def describe(self, endpoint: Endpoint) -> str:
+        """The price table's description of `endpoint`'s price, `free on your plan` when the
+        plan makes it free."""
+        if endpoint.name in self.free_on_plan:
+            return f"free on your plan (the spec: {endpoint.price.credits})"
+        return self.prices.describe(endpoint)
 
     @property
     def is_default(self) -> bool:

@@ -1,0 +1,197 @@
+"""The account, not the URL's spelling, owns the ledger and the spending cap; a killed run's
+calls in flight count as possibly spent; a price of 0 is meant, or refused.
+
+The sandbox serves from a thread of the test process: its usage is the truth about what was
+charged, whatever the clients' ledgers say."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from profnet_sheets import BudgetExceeded, Client
+from profnet_sheets.client.account import former_service_name
+from profnet_sheets.client.ledger import Ledger
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from tests.integration.client.conftest import set_faults, usage
+from tests.integration.conftest import CLI, cli_env, run_cli
+from tests.integration.test_reliability_crash import kill, wait_for
+
+pytestmark = pytest.mark.integration
+KEY = "account-ledger-key"
+CAP = 20
+
+
+@pytest.fixture
+def sandbox() -> Iterator[RunningSandbox]:
+    with start_sandbox(api_keys=(KEY,), credits=1_000_000, job_seconds=0.0, seed=5) as running:
+        yield running
+
+
+def charged(sandbox: RunningSandbox) -> int:
+    return int(usage(sandbox, KEY)["credits_charged"])
+
+
+def spellings(base_url: str) -> list[str]:
+    """One service, written four ways a user may write it."""
+    assert base_url.startswith("http://127.0.0.1:")
+    return [
+        base_url,
+        base_url.replace("127.0.0.1", "localhost"),
+        base_url.replace("http://", "HTTP://"),
+        base_url + "/.",
+    ]
+
+
+def spend(client: Client, prefix: str, calls: int) -> int:
+    """Ask for `calls` paid lookups (1 credit each); how many the client let through."""
+    done = 0
+    for n in range(calls):
+        try:
+            client.get_company_details(domain=f"{prefix}{n}.io")
+        except BudgetExceeded:
+            continue
+        done += 1
+    return done
+
+
+def test_four_spellings_of_one_service_share_one_cap(
+    sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    done = 0
+    for n, base_url in enumerate(spellings(sandbox.base_url)):
+        with Client(
+            api_key=KEY, base_url=base_url, cache_dir=tmp_path, spending_cap=f"{CAP}/day"
+        ) as client:
+            done += spend(client, f"spelling{n}-", CAP)
+    assert charged(sandbox) == CAP, "one account, one cap: not one per spelling"
+    assert done == CAP
+    assert len(list(tmp_path.glob("*-ledger.sqlite"))) == 1
+
+
+def test_spend_in_a_ledger_of_an_older_spelling_still_counts(
+    sandbox: RunningSandbox, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An earlier version named the ledger after the URL as typed: what it recorded counts
+    toward the cap (copied once, and said), not forgotten."""
+    typed = sandbox.base_url  # 127.0.0.1: its canonical name is localhost's
+    former = former_service_name(typed)
+    old = Ledger(tmp_path / f"{former}-ledger.sqlite")
+    old.record(former, "fingerprint", "get-company-details", 15, None)
+    old.close()
+    with caplog.at_level(logging.WARNING, "profnet_sheets"):
+        client = Client(api_key=KEY, base_url=typed, cache_dir=tmp_path, spending_cap=CAP)
+    assert "1 spend record(s)" in caplog.text, caplog.text
+    with client:
+        assert spend(client, "after-", CAP) == CAP - 15
+    with Client(api_key=KEY, base_url=typed, cache_dir=tmp_path, spending_cap=CAP) as again:
+        assert again.spent() == CAP, "the older ledger's rows are copied once"
+        assert spend(again, "again-", 5) == 0
+    assert charged(sandbox) == CAP - 15
+
+
+def test_a_run_killed_with_calls_in_flight_leaves_them_counted(
+    sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """SIGKILL with CAP calls in flight (the sandbox answers them after the kill, and charges
+    them); once their reservations' lease is over, a new run under the same cap pays nothing
+    more: the dead run's calls count as possibly spent."""
+    env = cli_env(sandbox.base_url, KEY, tmp_path)
+    env.update(
+        PROFNET_SPENDING_CAP=str(CAP),
+        # A short lease (one attempt of at most 5 s, no waits): the test waits it out.
+        PROFNET_DEADLINE="5",
+        PROFNET_RETRIES="0",
+        PROFNET_RETRY_AFTER_CAP="0",
+        PROFNET_MAX_BACKOFF="0",
+        PROFNET_RATE_LIMIT="1000/s",  # told: no slow start, all in flight at once
+    )
+    source = tmp_path / "first.csv"
+    pl.DataFrame({"Site": [f"killed{n}.io" for n in range(CAP)]}).write_csv(source)
+    args = ["enrich", "--column", "Site", "--kind", "company", "--yes"]
+    args += ["--concurrency", str(CAP)]
+    set_faults(sandbox, latency_ms=4000)
+    process = subprocess.Popen(
+        [*CLI, *args[:1], str(source), *args[1:], "--out", str(tmp_path / "first.parquet")],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    cache = tmp_path / "cache"
+    # The sandbox charges a call on arrival and answers it 4 s later: all CAP are in flight.
+    wait_for(lambda: charged(sandbox) >= CAP, "every call in flight")
+    assert _reserved(cache)[0] == CAP
+    kill(process)
+    lease_over = _reserved(cache)[1]
+    wait_for(lambda: time.time() > lease_over, "the dead run's lease to end")
+
+    set_faults(sandbox, latency_ms=0)
+    again = tmp_path / "again.csv"
+    pl.DataFrame({"Site": [f"again{n}.io" for n in range(CAP)]}).write_csv(again)
+    rerun = run_cli(env, args[0], str(again), *args[1:], "--out", str(tmp_path / "again.parquet"))
+    assert charged(sandbox) <= CAP, rerun.stderr
+    credits = run_cli(env, "credits")
+    assert f"(+{CAP} possibly)" in credits.stdout, credits.stdout
+
+
+def _reserved(cache: Path) -> tuple[int, float]:
+    """How many reservations the ledger holds, and when the last one's lease ends."""
+    found = list(cache.glob("*-ledger.sqlite"))
+    if not found:
+        return 0, 0.0
+    db = sqlite3.connect(found[0], timeout=30)
+    try:
+        count, until = db.execute("SELECT COUNT(*), MAX(until) FROM reserved").fetchone()
+    except sqlite3.OperationalError:  # being made
+        return 0, 0.0
+    finally:
+        db.close()
+    return int(count), float(until or 0.0)
+
+
+def test_a_price_of_0_for_a_paid_endpoint_is_refused_on_load(
+    sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    env = cli_env(sandbox.base_url, KEY, tmp_path)
+    env["PROFNET_PRICES"] = json.dumps({"get-company-details": 0})
+    result = run_cli(env, "lookup", "company", "stripe.com", "--yes")
+    assert result.returncode != 0
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert "get-company-details" in lines[0]
+    assert "PROFNET_FREE_ON_PLAN" in lines[0]
+    assert "Traceback" not in result.stderr
+    assert charged(sandbox) == 0
+
+
+def test_an_endpoint_free_on_the_plan_says_so(sandbox: RunningSandbox, tmp_path: Path) -> None:
+    env = cli_env(sandbox.base_url, KEY, tmp_path)
+    env["PROFNET_PRICES"] = json.dumps({"get-company-details": 0})
+    env["PROFNET_FREE_ON_PLAN"] = "get-company-details"
+    result = run_cli(env, "lookup", "company", "stripe.com", "--yes")
+    assert result.returncode == 0, result.stderr
+    assert "get-company-details is free on your plan" in result.stderr
+    assert "cached" not in result.stderr.splitlines()[-1]
+    check = run_cli(env, "check")
+    assert "free on your plan (the spec: 1)" in check.stdout + check.stderr
+
+
+def test_a_search_free_on_the_plan_says_so(sandbox: RunningSandbox, tmp_path: Path) -> None:
+    env = cli_env(sandbox.base_url, KEY, tmp_path)
+    env["PROFNET_PRICES"] = json.dumps({"search-leads": 0, "get-lead-results": 0})
+    env["PROFNET_FREE_ON_PLAN"] = "search-leads, get-lead-results"
+    out = tmp_path / "leads.csv"
+    search = ["search", "leads", "--title-keywords", "CTO", "--limit", "5", "--out", str(out)]
+    result = run_cli(env, *search, "--yes")
+    assert result.returncode == 0, result.stderr
+    assert "0 credits: search-leads is free on your plan" in result.stderr
+    assert "reused" not in result.stderr

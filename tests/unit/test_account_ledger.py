@@ -1,0 +1,136 @@
+"""One service whatever the spelling of its URL; a dead process's reservations are spent,
+maybe; a price of 0 is meant or refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from profnet_sheets.client.account import canonical_base_url, former_service_name, service_name
+from profnet_sheets.client.ledger import UNSETTLED, Ledger
+from profnet_sheets.config import Settings, SpendingCap
+from profnet_sheets.errors import BudgetExceeded, ConfigurationError
+
+
+@pytest.mark.parametrize(
+    ("typed", "canonical"),
+    [
+        ("http://127.0.0.1:8080", "http://localhost:8080"),
+        ("HTTP://LocalHost.:8080/", "http://localhost:8080"),
+        ("http://[::1]:8080/.", "http://localhost:8080"),
+        ("https://API.Example.com:443/v1/", "https://api.example.com/v1"),
+        ("https://api.example.com:8443/v1/./x/..//", "https://api.example.com:8443/v1"),
+        ("http://example.com:80", "http://example.com"),
+        ("https://Bücher.DE./api", "https://xn--bcher-kva.de/api"),
+        ("http://[2001:DB8::0001]/", "http://[2001:db8::1]"),
+    ],
+)
+def test_a_base_url_has_one_canonical_form(typed: str, canonical: str) -> None:
+    assert canonical_base_url(typed) == canonical
+    assert service_name(typed) == service_name(canonical)
+
+
+def test_a_canonical_spelling_keeps_the_name_earlier_versions_gave_it() -> None:
+    """No ledger, cache or claim to move for a URL typed in its canonical form."""
+    url = "https://api.example.com/v1"
+    assert service_name(url) == former_service_name(url) == former_service_name(url + "/")
+    assert service_name("https://other.example.com") != service_name(url)
+    assert service_name("http://localhost:8080") != service_name("http://localhost:8081")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_reservation_whose_process_died_counts_as_possibly_spent(tmp_path: Path) -> None:
+    clock = Clock()
+    path = tmp_path / "svc-x-ledger.sqlite"
+    dead = Ledger(path, clock)
+    cap = SpendingCap(20)
+    for _ in range(20):
+        dead.reserve_within(cap, "svc-x", 1, "get-company-details", 60.0, "fp")
+    # the process is killed: nothing released; after the lease a new one opens the ledger
+    clock.now += 61
+    alive = Ledger(path, clock)
+    assert alive.cap_left(cap, "svc-x") == 0
+    with pytest.raises(BudgetExceeded):
+        alive.reserve_within(cap, "svc-x", 1, "get-company-details", 60.0, "fp")
+    assert alive.total(service="svc-x", uncertain=True) == 20
+    assert alive.total(service="svc-x") == 0
+
+
+def test_a_reservation_released_in_time_is_not_spent(tmp_path: Path) -> None:
+    clock = Clock()
+    ledger = Ledger(tmp_path / "l.sqlite", clock)
+    cap = SpendingCap(5, "day")
+    held = ledger.reserve_within(cap, "svc-x", 5, "get-company-details", 60.0, "fp")
+    ledger.record("svc-x", "fp", "get-company-details", 1, None)
+    ledger.release(held)
+    clock.now += 3600
+    assert ledger.total(service="svc-x", uncertain=True) == 0
+    assert ledger.cap_left(cap, "svc-x") == 4
+
+
+def test_an_older_ledger_gets_the_new_columns_and_its_reservations_settle(
+    tmp_path: Path,
+) -> None:
+    import sqlite3
+
+    path = tmp_path / "old-ledger.sqlite"
+    with sqlite3.connect(path) as db:
+        db.executescript(
+            "CREATE TABLE spend (at REAL NOT NULL, service TEXT NOT NULL, key TEXT NOT NULL, "
+            "endpoint TEXT NOT NULL, credits INTEGER NOT NULL, items INTEGER, "
+            "uncertain INTEGER NOT NULL DEFAULT 0);"
+            "CREATE TABLE reserved (id INTEGER PRIMARY KEY, until REAL NOT NULL, "
+            "service TEXT NOT NULL, credits INTEGER NOT NULL);"
+            "INSERT INTO reserved (until, service, credits) VALUES (1, 'svc-x', 7);"
+        )
+    db.close()
+    ledger = Ledger(path)
+    assert ledger.total(service="svc-x", uncertain=True) == 7
+    assert ledger.cap_left(SpendingCap(10), "svc-x") == 3
+    assert ledger.by_endpoint_and_day(service="svc-x") == []  # only sure spend is listed
+    assert UNSETTLED  # what such a row is recorded under
+
+
+def test_an_older_spellings_ledger_is_copied_once_and_then_what_it_gained(
+    tmp_path: Path,
+) -> None:
+    old_path = tmp_path / "svc-old-ledger.sqlite"
+    old = Ledger(old_path)
+    old.record("svc-old", "fp", "get-company-details", 3, None)
+    new = Ledger(tmp_path / "svc-new-ledger.sqlite")
+    assert new.absorb(old_path, "svc-new") == 1
+    assert new.absorb(old_path, "svc-new") == 0
+    old.record("svc-old", "fp", "get-company-details", 2, None, uncertain=True)
+    assert new.absorb(old_path, "svc-new") == 1
+    assert new.total(service="svc-new") == 3
+    assert new.total(service="svc-new", uncertain=True) == 2
+    assert new.absorb(tmp_path / "missing.sqlite", "svc-new") == 0
+    garbage = tmp_path / "svc-garbage-ledger.sqlite"
+    garbage.write_bytes(b"not a database at all" * 100)
+    assert new.absorb(garbage, "svc-new") == 0, "said, and the client still opens"
+
+
+def test_a_price_of_0_is_refused_unless_the_plan_makes_it_free(tmp_path: Path) -> None:
+    def load(**explicit: object) -> Settings:
+        return Settings.load(config_path=tmp_path / "none.toml", environ={}, **explicit)
+
+    with pytest.raises(ConfigurationError) as refused:
+        load(prices={"get-profile-details": 0})
+    message = str(refused.value)
+    assert "\n" not in message
+    assert "get-profile-details" in message
+    assert "PROFNET_FREE_ON_PLAN" in message
+    free = load(prices={"get-profile-details": 0}, free_on_plan="get-profile-details")
+    assert free.profile.free_on_plan == ("get-profile-details",)
+    with pytest.raises(ConfigurationError, match="set its price to 0"):
+        load(free_on_plan=["get-profile-details"])
+    with pytest.raises(ConfigurationError, match="no endpoint with a price"):
+        load(free_on_plan="get-lead-search-status")
