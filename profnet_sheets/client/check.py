@@ -150,9 +150,9 @@ def _probe(transport: Transport, key: ApiKey, header: str, report: CheckReport) 
         return
     report.reachable = True
     report.latency_ms = (time.perf_counter() - started) * 1000
-    said = _words(sent, key)
+    said = _words(sent)
     try:
-        without = _words(transport.send(PROBE, payload, None), key)
+        without = _words(transport.send(PROBE, payload, None))
     except (TransportError, ServiceError):  # lost on the way back: not known
         without = (0, "")
     if _is_answer(sent) and without[0] in (0, 401, 403):
@@ -181,15 +181,15 @@ def _is_answer(sent: Sent) -> bool:
     return sent.status == 200 and "status" in body
 
 
-def _words(sent: Sent, key: ApiKey) -> tuple[int, str]:
-    """What an answer says, to compare two answers: its status and its words, the key masked
-    wherever the service quoted it back (and a URL's credentials)."""
+def _words(sent: Sent) -> tuple[int, str]:
+    """What an answer says, to compare two answers: its status and its words (a key quoted
+    back is masked by the transport; a URL's credentials here)."""
     body = sent.body
     if isinstance(body, dict):
         text = " ".join(str(body.get(name, "")) for name in ("message", "details", "error"))
     else:
         text = sent.text
-    return sent.status, " ".join(masked(text, (key.reveal(),)).split())[:300]
+    return sent.status, " ".join(masked(text).split())[:300]
 
 
 def _refusal(header: str, said: tuple[int, str], without: tuple[int, str]) -> str:

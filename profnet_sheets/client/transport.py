@@ -4,6 +4,7 @@ it never decides what is kept."""
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import time
@@ -26,7 +27,7 @@ from profnet_sheets.client.policy import (
 )
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TransportError
-from profnet_sheets.redact import masked_url, shown
+from profnet_sheets.redact import masked, masked_url, shown
 from profnet_sheets.spec import Endpoint
 from profnet_sheets.words import counted
 
@@ -85,6 +86,8 @@ class _Heard:
     response: requests.Response
     body: Any
     out_of_credits: bool
+    text: str  # the body's text, the key masked where the service quoted it back
+    quoted_key: bool = False  # it did: the answer is never kept (the store saves `response`)
 
 
 class Transport:
@@ -190,13 +193,13 @@ class Transport:
                 if wait is None:
                     return Sent(
                         status,
-                        response.text,
+                        answer.text,
                         body,
                         response.headers,
                         False,
                         attempt + 1,
                         uncertain,
-                        response=response,
+                        response=None if answer.quoted_key else response,
                         out_of_credits=answer.out_of_credits,
                     )
             attempt += 1
@@ -220,9 +223,20 @@ class Transport:
                 outcome = "timeout"
             return failure
         else:
-            body = _json_or_none(response)
-            said = body if body is not None else response.text  # a quota told in plain text
-            heard = _Heard(response, body, says_out_of_credits(response.status_code, said))
+            text, body = response.text, _json_or_none(response)
+            secret = key.reveal() if key is not None else ""
+            quoted_key = bool(secret) and response.status_code != 200 and secret in text
+            if quoted_key:  # a key quoted back in an error reaches no message, log nor cache
+                text = masked(text, (secret,))
+                body = _json_or_none_of(text)
+            said = body if body is not None else text  # a quota told in plain text
+            heard = _Heard(
+                response,
+                body,
+                says_out_of_credits(response.status_code, said),
+                text,
+                quoted_key,
+            )
             outcome, retry_after = self._lesson(heard)
             return heard
         finally:
@@ -315,5 +329,12 @@ def _never_sent(error: Exception) -> bool:
 def _json_or_none(response: requests.Response) -> Any:
     try:
         return response.json()
+    except ValueError:
+        return None
+
+
+def _json_or_none_of(text: str) -> Any:
+    try:
+        return json.loads(text)
     except ValueError:
         return None
