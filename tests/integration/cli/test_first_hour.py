@@ -242,3 +242,22 @@ def test_search_help_and_errors_name_the_options_a_user_types(env: dict[str, str
     companies = " ".join(run(env, "search", "companies", "--help").stdout.split())
     ranges = ", ".join(f"{code} {company_size_label(code)}" for code in HEADCOUNT_CODES)
     assert f"--company-headcounts TEXT Headcount codes A to H ({ranges})" in companies
+
+
+@pytest.mark.parametrize(
+    ("header", "kind"), [("Account ID", "company"), ("Job Level", "job"), ("Post Count", "post")]
+)
+def test_a_header_with_the_kinds_word_is_not_read_as_its_keys(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, header: str, kind: str
+) -> None:
+    """The CRM's own ids, levels and counts were read as company, job and post ids, and paid."""
+    table = tmp_path / "nums.csv"
+    table.write_text(f"{header},Employees\n4521,50\n4522,200\n")
+    out = tmp_path / "out.csv"
+    result = run(env, "enrich", str(table), "--kind", kind, "--out", str(out), "--yes")
+    assert result.returncode == 1, result.stderr
+    (line,) = errors(result)
+    assert f"no column is named for {kind} keys" in line
+    assert f"'{header}', 'Employees'" in line
+    assert charged(sandbox) == 0
+    assert not out.exists()
