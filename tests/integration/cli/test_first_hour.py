@@ -70,10 +70,28 @@ def test_the_preview_shows_the_column_chosen_and_its_first_keys_as_sent(
     assert result.returncode == 0, result.stderr
     assert "Reading headcount keys from 'Website'" in result.stderr
     assert (
-        "First keys as sent: https://www.profnet.com/company/stripe/, "
+        "First keys as asked: https://www.profnet.com/company/stripe/, "
         "https://www.profnet.com/company/acme-gmbh/, https://www.profnet.com/company/notion/."
     ) in result.stderr
     assert charged(sandbox) == 0
+
+
+def test_the_preview_marks_the_first_keys_the_cache_answers(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """`First keys as sent:` listed keys the cache answers, which are not sent."""
+    first = tmp_path / "first.csv"
+    pl.DataFrame({"Website": ["kept-a.io"]}).write_csv(first)
+    out = str(tmp_path / "first-out.csv")
+    assert run(env, "enrich", str(first), "--kind", "company", "--out", out).returncode == 0
+    assert charged(sandbox) == 1
+    both = tmp_path / "both.csv"
+    pl.DataFrame({"Website": ["kept-a.io", "new-b.io"]}).write_csv(both)
+    result = run(env, "enrich", str(both), "--kind", "company", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert "First keys as asked: kept-a.io (cached, not sent), new-b.io." in result.stderr
+    assert "as sent" not in result.stderr
+    assert charged(sandbox) == 1
 
 
 def test_a_spending_cap_used_up_is_said_in_the_preview(
