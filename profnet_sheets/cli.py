@@ -73,6 +73,17 @@ def _stops() -> Stops:
     return stops
 
 
+EXIT_DECLINED = 1  # the user said no at the prompt: nothing was sent (decisions.md #229)
+
+
+def _ask_to_spend(credits: int) -> None:
+    """Ask before spending up to `credits` (in a terminal); a no ends the command, saying that
+    nothing was sent."""
+    if not click.confirm(f"Spend up to {credits} credits?", err=True):
+        click.echo("Nothing sent: no credits spent.", err=True)
+        sys.exit(EXIT_DECLINED)
+
+
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="profnet-sheets")
 def main() -> None:
@@ -469,7 +480,7 @@ def _enrich_file(
                     return False
                 ask = not yes and sys.stdin.isatty() and not client.settings.uses_sandbox
                 if job.plan.credits and ask and not nothing_to_send:
-                    click.confirm(f"Spend up to {job.plan.credits} credits?", abort=True)
+                    _ask_to_spend(job.plan.credits)
                 return True
 
             run = enrich_file(
@@ -554,7 +565,7 @@ def lookup(
             err=True,
         )
         if cost.credits and not yes and sys.stdin.isatty() and not client.settings.uses_sandbox:
-            click.confirm(f"Spend up to {cost.credits} credits?", abort=True)
+            _ask_to_spend(cost.credits)
         for value, params in calls:
             try:
                 answers[value] = run.call(spec.endpoint, params)
@@ -752,7 +763,7 @@ def _search_command(kind: SearchKind) -> click.Command:
                     click.echo(f"{kind} search: {cost.describe()}", err=True)
                     ask = not yes and sys.stdin.isatty() and not client.settings.uses_sandbox
                     if cost.credits and ask:
-                        click.confirm(f"Spend up to {cost.credits} credits?", abort=True)
+                        _ask_to_spend(cost.credits)
                     job = view.search(kind, **filters)
                 click.echo(
                     f"{kind} search {job.request_id} (re-attach with --request-id)", err=True

@@ -5,6 +5,8 @@ options; the real CLI in a subprocess against a sandbox on loopback."""
 from __future__ import annotations
 
 import gzip
+import os
+import pty
 import struct
 import subprocess
 import zlib
@@ -18,6 +20,7 @@ from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.spec import HEADCOUNT_CODES, company_size_label
 from tests.integration.cli.conftest import KEY, charged
 from tests.integration.conftest import CLI
+from tests.integration.test_reliability_settings import read_until
 
 pytestmark = pytest.mark.integration
 CRM = Path(__file__).parents[2] / "data" / "crm_export.csv"
@@ -277,5 +280,42 @@ def test_a_header_with_the_kinds_word_is_not_read_as_its_keys(
     (line,) = errors(result)
     assert f"no column is named for {kind} keys" in line
     assert f"'{header}', 'Employees'" in line
+    assert charged(sandbox) == 0
+    assert not out.exists()
+
+
+def in_a_terminal(env: dict[str, str], answer: str, *args: str) -> tuple[int, str]:
+    """The CLI in a pseudo-terminal, `answer` typed at its prompt: its exit code and screen."""
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [*CLI, *args], stdin=terminal, stdout=terminal, stderr=terminal, env=env, close_fds=True
+    )
+    os.close(terminal)
+    seen = read_until(controller, "credits? [y/N]:", timeout=120)
+    os.write(controller, f"{answer}\n".encode())
+    seen += read_until(controller, "\x00never\x00", timeout=60)  # until it ends
+    code = process.wait(timeout=60)
+    os.close(controller)
+    return code, seen
+
+
+@pytest.mark.parametrize("command", ["enrich", "search"])
+def test_saying_no_at_the_prompt_says_nothing_was_sent(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, command: str
+) -> None:
+    """A no printed click's `Aborted!` alone: nothing said of what was (not) sent."""
+    out = tmp_path / "out.csv"
+    if command == "enrich":
+        table = tmp_path / "sites.csv"
+        pl.DataFrame({"Website": ["no-a.io", "no-b.io"]}).write_csv(table)
+        args: tuple[str, ...] = ("enrich", str(table), "--kind", "company")
+    else:
+        args = ("search", "leads", "--title-keywords", "CTO", "--limit", "30")
+    code, seen = in_a_terminal(env, "n", *args, "--out", str(out))
+    assert "Spend up to" in seen
+    assert "Nothing sent: no credits spent." in seen, seen
+    assert "Aborted" not in seen
+    assert "Traceback" not in seen
+    assert code == 1
     assert charged(sandbox) == 0
     assert not out.exists()
