@@ -17,6 +17,7 @@ import click
 from profnet_sheets import Client, ProfnetError, Settings, save_config
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
+from profnet_sheets.client.client import BUDGET_SETTING
 from profnet_sheets.client.jobs import SearchJob, SearchKind
 from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped, masked, shown
@@ -44,6 +45,11 @@ def _failure(error: ProfnetError) -> click.ClickException:
     """A library error as the CLI's one line (messages show values masked and cut already;
     masked again here, in case a message holds a URL)."""
     return click.ClickException(masked(str(error)))
+
+
+def _as_typed(text: str) -> str:
+    """A library message with the budget named as a search command sets it (`--budget`)."""
+    return text.replace(BUDGET_SETTING, "--budget or PROFNET_BUDGET")
 
 
 _STOPS = "profnet_sheets.stops"  # where a command's Stops is kept (the click context's meta)
@@ -820,12 +826,12 @@ def _search_command(kind: SearchKind) -> click.Command:
 
 def _as_options(text: str, endpoint: Endpoint) -> str:
     """`text` with the endpoint's parameter names as the options a user types:
-    `sales_nav_url` -> `--sales-nav-url`."""
+    `sales_nav_url` -> `--sales-nav-url` (and the budget's: `--budget`)."""
     names = "|".join(sorted((re.escape(param.name) for param in endpoint.params), key=len)[::-1])
     return re.sub(
         rf"(?<![\w-])({names})(?![\w-])",
         lambda found: "--" + found.group(1).replace("_", "-"),
-        text,
+        _as_typed(text),
     )
 
 
@@ -864,7 +870,12 @@ def _option_value(param: Param, value: object) -> object:
     if isinstance(value, tuple):
         return [item for part in value for item in str(part).split(",") if item.strip()]
     if param.type == "object":
-        low, _, high = str(value).partition(",")
+        low, comma, high = str(value).partition(",")
+        if not comma:
+            raise click.ClickException(
+                f"--{param.name.replace('_', '-')} takes a range as MIN,MAX (percent), such as "
+                f"10,50; got {shown(value)}"
+            )
         return (low.strip(), high.strip())
     return value
 

@@ -319,3 +319,45 @@ def test_saying_no_at_the_prompt_says_nothing_was_sent(
     assert code == 1
     assert charged(sandbox) == 0
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (
+            "50",
+            "--company-headcount-growth takes a range as MIN,MAX (percent), such as 10,50; "
+            "got '50'",
+        ),
+        (
+            "50,x",
+            "--company-headcount-growth needs numbers for min and max, such as 10 and 50; "
+            "got min '50', max 'x'",
+        ),
+    ],
+)
+def test_a_growth_range_refused_is_said_in_words(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, given: str, said: str
+) -> None:
+    """`--company-headcount-growth 50` said `got ('50', '')`, a Python tuple."""
+    out = str(tmp_path / "out.csv")
+    result = run(env, "search", "companies", "--company-headcount-growth", given, "--out", out)
+    assert result.returncode == 1, result.stderr
+    (line,) = errors(result)
+    assert said in line
+    assert "('50'" not in line
+    assert charged(sandbox) == 0
+
+
+def test_a_search_refused_by_its_budget_names_the_option_typed(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """`the budget (budget=..., PROFNET_BUDGET) leaves 10`: the user typed --budget."""
+    out = str(tmp_path / "leads.csv")
+    args = ("search", "leads", "--title-keywords", "CTO", "--budget", "10", "--out", out)
+    result = run(env, *args)
+    assert result.returncode == 3, result.stderr
+    (line,) = errors(result)
+    assert "and the budget (--budget or PROFNET_BUDGET) leaves 10; nothing was sent" in line
+    assert "budget=..." not in line
+    assert charged(sandbox) == 0
