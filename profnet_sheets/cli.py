@@ -17,6 +17,7 @@ import click
 from profnet_sheets import Client, ProfnetError, Settings, save_config
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
+from profnet_sheets.client.client import BUDGET_SETTING
 from profnet_sheets.client.jobs import SearchJob, SearchKind
 from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped, masked, shown
@@ -46,6 +47,11 @@ def _failure(error: ProfnetError) -> click.ClickException:
     return click.ClickException(masked(str(error)))
 
 
+def _as_typed(text: str) -> str:
+    """A library message with the budget named as a search command sets it (`--budget`)."""
+    return text.replace(BUDGET_SETTING, "--budget or PROFNET_BUDGET")
+
+
 _STOPS = "profnet_sheets.stops"  # where a command's Stops is kept (the click context's meta)
 
 
@@ -71,6 +77,17 @@ def _stops() -> Stops:
     """The Stops of the command running (one that changes nothing outside a command)."""
     stops: Stops = click.get_current_context().meta.get(_STOPS) or Stops(lambda text: None)
     return stops
+
+
+EXIT_DECLINED = 1  # the user said no at the prompt: nothing was sent (decisions.md #229)
+
+
+def _ask_to_spend(credits: int) -> None:
+    """Ask before spending up to `credits` (in a terminal); a no ends the command, saying that
+    nothing was sent."""
+    if not click.confirm(f"Spend up to {credits} credits?", err=True):
+        click.echo("Nothing sent: no credits spent.", err=True)
+        sys.exit(EXIT_DECLINED)
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -469,7 +486,7 @@ def _enrich_file(
                     return False
                 ask = not yes and sys.stdin.isatty() and not client.settings.uses_sandbox
                 if job.plan.credits and ask and not nothing_to_send:
-                    click.confirm(f"Spend up to {job.plan.credits} credits?", abort=True)
+                    _ask_to_spend(job.plan.credits)
                 return True
 
             run = enrich_file(
@@ -554,7 +571,7 @@ def lookup(
             err=True,
         )
         if cost.credits and not yes and sys.stdin.isatty() and not client.settings.uses_sandbox:
-            click.confirm(f"Spend up to {cost.credits} credits?", abort=True)
+            _ask_to_spend(cost.credits)
         for value, params in calls:
             try:
                 answers[value] = run.call(spec.endpoint, params)
@@ -752,7 +769,7 @@ def _search_command(kind: SearchKind) -> click.Command:
                     click.echo(f"{kind} search: {cost.describe()}", err=True)
                     ask = not yes and sys.stdin.isatty() and not client.settings.uses_sandbox
                     if cost.credits and ask:
-                        click.confirm(f"Spend up to {cost.credits} credits?", abort=True)
+                        _ask_to_spend(cost.credits)
                     job = view.search(kind, **filters)
                 click.echo(
                     f"{kind} search {job.request_id} (re-attach with --request-id)", err=True
@@ -809,12 +826,12 @@ def _search_command(kind: SearchKind) -> click.Command:
 
 def _as_options(text: str, endpoint: Endpoint) -> str:
     """`text` with the endpoint's parameter names as the options a user types:
-    `sales_nav_url` -> `--sales-nav-url`."""
+    `sales_nav_url` -> `--sales-nav-url` (and the budget's: `--budget`)."""
     names = "|".join(sorted((re.escape(param.name) for param in endpoint.params), key=len)[::-1])
     return re.sub(
         rf"(?<![\w-])({names})(?![\w-])",
         lambda found: "--" + found.group(1).replace("_", "-"),
-        text,
+        _as_typed(text),
     )
 
 
@@ -853,7 +870,12 @@ def _option_value(param: Param, value: object) -> object:
     if isinstance(value, tuple):
         return [item for part in value for item in str(part).split(",") if item.strip()]
     if param.type == "object":
-        low, _, high = str(value).partition(",")
+        low, comma, high = str(value).partition(",")
+        if not comma:
+            raise click.ClickException(
+                f"--{param.name.replace('_', '-')} takes a range as MIN,MAX (percent), such as "
+                f"10,50; got {shown(value)}"
+            )
         return (low.strip(), high.strip())
     return value
 

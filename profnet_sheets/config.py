@@ -145,11 +145,16 @@ class SpendingCap:
             return None
         amount, _, period = text.partition("/")
         period = period.strip() or "total"
+        wanted = "it must be a whole number of credits a day, a month or in all: 500/day, "
+        wanted += "5000/month or 20000"
         if period not in CAP_PERIODS:
-            raise ValueError(f"the period must be one of {', '.join(CAP_PERIODS)} (e.g. 500/day)")
-        credits = _count("budget", amount)
+            raise ValueError(wanted)
+        try:
+            credits = _count("budget", amount)
+        except ValueError:
+            raise ValueError(wanted) from None
         if credits is None:
-            raise ValueError("give a whole number of credits, e.g. 500/day")
+            raise ValueError(wanted)
         return cls(credits, period)
 
     def since(self, now: float) -> float:
@@ -404,7 +409,7 @@ def _coerce(name: str, value: Any) -> Any:
                 raise ValueError("it must be more than 0 seconds (a wait of 0 can never succeed)")
             return seconds
         if name in ("backoff", "max_backoff", "retry_after_cap", "search_reuse_hours"):
-            return _seconds(value)
+            return _seconds(value, "hours" if name == "search_reuse_hours" else "seconds")
         return None if value is None else str(value)
     except (TypeError, ValueError) as error:
         problem = clipped(str(error).rstrip("."))  # a parser's message may quote the value
@@ -415,12 +420,16 @@ def _coerce(name: str, value: Any) -> Any:
         ) from None
 
 
-def _seconds(value: Any) -> float:
-    """A number from 0 to MOST_SECONDS (of seconds, hours or requests per second): more than
-    the operating system can wait (`time.sleep(1e300)`) is refused here, not met there."""
-    number = math.nan if isinstance(value, bool) else float(value)
+def _seconds(value: Any, unit: str = "seconds") -> float:
+    """A number from 0 to MOST_SECONDS (of seconds or hours): more than the operating system
+    can wait (`time.sleep(1e300)`) is refused here, not met there."""
+    wanted = f"it must be a number of {unit} from 0 to {MOST_SECONDS:,}, such as 30 or 2.5"
+    try:
+        number = math.nan if isinstance(value, bool) else float(value)
+    except (TypeError, ValueError):  # `abc`: said in words, not as Python's float() says it
+        raise ValueError(wanted) from None
     if not 0 <= number <= MOST_SECONDS:  # NaN and infinities included
-        raise ValueError(f"it must be a number from 0 to {MOST_SECONDS:,}")
+        raise ValueError(wanted)
     return number
 
 

@@ -22,22 +22,23 @@ SAMPLE_ROWS: Final = 200
 _VALID_ENOUGH: Final = 0.5  # a column whose sampled keys validate at least this often fits
 
 # Header words per parameter, strongest first (English, German, French, Spanish, Italian,
-# Dutch, Portuguese), compared without case or accents, as whole words.
-_COMPANY_PAGE = ("company page", "company url", "profnet", "linkedin")
-_PROFILE = ("profile url", "profile", "profil", "perfil", "profilo", "profnet", "linkedin")
+# Dutch, Portuguese), compared without case or accents, as whole words. A header names a key
+# only when it says what the key is (`Company ID`, `Website`, `Job URL`): a kind's own word
+# (`Company`, `Job`, `Post`) or a CRM's (`Account`) alone never does (decisions.md #227).
+_NETWORK: Final = ("profnet", "linkedin")
+_COMPANY_PAGE = ("company page", "company url", *_NETWORK)
+_PROFILE = ("profile url", "profile", "profil", "perfil", "profilo", "profnet url", "linkedin url")
 _WORDS: Final[dict[str, tuple[str, ...]]] = {
     "company": (
         *_COMPANY_PAGE,  # exact when they validate (a page on the network's own host)
         *("website", "web site", "domain", "homepage", "url", "site", "web"),
         *("webseite", "internetseite", "internetadresse", "domane", "site web", "site internet"),
         *("sitio web", "pagina web", "dominio", "sito web", "sito"),
-        *("email", "e mail", "mail"),
-        *("company id", "company", "firma", "unternehmen", "entreprise", "societe", "empresa"),
-        *("azienda", "bedrijf", "account", "organisation", "organization"),
+        *("email", "e mail", "mail", "company id"),
     ),
     "profnet_url": (*_PROFILE, *_COMPANY_PAGE, "school url", "url", "link", "page"),
-    "job_id": ("job id", "job url", "job", "posting", "stelle", "offre", "empleo", "oferta"),
-    "urn": ("post urn", "post id", "urn", "post", "beitrag", "publication", "publicacion"),
+    "job_id": ("job id", "job url", "job link", "posting url", "stellen url", "offre url"),
+    "urn": ("post urn", "post url", "post id", "post link", "urn", "beitrag url"),
     "location": (
         *("location", "place", "city", "town", "region", "country", "address"),
         *("ort", "stadt", "standort", "ville", "lieu", "ciudad", "ubicacion", "citta", "localita"),
@@ -59,8 +60,19 @@ _WORDS: Final[dict[str, tuple[str, ...]]] = {
     "keywords": ("keywords", "keyword", "schlagworter", "mots cles", "palabras clave"),
     "keyword": ("keyword", "keywords"),
 }
-# Words that name a person's name only as the whole header: `Account Name` is a company's.
-_WHOLE_HEADER_ONLY: Final = frozenset({"name", "nom", "nombre", "nome", "naam"})
+# Words that name a key only as the whole header (the network's name aside): `Account Name` is
+# a company's, `Website URL` no profile's, `HubSpot Company ID` another system's id.
+_WHOLE_HEADER_ONLY: Final = frozenset(
+    {"name", "nom", "nombre", "nome", "naam", "url", "link", "page", "company id", "job id"}
+    | {"post id", "urn"}
+)
+# Words that make a header name something about the thing, not its key: `Job Level`,
+# `Post Count`, `Account ID`, `Company Size`, `Email Address` (no place).
+_NOT_A_KEY: Final = frozenset(
+    {"id", "ids", "number", "numbers", "nummer", "numero", "nr", "no", "code", "count", "level"}
+    | {"size", "type", "status", "date", "score", "total", "rank", "stage", "category", "owner"}
+    | {"source", "year", "email", "mail"}
+)
 # Headers that say a column of numbers holds ids (a number is never a domain or URL otherwise).
 _ID_WORDS: Final = ("id", "ids", "number", "nummer", "numero")
 _ID_PARAMETERS: Final = frozenset({"job_id", "urn"})  # keys that are numbers by nature
@@ -84,13 +96,32 @@ def _words(header: str) -> str:
 
 
 def _header_rank(parameter: str, header: str) -> int | None:
-    """How strongly `header` names `parameter` (0 is strongest), None when it does not."""
-    words = f" {_words(header)} "
-    given = words.replace(" ", "")
+    """How strongly `header` names `parameter` (0 is strongest), None when it does not: one of
+    its words as the whole header, or inside it with no word that makes it name something else
+    (`_NOT_A_KEY`)."""
+    words = _words(header).split()
+    given = "".join(words)
     for rank, word in enumerate(_WORDS.get(parameter, (parameter.replace("_", " "),))):
-        inside = f" {word} " in words and word not in _WHOLE_HEADER_ONLY
-        if inside or given == word.replace(" ", ""):
+        if given == word.replace(" ", ""):
             return rank
+        phrase = word.split()
+        at = _find(words, phrase)
+        if at is None:
+            continue
+        rest = set(words[:at] + words[at + len(phrase) :])
+        if word in _WHOLE_HEADER_ONLY:
+            if rest <= set(_NETWORK):
+                return rank
+        elif not rest & _NOT_A_KEY:
+            return rank
+    return None
+
+
+def _find(words: list[str], phrase: list[str]) -> int | None:
+    """Where `phrase` starts among `words`, None when it is not there."""
+    for at in range(len(words) - len(phrase) + 1):
+        if words[at : at + len(phrase)] == phrase:
+            return at
     return None
 
 

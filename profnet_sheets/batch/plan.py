@@ -85,9 +85,10 @@ class Plan:
         )
 
     def examples(self, count: int = 3) -> str:
-        """The first keys as they will be sent (normalised), without options and defaults:
-        `stripe.com, https://www.profnet.com/company/acme/`; `name=Anna, company_name=Acme`
-        for a kind that reads several columns."""
+        """The first keys as they are asked (normalised), without options and defaults, those
+        the cache answers marked (they are not sent): `stripe.com (cached, not sent),
+        https://www.profnet.com/company/acme/`; `name=Anna, company_name=Acme` for a kind that
+        reads several columns."""
         options = {*self.kind.options, "limit"}
         shown = []
         for lookup in itertools.islice(self.lookups.values(), count):
@@ -97,7 +98,8 @@ class Plan:
             pairs = [clipped(str(value), 80) for value in sent.values()]
             if len(sent) > 1:
                 pairs = [f"{name}={value}" for name, value in zip(sent, pairs, strict=True)]
-            shown.append(", ".join(pairs) if len(sent) == 1 else f"({', '.join(pairs)})")
+            cached = " (cached, not sent)" if lookup.key in self.cached else ""
+            shown.append((", ".join(pairs) if len(sent) == 1 else f"({', '.join(pairs)})") + cached)
         return ", ".join(shown)
 
     def error_rows(self) -> int:

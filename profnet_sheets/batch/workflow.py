@@ -159,12 +159,12 @@ class Enrichment:
 
     def preview(self) -> str:
         """The cost preview: the plan's counts and most, what a limit leaves when it leaves
-        too little, and the first keys as they will be sent."""
+        too little, and the first keys as they are asked."""
         text = self.plan.summary(self.client.budget.left)
         if (short := self.short_limit) is not None:
             text += f"; {short.preview()}"
         if examples := self.plan.examples():
-            text += f". First keys as sent: {examples}"
+            text += f". First keys as asked: {examples}"
         return text
 
     def run(

@@ -96,6 +96,9 @@ class Estimate:
         return self.budget_left is None or self.credits <= self.budget_left
 
 
+BUDGET_SETTING = "budget=..., PROFNET_BUDGET"  # where a budget is set, as messages say it
+
+
 @dataclass(frozen=True)
 class Limit:
     """A limit on spending, what it leaves now, and where it is set."""
@@ -580,7 +583,7 @@ class Client:
     def short_limit(self, credits: int) -> Limit | None:
         """The first limit, the budget then the spending cap, that leaves less than `credits`
         (what a run may cost at most), with what it leaves; None when both let it run."""
-        limits = [Limit(self.budget.left, "the budget", "budget=..., PROFNET_BUDGET")]
+        limits = [Limit(self.budget.left, "the budget", BUDGET_SETTING)]
         cap = self.settings.spending_cap
         if cap is not None:
             cap_left = self.ledger.cap_left(cap, self._shared.service)

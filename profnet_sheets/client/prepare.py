@@ -113,8 +113,9 @@ def _growth(name: str, value: Any) -> dict[str, float] | None:
     try:
         low, high = float(bounds["min"]), float(bounds["max"])
     except (KeyError, TypeError, ValueError):
+        got = ", ".join(f"{end} {shown(bounds[end])}" for end in ("min", "max") if end in bounds)
         raise normalize.NormalizationError(
-            f"{name} needs numbers for min and max; got {shown(value)}.",
+            f"{name} needs numbers for min and max, such as 10 and 50; got {got or 'neither'}.",
             parameter=name,
             value=value,
         ) from None

@@ -194,7 +194,7 @@ class EnrichForm(Form):
         return self.source
 
     def preview(self) -> None:
-        """Show what enriching will cost, and the first keys as sent (asks the cache; nothing
+        """Show what enriching will cost, and the first keys as asked (asks the cache; nothing
         is paid)."""
         job = Enrichment(
             self.client,

@@ -14,6 +14,7 @@ from profnet_sheets.batch.columns import (
     resolve_columns,
 )
 from profnet_sheets.batch.io import read_table
+from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.batch.naming import column_name, column_names
 
 JUNK_SITES = ["stripe.com", "N/A", "acme.com", "see notes", "jane@gmail.com", "-", "notion.so"]
@@ -29,7 +30,8 @@ ACCOUNTS = pl.DataFrame(
 
 def test_the_issues_table_gives_the_website_not_the_employees() -> None:
     assert choose_column(ACCOUNTS, "company") == "Website"
-    assert choose_column(ACCOUNTS.select("Account", "Employees", "ARR"), "company") == "Account"
+    names = ACCOUNTS.select("Account", "Employees", "ARR")
+    assert choose_column(names, "company") is None, "a company's name is not its key"
 
 
 def test_a_number_column_is_a_company_key_only_when_its_header_says_ids() -> None:
@@ -68,6 +70,60 @@ def test_no_column_of_a_crm_export_is_guessed_for_a_kind_it_does_not_name(kind: 
 @pytest.mark.parametrize("kind", ["company", "company_posts", "headcount"])
 def test_the_company_page_urls_of_a_crm_export_feed_the_kinds_they_fit(kind: str) -> None:
     assert choose_column(CRM, kind) == "Website"
+
+
+ALL_KINDS = sorted(KINDS)
+# A CRM's headers that hold its own ids, counts, levels, names: each says something about the
+# thing, none its key; every value validates as a company id, a job id or a post id.
+CRM_STYLE_HEADERS = (
+    *("ID", "Account ID", "Record ID", "HubSpot Company ID", "Contact ID", "Company Number"),
+    *("Company", "Account", "Job", "Post", "Employer ID", "Company Size", "Company Type"),
+    *("Job Level", "Job Type", "Job Count", "Post Count", "Posts", "Profile Views", "Profile ID"),
+    *("School Type", "School ID", "Country Code", "Region ID", "Email Address", "Page Views"),
+    *("URL Count", "Link Clicks", "Website Visits", "Domain Rank", "Job Title Level"),
+)
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_a_header_with_a_kinds_word_is_no_key_unless_it_names_the_key(kind: str) -> None:
+    """`Account ID` read as company ids, `Job Level` as job ids, `Post Count` as post ids: paid."""
+    frame = pl.DataFrame({header: ["4521", "2", "3"] for header in CRM_STYLE_HEADERS})
+    assert choose_columns(frame, kind) == {}
+    with pytest.raises(ValueError, match="no column is named"):
+        resolve_columns(frame, kind, [])
+
+
+KEY_HEADERS = [
+    *(
+        ("company", h, "4521")
+        for h in ("Company ID", "company_id", "CompanyID", "LinkedIn Company ID")
+    ),
+    *(("company", h, "acme") for h in ("Company URL", "Website", "Company Website", "Domain")),
+    *(("company", h, "acme") for h in ("Website URL", "Primary Domain", "Work Email")),
+    *(("company_posts", h, "acme") for h in ("Company URL", "Company Page", "LinkedIn")),
+    *(("headcount", h, "acme") for h in ("Company URL", "LinkedIn URL", "Company LinkedIn URL")),
+    *(
+        ("profile", h, "anna")
+        for h in ("LinkedIn URL", "Profile URL", "LinkedIn Profile", "Profil")
+    ),
+    *(("profile_posts", h, "anna") for h in ("Profile", "profnet_url", "URL")),
+    *(("recommendations_received", h, "anna") for h in ("Profile URL", "LinkedIn")),
+    *(("recommendations_given", h, "anna") for h in ("Profile URL", "LinkedIn")),
+    *(("job", h, "4521") for h in ("Job ID", "job_id", "Job URL", "LinkedIn Job ID")),
+    *(("post", h, "4521") for h in ("Post URL", "Post URN", "Post ID", "post_urn", "URN")),
+    *(("geocode", h, "Berlin") for h in ("City", "Billing City", "Location", "Country")),
+    *(("school", h, "TU Berlin") for h in ("School", "School Name", "University")),
+    *(("find_profile", h, "Anna Schmidt") for h in ("Full Name", "Name", "Contact")),
+]
+
+
+@pytest.mark.parametrize(("kind", "header", "value"), KEY_HEADERS)
+def test_a_header_that_names_the_key_is_read_among_a_crms_others(
+    kind: str, header: str, value: str
+) -> None:
+    others = {name: ["4521", "2", "3"] for name in CRM_STYLE_HEADERS if name != header}
+    frame = pl.DataFrame({**others, header: [value, value + "x", value + "y"]})
+    assert choose_column(frame, kind) == header
 
 
 def test_values_pick_a_column_only_when_their_shape_leaves_no_doubt() -> None:

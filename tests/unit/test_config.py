@@ -69,6 +69,31 @@ def test_bad_settings_say_what_to_fix(tmp_path: Path) -> None:
         Settings.load(config_path=broken, environ={})
 
 
+@pytest.mark.parametrize("name", ["DEADLINE", "TIMEOUT", "BACKOFF"])
+def test_a_number_of_seconds_not_a_number_is_said_in_words(tmp_path: Path, name: str) -> None:
+    """`PROFNET_DEADLINE=abc` said `could not convert string to float: 'abc'`."""
+    with pytest.raises(ConfigurationError) as refused:
+        Settings.load(config_path=tmp_path / "x.toml", environ={f"PROFNET_{name}": "abc"})
+    said = str(refused.value)
+    assert f"Setting {name.lower()} = 'abc' is not usable" in said
+    assert "it must be a number of seconds from 0 to 10,000,000, such as 30 or 2.5" in said
+    assert f"PROFNET_{name}" in said
+    assert "float" not in said
+
+
+@pytest.mark.parametrize("value", ["lots", "5/week", "-5/day", "2.5"])
+def test_a_spending_cap_refused_says_every_form_it_takes(tmp_path: Path, value: str) -> None:
+    """`PROFNET_SPENDING_CAP=lots` said `it must be a whole number`, though `500/day` is one."""
+    with pytest.raises(ConfigurationError) as refused:
+        Settings.load(config_path=tmp_path / "x.toml", environ={"PROFNET_SPENDING_CAP": value})
+    said = str(refused.value)
+    assert f"Setting spending_cap = '{value}' is not usable" in said
+    assert (
+        "a whole number of credits a day, a month or in all: 500/day, 5000/month or 20000" in said
+    )
+    assert "PROFNET_SPENDING_CAP" in said
+
+
 def test_expiry_table_is_configurable(tmp_path: Path) -> None:
     env = {"PROFNET_EXPIRY": '{"search-posts": 60}'}
     settings = Settings.load(config_path=tmp_path / "x.toml", environ=env)

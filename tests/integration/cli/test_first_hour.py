@@ -5,6 +5,8 @@ options; the real CLI in a subprocess against a sandbox on loopback."""
 from __future__ import annotations
 
 import gzip
+import os
+import pty
 import struct
 import subprocess
 import zlib
@@ -18,6 +20,7 @@ from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.spec import HEADCOUNT_CODES, company_size_label
 from tests.integration.cli.conftest import KEY, charged
 from tests.integration.conftest import CLI
+from tests.integration.test_reliability_settings import read_until
 
 pytestmark = pytest.mark.integration
 CRM = Path(__file__).parents[2] / "data" / "crm_export.csv"
@@ -70,10 +73,28 @@ def test_the_preview_shows_the_column_chosen_and_its_first_keys_as_sent(
     assert result.returncode == 0, result.stderr
     assert "Reading headcount keys from 'Website'" in result.stderr
     assert (
-        "First keys as sent: https://www.profnet.com/company/stripe/, "
+        "First keys as asked: https://www.profnet.com/company/stripe/, "
         "https://www.profnet.com/company/acme-gmbh/, https://www.profnet.com/company/notion/."
     ) in result.stderr
     assert charged(sandbox) == 0
+
+
+def test_the_preview_marks_the_first_keys_the_cache_answers(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """`First keys as sent:` listed keys the cache answers, which are not sent."""
+    first = tmp_path / "first.csv"
+    pl.DataFrame({"Website": ["kept-a.io"]}).write_csv(first)
+    out = str(tmp_path / "first-out.csv")
+    assert run(env, "enrich", str(first), "--kind", "company", "--out", out).returncode == 0
+    assert charged(sandbox) == 1
+    both = tmp_path / "both.csv"
+    pl.DataFrame({"Website": ["kept-a.io", "new-b.io"]}).write_csv(both)
+    result = run(env, "enrich", str(both), "--kind", "company", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert "First keys as asked: kept-a.io (cached, not sent), new-b.io." in result.stderr
+    assert "as sent" not in result.stderr
+    assert charged(sandbox) == 1
 
 
 def test_a_spending_cap_used_up_is_said_in_the_preview(
@@ -242,3 +263,101 @@ def test_search_help_and_errors_name_the_options_a_user_types(env: dict[str, str
     companies = " ".join(run(env, "search", "companies", "--help").stdout.split())
     ranges = ", ".join(f"{code} {company_size_label(code)}" for code in HEADCOUNT_CODES)
     assert f"--company-headcounts TEXT Headcount codes A to H ({ranges})" in companies
+
+
+@pytest.mark.parametrize(
+    ("header", "kind"), [("Account ID", "company"), ("Job Level", "job"), ("Post Count", "post")]
+)
+def test_a_header_with_the_kinds_word_is_not_read_as_its_keys(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, header: str, kind: str
+) -> None:
+    """The CRM's own ids, levels and counts were read as company, job and post ids, and paid."""
+    table = tmp_path / "nums.csv"
+    table.write_text(f"{header},Employees\n4521,50\n4522,200\n")
+    out = tmp_path / "out.csv"
+    result = run(env, "enrich", str(table), "--kind", kind, "--out", str(out), "--yes")
+    assert result.returncode == 1, result.stderr
+    (line,) = errors(result)
+    assert f"no column is named for {kind} keys" in line
+    assert f"'{header}', 'Employees'" in line
+    assert charged(sandbox) == 0
+    assert not out.exists()
+
+
+def in_a_terminal(env: dict[str, str], answer: str, *args: str) -> tuple[int, str]:
+    """The CLI in a pseudo-terminal, `answer` typed at its prompt: its exit code and screen."""
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [*CLI, *args], stdin=terminal, stdout=terminal, stderr=terminal, env=env, close_fds=True
+    )
+    os.close(terminal)
+    seen = read_until(controller, "credits? [y/N]:", timeout=120)
+    os.write(controller, f"{answer}\n".encode())
+    seen += read_until(controller, "\x00never\x00", timeout=60)  # until it ends
+    code = process.wait(timeout=60)
+    os.close(controller)
+    return code, seen
+
+
+@pytest.mark.parametrize("command", ["enrich", "search"])
+def test_saying_no_at_the_prompt_says_nothing_was_sent(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, command: str
+) -> None:
+    """A no printed click's `Aborted!` alone: nothing said of what was (not) sent."""
+    out = tmp_path / "out.csv"
+    if command == "enrich":
+        table = tmp_path / "sites.csv"
+        pl.DataFrame({"Website": ["no-a.io", "no-b.io"]}).write_csv(table)
+        args: tuple[str, ...] = ("enrich", str(table), "--kind", "company")
+    else:
+        args = ("search", "leads", "--title-keywords", "CTO", "--limit", "30")
+    code, seen = in_a_terminal(env, "n", *args, "--out", str(out))
+    assert "Spend up to" in seen
+    assert "Nothing sent: no credits spent." in seen, seen
+    assert "Aborted" not in seen
+    assert "Traceback" not in seen
+    assert code == 1
+    assert charged(sandbox) == 0
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (
+            "50",
+            "--company-headcount-growth takes a range as MIN,MAX (percent), such as 10,50; "
+            "got '50'",
+        ),
+        (
+            "50,x",
+            "--company-headcount-growth needs numbers for min and max, such as 10 and 50; "
+            "got min '50', max 'x'",
+        ),
+    ],
+)
+def test_a_growth_range_refused_is_said_in_words(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, given: str, said: str
+) -> None:
+    """`--company-headcount-growth 50` said `got ('50', '')`, a Python tuple."""
+    out = str(tmp_path / "out.csv")
+    result = run(env, "search", "companies", "--company-headcount-growth", given, "--out", out)
+    assert result.returncode == 1, result.stderr
+    (line,) = errors(result)
+    assert said in line
+    assert "('50'" not in line
+    assert charged(sandbox) == 0
+
+
+def test_a_search_refused_by_its_budget_names_the_option_typed(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """`the budget (budget=..., PROFNET_BUDGET) leaves 10`: the user typed --budget."""
+    out = str(tmp_path / "leads.csv")
+    args = ("search", "leads", "--title-keywords", "CTO", "--budget", "10", "--out", out)
+    result = run(env, *args)
+    assert result.returncode == 3, result.stderr
+    (line,) = errors(result)
+    assert "and the budget (--budget or PROFNET_BUDGET) leaves 10; nothing was sent" in line
+    assert "budget=..." not in line
+    assert charged(sandbox) == 0

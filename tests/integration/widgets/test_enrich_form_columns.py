@@ -50,7 +50,7 @@ def test_the_forms_preview_shows_the_first_keys_as_sent(
     form.kind.value = "company_posts"
     assert form.column.value == "Website"
     assert (
-        "First keys as sent: https://www.profnet.com/company/stripe/, "
+        "First keys as asked: https://www.profnet.com/company/stripe/, "
         "https://www.profnet.com/company/acme-gmbh/, https://www.profnet.com/company/notion/"
     ) in form.cost.value
     assert charged(fresh) == 0
