@@ -935,6 +935,10 @@ def calc_remove(profile: str | None, shared: bool, unopkg: str | None) -> None:
         tool = install.find_unopkg(unopkg)
         command = install.remove_command(tool, Path(profile) if profile else None, shared)
         install.run(command, shared)
+    except install.CalcNotInstalled:
+        where = "in that profile" if profile else "for every user" if shared else "for this user"
+        click.echo(f"The PROFNET add-in is not installed {where}: nothing to remove.", err=True)
+        return
     except install.CalcInstallError as error:
         raise click.ClickException(str(error)) from None
     click.echo("Removed from LibreOffice.", err=True)
