@@ -935,7 +935,7 @@ def calc_remove(profile: str | None, shared: bool, unopkg: str | None) -> None:
         tool = install.find_unopkg(unopkg)
         command = install.remove_command(tool, Path(profile) if profile else None, shared)
         install.run(command, shared)
-    except install.CalcNotInstalled:
+    except install.CalcNotInstalledError:
         where = "in that profile" if profile else "for every user" if shared else "for this user"
         click.echo(f"The PROFNET add-in is not installed {where}: nothing to remove.", err=True)
         return

@@ -33,7 +33,7 @@ class CalcInstallError(ConfigurationError):
     """The add-in could not be installed or removed; the message says what to do."""
 
 
-class CalcNotInstalled(CalcInstallError):
+class CalcNotInstalledError(CalcInstallError):
     """`unopkg remove` found no add-in to remove."""
 
 
@@ -89,7 +89,7 @@ def run(command: list[str], shared: bool = False, cwd: Path | None = None) -> st
     if done.returncode != 0:
         said = reason(done.stderr or done.stdout, done.returncode)
         if _NOT_DEPLOYED in said.lower():
-            raise CalcNotInstalled(said)
+            raise CalcNotInstalledError(said)
         raise CalcInstallError(f"unopkg failed: {said}. {what_to_do(shared, said)}")
     return (done.stdout + done.stderr).strip()
 
