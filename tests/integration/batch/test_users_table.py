@@ -196,3 +196,39 @@ def test_parquet_keeps_the_users_types(client: Client, tmp_path: Path) -> None:
     back = pl.read_parquet(out)
     assert back.select(frame.columns).schema == frame.schema
     assert back.select(frame.columns).equals(frame)
+
+
+def test_csv_to_csv_keeps_the_bom_line_ends_and_header_as_they_were(
+    client: Client, tmp_path: Path
+) -> None:
+    """No BOM added to a file that had none, CRLF kept, `Site,,Site` written as it was;
+    a BOM and LF kept too; streamed or read whole alike."""
+    for name, text in [
+        ("crlf.csv", "Site,,Site\r\nstripe.com,a,b\r\nacme.io,,c\r\n"),
+        ("bom.csv", "\ufeffSite;Note\nstripe.com;x\n"),
+        ("ragged.csv", "Site,,Site\r\nstripe.com,a,b,extra\r\n"),  # read whole
+    ]:
+        source = tmp_path / name
+        source.write_bytes(text.encode("utf-8"))
+        data = enriched(client, source, tmp_path / f"out-{name}").read_bytes()
+        header, first = data.split(b"\n")[:2]
+        want = text.encode("utf-8").split(b"\n")[0]
+        assert header.startswith(want.rstrip(b"\r") + (b"," if "," in text else b";")), header
+        assert header.endswith(b"\r") == want.endswith(b"\r"), "line ends kept"
+        assert first.startswith(b"stripe.com"), first
+        assert data.startswith(b"\xef\xbb\xbf") == text.startswith("\ufeff"), "BOM as it was"
+
+
+def test_csv_not_in_utf8_comes_back_in_utf8_with_a_bom_said(client: Client, tmp_path: Path) -> None:
+    source = tmp_path / "latin.csv"
+    source.write_bytes("Site,Ville\r\nstripe.com,Orléans\r\nacme.io,Besançon\r\n".encode("cp1252"))
+    said: list[str] = []
+    run = enrich_file(
+        client, source, tmp_path / "out.csv", "company", columns=["Site"], say=said.append
+    )
+    assert run is not None
+    data = run.path.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbfSite,Ville,")
+    assert "Orléans".encode() in data
+    assert b"\r\n" in data
+    assert said[-1] == "out.csv: written as UTF-8 with a BOM (the input was not UTF-8)."
