@@ -370,7 +370,7 @@ def enrich_file(
                 f"{target}: could not be written ({error}). {outcome.spend().capitalize()}: "
                 f"{outcome.rerun()} (with another --out)."
             ) from None
-    if around is not None and (around.copied or around.dropped):
+    if around is not None and (around.copied or around.dropped or around.formulas):
         say(_sheets_said(path, around))
     if not style.utf8:
         say(f"{path.name}: written as UTF-8 with a BOM (the input was not UTF-8).")
@@ -386,10 +386,9 @@ def _sheets_said(path: Path, around: Workbook) -> str:
     """What became of the workbook's sheets: the enriched one, those copied, those left out."""
     said = f"{path.name}: the sheet {around.enriched!r} enriched"
     if around.copied:
-        said += (
-            f"; {listed(around.copied)} copied beside it as values (formulas as their last "
-            "values; formatting not kept)"
-        )
+        said += f"; {listed(around.copied)} copied beside it as values (formatting not kept)"
+    if around.formulas:
+        said += f"; formulas written as their last values in {listed(around.formulas)}"
     if around.dropped:
         said += f"; left out, as they could not be read: {listed(around.dropped)}"
     return said + "."
