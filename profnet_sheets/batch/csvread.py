@@ -165,10 +165,8 @@ def _widened(text: str, separator: str, source: Path) -> bytes:
     return (out.getvalue() + rest).encode("utf-8")
 
 
-def csv_separator(source: Path | str) -> str:
-    """The delimiter of a CSV file as it is read (`,` `;` tab `|`; `,` for one column): what
-    its enriched copy is written with."""
-    path = Path(source)
+def _head(path: Path) -> tuple[bytes, str]:
+    """The first bytes of a CSV file, and their text (its warnings said when it is read)."""
     head = _read_bytes(path, limit=_SNIFF_BYTES)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InputWarning)  # said once, when the file is read
@@ -176,6 +174,13 @@ def csv_separator(source: Path | str) -> str:
             sample = decode(head, path)
         except UnicodeDecodeError:  # a multi-byte character cut at the end of the sample
             sample = head.decode("utf-8", errors="ignore")
+    return head, sample
+
+
+def csv_separator(source: Path | str) -> str:
+    """The delimiter of a CSV file as it is read (`,` `;` tab `|`; `,` for one column): what
+    its enriched copy is written with."""
+    head, sample = _head(Path(source))
     found = _sniff_separator(sample, complete=len(head) < _SNIFF_BYTES)
     return "," if found == _NO_SEPARATOR else found
 
@@ -194,20 +199,13 @@ class CsvStyle:
 
 def csv_style(source: Path | str) -> CsvStyle:
     """The BOM, line ends and encoding of a CSV file, from its first bytes."""
-    path = Path(source)
-    head = _read_bytes(path, limit=_SNIFF_BYTES)
+    head, sample = _head(Path(source))
     utf8 = not head.startswith(_BOMS)
     if utf8 and not head.startswith(codecs.BOM_UTF8):
         try:
             codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
         except UnicodeDecodeError:
             utf8 = False
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", InputWarning)  # said once, when the file is read
-        try:
-            sample = decode(head, path)
-        except UnicodeDecodeError:  # a multi-byte character cut at the end of the sample
-            sample = head.decode("utf-8", errors="ignore")
     newline = sample.find("\n")
     crlf = newline > 0 and sample[newline - 1] == "\r"
     bom = head.startswith(codecs.BOM_UTF8) or not utf8

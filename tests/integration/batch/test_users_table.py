@@ -129,6 +129,18 @@ def accounts_xlsx(folder: Path) -> Path:
     return path
 
 
+def enriched_workbook(
+    client: Client, source: Path, target: Path
+) -> tuple[openpyxl.Workbook, list[str]]:
+    """The sheet "Accounts" of `source` enriched into `target`: the workbook, what was said."""
+    said: list[str] = []
+    run = enrich_file(
+        client, source, target, "company", columns=["Site"], sheet="Accounts", say=said.append
+    )
+    assert run is not None
+    return openpyxl.load_workbook(run.path), said
+
+
 def _typed(cell: str, column: int) -> object:
     if not cell:
         return None
@@ -138,18 +150,7 @@ def _typed(cell: str, column: int) -> object:
 def test_xlsx_to_xlsx_keeps_the_users_cells_and_the_workbooks_sheets(
     client: Client, tmp_path: Path
 ) -> None:
-    said: list[str] = []
-    run = enrich_file(
-        client,
-        accounts_xlsx(tmp_path),
-        tmp_path / "out.xlsx",
-        "company",
-        columns=["Site"],
-        sheet="Accounts",
-        say=said.append,
-    )
-    assert run is not None
-    book = openpyxl.load_workbook(run.path)
+    book, said = enriched_workbook(client, accounts_xlsx(tmp_path), tmp_path / "out.xlsx")
     assert book.sheetnames == ["Notes", "Accounts", "Lists", "Corner"], "names and order kept"
     assert book.active is not None
     assert book.active.title == "Accounts"
@@ -212,18 +213,7 @@ def shapes_xlsx(folder: Path) -> Path:
 def test_xlsx_to_xlsx_keeps_each_cells_type_and_says_which_formulas_became_values(
     client: Client, tmp_path: Path
 ) -> None:
-    said: list[str] = []
-    run = enrich_file(
-        client,
-        shapes_xlsx(tmp_path),
-        tmp_path / "out.xlsx",
-        "company",
-        columns=["Site"],
-        sheet="Accounts",
-        say=said.append,
-    )
-    assert run is not None
-    book = openpyxl.load_workbook(run.path)
+    book, said = enriched_workbook(client, shapes_xlsx(tmp_path), tmp_path / "out.xlsx")
     assert book.sheetnames == ["Accounts", "Budget", "Raw", "Empty"]
     assert book["Accounts"]["C2"].value == 30
     values = [list(row) for row in book["Budget"].iter_rows(values_only=True)]
