@@ -108,7 +108,7 @@ def reason(output: str, status: int) -> str:
     return clipped(found.strip().rstrip("."))
 
 
-def what_to_do(shared: bool, said: str = "") -> str:
+def what_to_do(shared: bool, said: str) -> str:
     """What to do after unopkg failed saying `said`: the root advice only when its words are
     about the user (root, as root without --shared), not for any failure under root."""
     root = re.search(r"\broot\b", said, re.IGNORECASE) is not None
