@@ -52,6 +52,14 @@ def _as_typed(text: str) -> str:
     return text.replace(BUDGET_SETTING, "--budget or PROFNET_BUDGET")
 
 
+def _said(text: str) -> None:
+    """`text` on stderr on a line of its own, even while a progress bar is drawn there (tqdm
+    clears the bar's line, writes `text` and a newline, then draws the bar again)."""
+    from tqdm.auto import tqdm
+
+    tqdm.write(text, file=sys.stderr)
+
+
 _STOPS = "profnet_sheets.stops"  # where a command's Stops is kept (the click context's meta)
 
 
@@ -62,7 +70,7 @@ def _stoppable(command: Callable[..., None]) -> Callable[..., None]:
 
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> None:
-        with Stops(lambda text: click.echo(text, err=True)) as stops:
+        with Stops(_said) as stops:
             click.get_current_context().meta[_STOPS] = stops
             try:
                 command(*args, **kwargs)
@@ -471,9 +479,6 @@ def _enrich_file(
     from profnet_sheets.batch.io import BatchInputError
     from profnet_sheets.batch.workflow import EXIT_BUDGET, Enrichment, enrich_file
 
-    def say(text: str) -> None:
-        click.echo(text, err=True)
-
     nothing_to_send = False
     try:
         with _client(concurrency=concurrency, rate_limit=rate) as client:
@@ -501,10 +506,10 @@ def _enrich_file(
                 prefix=prefix,
                 encoding=encoding,
                 confirm=confirm,
-                say=say,
+                say=_said,
             )
     except KeyboardInterrupt:  # before the run: nothing was sent
-        say(f"Interrupted ({_stops().name}) before anything was sent.")
+        _said(f"Interrupted ({_stops().name}) before anything was sent.")
         sys.exit(_stops().exit_code)
     except (ValueError, BatchInputError, ProfnetError) as error:
         raise click.ClickException(str(error)) from None
@@ -515,10 +520,10 @@ def _enrich_file(
         ) from None
     if run is None:  # a dry run: the plan was the answer (a limit used up: exit 3)
         sys.exit(EXIT_BUDGET if nothing_to_send else 0)
-    say(run.summary())
+    _said(run.summary())
     advice = run.outcome.advice()
     if advice:
-        say(advice)
+        _said(advice)
     stops = _stops()
     code = stops.exit_code if stops.received is not None else run.outcome.exit_code
     if code:
@@ -957,6 +962,10 @@ def calc_remove(profile: str | None, shared: bool, unopkg: str | None) -> None:
         tool = install.find_unopkg(unopkg)
         command = install.remove_command(tool, Path(profile) if profile else None, shared)
         install.run(command, shared)
+    except install.CalcNotInstalledError:
+        where = "in that profile" if profile else "for every user" if shared else "for this user"
+        click.echo(f"The PROFNET add-in is not installed {where}: nothing to remove.", err=True)
+        return
     except install.CalcInstallError as error:
         raise click.ClickException(str(error)) from None
     click.echo("Removed from LibreOffice.", err=True)

@@ -8,6 +8,7 @@ import io
 import re
 import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -17,7 +18,7 @@ from profnet_sheets.batch.decode import InputWarning, decode
 from profnet_sheets.batch.infer import typed
 from profnet_sheets.batch.problems import BatchInputError, first_line
 
-__all__ = ["csv_separator", "read_csv", "scan_csv"]
+__all__ = ["CsvStyle", "csv_separator", "csv_style", "read_csv", "scan_csv"]
 
 _SEPARATORS: Final = (",", ";", "\t", "|")
 # A one-column CSV must not be split on commas inside its values: read it on a byte that never
@@ -164,10 +165,8 @@ def _widened(text: str, separator: str, source: Path) -> bytes:
     return (out.getvalue() + rest).encode("utf-8")
 
 
-def csv_separator(source: Path | str) -> str:
-    """The delimiter of a CSV file as it is read (`,` `;` tab `|`; `,` for one column): what
-    its enriched copy is written with."""
-    path = Path(source)
+def _head(path: Path) -> tuple[bytes, str]:
+    """The first bytes of a CSV file, and their text (its warnings said when it is read)."""
     head = _read_bytes(path, limit=_SNIFF_BYTES)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InputWarning)  # said once, when the file is read
@@ -175,8 +174,44 @@ def csv_separator(source: Path | str) -> str:
             sample = decode(head, path)
         except UnicodeDecodeError:  # a multi-byte character cut at the end of the sample
             sample = head.decode("utf-8", errors="ignore")
+    return head, sample
+
+
+def csv_separator(source: Path | str) -> str:
+    """The delimiter of a CSV file as it is read (`,` `;` tab `|`; `,` for one column): what
+    its enriched copy is written with."""
+    head, sample = _head(Path(source))
     found = _sniff_separator(sample, complete=len(head) < _SNIFF_BYTES)
     return "," if found == _NO_SEPARATOR else found
+
+
+@dataclass(frozen=True)
+class CsvStyle:
+    """What a CSV's copy keeps of it: a BOM or none (one always when the file was not UTF-8,
+    as its copy is UTF-8: so Excel reads its accents), its line ends (`\\r\\n` or `\\n`),
+    its header row as written (empty and repeated names too, which a frame renames)."""
+
+    bom: bool
+    line_end: str
+    utf8: bool
+    header: tuple[str, ...] = ()
+
+
+def csv_style(source: Path | str) -> CsvStyle:
+    """The BOM, line ends and encoding of a CSV file, from its first bytes."""
+    head, sample = _head(Path(source))
+    utf8 = not head.startswith(_BOMS)
+    if utf8 and not head.startswith(codecs.BOM_UTF8):
+        try:
+            codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+        except UnicodeDecodeError:
+            utf8 = False
+    newline = sample.find("\n")
+    crlf = newline > 0 and sample[newline - 1] == "\r"
+    bom = head.startswith(codecs.BOM_UTF8) or not utf8
+    separator = _sniff_separator(sample, complete=len(head) < _SNIFF_BYTES)
+    header = next(csv.reader(io.StringIO(sample), delimiter=separator), [])
+    return CsvStyle(bom, "\r\n" if crlf else "\n", utf8, tuple(header))
 
 
 def scan_csv(source: Path, *, as_text: bool = False) -> pl.LazyFrame:
@@ -221,8 +256,10 @@ def _check_streamable(source: Path) -> None:
         with source.open("rb") as file:
             while chunk := file.read(_CHECK_CHUNK):
                 decoder.decode(chunk)
+                # A CR ending the chunk is told by the next one's first byte.
+                end = len(chunk) - 1 if chunk.endswith(b"\r") else len(chunk)
                 lone_cr = (pending_cr and not chunk.startswith(b"\n")) or bool(
-                    _LONE_CR.search(chunk, 0, len(chunk) - 1)
+                    _LONE_CR.search(chunk, 0, end)
                 )
                 if lone_cr:
                     msg = (

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
+import csv
+import io
 import os
 import secrets
 import stat
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal, TypeVar
 
@@ -170,11 +173,16 @@ def write_table(
     separator: str | None = None,
     kept: Collection[str] = (),
     around: Workbook | None = None,
+    bom: bool = True,
+    line_end: str = "\n",
+    header: Mapping[str, str] | None = None,
 ) -> Path:
     """Write ``frame`` to ``path`` by extension, atomically; return the path written.
 
-    CSV (.csv, .txt; .tsv tab-separated): UTF-8 with a BOM, so that Excel on Windows reads
-    accents right; ``separator`` (default ``,``) keeps the input's delimiter. Every string,
+    CSV (.csv, .txt; .tsv tab-separated): UTF-8, with a BOM (unless ``bom=False``: an input
+    that had none) so that Excel on Windows reads accents right; ``separator`` (default ``,``)
+    and ``line_end`` (default ``\\n``) keep the input's delimiter and line ends, ``header``
+    the names written for columns renamed when read (an empty or repeated name). Every string,
     nested ones and header names included, goes through :func:`escape_formula` (unless
     ``escape=False``), except the columns ``kept``: the user's own, given back exactly as they
     came (the danger is in what the service returned). CSV is the one format where a
@@ -201,7 +209,7 @@ def write_table(
         delimiter = _delimiter(target, separator)
 
         def write(temp: Path) -> None:
-            flat.write_csv(temp, include_bom=True, separator=delimiter)
+            _write_csv(flat, temp, delimiter, bom, line_end, header or {})
 
     elif kind == "xlsx":
         flat = flatten(frame, escape=False, csv=False)
@@ -295,12 +303,16 @@ def sink_table(
     escape: bool = True,
     separator: str | None = None,
     kept: Collection[str] = (),
+    bom: bool = True,
+    line_end: str = "\n",
+    header: Mapping[str, str] | None = None,
 ) -> Path:
     """Stream ``lazy`` to a big .parquet or .csv file without collecting it; atomic.
 
     CSV gets the same treatment as in :func:`write_table` (escaping but in ``kept``, lists
-    joined, records as JSON, a BOM, ``separator``), applied as lazy expressions. XLSX cannot
-    be streamed: collect and use :func:`write_table`, or sink to CSV or Parquet.
+    joined, records as JSON, ``bom``, ``separator``, ``line_end``, ``header``), applied as lazy
+    expressions. XLSX cannot be streamed: collect and use :func:`write_table`, or sink to CSV
+    or Parquet.
     """
     target = Path(path).expanduser()
     kind = _kind(target, writing=True)
@@ -320,10 +332,35 @@ def sink_table(
         delimiter = _delimiter(target, separator)
 
         def write(temp: Path) -> None:
-            flat.sink_csv(temp, include_bom=True, separator=delimiter)
+            _write_csv(flat, temp, delimiter, bom, line_end, header or {})
 
     _atomic_write(target, write)
     return target
+
+
+def _write_csv(
+    frame: pl.DataFrame | pl.LazyFrame,
+    temp: Path,
+    separator: str,
+    bom: bool,
+    line_end: str,
+    header: Mapping[str, str],
+) -> None:
+    """``frame`` as CSV (streamed when lazy), its header row written as ``header`` names its
+    columns (a frame's names are unique: an input's `Website,,Website` comes back as it was)."""
+    names = [header.get(name, name) for name in frame.collect_schema().names()]
+    line = io.StringIO()
+    csv.writer(line, delimiter=separator, lineterminator=line_end).writerow(names)
+    with temp.open("wb") as file:
+        file.write((codecs.BOM_UTF8 if bom else b"") + line.getvalue().encode("utf-8"))
+        if isinstance(frame, pl.LazyFrame):
+            frame.sink_csv(
+                file, include_header=False, separator=separator, line_terminator=line_end
+            )
+        else:
+            frame.write_csv(
+                file, include_header=False, separator=separator, line_terminator=line_end
+            )
 
 
 def _atomic_write(target: Path, write: Callable[[Path], None]) -> None:

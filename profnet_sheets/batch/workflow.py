@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from profnet_sheets.batch.columns import resolve_columns
+from profnet_sheets.batch.csvread import CsvStyle, csv_style
 from profnet_sheets.batch.decode import InputWarning
 from profnet_sheets.batch.engine import (
     NOT_DONE,
@@ -331,14 +332,36 @@ def enrich_file(
         return None
     result, outcome = job.run(concurrency=concurrency)
     keep = _kept_separator(source, target)
+    style = csv_style(source) if _csv_to_csv(source, target) else CsvStyle(True, "\n", True)
+    # The input's header as written (`Website,,Website`), where the frame renamed it (its
+    # `extra_N` columns, for rows longer than the header, come after it).
+    fits = len(style.header) <= len(names)
+    header = dict(zip(names, style.header, strict=False)) if fits else {}
     # A Ctrl-C while writing stops nothing: what was paid is written (atomically), and the
     # user's own columns as they came: only what the service returned is escaped.
     while True:
         try:
             if isinstance(result, pl.LazyFrame):
-                path = sink_table(result, target, separator=keep, kept=names)
+                path = sink_table(
+                    result,
+                    target,
+                    separator=keep,
+                    kept=names,
+                    bom=style.bom,
+                    line_end=style.line_end,
+                    header=header,
+                )
             else:
-                path = write_table(result, target, separator=keep, kept=names, around=around)
+                path = write_table(
+                    result,
+                    target,
+                    separator=keep,
+                    kept=names,
+                    around=around,
+                    bom=style.bom,
+                    line_end=style.line_end,
+                    header=header,
+                )
             break
         except KeyboardInterrupt:
             outcome = replace(outcome, ending="interrupted")
@@ -347,8 +370,10 @@ def enrich_file(
                 f"{target}: could not be written ({error}). {outcome.spend().capitalize()}: "
                 f"{outcome.rerun()} (with another --out)."
             ) from None
-    if around is not None and (around.copied or around.dropped):
+    if around is not None and (around.copied or around.dropped or around.formulas):
         say(_sheets_said(path, around))
+    if not style.utf8:
+        say(f"{path.name}: written as UTF-8 with a BOM (the input was not UTF-8).")
     return FileRun(path, outcome, time.perf_counter() - started)
 
 
@@ -361,10 +386,9 @@ def _sheets_said(path: Path, around: Workbook) -> str:
     """What became of the workbook's sheets: the enriched one, those copied, those left out."""
     said = f"{path.name}: the sheet {around.enriched!r} enriched"
     if around.copied:
-        said += (
-            f"; {listed(around.copied)} copied beside it as values (formulas as their last "
-            "values; formatting not kept)"
-        )
+        said += f"; {listed(around.copied)} copied beside it as values (formatting not kept)"
+    if around.formulas:
+        said += f"; formulas written as their last values in {listed(around.formulas)}"
     if around.dropped:
         said += f"; left out, as they could not be read: {listed(around.dropped)}"
     return said + "."

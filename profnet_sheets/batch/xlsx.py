@@ -6,12 +6,14 @@ import contextlib
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any, Final
 
 import polars as pl
 
 from profnet_sheets.batch.escape import DANGEROUS
+from profnet_sheets.batch.formulas import sheets_with_formulas
 from profnet_sheets.batch.problems import BatchInputError, first_line
 
 __all__ = ["CopiedSheet", "Workbook", "fitted_widths", "read_workbook", "read_xlsx", "write_xlsx"]
@@ -86,11 +88,12 @@ def _sheet_name(reader: Any, source: Path, sheet: str | int | None) -> str:
 
 @dataclass(frozen=True)
 class CopiedSheet:
-    """A sheet of the input workbook copied as values: its cells from `first_column` on
-    (row 1 on), whole columns typed as in `read_xlsx`; `frame` None: the enriched sheet."""
+    """A sheet of the input workbook copied as values: its rows (row 1 on) of cells from
+    `first_column` on, each cell as its type (a number, a date or time, true/false, text,
+    None when empty); `rows` None: the enriched sheet."""
 
     name: str
-    frame: pl.DataFrame | None
+    rows: tuple[tuple[Any, ...], ...] | None
     first_column: int = 0
     hidden: bool = False
 
@@ -98,18 +101,20 @@ class CopiedSheet:
 @dataclass(frozen=True)
 class Workbook:
     """The sheets of the input workbook, in order, the enriched one among them; `dropped`:
-    the sheets that could not be read (a chart sheet, say), named to the user."""
+    the sheets that could not be read (a chart sheet, say), named to the user; `formulas`:
+    those whose formulas are written as their last values."""
 
     sheets: tuple[CopiedSheet, ...]
     dropped: tuple[str, ...] = ()
+    formulas: tuple[str, ...] = ()
 
     @property
     def enriched(self) -> str:
-        return next(sheet.name for sheet in self.sheets if sheet.frame is None)
+        return next(sheet.name for sheet in self.sheets if sheet.rows is None)
 
     @property
     def copied(self) -> list[str]:
-        return [sheet.name for sheet in self.sheets if sheet.frame is not None]
+        return [sheet.name for sheet in self.sheets if sheet.rows is not None]
 
 
 def read_workbook(source: Path, sheet: str | int | None) -> Workbook:
@@ -126,19 +131,60 @@ def read_workbook(source: Path, sheet: str | int | None) -> Workbook:
             continue
         try:
             with _quiet("fastexcel"):
-                cells = reader.load_sheet(
-                    name, header_row=None, skip_rows=0, schema_sample_rows=None
-                )
-                text = reader.load_sheet(
-                    name, header_row=None, skip_rows=0, schema_sample_rows=None, dtypes="string"
-                )
+                copied = _copied(reader, name)
         except fastexcel_error():
             dropped.append(name)
             continue
-        first = min((column.absolute_index for column in cells.selected_columns), default=0)
-        frame = _typed(text.to_polars(), cells.to_polars())
-        sheets.append(CopiedSheet(name, frame, first, cells.visible != "visible"))
-    return Workbook(tuple(sheets), tuple(dropped))
+        sheets.append(copied)
+    kept = {copy.name for copy in sheets}
+    formulas = tuple(name for name in sheets_with_formulas(source) if name in kept)
+    return Workbook(tuple(sheets), tuple(dropped), formulas)
+
+
+# What a cell is, told apart by reading the sheet once per type (fastexcel's `dtypes`, with
+# its default coercion): text reads as a number only when it is written as one, never as a
+# date or true/false; a date or time cell alone reads as a duration; a number reads as
+# true/false (not zero) and, in Excel's range of dates, as a date.
+_READS: Final = ("string", "float", "datetime", "duration", "boolean")
+
+
+def _copied(reader: Any, name: str) -> CopiedSheet:
+    """The sheet `name` as its cells, each with its own type (a column may mix them)."""
+    loaded = {
+        dtype: reader.load_sheet(
+            name, header_row=None, skip_rows=0, schema_sample_rows=None, dtypes=dtype
+        )
+        for dtype in _READS
+    }
+    text = loaded["string"]
+    first = min((column.absolute_index for column in text.selected_columns), default=0)
+    frames = {dtype: sheet.to_polars() for dtype, sheet in loaded.items()}
+    columns = [
+        _cells(*(frames[dtype].to_series(index) for dtype in _READS))
+        for index in range(frames["string"].width)
+    ]
+    rows = tuple(zip(*columns, strict=True)) if columns else ()
+    return CopiedSheet(name, rows, first, text.visible != "visible")
+
+
+def _cells(
+    text: pl.Series, number: pl.Series, when: pl.Series, span: pl.Series, flag: pl.Series
+) -> list[Any]:
+    """One column's cells, each as its type (see `_READS`)."""
+    cells: list[Any] = []
+    for shown, value, moment, duration, truth in zip(text, number, when, span, flag, strict=True):
+        if shown is None:
+            cells.append(None)
+        elif duration is not None:
+            cells.append(moment if moment is not None else shown)
+        elif shown in ("true", "false") and value is not None and truth is not None:
+            cells.append(truth)
+        elif value is not None and truth is not None:
+            whole = value == round(value) and abs(value) <= _EXACT_INT
+            cells.append(int(value) if whole else value)
+        else:
+            cells.append(shown)
+    return cells
 
 
 def _typed(text: pl.DataFrame, cells: pl.DataFrame) -> pl.DataFrame:
@@ -199,11 +245,11 @@ def write_xlsx(frame: pl.DataFrame, path: Path, around: Workbook | None = None) 
         quoted = workbook.add_format({"quote_prefix": True})
         for copy in around.sheets if around is not None else (CopiedSheet("Sheet1", None),):
             sheet = workbook.add_worksheet(copy.name)
-            if copy.frame is None:
+            if copy.rows is None:
                 _write_table(workbook, sheet, frame, quoted)
                 sheet.activate()
             else:
-                _write_cells(workbook, sheet, copy.frame, quoted, copy.first_column)
+                _write_values(workbook, sheet, copy, quoted)
                 if copy.hidden:
                     sheet.hide()
     except BaseException:
@@ -228,19 +274,51 @@ def _write_table(workbook: Any, sheet: Any, frame: pl.DataFrame, quoted: Any) ->
 
 
 def _write_cells(
-    workbook: Any,
-    sheet: Any,
-    frame: pl.DataFrame,
-    quoted: Any,
-    first_column: int = 0,
-    first_row: int = 0,
+    workbook: Any, sheet: Any, frame: pl.DataFrame, quoted: Any, first_row: int = 0
 ) -> None:
-    """Every non-null cell of ``frame``, from (``first_row``, ``first_column``) on."""
+    """Every non-null cell of ``frame``, from row ``first_row`` on."""
     writers = [_cell_writer(workbook, sheet, dtype, quoted) for dtype in frame.dtypes]
     for row, values in enumerate(frame.iter_rows(), start=first_row):
         for col, value in enumerate(values):
             if value is not None:
-                writers[col](row, first_column + col, value)
+                writers[col](row, col, value)
+
+
+def _write_values(workbook: Any, sheet: Any, copy: CopiedSheet, quoted: Any) -> None:
+    """A copied sheet's cells where they were, each written as its type."""
+    formats = {
+        kind: workbook.add_format({"num_format": number_format})
+        for kind, number_format in _CELL_FORMATS.items()
+    }
+    writers: dict[type, Callable[[int, int, Any], Any]] = {
+        bool: sheet.write_boolean,
+        int: sheet.write_number,
+        float: sheet.write_number,
+        str: lambda row, col, text: sheet.write_string(
+            row, col, text, quoted if text.startswith(DANGEROUS) else None
+        ),
+    }
+    for row, values in enumerate(copy.rows or ()):
+        for col, value in enumerate(values, start=copy.first_column):
+            if isinstance(value, datetime):
+                sheet.write_datetime(row, col, value, formats[_moment(value)])
+            elif value is not None:
+                writers[type(value)](row, col, value)
+
+
+_CELL_FORMATS: Final = {
+    "date": "yyyy-mm-dd",
+    "datetime": "yyyy-mm-dd hh:mm:ss",
+    "time": "hh:mm:ss",
+}
+_NO_DAY: Final = date(1899, 12, 31)  # the day of a time of day alone, as fastexcel reads it
+
+
+def _moment(value: datetime) -> str:
+    """Which of a date, a date and time or a time of day `value` is."""
+    if value.date() <= _NO_DAY:
+        return "time"
+    return "date" if value.time() == time() else "datetime"
 
 
 def _cell_writer(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,10 +23,18 @@ PLACES: Final = (
     r"C:\Program Files\LibreOffice\program\unopkg.com",
 )
 TIMEOUT: Final = 300.0  # seconds: unopkg registers the component by running it once
+# Where in LibreOffice's C++ sources an error was raised (` at ./desktop/x.cxx:973`): not for users.
+_SOURCE_PLACE: Final = re.compile(r"\s+at\s+\S+\.(?:cxx|hxx|cpp|hpp|c|h):\d+")
+# unopkg's words for removing an extension that is not there.
+_NOT_DEPLOYED: Final = "no such extension deployed"
 
 
 class CalcInstallError(ConfigurationError):
     """The add-in could not be installed or removed; the message says what to do."""
+
+
+class CalcNotInstalledError(CalcInstallError):
+    """`unopkg remove` found no add-in to remove."""
 
 
 def find_unopkg(given: str | None = None) -> str:
@@ -78,10 +87,10 @@ def run(command: list[str], shared: bool = False, cwd: Path | None = None) -> st
     except (OSError, subprocess.TimeoutExpired) as error:
         raise CalcInstallError(f"{command[0]} did not run: {error}") from None
     if done.returncode != 0:
-        raise CalcInstallError(
-            f"unopkg failed: {reason(done.stderr or done.stdout, done.returncode)}. "
-            f"{what_to_do(shared)}"
-        )
+        said = reason(done.stderr or done.stdout, done.returncode)
+        if _NOT_DEPLOYED in said.lower():
+            raise CalcNotInstalledError(said)
+        raise CalcInstallError(f"unopkg failed: {said}. {what_to_do(shared, said)}")
     return (done.stdout + done.stderr).strip()
 
 
@@ -95,11 +104,15 @@ def reason(output: str, status: int) -> str:
         if line.startswith("ERROR:") and line.rstrip(".") != "ERROR: unopkg failed"
     ]
     found = (errors or lines[-1:] or [f"exit status {status}"])[0]
-    return clipped(found.removeprefix("Exception occurred:").strip().rstrip("."))
+    found = _SOURCE_PLACE.sub("", found.removeprefix("Exception occurred:"))
+    return clipped(found.strip().rstrip("."))
 
 
-def what_to_do(shared: bool) -> str:
-    if not shared and hasattr(os, "geteuid") and os.geteuid() == 0:
+def what_to_do(shared: bool, said: str) -> str:
+    """What to do after unopkg failed saying `said`: the root advice only when its words are
+    about the user (root, as root without --shared), not for any failure under root."""
+    root = re.search(r"\broot\b", said, re.IGNORECASE) is not None
+    if not shared and root and hasattr(os, "geteuid") and os.geteuid() == 0:
         return (
             "unopkg does not install for the root user: run this as the user who runs "
             "LibreOffice, or add --shared to install for every user of this computer"

@@ -186,6 +186,20 @@ def test_sigterm_and_sighup_are_ctrl_c(
     check_written(tmp_path, said)
 
 
+def test_the_stop_is_said_on_its_own_line_not_on_the_bars(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """stderr is a pipe (not a terminal): the bar's line is cleared and ended first."""
+    running = started_enrich(env, sandbox, tmp_path)
+    running.signal(signal.SIGTERM)
+    code, said = running.end()
+    assert code == 128 + signal.SIGTERM, said
+    before = said[: said.index("SIGTERM: stopping.")]
+    shown = re.split(r"[\r\n]", before)[-1]
+    assert shown == "", f"on the bar's line: {before[-80:]!r}"
+    assert re.search(r"\r *\rSIGTERM: stopping\.", said), "the bar's line cleared first"
+
+
 def test_search_under_ctrl_c_says_how_to_reattach(env: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "leads.csv"
     running = Running(

@@ -9,6 +9,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import IO
 
 import openpyxl
 import polars as pl
@@ -526,8 +527,8 @@ def test_failed_write_leaves_no_partial_file(
 ) -> None:
     target = tmp_path / "out.csv"
 
-    def half_then_fail(self: pl.DataFrame, file: Path, **_: object) -> None:
-        Path(file).write_text("id,name\n001,Jo")
+    def half_then_fail(self: pl.DataFrame, file: IO[bytes], **_: object) -> None:
+        file.write(b"001,Jo")  # after the header row
         raise OSError("disk full")
 
     monkeypatch.setattr(pl.DataFrame, "write_csv", half_then_fail)

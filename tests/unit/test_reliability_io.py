@@ -66,6 +66,12 @@ def test_streaming_refuses_up_front_what_it_would_misread(
     assert read_table(source).height == rows, "read whole, every row is there"
 
 
+def test_a_file_with_windows_line_ends_is_streamed(tmp_path: Path) -> None:
+    source = tmp_path / "windows.csv"
+    source.write_bytes(b"name,site\r\na,b.io\r\nc,d.io\r\n")
+    assert scan_table(source).collect().rows() == [("a", "b.io"), ("c", "d.io")]
+
+
 def test_a_cell_too_long_for_excel_is_refused_not_cut(tmp_path: Path) -> None:
     fits = pl.DataFrame({"a": ["=" + "x" * (EXCEL_CELL - 1)], "b": [["y" * 100]]})
     write_table(fits, tmp_path / "fits.xlsx")

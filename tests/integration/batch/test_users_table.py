@@ -13,6 +13,7 @@ import openpyxl
 import polars as pl
 import pytest
 import requests
+import xlsxwriter  # type: ignore[import-untyped]
 
 from profnet_sheets import Client
 from profnet_sheets.batch.escape import DANGEROUS
@@ -128,6 +129,18 @@ def accounts_xlsx(folder: Path) -> Path:
     return path
 
 
+def enriched_workbook(
+    client: Client, source: Path, target: Path
+) -> tuple[openpyxl.Workbook, list[str]]:
+    """The sheet "Accounts" of `source` enriched into `target`: the workbook, what was said."""
+    said: list[str] = []
+    run = enrich_file(
+        client, source, target, "company", columns=["Site"], sheet="Accounts", say=said.append
+    )
+    assert run is not None
+    return openpyxl.load_workbook(run.path), said
+
+
 def _typed(cell: str, column: int) -> object:
     if not cell:
         return None
@@ -137,18 +150,7 @@ def _typed(cell: str, column: int) -> object:
 def test_xlsx_to_xlsx_keeps_the_users_cells_and_the_workbooks_sheets(
     client: Client, tmp_path: Path
 ) -> None:
-    said: list[str] = []
-    run = enrich_file(
-        client,
-        accounts_xlsx(tmp_path),
-        tmp_path / "out.xlsx",
-        "company",
-        columns=["Site"],
-        sheet="Accounts",
-        say=said.append,
-    )
-    assert run is not None
-    book = openpyxl.load_workbook(run.path)
+    book, said = enriched_workbook(client, accounts_xlsx(tmp_path), tmp_path / "out.xlsx")
     assert book.sheetnames == ["Notes", "Accounts", "Lists", "Corner"], "names and order kept"
     assert book.active is not None
     assert book.active.title == "Accounts"
@@ -175,8 +177,66 @@ def test_xlsx_to_xlsx_keeps_the_users_cells_and_the_workbooks_sheets(
     assert book["Corner"].sheet_state == "hidden"
     assert said[-1] == (
         "out.xlsx: the sheet 'Accounts' enriched; 'Notes', 'Lists', 'Corner' copied beside it "
-        "as values "
-        "(formulas as their last values; formatting not kept)."
+        "as values (formatting not kept)."
+    ), "no formula in the workbook: none said"
+
+
+def shapes_xlsx(folder: Path) -> Path:
+    """A workbook written as Excel writes one (formulas with their last values): the table on
+    "Accounts" with a formula, and sheets of several shapes beside it."""
+    path = folder / "shapes.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    day = book.add_format({"num_format": "yyyy-mm-dd"})
+    moment = book.add_format({"num_format": "yyyy-mm-dd hh:mm"})
+    accounts = book.add_worksheet("Accounts")
+    accounts.write_row(0, 0, ["Site", "Seats", "Ten times"])
+    accounts.write_row(1, 0, ["stripe.com", 3])
+    accounts.write_formula(1, 2, "=B2*10", None, 30)
+    budget = book.add_worksheet("Budget")  # a header row over typed columns
+    budget.write_row(0, 0, ["Month", "Amount", "When"])
+    budget.write_string(1, 0, "Jan")
+    budget.write_number(1, 1, 1200)
+    budget.write_datetime(1, 2, datetime(2024, 1, 5), day)
+    budget.write_string(2, 0, "Feb")
+    budget.write_number(2, 1, 99.5)
+    budget.write_datetime(2, 2, datetime(2024, 2, 6, 14, 30), moment)
+    budget.write_formula(3, 1, "=B2+B3", None, 1299.5)
+    raw = book.add_worksheet("Raw")  # no header; a column mixing numbers, text and the rest
+    raw.write_column(0, 1, [7, "0049 30", "1200", True])
+    raw.write_string(4, 1, "=not a formula")
+    raw.write_datetime(5, 1, datetime(2026, 11, 3), day)
+    book.add_worksheet("Empty")
+    book.close()
+    return path
+
+
+def test_xlsx_to_xlsx_keeps_each_cells_type_and_says_which_formulas_became_values(
+    client: Client, tmp_path: Path
+) -> None:
+    book, said = enriched_workbook(client, shapes_xlsx(tmp_path), tmp_path / "out.xlsx")
+    assert book.sheetnames == ["Accounts", "Budget", "Raw", "Empty"]
+    assert book["Accounts"]["C2"].value == 30
+    values = [list(row) for row in book["Budget"].iter_rows(values_only=True)]
+    assert values == [
+        ["Month", "Amount", "When"],
+        ["Jan", 1200, datetime(2024, 1, 5)],
+        ["Feb", 99.5, datetime(2024, 2, 6, 14, 30)],
+        [None, 1299.5, None],
+    ], "numbers as numbers, dates as dates"
+    assert book["Budget"]["C2"].is_date
+    assert book["Budget"]["C2"].number_format == "yyyy-mm-dd"
+    assert book["Budget"]["C3"].number_format == "yyyy-mm-dd hh:mm:ss"
+    raw = [row[1] for row in book["Raw"].iter_rows(values_only=True)]
+    assert raw == [7, "0049 30", "1200", True, "=not a formula", datetime(2026, 11, 3)]
+    assert book["Raw"]["B3"].data_type == "s", "text that reads as a number stays text"
+    assert book["Raw"]["B5"].data_type == "s"
+    assert book["Raw"]["B5"].quotePrefix
+    assert book["Raw"]["A1"].value is None, "a cell where it was"
+    assert list(book["Empty"].iter_rows(values_only=True)) in ([], [(None,)])
+    assert said[-1] == (
+        "out.xlsx: the sheet 'Accounts' enriched; 'Budget', 'Raw', 'Empty' copied beside it "
+        "as values (formatting not kept); formulas written as their last values in "
+        "'Accounts', 'Budget'."
     )
 
 
@@ -196,3 +256,39 @@ def test_parquet_keeps_the_users_types(client: Client, tmp_path: Path) -> None:
     back = pl.read_parquet(out)
     assert back.select(frame.columns).schema == frame.schema
     assert back.select(frame.columns).equals(frame)
+
+
+def test_csv_to_csv_keeps_the_bom_line_ends_and_header_as_they_were(
+    client: Client, tmp_path: Path
+) -> None:
+    """No BOM added to a file that had none, CRLF kept, `Site,,Site` written as it was;
+    a BOM and LF kept too; streamed or read whole alike."""
+    for name, text in [
+        ("crlf.csv", "Site,,Site\r\nstripe.com,a,b\r\nacme.io,,c\r\n"),
+        ("bom.csv", "\ufeffSite;Note\nstripe.com;x\n"),
+        ("ragged.csv", "Site,,Site\r\nstripe.com,a,b,extra\r\n"),  # read whole
+    ]:
+        source = tmp_path / name
+        source.write_bytes(text.encode("utf-8"))
+        data = enriched(client, source, tmp_path / f"out-{name}").read_bytes()
+        header, first = data.split(b"\n")[:2]
+        want = text.encode("utf-8").split(b"\n")[0]
+        assert header.startswith(want.rstrip(b"\r") + (b"," if "," in text else b";")), header
+        assert header.endswith(b"\r") == want.endswith(b"\r"), "line ends kept"
+        assert first.startswith(b"stripe.com"), first
+        assert data.startswith(b"\xef\xbb\xbf") == text.startswith("\ufeff"), "BOM as it was"
+
+
+def test_csv_not_in_utf8_comes_back_in_utf8_with_a_bom_said(client: Client, tmp_path: Path) -> None:
+    source = tmp_path / "latin.csv"
+    source.write_bytes("Site,Ville\r\nstripe.com,Orléans\r\nacme.io,Besançon\r\n".encode("cp1252"))
+    said: list[str] = []
+    run = enrich_file(
+        client, source, tmp_path / "out.csv", "company", columns=["Site"], say=said.append
+    )
+    assert run is not None
+    data = run.path.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbfSite,Ville,")
+    assert "Orléans".encode() in data
+    assert b"\r\n" in data
+    assert said[-1] == "out.csv: written as UTF-8 with a BOM (the input was not UTF-8)."

@@ -32,13 +32,13 @@ def test_no_libreoffice_says_what_to_install(monkeypatch: pytest.MonkeyPatch) ->
     assert install.find_unopkg("/opt/lo/unopkg") == "/opt/lo/unopkg"
 
 
-def fake_unopkg(folder: Path, status: int = 0) -> Path:
-    """An unopkg that writes down how it was called."""
+def fake_unopkg(folder: Path, status: int = 0, error: str = "something") -> Path:
+    """An unopkg that writes down how it was called (and says `ERROR: error`)."""
     script = folder / "unopkg"
     script.write_text(
         f'#!/bin/sh\necho "$@" > "{folder}/called"\n'
         f'[ -f "$3" ] && cp "$3" "{folder}/installed.oxt"\n'
-        f'echo "ERROR: something" >&2\nexit {status}\n'
+        f'echo "ERROR: {error}" >&2\nexit {status}\n'
     )
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     return script
@@ -70,9 +70,42 @@ def test_a_failing_unopkg_and_root_are_explained(
     assert done.exit_code == 1
     assert "unopkg failed: something. Close LibreOffice" in done.output
     monkeypatch.setattr(os, "geteuid", lambda: 0)
-    root = CliRunner().invoke(main, ["calc", "install", "--unopkg", str(failing)])
-    assert "unopkg failed: something. unopkg does not install for the root user" in root.output
+    other = CliRunner().invoke(main, ["calc", "install", "--unopkg", str(failing)])
+    assert "unopkg failed: something. Close LibreOffice" in other.output, "not about root"
+    refused = fake_unopkg(
+        tmp_path, status=1, error="Cannot run unopkg as root without --shared or --bundled option."
+    )
+    root = CliRunner().invoke(main, ["calc", "install", "--unopkg", str(refused)])
+    assert "--bundled option. unopkg does not install for the root user" in root.output
     assert "--shared" in root.output
+
+
+NOT_DEPLOYED = (
+    "There is no such extension deployed: org.profnetsheets.calc at "
+    "./desktop/source/deployment/manager/dp_manager.cxx:973"
+)
+
+
+def test_removing_an_add_in_not_installed_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    unopkg = fake_unopkg(tmp_path, status=1, error=NOT_DEPLOYED)
+    args = ["calc", "remove", "--unopkg", str(unopkg)]
+    done = CliRunner().invoke(main, [*args, "--profile", str(tmp_path / "p")])
+    assert done.exit_code == 0, done.output
+    assert done.output == (
+        "The PROFNET add-in is not installed in that profile: nothing to remove.\n"
+    )
+    mine = CliRunner().invoke(main, args)
+    assert mine.output == "The PROFNET add-in is not installed for this user: nothing to remove.\n"
+
+
+def test_libreoffices_source_places_are_not_shown() -> None:
+    assert install.reason(f"ERROR: {NOT_DEPLOYED}\n", 1) == (
+        "There is no such extension deployed: org.profnetsheets.calc"
+    )
+    assert install.what_to_do(False, "something") == install.what_to_do(True, "root")
 
 
 BAD_ALLOC = """
@@ -83,9 +116,7 @@ ERROR: unopkg failed.
 
 
 def test_the_reason_is_unopkgs_own_in_one_line() -> None:
-    assert install.reason(BAD_ALLOC, 1) == (
-        "C++ code threw St9bad_alloc: std::bad_alloc at ./bridges/x.cxx:243"
-    )
+    assert install.reason(BAD_ALLOC, 1) == "C++ code threw St9bad_alloc: std::bad_alloc"
     assert install.reason("ERROR: unopkg failed.\n", 1) == "ERROR: unopkg failed"
     root = "ERROR: Cannot run unopkg as root without --shared or --bundled option.\n"
     assert (
