@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import functools
 import json
+import logging
 import os
 import re
 import sys
@@ -17,6 +18,7 @@ import click
 from profnet_sheets import Client, ProfnetError, Settings, save_config
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
+from profnet_sheets.client.client import STOPS_LOG
 from profnet_sheets.client.jobs import SearchJob, SearchKind
 from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped, masked, shown
@@ -77,6 +79,22 @@ def _stops() -> Stops:
 @click.version_option(package_name="profnet-sheets")
 def main() -> None:
     """Professional-network data for Excel and Jupyter, with a local sandbox of the service."""
+    STOPS_LOG.addHandler(logging.NullHandler())  # each command says its stop in its own line
+
+
+def _end_if_stopped(run: Client, not_done: str, kept: str) -> None:
+    """End a paying command that a stop ended (the service unreachable, the client stopped
+    buying) with the stop's one line, as enrich says it, and its exit code; else return."""
+    from profnet_sheets.batch.workflow import EXIT_STOPPED, EXIT_UNREACHABLE, stop_advice
+
+    if run.unreachable is not None:
+        ending, reason, code = "unreachable", run.unreachable, EXIT_UNREACHABLE
+    elif run.stopped is not None and not run.out_of_credits:
+        ending, reason, code = "stopped", run.stopped, EXIT_STOPPED
+    else:
+        return
+    click.echo(masked(stop_advice(ending, reason, not_done, kept) or ""), err=True)
+    sys.exit(code)
 
 
 @main.command()
@@ -559,6 +577,9 @@ def lookup(
             try:
                 answers[value] = run.call(spec.endpoint, params)
             except ProfnetError as error:
+                done = len(answers)
+                kept = f"the {done} done are cached: not paid again" if done else "nothing was lost"
+                _end_if_stopped(run, counted(len(calls) - done, "lookup"), kept)
                 raise click.ClickException(f"{shown(value)}: {error}") from None
         spent, maybe = run.budget.spent, run.budget.uncertain
     json.dump(answers, sys.stdout, indent=2)
@@ -761,6 +782,12 @@ def _search_command(kind: SearchKind) -> click.Command:
                 frame = job.frame(until_budget=True)
             except ProfnetError as error:
                 so_far = spend_said(run.budget.spent, run.budget.uncertain)
+                kept = f"this search: {so_far}" + (
+                    ""
+                    if job is None
+                    else f"; re-attach with --request-id {job.request_id} (the search is free)"
+                )
+                _end_if_stopped(run, "1 search", kept)
                 said = _as_options(str(error), endpoint)
                 click.echo(f"Error: {said} (this search: {so_far})", err=True)
                 sys.exit(EXIT_BUDGET if isinstance(error, BudgetExceeded) else 1)

@@ -50,6 +50,8 @@ from profnet_sheets.spec import Endpoint, PriceTable, ServiceProfile, endpoint, 
 from profnet_sheets.words import command, counted
 
 LOG = logging.getLogger("profnet_sheets")
+# Where the stops are logged: a front end that says each stop itself silences it (the CLI).
+STOPS_LOG = logging.getLogger("profnet_sheets.stopped")
 UNREADABLE_IN_A_ROW = 3
 # Connection attempts in a row (from every thread) that did not reach the service, with no
 # answer between them, after which it is deemed unreachable and nothing more is sent.
@@ -164,7 +166,7 @@ class _Shared:
         with self.lock:
             if self.stopped is None:
                 self.stopped = reason
-                LOG.error("profnet-sheets stopped buying: %s", reason)
+                STOPS_LOG.error("profnet-sheets stopped buying: %s", reason)
 
     def count_unkept(self) -> None:
         """One more answer paid for and not kept."""
@@ -185,7 +187,7 @@ class _Shared:
             before = self.run_stops.get(kind)
             self.run_stops[kind] = RunStop(reason, self.runs, said)
         if before is None or before.last_run < self.runs:
-            LOG.error("profnet-sheets stopped buying in the runs under way: %s", reason)
+            STOPS_LOG.error("profnet-sheets stopped buying in the runs under way: %s", reason)
 
     def run_stop(self, run: int | None, kind: RunStopKind) -> RunStop | None:
         """The stop of `kind` that holds for `run`, or None; for None (the client itself,
@@ -201,12 +203,17 @@ class _Shared:
             self.unreached_in_a_row = 0 if reached else self.unreached_in_a_row + 1
             lost = self.unreached_in_a_row >= UNREACHED_IN_A_ROW
         if lost:
-            self.stop_runs(
-                "unreachable",
-                f"the service at {masked_url(self.base_url)} could not be reached "
-                f"({UNREACHED_IN_A_ROW} connection attempts in a row failed)",
-            )
+            self.stop_unreachable()
         return not lost
+
+    def stop_unreachable(self) -> None:
+        """Stop the runs under way: the service could not be reached (UNREACHED_IN_A_ROW
+        attempts in a row failed, or a call gave up without any of its attempts reaching it)."""
+        self.stop_runs(
+            "unreachable",
+            f"the service at {masked_url(self.base_url)} could not be reached "
+            "(no connection attempt got through)",
+        )
 
     def count_reading(self, understood: bool) -> None:
         """Stop buying after UNREADABLE_IN_A_ROW paid answers in a row not understood."""
@@ -525,6 +532,8 @@ class Client:
                 if error.may_have_been_charged:
                     charged = maybe = ceiling * error.uncertain_attempts
                     self._record(ep, charged, None, uncertain=True)
+                elif error.details == "connect" and self._run is not None:
+                    shared.stop_unreachable()  # a call gave up, never reaching it
                 raise
             price = self.prices.price(ep)
             if sent.out_of_credits:

@@ -42,7 +42,11 @@ _PER_TIME = re.compile(
 # Words of any other quota or plan used up: out of credits.
 _QUOTA = re.compile(r"quota|plan limit", re.IGNORECASE)
 
-Failure = Literal["connect", "read", "timeout"]
+Failure = Literal["connect", "refused", "read", "timeout"]
+NEVER_SENT: frozenset[Failure] = frozenset({"connect", "refused"})  # safe to repeat, unpaid
+# A refused connection is the host's own answer that nothing listens at that address: tried
+# again once (a server restarting), not with every retry (decision 234).
+REFUSED_RETRIES = 1
 
 
 def is_risky(endpoint: Endpoint, price: Price) -> bool:
@@ -104,13 +108,14 @@ class RetryPolicy:
     ) -> float | None:
         """Seconds to wait after a transport failure, or None: do not retry.
 
-        A request that never reached the service (connect) is always safe to repeat. One that
+        A request that never reached the service (connect) is always safe to repeat; a refused
+        one, only REFUSED_RETRIES times. One that
         may have been read (a read error or timeout) is repeated only when it is not `risky`
         (a free call, or a one-credit GET lookup): the others might have been charged already.
         """
-        if attempt >= self.retries:
+        if attempt >= self.retries or (failure == "refused" and attempt >= REFUSED_RETRIES):
             return None
-        if failure != "connect" and risky:
+        if failure not in NEVER_SENT and risky:
             return None
         return self.wait_before(attempt, rng)
 
