@@ -711,7 +711,11 @@ def _search_command(kind: SearchKind) -> click.Command:
         else:
             options.append(click.Option([flag], help=param.description))
     options += [
-        click.Option(["--request-id"], help="Re-attach to a search started before (free)."),
+        click.Option(
+            ["--request-id"],
+            help="Re-attach to a search started before: the search is not paid again; its "
+            "results not read yet are, per result (said, and asked in a terminal, first).",
+        ),
         click.Option(["--out", "out"], required=True, help="Results file: .csv, .xlsx or .parquet"),
         click.Option(
             ["--timeout"],
@@ -753,7 +757,7 @@ def _search_command(kind: SearchKind) -> click.Command:
             sys.exit(2)  # a usage error, said in one line; nothing was sent
         from profnet_sheets.batch.io import BatchInputError, check_target, write_table
         from profnet_sheets.batch.workflow import EXIT_BUDGET
-        from profnet_sheets.client.search_cost import search_cost
+        from profnet_sheets.client.search_cost import attached_cost, search_cost
         from profnet_sheets.errors import BudgetExceeded
 
         try:
@@ -778,7 +782,15 @@ def _search_command(kind: SearchKind) -> click.Command:
                 click.echo(
                     f"{kind} search {job.request_id} (re-attach with --request-id)", err=True
                 )
-                job.wait(timeout=timeout, progress=True)
+                done = job.wait(timeout=timeout, progress=True)
+                if request_id:  # its results not read yet are paid: said, and asked, first
+                    unread = attached_cost(view, kind, job.request_id, done.total_results)
+                    click.echo(f"{kind} search: {unread.describe()}", err=True)
+                    ask = not yes and sys.stdin.isatty() and not client.settings.uses_sandbox
+                    if ask and unread.total_results is None:
+                        click.confirm("Pay for its results not read yet?", abort=True)
+                    elif unread.credits and ask:
+                        click.confirm(f"Spend up to {unread.credits} credits?", abort=True)
                 frame = job.frame(until_budget=True)
             except ProfnetError as error:
                 so_far = spend_said(run.budget.spent, run.budget.uncertain)
@@ -800,7 +812,8 @@ def _search_command(kind: SearchKind) -> click.Command:
                     f"Interrupted ({stops.name}): the search {job.request_id} goes on at the "
                     f"service (this search: {so_far}); get its "
                     f"results with `{command(f'search {kind} --request-id {job.request_id}')} "
-                    f"--out {out}` (free once it is done).",
+                    f"--out {out}` once it is done (the search is not paid again; its "
+                    "results are, per result, as a new search's).",
                     err=True,
                 )
                 sys.exit(stops.exit_code)

@@ -13,6 +13,8 @@ from profnet_sheets.client.answers import unfinished
 from profnet_sheets.config import Settings
 from profnet_sheets.redact import clipped
 from profnet_sheets.spec import Endpoint, Price
+from profnet_sheets.spec.errors import is_foreign
+from profnet_sheets.words import command
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 # A 429 without Retry-After is retried no sooner than this: a per-second limit's window.
@@ -191,6 +193,14 @@ def error_for(
         "body": body,
     }
     said = f" The service said: {clipped(str(details))}" if details else ""
+    if is_foreign(status, body):
+        page = clipped(" ".join(str(body).split()), 80)
+        return errors.ServiceError(
+            f"{endpoint.name}: HTTP {status} with a page that is not the service's answer "
+            f"({page!r}): the base URL may name the wrong path. Check it with "
+            f"`{command('check')}`.",
+            **context,
+        )
     if status == 409 or code == "search_not_completed" or unfinished(endpoint, body):
         return errors.SearchNotReady(
             f"{endpoint.name}: the search has not completed yet.{said} Wait for it first.",

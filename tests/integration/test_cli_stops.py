@@ -206,7 +206,7 @@ def test_search_under_ctrl_c_says_how_to_reattach(env: dict[str, str], tmp_path:
     "args",
     [
         ("lookup", "company", "stripe.com", "--yes"),
-        ("search", "leads", "--title-keywords", "CTO", "--yes", "--out", "leads.csv"),
+        ("search", "leads", "--title-keywords", "CTO", "--yes", "--out"),
     ],
     ids=["lookup", "search"],
 )
@@ -215,15 +215,8 @@ def test_every_paying_command_stops_on_an_unreachable_service_in_one_line(
 ) -> None:
     url = closed_port_url()
     env = {**env, "PROFNET_BASE_URL": url}
-    done = subprocess.run(
-        [*CLI, *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=120,
-        check=False,
-    )
+    out = (str(tmp_path / "leads.csv"),) if args[-1] == "--out" else ()
+    done = run(env, *args, *out)
     assert done.returncode == 6, done.stderr
     said = [line for line in done.stderr.splitlines() if url in line]
     not_done = "1 lookup" if args[0] == "lookup" else "1 search"
