@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import functools
 import json
+import logging
 import os
 import re
 import sys
@@ -17,7 +18,7 @@ import click
 from profnet_sheets import Client, ProfnetError, Settings, save_config
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
-from profnet_sheets.client.client import BUDGET_SETTING
+from profnet_sheets.client.client import BUDGET_SETTING, STOPS_LOG
 from profnet_sheets.client.jobs import SearchJob, SearchKind
 from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped, masked, shown
@@ -102,6 +103,22 @@ def _ask_to_spend(credits: int) -> None:
 @click.version_option(package_name="profnet-sheets")
 def main() -> None:
     """Professional-network data for Excel and Jupyter, with a local sandbox of the service."""
+    STOPS_LOG.addHandler(logging.NullHandler())  # each command says its stop in its own line
+
+
+def _end_if_stopped(run: Client, not_done: str, kept: str) -> None:
+    """End a paying command that a stop ended (the service unreachable, the client stopped
+    buying) with the stop's one line, as enrich says it, and its exit code; else return."""
+    from profnet_sheets.batch.workflow import EXIT_STOPPED, EXIT_UNREACHABLE, stop_advice
+
+    if run.unreachable is not None:
+        ending, reason, code = "unreachable", run.unreachable, EXIT_UNREACHABLE
+    elif run.stopped is not None and not run.out_of_credits:
+        ending, reason, code = "stopped", run.stopped, EXIT_STOPPED
+    else:
+        return
+    click.echo(masked(stop_advice(ending, reason, not_done, kept) or ""), err=True)
+    sys.exit(code)
 
 
 @main.command()
@@ -581,6 +598,9 @@ def lookup(
             try:
                 answers[value] = run.call(spec.endpoint, params)
             except ProfnetError as error:
+                done = len(answers)
+                kept = f"the {done} done are cached: not paid again" if done else "nothing was lost"
+                _end_if_stopped(run, counted(len(calls) - done, "lookup"), kept)
                 raise click.ClickException(f"{shown(value)}: {error}") from None
         spent, maybe = run.budget.spent, run.budget.uncertain
     json.dump(answers, sys.stdout, indent=2)
@@ -712,7 +732,11 @@ def _search_command(kind: SearchKind) -> click.Command:
         else:
             options.append(click.Option([flag], help=param.description))
     options += [
-        click.Option(["--request-id"], help="Re-attach to a search started before (free)."),
+        click.Option(
+            ["--request-id"],
+            help="Re-attach to a search started before: the search is not paid again; its "
+            "results not read yet are, per result (said, and asked in a terminal, first).",
+        ),
         click.Option(["--out", "out"], required=True, help="Results file: .csv, .xlsx or .parquet"),
         click.Option(
             ["--timeout"],
@@ -754,7 +778,7 @@ def _search_command(kind: SearchKind) -> click.Command:
             sys.exit(2)  # a usage error, said in one line; nothing was sent
         from profnet_sheets.batch.io import BatchInputError, check_target, write_table
         from profnet_sheets.batch.workflow import EXIT_BUDGET
-        from profnet_sheets.client.search_cost import search_cost
+        from profnet_sheets.client.search_cost import attached_cost, search_cost
         from profnet_sheets.errors import BudgetExceeded
 
         try:
@@ -779,10 +803,24 @@ def _search_command(kind: SearchKind) -> click.Command:
                 click.echo(
                     f"{kind} search {job.request_id} (re-attach with --request-id)", err=True
                 )
-                job.wait(timeout=timeout, progress=True)
+                done = job.wait(timeout=timeout, progress=True)
+                if request_id:  # its results not read yet are paid: said, and asked, first
+                    unread = attached_cost(view, kind, job.request_id, done.total_results)
+                    click.echo(f"{kind} search: {unread.describe()}", err=True)
+                    ask = not yes and sys.stdin.isatty() and not client.settings.uses_sandbox
+                    if ask and unread.total_results is None:
+                        click.confirm("Pay for its results not read yet?", abort=True)
+                    elif unread.credits and ask:
+                        click.confirm(f"Spend up to {unread.credits} credits?", abort=True)
                 frame = job.frame(until_budget=True)
             except ProfnetError as error:
                 so_far = spend_said(run.budget.spent, run.budget.uncertain)
+                kept = f"this search: {so_far}" + (
+                    ""
+                    if job is None
+                    else f"; re-attach with --request-id {job.request_id} (the search is free)"
+                )
+                _end_if_stopped(run, "1 search", kept)
                 said = _as_options(str(error), endpoint)
                 click.echo(f"Error: {said} (this search: {so_far})", err=True)
                 sys.exit(EXIT_BUDGET if isinstance(error, BudgetExceeded) else 1)
@@ -795,7 +833,8 @@ def _search_command(kind: SearchKind) -> click.Command:
                     f"Interrupted ({stops.name}): the search {job.request_id} goes on at the "
                     f"service (this search: {so_far}); get its "
                     f"results with `{command(f'search {kind} --request-id {job.request_id}')} "
-                    f"--out {out}` (free once it is done).",
+                    f"--out {out}` once it is done (the search is not paid again; its "
+                    "results are, per result, as a new search's).",
                     err=True,
                 )
                 sys.exit(stops.exit_code)

@@ -104,24 +104,29 @@ class Outcome:
         )
         if self.unkept:
             kept = f"the {self.done:,} done are in the result, but {self.rerun()}"
-        not_done = counted(self.not_done, "row")
-        if self.ending == "credits":
-            return f"Out of credits: {not_done} not done. Top up and run again; {kept}."
-        if self.ending == "budget":
-            return (
-                f"Budget reached: {not_done} not done. Raise the budget (or the spending cap) "
-                f"and run again; {kept}."
-            )
-        if self.ending == "unreachable":
-            return (
-                f"Service unreachable: {self.reason}: {not_done} not done. Check the network and "
-                f"the base URL with `{command('check')}`, then run again; {kept}."
-            )
-        if self.ending == "stopped":
-            return f"Stopped buying ({self.reason}): {not_done} not done. Run again; {kept}."
-        if self.ending == "interrupted":
-            return f"Interrupted: {not_done} not done. Run again to finish; {kept}."
-        return None
+        return stop_advice(self.ending, self.reason, counted(self.not_done, "row"), kept)
+
+
+def stop_advice(ending: str | None, reason: str | None, not_done: str, kept: str) -> str | None:
+    """The one line of a run that ended early (`ending` as in Outcome), for every command that
+    pays: what was not done (`2 rows`, `1 lookup`), why, what to do; None when it did not."""
+    if ending == "credits":
+        return f"Out of credits: {not_done} not done. Top up and run again; {kept}."
+    if ending == "budget":
+        return (
+            f"Budget reached: {not_done} not done. Raise the budget (or the spending cap) "
+            f"and run again; {kept}."
+        )
+    if ending == "unreachable":
+        return (
+            f"Service unreachable: {reason}: {not_done} not done. Check the network and "
+            f"the base URL with `{command('check')}`, then run again; {kept}."
+        )
+    if ending == "stopped":
+        return f"Stopped buying ({reason}): {not_done} not done. Run again; {kept}."
+    if ending == "interrupted":
+        return f"Interrupted: {not_done} not done. Run again to finish; {kept}."
+    return None
 
 
 class Enrichment:

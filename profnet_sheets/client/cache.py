@@ -18,6 +18,7 @@ from profnet_sheets.client.answers import understood, unfinished
 from profnet_sheets.config import NOT_FOUND_EXPIRY, Settings
 from profnet_sheets.spec import Endpoint
 from profnet_sheets.spec.endpoints import BY_PATH, ENDPOINTS
+from profnet_sheets.spec.errors import is_foreign
 
 KEPT_STATUSES = (200, 404)
 
@@ -52,17 +53,17 @@ class CachePolicy:
 
         Kept: an understood 200 (for a results page, only a final page that holds results: an
         empty one costs nothing to ask again, and one answered before completion must not stand
-        for the finished search's); the service's own 404 of a lookup (a JSON body, not a
-        gateway's page), for at most NOT_FOUND_EXPIRY. Never: any other status, any 4xx of a
-        results or status endpoint (some services answer 404 while a search runs), an answer
-        not understood, anything with the cache off.
+        for the finished search's); the service's own 404 of a lookup (its JSON body, not a
+        web server's page: `is_foreign`), for at most NOT_FOUND_EXPIRY. Never: any other
+        status, any 4xx of a results or status endpoint (some services answer 404 while a
+        search runs), an answer not understood, anything with the cache off.
         """
         seconds = self.fresh_for(endpoint)
         if self.settings.cache == "off" or seconds <= 0:
             return 0.0
         if status == 404:
             searching = endpoint.search_role in ("results", "status")
-            if searching or not isinstance(body, dict):
+            if searching or is_foreign(status, body):
                 return 0.0
             return min(seconds, NOT_FOUND_EXPIRY)
         if status != 200 or not understood(endpoint, body):

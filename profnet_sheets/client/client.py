@@ -47,13 +47,19 @@ from profnet_sheets.errors import (
 )
 from profnet_sheets.redact import masked_url
 from profnet_sheets.spec import Endpoint, PriceTable, ServiceProfile, endpoint, items_in
+from profnet_sheets.spec.errors import is_foreign
 from profnet_sheets.words import command, counted
 
 LOG = logging.getLogger("profnet_sheets")
+# Where the stops are logged: a front end that says each stop itself silences it (the CLI).
+STOPS_LOG = logging.getLogger("profnet_sheets.stopped")
 UNREADABLE_IN_A_ROW = 3
 # Connection attempts in a row (from every thread) that did not reach the service, with no
 # answer between them, after which it is deemed unreachable and nothing more is sent.
 UNREACHED_IN_A_ROW = 5
+# Answers in a row that are not the service's (spec.errors.is_foreign), after which the base
+# URL is deemed wrong and nothing more is bought.
+FOREIGN_IN_A_ROW = 3
 
 
 RunStopKind = Literal["credits", "unreachable"]
@@ -158,6 +164,7 @@ class _Shared:
         self.run_stops: dict[RunStopKind, RunStop] = {}  # the stops that hold for runs only
         self.unreadable_in_a_row = 0  # paid answers not understood, one after another
         self.unreached_in_a_row = 0  # connection attempts that failed, one after another
+        self.foreign_in_a_row = 0  # answers not the service's (a wrong path), one after another
         self.unkept = 0  # answers paid for that the store could not keep (a re-run pays them)
         self.lock = threading.Lock()
 
@@ -167,7 +174,7 @@ class _Shared:
         with self.lock:
             if self.stopped is None:
                 self.stopped = reason
-                LOG.error("profnet-sheets stopped buying: %s", reason)
+                STOPS_LOG.error("profnet-sheets stopped buying: %s", reason)
 
     def count_unkept(self) -> None:
         """One more answer paid for and not kept."""
@@ -188,7 +195,7 @@ class _Shared:
             before = self.run_stops.get(kind)
             self.run_stops[kind] = RunStop(reason, self.runs, said)
         if before is None or before.last_run < self.runs:
-            LOG.error("profnet-sheets stopped buying in the runs under way: %s", reason)
+            STOPS_LOG.error("profnet-sheets stopped buying in the runs under way: %s", reason)
 
     def run_stop(self, run: int | None, kind: RunStopKind) -> RunStop | None:
         """The stop of `kind` that holds for `run`, or None; for None (the client itself,
@@ -204,12 +211,30 @@ class _Shared:
             self.unreached_in_a_row = 0 if reached else self.unreached_in_a_row + 1
             lost = self.unreached_in_a_row >= UNREACHED_IN_A_ROW
         if lost:
-            self.stop_runs(
-                "unreachable",
-                f"the service at {masked_url(self.base_url)} could not be reached "
-                f"({UNREACHED_IN_A_ROW} connection attempts in a row failed)",
-            )
+            self.stop_unreachable()
         return not lost
+
+    def stop_unreachable(self) -> None:
+        """Stop the runs under way: the service could not be reached (UNREACHED_IN_A_ROW
+        attempts in a row failed, or a call gave up without any of its attempts reaching it)."""
+        self.stop_runs(
+            "unreachable",
+            f"the service at {masked_url(self.base_url)} could not be reached "
+            "(no connection attempt got through)",
+        )
+
+    def count_foreign(self, status: int, foreign: bool) -> None:
+        """Stop buying after FOREIGN_IN_A_ROW answers in a row that are not the service's
+        (`is_foreign`: a web server's error page at a wrong path, never read as not found)."""
+        with self.lock:
+            self.foreign_in_a_row = self.foreign_in_a_row + 1 if foreign else 0
+            many = self.foreign_in_a_row >= FOREIGN_IN_A_ROW
+        if many:
+            self.stop_buying(
+                f"{masked_url(self.base_url)} answered {FOREIGN_IN_A_ROW} calls in a row with "
+                f"HTTP {status} pages that are not the service's answers: check the base URL "
+                f"(PROFNET_BASE_URL) and its path with `{command('check')}`"
+            )
 
     def count_reading(self, understood: bool) -> None:
         """Stop buying after UNREADABLE_IN_A_ROW paid answers in a row not understood."""
@@ -528,7 +553,10 @@ class Client:
                 if error.may_have_been_charged:
                     charged = maybe = ceiling * error.uncertain_attempts
                     self._record(ep, charged, None, uncertain=True)
+                elif error.details == "connect" and self._run is not None:
+                    shared.stop_unreachable()  # a call gave up, never reaching it
                 raise
+            shared.count_foreign(sent.status, is_foreign(sent.status, sent.body))
             price = self.prices.price(ep)
             if sent.out_of_credits:
                 shared.stop_runs(

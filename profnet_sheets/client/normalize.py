@@ -408,6 +408,21 @@ def _split_url(value: str) -> _Url:
     return _Url(scheme, host.lower().rstrip("."), path)
 
 
+def search_url(value: object, parameter: str) -> str:
+    """A search page's URL (sales_nav_url), sent as given: http(s), with a host. The spec
+    gives it no pattern; a word there would start a paid search the service cannot run."""
+    given = _required(value, parameter, "a search URL")
+    url = _split_url(given)
+    if url.scheme not in ("http", "https") or "." not in url.host:
+        raise _refused(
+            value,
+            parameter,
+            f"is not a search URL ({parameter}): give the whole address, such as "
+            "https://www.profnet.com/sales/search/people?query=...",
+        )
+    return given
+
+
 # The network's own hosts (a service profile's `network_hosts`): its page URLs are looked up
 # as profnet_url, never as a company's domain.
 

@@ -13,6 +13,8 @@ from profnet_sheets.client.answers import unfinished
 from profnet_sheets.config import Settings
 from profnet_sheets.redact import clipped
 from profnet_sheets.spec import Endpoint, Price
+from profnet_sheets.spec.errors import is_foreign
+from profnet_sheets.words import command
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 # A 429 without Retry-After is retried no sooner than this: a per-second limit's window.
@@ -42,7 +44,11 @@ _PER_TIME = re.compile(
 # Words of any other quota or plan used up: out of credits.
 _QUOTA = re.compile(r"quota|plan limit", re.IGNORECASE)
 
-Failure = Literal["connect", "read", "timeout"]
+Failure = Literal["connect", "refused", "read", "timeout"]
+NEVER_SENT: frozenset[Failure] = frozenset({"connect", "refused"})  # safe to repeat, unpaid
+# A refused connection is the host's own answer that nothing listens at that address: tried
+# again once (a server restarting), not with every retry (decision 234).
+REFUSED_RETRIES = 1
 
 
 def is_risky(endpoint: Endpoint, price: Price) -> bool:
@@ -104,13 +110,14 @@ class RetryPolicy:
     ) -> float | None:
         """Seconds to wait after a transport failure, or None: do not retry.
 
-        A request that never reached the service (connect) is always safe to repeat. One that
+        A request that never reached the service (connect) is always safe to repeat; a refused
+        one, only REFUSED_RETRIES times. One that
         may have been read (a read error or timeout) is repeated only when it is not `risky`
         (a free call, or a one-credit GET lookup): the others might have been charged already.
         """
-        if attempt >= self.retries:
+        if attempt >= self.retries or (failure == "refused" and attempt >= REFUSED_RETRIES):
             return None
-        if failure != "connect" and risky:
+        if failure not in NEVER_SENT and risky:
             return None
         return self.wait_before(attempt, rng)
 
@@ -186,6 +193,14 @@ def error_for(
         "body": body,
     }
     said = f" The service said: {clipped(str(details))}" if details else ""
+    if is_foreign(status, body):
+        page = clipped(" ".join(str(body).split()), 80)
+        return errors.ServiceError(
+            f"{endpoint.name}: HTTP {status} with a page that is not the service's answer "
+            f"({page!r}): the base URL may name the wrong path. Check it with "
+            f"`{command('check')}`.",
+            **context,
+        )
     if status == 409 or code == "search_not_completed" or unfinished(endpoint, body):
         return errors.SearchNotReady(
             f"{endpoint.name}: the search has not completed yet.{said} Wait for it first.",

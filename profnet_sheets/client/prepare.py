@@ -66,6 +66,8 @@ def _convert(endpoint: Endpoint, param: Param, value: Any, hosts: normalize.Host
         return None if _blank(value, name) else normalize.post_urn(value, hosts)
     if name == "domain":
         return None if _blank(value, name) else normalize.domain(value, hosts)
+    if name == "sales_nav_url":
+        return None if _blank(value, name) else normalize.search_url(value, name)
     if name in _KEYS.get(endpoint.name, {}):
         return None if _blank(value, name) else _KEYS[endpoint.name][name](value, hosts)
     if param.pattern in _BY_PATTERN:

@@ -26,6 +26,7 @@ class SearchCost:
     total_results: int | None = None  # known when the reused search's results were read
     budget_left: int | None = None
     reuse_hours: float = 24.0
+    attached: bool = False  # re-attached by its request id: started before, not paid again
 
     @property
     def results_to_pay(self) -> int:
@@ -48,6 +49,24 @@ class SearchCost:
             f"up to {counted(self.results_to_pay * self.per_result, 'credit')} for its results "
             f"({self.per_result} per result, limit {self.limit})"
         )
+        if self.attached:
+            if self.total_results is None:
+                return (
+                    "the search is not paid again; its results not read yet are, "
+                    f"{self.per_result} credit(s) per result (the service did not say how many)."
+                )
+            if self.results_to_pay == 0:
+                return (
+                    f"Free: the search is not paid again and its "
+                    f"{counted(self.results_read, 'result')} are read already (cached)."
+                )
+            read = f"{self.results_read} read already (free), " if self.results_read else ""
+            return (
+                f"At most {counted(self.credits, 'credit')}: the search is not paid again; "
+                f"{read}up to {counted(self.results_to_pay * self.per_result, 'credit')} for "
+                f"its {counted(self.results_to_pay, 'result')} not read yet "
+                f"({self.per_result} per result)."
+            )
         if self.reused and self.results_to_pay == 0:
             return (
                 f"Free: the same search ran within the last {window} (reused, free) and its "
@@ -73,6 +92,12 @@ def _read_before(client: Client, kind: SearchKind, payload: Mapping[str, Any]) -
     """(results already read, total results) of a search the cache holds; nothing is sent."""
     offline = client.with_options(offline=True)
     request_id = str(offline.call(search_endpoint(kind, "create").name, payload)["request_id"])
+    return _pages_read(offline, kind, request_id)
+
+
+def _pages_read(offline: Client, kind: SearchKind, request_id: str) -> tuple[int, int]:
+    """(results read, total results) of the search `request_id`, from the cache of `offline`
+    (a client that sends nothing); LookupError when no page of it is cached."""
     read, page, total = 0, 1, None
     try:
         while True:
@@ -111,4 +136,25 @@ def search_cost(client: Client, kind: SearchKind, params: Mapping[str, Any]) -> 
         total_results=total,
         budget_left=client.budget.left,
         reuse_hours=client.settings.search_reuse_hours,
+    )
+
+
+def attached_cost(
+    client: Client, kind: SearchKind, request_id: str, total: int | None
+) -> SearchCost:
+    """What reading the results of a search re-attached by its id can cost, once it has
+    completed with `total` results (None: not told): the search is not paid again, its pages
+    read before are cached (free), the others are paid per result (nothing is sent)."""
+    read = 0
+    with contextlib.suppress(LookupError, ProfnetError):  # no page read yet
+        read = _pages_read(client.with_options(offline=True), kind, request_id)[0]
+    return SearchCost(
+        create_credits=0,
+        reused=True,
+        limit=total or 0,
+        per_result=client.prices.price(search_endpoint(kind, "results")).credits,
+        results_read=read,
+        total_results=total,
+        budget_left=client.budget.left,
+        attached=True,
     )

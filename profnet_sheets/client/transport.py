@@ -19,6 +19,7 @@ from profnet_sheets.client.deadline import Deadline, DeadlineAdapter
 from profnet_sheets.client.pace import Outcome, Pace
 from profnet_sheets.client.policy import (
     MAYBE_DONE_STATUSES,
+    NEVER_SENT,
     Failure,
     RetryPolicy,
     is_risky,
@@ -155,10 +156,10 @@ class Transport:
                 failure: Failure = answer
                 # Returned, not raised, by _attempt: the error (which holds the request and its
                 # headers) must not ride along as the __context__ of what is raised.
-                if failure != "connect":
+                if failure not in NEVER_SENT:
                     uncertain += 1
                 wait = self.policy.after_failure(attempt, failure, self._random, risky=risky)
-                if not self.reached(failure != "connect"):
+                if not self.reached(failure not in NEVER_SENT):
                     wait = None
                 if wait is not None and uncertain > was_uncertain and afford_retry is not None:
                     wait = wait if afford_retry() else None
@@ -277,6 +278,7 @@ class Transport:
     ) -> TransportError:
         what = {
             "connect": "could not reach the service",
+            "refused": "could not reach the service (the connection was refused)",
             "read": "lost the connection while waiting for the answer",
             "timeout": "timed out waiting for the answer (PROFNET_TIMEOUT, PROFNET_DEADLINE)",
         }[failure]
@@ -288,7 +290,7 @@ class Transport:
             f"{endpoint.name}: {what} at {masked_url(self.base_url)}.{advice} "
             "Check the network and PROFNET_BASE_URL, then try again.",
             endpoint=endpoint.name,
-            details=failure,
+            details="connect" if failure in NEVER_SENT else failure,
         )
         error.uncertain_attempts = uncertain
         return error
@@ -303,7 +305,9 @@ def _failure(error: requests.exceptions.RequestException, expired: bool) -> Fail
     if expired:
         return "timeout"
     if isinstance(error, requests.exceptions.ConnectionError):
-        return "connect" if _never_sent(error) else "read"
+        if not _never_sent(error):
+            return "read"
+        return "refused" if "Connection refused" in repr(error) else "connect"
     if isinstance(error, requests.exceptions.Timeout):
         return "timeout"
     if isinstance(error, requests.exceptions.ChunkedEncodingError):

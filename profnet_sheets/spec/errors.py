@@ -91,6 +91,23 @@ WIRE_ERRORS: tuple[WireError, ...] = (
 BY_STATUS: dict[int, WireError] = {error.status: error for error in WIRE_ERRORS}
 
 GEOCODE_TIMEOUT = "Timeout while waiting for geocode results"
+# Statuses whose answer is read whatever its body: a refused key, a balance or quota, a rate
+# limit (often told in plain text by a gateway), a search not finished.
+READ_IN_ANY_FORM = frozenset({401, 402, 409, 429})
+
+
+def is_foreign(status: int, body: Any) -> bool:
+    """Whether a 4xx answer is not the service's own: its body is not the JSON error body of
+    section 7 (the documented `message` of a 400 or a 404; a string `message` for the others).
+    An HTML 404 page of a web server at a wrong path is foreign; `{"message": "not_found"}` is
+    the service saying so."""
+    if not 400 <= status < 500 or status in READ_IN_ANY_FORM:
+        return False
+    message = body.get("message") if isinstance(body, dict) else None
+    known = BY_STATUS.get(status)
+    if known is not None and known.documented:
+        return message != known.message
+    return not isinstance(message, str)
 
 
 def invalid_parameter(parameter: str | None, details: str) -> dict[str, Any]:

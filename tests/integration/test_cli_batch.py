@@ -347,7 +347,7 @@ def test_the_spending_cap_is_kept_shown_and_holds_across_runs(
     assert "0 left" in shown.stdout
     bad = run(env, "config", "--spending-cap", "5/week")
     assert bad.returncode == 1
-    assert "day, month, total" in bad.stderr
+    assert "a day, a month or in all" in bad.stderr
 
 
 def test_lookup_shows_its_cost_first_and_ends_with_its_own_spend(

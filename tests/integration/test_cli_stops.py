@@ -79,8 +79,8 @@ def test_an_unreachable_service_stops_the_run_with_its_own_exit_code(
     assert "Traceback" not in done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith("Service unreachable")]
     assert lines == [
-        f"Service unreachable: the service at {url} could not be reached (5 connection "
-        "attempts in a row failed): 300 rows not done. Check the network and the base URL "
+        f"Service unreachable: the service at {url} could not be reached (no connection "
+        "attempt got through): 300 rows not done. Check the network and the base URL "
         "with `uv run profnet-sheets check`, then run again; nothing was lost."
     ]
     written = pl.read_csv(out, infer_schema=False)
@@ -214,3 +214,31 @@ def test_search_under_ctrl_c_says_how_to_reattach(env: dict[str, str], tmp_path:
         f"--out {out}`" in said
     )
     assert "Traceback" not in said
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("lookup", "company", "stripe.com", "--yes"),
+        ("search", "leads", "--title-keywords", "CTO", "--yes", "--out"),
+    ],
+    ids=["lookup", "search"],
+)
+def test_every_paying_command_stops_on_an_unreachable_service_in_one_line(
+    env: dict[str, str], tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    url = closed_port_url()
+    env = {**env, "PROFNET_BASE_URL": url}
+    out = (str(tmp_path / "leads.csv"),) if args[-1] == "--out" else ()
+    done = run(env, *args, *out)
+    assert done.returncode == 6, done.stderr
+    said = [line for line in done.stderr.splitlines() if url in line]
+    not_done = "1 lookup" if args[0] == "lookup" else "1 search"
+    assert len(said) == 1, done.stderr
+    assert said[0].startswith(
+        f"Service unreachable: the service at {url} could not be reached (no connection "
+        f"attempt got through): {not_done} not done. Check the network and the base URL with "
+        "`uv run profnet-sheets check`, then run again;"
+    )
+    assert "stopped buying" not in done.stderr
+    assert "Traceback" not in done.stderr

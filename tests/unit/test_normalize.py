@@ -962,3 +962,16 @@ def test_a_company_url_is_not_a_school_id() -> None:
 def test_a_huge_limit_is_out_of_range_not_an_id_to_type_as_text() -> None:
     with pytest.raises(NormalizationError, match="outside the range of limit"):
         n.limit(1e20, "limit", 1, 2500)
+
+
+def test_a_sales_nav_url_must_be_a_url_and_is_sent_as_given() -> None:
+    from profnet_sheets import InvalidParameter
+    from profnet_sheets.client.prepare import prepare
+    from profnet_sheets.spec import DEFAULT_PROFILE, endpoint
+
+    url = "https://www.profnet.com/sales/search/people?query=(keywords%3ACTO)"
+    sent = prepare(endpoint("search-leads"), {"sales_nav_url": url}, profile=DEFAULT_PROFILE)
+    assert sent["sales_nav_url"] == url
+    for wrong in ("notaurl", "www.profnet.com/sales", "ftp://x.com/a", "https://localhost/"):
+        with pytest.raises(InvalidParameter, match="is not a search URL"):
+            prepare(endpoint("search-leads"), {"sales_nav_url": wrong}, profile=DEFAULT_PROFILE)

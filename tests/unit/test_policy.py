@@ -133,3 +133,9 @@ def test_a_quota_of_calls_per_time_is_a_rate_limit_and_a_spent_one_is_not() -> N
         assert isinstance(error(429, body), InsufficientCredits), body
         assert POLICY.after_status(0, 429, {"Retry-After": "1"}, body, RNG) is None, body
     assert says_out_of_credits(402, {}), "a 402 whatever it says"
+
+
+def test_a_refused_connection_is_tried_again_once_only() -> None:
+    assert POLICY.after_failure(0, "refused", RNG, risky=True) is not None
+    assert POLICY.after_failure(1, "refused", RNG, risky=False) is None
+    assert POLICY.after_failure(1, "connect", RNG, risky=False) is not None

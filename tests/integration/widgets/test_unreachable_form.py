@@ -30,8 +30,8 @@ def test_an_unreachable_service_is_one_message(tmp_path: Path) -> None:
         form.run_button.click()
         form.join(60)
     assert form.feedback.error_text == (
-        f"Service unreachable: the service at {url} could not be reached (5 connection "
-        "attempts in a row failed): 300 rows not done. Check the network and the base URL "
+        f"Service unreachable: the service at {url} could not be reached (no connection "
+        "attempt got through): 300 rows not done. Check the network and the base URL "
         "with `uv run profnet-sheets check`, then run again; nothing was lost. Spent 0 credits."
     )
     assert form.bar.style == "danger"

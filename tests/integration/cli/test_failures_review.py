@@ -1,0 +1,154 @@
+"""Faults a new user's review found after issue 22: search filters checked before paying, a
+wrong base-URL path not read as "not found", re-attaching to a search priced as it is; the
+real CLI in a subprocess against a sandbox (or a small server) on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from profnet_sheets.client.client import Client
+from profnet_sheets.sandbox import RunningSandbox
+from tests.integration.cli.conftest import KEY, charged
+from tests.integration.cli.test_first_hour import errors, run
+from tests.integration.client.conftest import serve
+from tests.integration.conftest import CLI
+from tests.integration.test_reliability_settings import read_until
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.mark.parametrize("kind", ["leads", "companies"])
+def test_a_sales_nav_url_that_is_not_a_url_is_refused_before_paying(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, kind: str
+) -> None:
+    out = tmp_path / "found.csv"
+    result = run(env, "search", kind, "--sales-nav-url", "notaurl", "--yes", "--out", str(out))
+    assert result.returncode != 0
+    (line,) = errors(result)
+    assert "'notaurl' is not a search URL (--sales-nav-url)" in line
+    assert "credits:" not in result.stderr.split("Error:")[0], "no cost preview for it"
+    assert charged(sandbox) == 0
+    assert not out.exists()
+
+
+NGINX_404 = (
+    "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found"
+    "</h1></center>\r\n<hr><center>nginx/1.24.0</center>\r\n</body>\r\n</html>\r\n"
+)
+
+
+class _Answers404(BaseHTTPRequestHandler):
+    """A server answering every call 404: as a web server at a wrong path (`html`), or as the
+    service says a company is not known (its JSON body, section 7)."""
+
+    html = True
+
+    def do_GET(self) -> None:
+        if self.html:
+            body, kind = NGINX_404.encode(), "text/html"
+        else:
+            body = json.dumps({"message": "not_found", "details": "No such company"}).encode()
+            kind = "application/json"
+        self.send_response(404)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("html", [True, False], ids=["a web server's page", "the service's"])
+def test_a_404_that_is_not_the_service_s_stops_and_a_spec_404_is_not_found(
+    env: dict[str, str], tmp_path: Path, html: bool
+) -> None:
+    handler = type("Handler", (_Answers404,), {"html": html})
+    source = tmp_path / "many.csv"
+    source.write_text("Site\n" + "".join(f"co{i}.io\n" for i in range(300)))
+    out = tmp_path / "nf.csv"
+    for server in serve(handler):
+        url = server.base_url
+        env = {**env, "PROFNET_BASE_URL": url, "PROFNET_CACHE": "memory"}
+        args = ("--kind", "company", "--column", "Site", "--out", str(out), "--yes")
+        result = run(env, "enrich", str(source), *args)
+    assert "Traceback" not in result.stderr
+    written = pl.read_csv(out, infer_schema=False)
+    assert written.height == 300, "every row written"
+    if not html:
+        assert result.returncode == 0, result.stderr
+        assert set(written["company_error"]) == {"not found"}
+        return
+    assert result.returncode == 5, result.stderr
+    assert "not found" not in set(written["company_error"])
+    said = [line for line in result.stderr.splitlines() if url in line]
+    assert len(said) == 1, result.stderr
+    assert said[0].startswith(
+        f"Stopped buying ({url} answered 3 calls in a row with HTTP 404 pages that are not the "
+        "service's answers: check the base URL (PROFNET_BASE_URL) and its path with "
+        "`uv run profnet-sheets check`)"
+    )
+
+
+def _started_search(env: dict[str, str], sandbox: RunningSandbox, limit: int) -> str:
+    """A lead search started by another process (paid: 50 credits), its request id."""
+    with Client(api_key=KEY, base_url=env["PROFNET_BASE_URL"], cache="off") as client:
+        job = client.search("leads", title_keywords=["CTO"], limit=limit)
+    assert charged(sandbox) == 50
+    return job.request_id
+
+
+def test_re_attaching_says_what_the_results_not_read_cost(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    request_id = _started_search(env, sandbox, 30)
+    out = tmp_path / "leads.csv"
+    args = ("search", "leads", "--request-id", request_id, "--out", str(out))
+    first = run(env, *args)
+    assert first.returncode == 0, first.stderr
+    assert (
+        "leads search: At most 30 credits: the search is not paid again; up to 30 credits for "
+        "its 30 results not read yet (1 per result)." in first.stderr
+    )
+    assert charged(sandbox) == 80
+    again = run(env, *args)
+    assert again.returncode == 0, again.stderr
+    assert "Free: the search is not paid again and its 30 results are read already" in again.stderr
+    assert charged(sandbox) == 80
+    help_text = run(env, "search", "leads", "--help").stdout
+    assert "(free)" not in help_text
+    assert "its results not read yet are, per result" in " ".join(help_text.split())
+
+
+def test_re_attaching_in_a_terminal_asks_before_paying_for_results(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    request_id = _started_search(env, sandbox, 20)
+    out = tmp_path / "leads.csv"
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [*CLI, "search", "leads", "--request-id", request_id, "--out", str(out)],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        env=env,
+        close_fds=True,
+    )
+    os.close(terminal)
+    seen = read_until(controller, "Spend up to 20 credits?")
+    os.write(controller, b"n\n")
+    seen += read_until(controller, "Aborted")
+    process.wait(timeout=60)
+    os.close(controller)
+    assert "up to 20 credits for its 20 results not read yet" in seen
+    assert process.returncode != 0
+    assert charged(sandbox) == 50, "no results page was read"
+    assert not out.exists()
