@@ -71,6 +71,10 @@ def _stoppable(command: Callable[..., None]) -> Callable[..., None]:
 
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> None:
+        # The handlers say through tqdm (_said): imported now, before a signal can come, so
+        # that no handler imports (a signal during the import: a half-made module).
+        import tqdm.auto  # noqa: F401
+
         with Stops(_said) as stops:
             click.get_current_context().meta[_STOPS] = stops
             try:
