@@ -111,13 +111,21 @@ def main() -> None:
 
 
 def _end_if_stopped(run: Client, not_done: str, kept: str) -> None:
-    """End a paying command that a stop ended (the service unreachable, the client stopped
-    buying) with the stop's one line, as enrich says it, and its exit code; else return."""
-    from profnet_sheets.batch.workflow import EXIT_STOPPED, EXIT_UNREACHABLE, stop_advice
+    """End a paying command that a stop ended (the service unreachable, the account out of
+    credits, the client stopped buying) with the stop's one line, as enrich says it, and its
+    exit code; else return."""
+    from profnet_sheets.batch.workflow import (
+        EXIT_NO_CREDITS,
+        EXIT_STOPPED,
+        EXIT_UNREACHABLE,
+        stop_advice,
+    )
 
     if run.unreachable is not None:
         ending, reason, code = "unreachable", run.unreachable, EXIT_UNREACHABLE
-    elif run.stopped is not None and not run.out_of_credits:
+    elif run.out_of_credits:
+        ending, reason, code = "credits", None, EXIT_NO_CREDITS
+    elif run.stopped is not None:
         ending, reason, code = "stopped", run.stopped, EXIT_STOPPED
     else:
         return

@@ -242,3 +242,26 @@ def test_every_paying_command_stops_on_an_unreachable_service_in_one_line(
     )
     assert "stopped buying" not in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("lookup", "company", "stripe.com", "--yes"),
+        ("search", "leads", "--title-keywords", "CTO", "--yes", "--out"),
+    ],
+    ids=["lookup", "search"],
+)
+def test_every_paying_command_ends_out_of_credits_as_enrich_does(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    poor = "cli-stops-poor-key"
+    requests.put(
+        f"{sandbox.base_url}/_sandbox/keys", json={"key": poor, "credits": 0}, timeout=5
+    ).raise_for_status()
+    out = (str(tmp_path / "leads.csv"),) if args[-1] == "--out" else ()
+    done = run({**env, "PROFNET_API_KEY": poor}, *args, *out)
+    assert done.returncode == 4, done.stderr
+    not_done = "1 lookup" if args[0] == "lookup" else "1 search"
+    assert f"Out of credits: {not_done} not done. Top up and run again;" in done.stderr
+    assert "Traceback" not in done.stderr
