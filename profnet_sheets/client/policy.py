@@ -44,7 +44,8 @@ _PER_TIME = re.compile(
 # Words of any other quota or plan used up: out of credits.
 _QUOTA = re.compile(r"quota|plan limit", re.IGNORECASE)
 
-Failure = Literal["connect", "refused", "read", "timeout"]
+# "deadline": the attempt took its whole total deadline (PROFNET_DEADLINE) without a whole answer
+Failure = Literal["connect", "refused", "read", "timeout", "deadline"]
 NEVER_SENT: frozenset[Failure] = frozenset({"connect", "refused"})  # safe to repeat, unpaid
 # A refused connection is the host's own answer that nothing listens at that address: tried
 # again once (a server restarting), not with every retry (decision 234).
@@ -114,7 +115,11 @@ class RetryPolicy:
         one, only REFUSED_RETRIES times. One that
         may have been read (a read error or timeout) is repeated only when it is not `risky`
         (a free call, or a one-credit GET lookup): the others might have been charged already.
+        One that took its whole deadline is never repeated: the deadline bounds the call, and
+        another attempt would take as long and might be charged again.
         """
+        if failure == "deadline":
+            return None
         if attempt >= self.retries or (failure == "refused" and attempt >= REFUSED_RETRIES):
             return None
         if failure not in NEVER_SENT and risky:

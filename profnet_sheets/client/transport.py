@@ -220,7 +220,7 @@ class Transport:
                 response = self._request(endpoint, payload, key)
         except requests.exceptions.RequestException as error:
             failure = _failure(error, deadline.expired)
-            if failure == "timeout":
+            if failure in ("timeout", "deadline"):
                 outcome = "timeout"
             return failure
         else:
@@ -280,7 +280,9 @@ class Transport:
             "connect": "could not reach the service",
             "refused": "could not reach the service (the connection was refused)",
             "read": "lost the connection while waiting for the answer",
-            "timeout": "timed out waiting for the answer (PROFNET_TIMEOUT, PROFNET_DEADLINE)",
+            "timeout": "timed out waiting for the answer (PROFNET_TIMEOUT)",
+            "deadline": "timed out waiting for the answer: no whole answer within the call's "
+            "deadline (PROFNET_DEADLINE), so it was not tried again",
         }[failure]
         if uncertain and risky:
             advice = " It was not retried because the service may already have charged for it."
@@ -290,7 +292,7 @@ class Transport:
             f"{endpoint.name}: {what} at {masked_url(self.base_url)}.{advice} "
             "Check the network and PROFNET_BASE_URL, then try again.",
             endpoint=endpoint.name,
-            details="connect" if failure in NEVER_SENT else failure,
+            details="connect" if failure in NEVER_SENT else _DETAILS.get(failure, failure),
         )
         error.uncertain_attempts = uncertain
         return error
@@ -299,11 +301,16 @@ class Transport:
         self.session.close()
 
 
+# An error's details name how it failed: a deadline passed is a timeout there (check and the
+# front ends read "connect", "read", "timeout").
+_DETAILS: dict[Failure, str] = {"deadline": "timeout"}
+
+
 def _failure(error: requests.exceptions.RequestException, expired: bool) -> Failure:
     """How an attempt failed: past its deadline (whatever the shut connection raised), a
     connection refused or cut, a timeout; anything else is raised again."""
     if expired:
-        return "timeout"
+        return "deadline"
     if isinstance(error, requests.exceptions.ConnectionError):
         if not _never_sent(error):
             return "read"

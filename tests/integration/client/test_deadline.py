@@ -108,3 +108,18 @@ def test_the_setup_check_ends_at_its_deadline(hostile: str, tmp_path: Path) -> N
     report = ends(lambda: check_setup(settings))
     assert not isinstance(report, Exception)
     assert "(no answer in time)" in str(getattr(report, "problem", ""))
+
+
+def test_a_call_past_its_deadline_is_not_tried_again(hostile: str, tmp_path: Path) -> None:
+    """The deadline bounds the call: one attempt, one credit possibly charged, not one per retry
+    (a lookup previewed at 1 credit counted 5 maybe against a dripping server)."""
+    client = Client(
+        api_key="k", base_url=hostile, cache="memory", cache_dir=tmp_path, timeout=5, deadline=0.5
+    )
+    assert client.settings.retries > 0
+    with client:
+        error = ends(lambda: client.call("get-company-details", domain="stripe.com"))
+        assert isinstance(error, TransportError)
+        assert error.details == "timeout"
+        assert "within the call's deadline (PROFNET_DEADLINE)" in str(error)
+        assert client.budget.uncertain == 1
