@@ -13,12 +13,9 @@ of garbage (real files) and an emptied ledger. Nothing is paid in any of these c
 from __future__ import annotations
 
 import os
-import pty
-import select
 import socket
 import sqlite3
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,7 +26,7 @@ from click.testing import CliRunner, Result
 from profnet_sheets.cli import main
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 from tests.conftest import redis_server
-from tests.integration.conftest import CLI, cli_env, run_cli
+from tests.integration.conftest import CLI, cli_env, in_a_terminal, read_until, run_cli
 from tests.integration.test_reliability_input import assert_clean
 
 pytestmark = pytest.mark.integration
@@ -176,16 +173,7 @@ def test_the_key_is_read_from_stdin(tmp_path: Path, sandbox: RunningSandbox) -> 
 def test_the_key_is_asked_for_in_a_terminal_without_being_echoed(tmp_path: Path) -> None:
     env = cli_env("https://api.example.com", "", tmp_path)
     del env["PROFNET_API_KEY"], env["PROFNET_BASE_URL"]
-    controller, terminal = pty.openpty()
-    process = subprocess.Popen(
-        [*CLI, "config", "--api-key"],
-        stdin=terminal,
-        stdout=terminal,
-        stderr=terminal,
-        env=env,
-        close_fds=True,
-    )
-    os.close(terminal)
+    process, controller = in_a_terminal(env, "config", "--api-key")
     seen = read_until(controller, "API key:")
     os.write(controller, (KEY + "\n").encode())
     seen += read_until(controller, "budget:")
@@ -195,23 +183,6 @@ def test_the_key_is_asked_for_in_a_terminal_without_being_echoed(tmp_path: Path)
     assert "Saved to" in seen
     assert_safe(seen)  # the terminal did not echo what was typed
     assert f'api_key = "{KEY}"' in (tmp_path / "config.toml").read_text()
-
-
-def read_until(descriptor: int, marker: str, timeout: float = 30) -> str:
-    """What a terminal shows until `marker` (or the program ends, or `timeout`)."""
-    seen = b""
-    deadline = time.monotonic() + timeout
-    while marker.encode() not in seen and time.monotonic() < deadline:
-        ready, _, _ = select.select([descriptor], [], [], 0.1)
-        if ready:
-            try:
-                chunk = os.read(descriptor, 4096)
-            except OSError:  # the program ended: its side of the terminal is gone
-                break
-            if not chunk:
-                break
-            seen += chunk
-    return seen.decode(errors="replace")
 
 
 def test_api_key_alone_without_a_terminal_says_how_to_give_it(cli: Cli) -> None:

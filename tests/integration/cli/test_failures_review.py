@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import subprocess
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
@@ -19,8 +17,7 @@ from profnet_sheets.sandbox import RunningSandbox
 from tests.integration.cli.conftest import KEY, charged
 from tests.integration.cli.test_first_hour import errors, run
 from tests.integration.client.conftest import serve
-from tests.integration.conftest import CLI
-from tests.integration.test_reliability_settings import read_until
+from tests.integration.conftest import in_a_terminal, read_until
 
 pytestmark = pytest.mark.integration
 
@@ -133,16 +130,9 @@ def test_re_attaching_in_a_terminal_asks_before_paying_for_results(
 ) -> None:
     request_id = _started_search(env, sandbox, 20)
     out = tmp_path / "leads.csv"
-    controller, terminal = pty.openpty()
-    process = subprocess.Popen(
-        [*CLI, "search", "leads", "--request-id", request_id, "--out", str(out)],
-        stdin=terminal,
-        stdout=terminal,
-        stderr=terminal,
-        env=env,
-        close_fds=True,
+    process, controller = in_a_terminal(
+        env, "search", "leads", "--request-id", request_id, "--out", str(out)
     )
-    os.close(terminal)
     seen = read_until(controller, "Spend up to 20 credits?")
     os.write(controller, b"n\n")
     seen += read_until(controller, "Aborted")

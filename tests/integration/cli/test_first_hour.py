@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import os
-import pty
 import struct
 import subprocess
 import zlib
@@ -19,8 +18,7 @@ from profnet_sheets.client.client import Client
 from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.spec import HEADCOUNT_CODES, company_size_label
 from tests.integration.cli.conftest import KEY, charged
-from tests.integration.conftest import CLI
-from tests.integration.test_reliability_settings import read_until
+from tests.integration.conftest import CLI, in_a_terminal, read_until
 
 pytestmark = pytest.mark.integration
 CRM = Path(__file__).parents[2] / "data" / "crm_export.csv"
@@ -284,13 +282,9 @@ def test_a_header_with_the_kinds_word_is_not_read_as_its_keys(
     assert not out.exists()
 
 
-def in_a_terminal(env: dict[str, str], answer: str, *args: str) -> tuple[int, str]:
+def answered_in_a_terminal(env: dict[str, str], answer: str, *args: str) -> tuple[int, str]:
     """The CLI in a pseudo-terminal, `answer` typed at its prompt: its exit code and screen."""
-    controller, terminal = pty.openpty()
-    process = subprocess.Popen(
-        [*CLI, *args], stdin=terminal, stdout=terminal, stderr=terminal, env=env, close_fds=True
-    )
-    os.close(terminal)
+    process, controller = in_a_terminal(env, *args)
     seen = read_until(controller, "credits? [y/N]:", timeout=120)
     os.write(controller, f"{answer}\n".encode())
     seen += read_until(controller, "\x00never\x00", timeout=60)  # until it ends
@@ -311,7 +305,7 @@ def test_saying_no_at_the_prompt_says_nothing_was_sent(
         args: tuple[str, ...] = ("enrich", str(table), "--kind", "company")
     else:
         args = ("search", "leads", "--title-keywords", "CTO", "--limit", "30")
-    code, seen = in_a_terminal(env, "n", *args, "--out", str(out))
+    code, seen = answered_in_a_terminal(env, "n", *args, "--out", str(out))
     assert "Spend up to" in seen
     assert "Nothing sent: no credits spent." in seen, seen
     assert "Aborted" not in seen
