@@ -9,8 +9,9 @@
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from profnet_sheets.client.client import Client, Estimate, PlannedCall
+    from profnet_sheets.client.client import Client
     from profnet_sheets.client.jobs import PollSchedule, SearchJob, SearchStatus
+    from profnet_sheets.client.spend import Estimate, PlannedCall
     from profnet_sheets.config import ApiKey, Settings, save_config
     from profnet_sheets.errors import (
         ApiError,
@@ -36,7 +37,8 @@ if TYPE_CHECKING:
 # Where each public name lives: imported on first use, so that `import profnet_sheets` costs
 # next to nothing (Excel imports it at every start; requests-cache alone takes ~0.6 s).
 _HOMES = {
-    **dict.fromkeys(("Client", "Estimate", "PlannedCall"), "profnet_sheets.client.client"),
+    "Client": "profnet_sheets.client.client",
+    **dict.fromkeys(("Estimate", "PlannedCall"), "profnet_sheets.client.spend"),
     **dict.fromkeys(("PollSchedule", "SearchJob", "SearchStatus"), "profnet_sheets.client.jobs"),
     **dict.fromkeys(("ApiKey", "Settings", "save_config"), "profnet_sheets.config"),
 }

@@ -18,8 +18,9 @@ import click
 from profnet_sheets import Client, ProfnetError, Settings, save_config
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
-from profnet_sheets.client.client import BUDGET_SETTING, STOPS_LOG
 from profnet_sheets.client.jobs import SearchJob, SearchKind
+from profnet_sheets.client.shared import STOPS_LOG
+from profnet_sheets.client.spend import BUDGET_SETTING
 from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
@@ -634,7 +635,7 @@ def credits() -> None:
         uncertain = client.spent(uncertain=True)
         budget = client.settings.budget
         cap = client.settings.spending_cap
-        cap_left = client.ledger.cap_left(cap, client.service) if cap is not None else None
+        cap_left = client.quote(0).cap_left
     if rows or not uncertain:
         click.echo(str(rows))
     click.echo(f"total: {total} credits" + (f" (+{uncertain} possibly)" if uncertain else ""))

@@ -127,7 +127,8 @@ class ServiceError(ApiError):
 class TransportError(ProfnetError):
     """No answer: the connection was refused or cut, or the call timed out."""
 
-    uncertain_attempts: int = 0  # attempts that went out and lost their answers
+    attempts: tuple[Any, ...] = ()  # what each attempt met (client.spend.Attempt)
+    uncertain_attempts: int = 0  # of those, what the spend policy settled as maybe charged
 
     @property
     def may_have_been_charged(self) -> bool:

@@ -16,6 +16,7 @@ from profnet_sheets.batch.naming import column_names, default_prefix, error_colu
 from profnet_sheets.batch.plan import Lookup, Plan, key_columns, make_plan, plan_lookups
 from profnet_sheets.batch.schema import dtype_of, is_timestamp, schema_of
 from profnet_sheets.client.client import Client
+from profnet_sheets.client.spend import InRowOrder
 from profnet_sheets.errors import (
     BudgetExceeded,
     ConfigurationError,
@@ -143,7 +144,7 @@ def fetch_all(
     most = max(1, min(concurrency or client.settings.concurrency, expected))
     pace = client.pace
     note = pace.progress_note()  # calls/s, and whether the service throttles
-    left, skipped = client.budget.left, set[str]()
+    left, skipped = client.quote(0).left, set[str]()
     if left is not None and not client.settings.offline:  # offline, nothing is paid
         lookups = _within_budget(client, plan.kind, lookups, left, skipped)
     run = _Run(client, plan.kind, lookups, skipped)
@@ -198,16 +199,13 @@ def _stops(work: Callable[[], object]) -> bool:
 def _within_budget(
     client: Client, kind: Kind, lookups: Iterator[Lookup], left: int, skipped: set[str]
 ) -> Iterator[Lookup]:
-    """The lookups in row order, each promised its most from the budget left; one that no
-    longer fits is added to `skipped` (marked, never sent). The budget so cuts off in row
-    order (what a spreadsheet user expects), not wherever concurrent workers race to it."""
-    promised = 0
+    """The lookups in row order, each promised its most from what the limits leave; one that
+    no longer fits is added to `skipped` (marked, never sent)."""
+    promises = InRowOrder(left)
     for lookup in lookups:
         cost = 0 if client.is_cached(kind.endpoint, lookup.params) else lookup.ceiling
-        if promised + cost > left:
+        if not promises.take(cost):
             skipped.add(lookup.key)
-        else:
-            promised += cost
         yield lookup
 
 

@@ -10,9 +10,8 @@ from typing import Any
 import polars as pl
 
 from profnet_sheets.batch.kinds import Kind
-from profnet_sheets.client import normalize
+from profnet_sheets.client import normalize, spend
 from profnet_sheets.client.keys import canonical_json
-from profnet_sheets.client.ledger import price_ceiling
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.errors import InvalidParameter
 from profnet_sheets.redact import clipped
@@ -256,6 +255,6 @@ def _discover(plan: Plan, options: Mapping[str, Any], profile: ServiceProfile) -
         key = canonical_json(params)
         plan.call_of[raw] = key
         if key not in plan.lookups:
-            ceiling = price_ceiling(profile.prices, ep, params)
+            ceiling = spend.ceiling(profile.prices, ep, params)
             lookup = plan.lookups[key] = Lookup(key, params, ceiling)
             yield lookup

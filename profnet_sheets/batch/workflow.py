@@ -42,7 +42,8 @@ from profnet_sheets.batch.io import (
 )
 from profnet_sheets.batch.plan import Plan
 from profnet_sheets.batch.xlsx import Workbook
-from profnet_sheets.client.client import Client, Limit
+from profnet_sheets.client.client import Client
+from profnet_sheets.client.spend import Limit
 from profnet_sheets.redact import listed, shown
 from profnet_sheets.words import command, counted, spend_said
 

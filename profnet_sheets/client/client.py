@@ -11,247 +11,49 @@ import contextlib
 import copy
 import json
 import logging
-import sqlite3
-import threading
 import time
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from profnet_sheets.client import jobs
-from profnet_sheets.client.account import former_service_name, service_name
 from profnet_sheets.client.answers import conformed, missing, payload, unfinished
 from profnet_sheets.client.cache import CachePolicy
-from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
 from profnet_sheets.client.jobs import SearchJob, SearchKind
 from profnet_sheets.client.keylocks import PROCESS_LOCKS
 from profnet_sheets.client.keys import CallKey, call_key, canonical_json
-from profnet_sheets.client.ledger import Budget, Ledger, price_ceiling
-from profnet_sheets.client.memo import Memo, MemoCache
+from profnet_sheets.client.ledger import Ledger
+from profnet_sheets.client.memo import Memo
 from profnet_sheets.client.pace import Pace
 from profnet_sheets.client.policy import error_for, longest_call
 from profnet_sheets.client.prepare import prepare
-from profnet_sheets.client.store import AnswerStore, StoreError
-from profnet_sheets.client.transport import Sent, Transport
-from profnet_sheets.config import ApiKey, Settings, unusable_cache
+from profnet_sheets.client.shared import Shared
+from profnet_sheets.client.spend import (
+    Attempt,
+    Budget,
+    CapUse,
+    Charge,
+    Estimate,
+    Limit,
+    PlannedCall,
+    Quote,
+)
+from profnet_sheets.client.store import StoreError
+from profnet_sheets.client.transport import Sent
+from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import (
     BudgetExceeded,
-    ConfigurationError,
     OfflineMiss,
     ProfnetError,
     ServiceError,
-    ServiceUnreachable,
     StoppedBuying,
     TransportError,
 )
 from profnet_sheets.redact import masked_url
-from profnet_sheets.spec import Endpoint, PriceTable, ServiceProfile, endpoint, items_in
+from profnet_sheets.spec import Endpoint, PriceTable, ServiceProfile, endpoint
 from profnet_sheets.spec.errors import is_foreign
-from profnet_sheets.words import command, counted
 
 LOG = logging.getLogger("profnet_sheets")
-# Where the stops are logged: a front end that says each stop itself silences it (the CLI).
-STOPS_LOG = logging.getLogger("profnet_sheets.stopped")
-UNREADABLE_IN_A_ROW = 3
-# Connection attempts in a row (from every thread) that did not reach the service, with no
-# answer between them, after which it is deemed unreachable and nothing more is sent.
-UNREACHED_IN_A_ROW = 5
-# Answers in a row that are not the service's (spec.errors.is_foreign), after which the base
-# URL is deemed wrong and nothing more is bought.
-FOREIGN_IN_A_ROW = 3
-
-
-RunStopKind = Literal["credits", "unreachable"]
-
-
-@dataclass(frozen=True)
-class RunStop:
-    """A stop that holds for the runs under way when it was met (numbered up to `last_run`),
-    not for later ones; `said`: the service's own words, for every later call of those."""
-
-    reason: str
-    last_run: int
-    said: ProfnetError | None = None
-
-
-@dataclass(frozen=True)
-class PlannedCall:
-    """One call of a plan, for `Client.estimate`."""
-
-    endpoint: str
-    params: Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """What a set of planned calls will cost: how many the cache answers, credits at most."""
-
-    calls: int
-    unique: int
-    cached: int
-    credits: int
-    budget_left: int | None
-
-    @property
-    def to_fetch(self) -> int:
-        return self.unique - self.cached
-
-    @property
-    def within_budget(self) -> bool:
-        return self.budget_left is None or self.credits <= self.budget_left
-
-
-BUDGET_SETTING = "budget=..., PROFNET_BUDGET"  # where a budget is set, as messages say it
-
-
-@dataclass(frozen=True)
-class Limit:
-    """A limit on spending, what it leaves now, and where it is set."""
-
-    left: int | None  # None: not set
-    name: str  # `the budget`, `the spending cap 500/day`
-    setting: str  # `PROFNET_SPENDING_CAP`
-
-    def preview(self) -> str:
-        """What a cost preview says when a run may cost more than the limit leaves."""
-        if not self.left:
-            return f"{self.name} has 0 left: nothing would be sent"
-        return f"{self.name} has {self.left} left: the run may stop there"
-
-
-class _Shared:
-    """What every view of one client shares: the store, the transport, the memo, the ledger
-    and the budget."""
-
-    def __init__(self, settings: Settings) -> None:
-        if settings.uses_sandbox:
-            base_url, key, service = embedded_base_url(settings), ApiKey(SANDBOX_KEY), "sandbox"
-        else:
-            if settings.api_key is None:
-                raise ConfigurationError(
-                    f"A base URL is set but no API key: run `{command('config --api-key ...')}` "
-                    "(or set PROFNET_API_KEY, or pass api_key)."
-                )
-            if settings.base_url is None:
-                raise ConfigurationError(
-                    "An API key is set but no base URL of the service: set PROFNET_BASE_URL, or "
-                    "pass base_url (the address your provider gives with the key)."
-                )
-            base_url, key = settings.base_url, settings.api_key  # never revealed here
-            service = service_name(base_url)
-        self.base_url = base_url
-        self.service = service
-        self.api_key = key
-        in_memory = settings.cache in ("memory", "off")
-        try:
-            self.store = AnswerStore(settings, service, key.fingerprint, CachePolicy(settings))
-            self.ledger = Ledger(None if in_memory else _ledger_path(settings, service))
-            if not in_memory and not settings.uses_sandbox:  # spend under an older spelling
-                former = _ledger_path(settings, former_service_name(base_url))
-                self.ledger.absorb(former, service)
-        except (OSError, sqlite3.Error) as error:  # no such folder, no right; not a database
-            raise unusable_cache(error, settings) from None
-        self.transport = Transport(settings, base_url)
-        self.transport.reached = self.count_reached
-        if not in_memory:  # processes sharing the cache share the pace learnt (client/pace.py)
-            pace_file = f"{service}-{key.fingerprint}-pace.json"
-            self.transport.pace.remember_in(settings.cache_dir / pace_file)
-        self.memo = MemoCache()
-        self.budget = Budget(settings.budget)
-        self.stopped: str | None = None  # why this client stopped buying for good, once it has
-        self.runs = 0  # runs started on this client (`Client.with_budget`, `Client.new_run`)
-        self.run_stops: dict[RunStopKind, RunStop] = {}  # the stops that hold for runs only
-        self.unreadable_in_a_row = 0  # paid answers not understood, one after another
-        self.unreached_in_a_row = 0  # connection attempts that failed, one after another
-        self.foreign_in_a_row = 0  # answers not the service's (a wrong path), one after another
-        self.unkept = 0  # answers paid for that the store could not keep (a re-run pays them)
-        self.lock = threading.Lock()
-
-    def stop_buying(self, reason: str) -> None:
-        """Send nothing more that costs credits, for `reason`, in any run (said once, in the
-        log too): asking again might pay for what cannot be kept or read."""
-        with self.lock:
-            if self.stopped is None:
-                self.stopped = reason
-                STOPS_LOG.error("profnet-sheets stopped buying: %s", reason)
-
-    def count_unkept(self) -> None:
-        """One more answer paid for and not kept."""
-        with self.lock:
-            self.unkept += 1
-
-    def start_run(self) -> int:
-        """A new run's number: the stops met before it do not hold for it."""
-        with self.lock:
-            self.runs += 1
-            return self.runs
-
-    def stop_runs(self, kind: RunStopKind, reason: str, said: ProfnetError | None = None) -> None:
-        """Send nothing more that costs credits in the runs under way, for `reason` (`said`:
-        the service's own words, told to every later call of those runs). A later run asks
-        again: that is free (a 402 is not charged; nothing reaches a service that is down)."""
-        with self.lock:
-            before = self.run_stops.get(kind)
-            self.run_stops[kind] = RunStop(reason, self.runs, said)
-        if before is None or before.last_run < self.runs:
-            STOPS_LOG.error("profnet-sheets stopped buying in the runs under way: %s", reason)
-
-    def run_stop(self, run: int | None, kind: RunStopKind) -> RunStop | None:
-        """The stop of `kind` that holds for `run`, or None; for None (the client itself,
-        outside any run) the last one met, which says why without holding."""
-        stop = self.run_stops.get(kind)
-        return stop if stop is not None and (run is None or run <= stop.last_run) else None
-
-    def count_reached(self, reached: bool) -> bool:
-        """Stop the runs under way after UNREACHED_IN_A_ROW connection attempts in a row that
-        did not reach the service; False while it is deemed unreachable (a call gives up at
-        once: in a later run, after its first attempt that does not connect either)."""
-        with self.lock:
-            self.unreached_in_a_row = 0 if reached else self.unreached_in_a_row + 1
-            lost = self.unreached_in_a_row >= UNREACHED_IN_A_ROW
-        if lost:
-            self.stop_unreachable()
-        return not lost
-
-    def stop_unreachable(self) -> None:
-        """Stop the runs under way: the service could not be reached (UNREACHED_IN_A_ROW
-        attempts in a row failed, or a call gave up without any of its attempts reaching it)."""
-        self.stop_runs(
-            "unreachable",
-            f"the service at {masked_url(self.base_url)} could not be reached "
-            "(no connection attempt got through)",
-        )
-
-    def count_foreign(self, status: int, foreign: bool) -> None:
-        """Stop buying after FOREIGN_IN_A_ROW answers in a row that are not the service's
-        (`is_foreign`: a web server's error page at a wrong path, never read as not found)."""
-        with self.lock:
-            self.foreign_in_a_row = self.foreign_in_a_row + 1 if foreign else 0
-            many = self.foreign_in_a_row >= FOREIGN_IN_A_ROW
-        if many:
-            self.stop_buying(
-                f"{masked_url(self.base_url)} answered {FOREIGN_IN_A_ROW} calls in a row with "
-                f"HTTP {status} pages that are not the service's answers: check the base URL "
-                f"(PROFNET_BASE_URL) and its path with `{command('check')}`"
-            )
-
-    def count_reading(self, understood: bool) -> None:
-        """Stop buying after UNREADABLE_IN_A_ROW paid answers in a row not understood."""
-        with self.lock:
-            self.unreadable_in_a_row = 0 if understood else self.unreadable_in_a_row + 1
-            many = self.unreadable_in_a_row >= UNREADABLE_IN_A_ROW
-        if many:
-            self.stop_buying(
-                f"the service answered {UNREADABLE_IN_A_ROW} paid calls in a row in a form this "
-                "version does not read (each counted as possibly charged); check the base URL "
-                "(PROFNET_BASE_URL), or update profnet-sheets"
-            )
-
-
-def _ledger_path(settings: Settings, service: str) -> Path:
-    """The ledger of `service`'s spend: one per service (not per spelling of its URL)."""
-    return settings.cache_dir / f"{service}-ledger.sqlite"
 
 
 class Client:
@@ -289,7 +91,7 @@ class Client:
             refresh=refresh,
             **options,
         )
-        self._shared = _Shared(self.settings)
+        self._shared = Shared(self.settings)
         self._budget = self._shared.budget
         self._run: int | None = None  # calls outside any run: each asks the service anew
         self._policy = CachePolicy(self.settings)
@@ -331,7 +133,7 @@ class Client:
 
     def ceiling(self, name: str, params: Mapping[str, Any], max_items: int | None = None) -> int:
         """The most a call with these (prepared) parameters can cost, at this client's prices."""
-        return price_ceiling(self.prices, endpoint(name), params, max_items)
+        return self._shared.spend.ceiling(endpoint(name), params, max_items)
 
     @property
     def service(self) -> str:
@@ -343,10 +145,10 @@ class Client:
         """Why this client stopped buying (a cache that failed, answers it cannot read), or
         why this run did (no credits left, the service unreachable; the client itself, outside
         any run: the last run that did), or None while it buys."""
-        shared = self._shared
-        if shared.stopped is not None or not shared.run_stops:  # a formula asks: kept quick
-            return shared.stopped
-        held = (shared.run_stop(self._run, kind) for kind in ("credits", "unreachable"))
+        stops = self._shared.spend.stops
+        if stops.stopped is not None or not stops.run_stops:  # a formula asks: kept quick
+            return stops.stopped
+        held = (stops.run_stop(self._run, kind) for kind in ("credits", "unreachable"))
         return next((stop.reason for stop in held if stop is not None), None)
 
     @property
@@ -359,20 +161,20 @@ class Client:
     def unreachable(self) -> str | None:
         """Why this run stopped sending because the service could not be reached (its URL
         masked; the client itself: the last run that did), or None."""
-        stop = self._shared.run_stop(self._run, "unreachable")
+        stop = self._shared.spend.stops.run_stop(self._run, "unreachable")
         return None if stop is None else stop.reason
 
     @property
     def unkept(self) -> int:
         """Answers this client (all its views) paid for and could not keep in the cache: a
         re-run pays them again."""
-        return self._shared.unkept
+        return self._shared.spend.stops.unkept
 
     @property
     def out_of_credits(self) -> bool:
         """Whether the service said, in this run, that the account has no credits left (the
         run stopped; the client itself: in the last run that stopped for it)."""
-        return self._shared.run_stop(self._run, "credits") is not None
+        return self._shared.spend.stops.run_stop(self._run, "credits") is not None
 
     def spent(self, *, uncertain: bool = False) -> int:
         """Credits the ledger holds for this service (`uncertain`: only those that may have
@@ -487,7 +289,9 @@ class Client:
                     f"({canonical_json(payload)[:200]}). Go online (offline=False) to fetch it.",
                     endpoint=ep.name,
                 )
-            self._check_buying(ep)
+            refused = self._gate(ep)
+            if refused is not None:
+                raise refused
             with contextlib.ExitStack() as claimed:
                 try:
                     claimed.enter_context(shared.store.claim(key))
@@ -497,7 +301,7 @@ class Client:
                     found = self._stored(ep, key)
                     if found is not None:
                         return found
-                ceiling = price_ceiling(self.prices, ep, payload, max_items)
+                ceiling = shared.spend.ceiling(ep, payload, max_items)
                 sent = self._send(ep, key, payload, ceiling)
             return self._remember(ep, key, sent)
 
@@ -528,72 +332,64 @@ class Client:
         if held is None:
             return None
         body = _json_or_none(held.text)
-        return Sent(held.status, held.text, body, held.headers, True, 0, expires=held.expires)
+        return Sent(held.status, held.text, body, held.headers, True, expires=held.expires)
 
     def _send(self, ep: Endpoint, key: CallKey, payload: dict[str, Any], ceiling: int) -> Sent:
-        """Send a call the caches cannot answer, within the budget; record what it cost (an
-        answer not understood as possibly charged); keep what the policy says to keep."""
-        shared = self._shared
-        reserved = [self._reserve(ceiling, ep)]
-        charged = 0  # what the budget settles on: the charge, and what may have been charged
+        """Send a call the caches cannot answer: decide (reserve its most), act (the transport),
+        settle (the spend policy, from what the attempts met); keep what the cache policy
+        says to keep."""
+        shared, spend = self._shared, self._shared.spend
+        reservations = [self._reserve(ceiling, ep)]
 
-        def afford_retry() -> bool:
-            """Another attempt after one that may have been charged: within the budget?"""
-            try:
-                reserved.append(self._reserve(ceiling, ep))
-            except BudgetExceeded:
+        def may_retry(attempt: Attempt) -> bool:
+            """Another attempt after `attempt`: allowed by the spend policy, and (after one
+            that may have been charged) within the limits once its most is reserved again."""
+            if not spend.may_repeat(ep, attempt):
                 return False
+            if spend.maybe_charged(ep, attempt):
+                try:
+                    reservations.append(self._reserve(ceiling, ep))
+                except BudgetExceeded:
+                    return False
             return True
 
-        maybe = 0  # of `charged`, what may (or may not) have been charged
+        charge = Charge()
         try:
             try:
-                sent = shared.transport.send(ep, payload, shared.api_key, afford_retry)
+                sent = shared.transport.send(ep, payload, shared.api_key, may_retry)
             except TransportError as error:
-                if error.may_have_been_charged:
-                    charged = maybe = ceiling * error.uncertain_attempts
-                    self._record(ep, charged, None, uncertain=True)
-                elif error.details == "connect" and self._run is not None:
+                charge = spend.settle(ep, error.attempts, ceiling)
+                error.uncertain_attempts = charge.maybe_attempts
+                if error.details == "connect" and self._run is not None:
                     shared.stop_unreachable()  # a call gave up, never reaching it
                 raise
-            shared.count_foreign(sent.status, is_foreign(sent.status, sent.body))
-            price = self.prices.price(ep)
+            shared.count_answer(sent.status, is_foreign(sent.status, sent.body))
             if sent.out_of_credits:
                 shared.stop_runs(
                     "credits",
                     "the account has no credits left: top up, then run again (what was done "
                     "is kept and will not be paid again)",
-                    error_for(ep, price, sent.status, sent.body, sent.headers, out_of_credits=True),
+                    self._error(ep, sent.status, sent.body, sent.headers, out_of_credits=True),
                 )
-            if sent.status == 200 and price.kind != "free":
-                understood = missing(ep, sent.body) is None and not unfinished(ep, sent.body)
-                if understood:
-                    charged = price.charge(sent.body)
-                    items = len(items_in(sent.body, price.items_at))
-                    self._record(ep, charged, items if price.kind == "per_item" else None)
-                else:  # charged, maybe, for an answer this version cannot read
-                    sent.uncertain += 1
+            paid_200 = sent.status == 200 and spend.price(ep).kind != "free"
+            understood = missing(ep, sent.body) is None and not unfinished(ep, sent.body)
+            charge = spend.settle(ep, sent.attempts, ceiling, sent.body, understood)
+            if paid_200:
                 shared.count_reading(understood)
-            if sent.uncertain:  # attempts that went out and may have been done unanswered
-                maybe = sent.uncertain * ceiling
-                charged += maybe
-                self._record(ep, maybe, None, uncertain=True)
         finally:
-            self._budget.settle(sum(credits for credits, _ in reserved), charged, maybe)
-            for _, held in reserved:  # the spend is recorded now: the reservations go
-                if held is not None:
-                    shared.ledger.release(held)
+            self._settle(ep, charge, reservations)
         self._keep(ep, key, sent)
         return sent
 
     def _reserve(self, credits: int, ep: Endpoint) -> tuple[int, int | None]:
         """Reserve a call's most in the budget, then under the spending cap (shared by every
         process on the ledger); raises BudgetExceeded, holding nothing, when either refuses."""
-        self._budget.reserve(credits, ep.name)
+        shared = self._shared
+        with shared.lock:
+            shared.spend.reserve(self._budget, credits, ep.name)
         cap = self.settings.spending_cap
         if cap is None or not credits:
             return credits, None
-        shared = self._shared
         try:
             held = shared.ledger.reserve_within(
                 cap,
@@ -604,31 +400,47 @@ class Client:
                 shared.api_key.fingerprint,
             )
         except BudgetExceeded:
-            self._budget.settle(credits, 0)
+            with shared.lock:
+                shared.spend.release(self._budget, credits)
             raise
         return credits, held
+
+    def _settle(
+        self, ep: Endpoint, charge: Charge, reservations: list[tuple[int, int | None]]
+    ) -> None:
+        """Record what a call charged (sure, maybe), then give back what it reserved."""
+        shared = self._shared
+        if charge.sure:
+            self._record(ep, charge.sure, charge.items)
+        if charge.maybe:
+            self._record(ep, charge.maybe, None, uncertain=True)
+        with shared.lock:
+            shared.spend.settled(self._budget, sum(credits for credits, _ in reservations), charge)
+        for _, held in reservations:  # the spend is recorded now: the reservations go
+            if held is not None:
+                shared.ledger.release(held)
+
+    def quote(self, credits: int) -> Quote:
+        """What a call or a run that may cost up to `credits` meets: the budget left, then the
+        spending cap's (read from the ledger), as the spend policy says."""
+        shared, cap = self._shared, self.settings.spending_cap
+        use: CapUse | None = None
+        if cap is not None:
+            use = shared.ledger.cap_use(cap, shared.service)
+        with shared.lock:
+            return shared.spend.quote(credits, self._budget, use)
 
     def short_limit(self, credits: int) -> Limit | None:
         """The first limit, the budget then the spending cap, that leaves less than `credits`
         (what a run may cost at most), with what it leaves; None when both let it run."""
-        limits = [Limit(self.budget.left, "the budget", BUDGET_SETTING)]
-        cap = self.settings.spending_cap
-        if cap is not None:
-            cap_left = self.ledger.cap_left(cap, self._shared.service)
-            limits.append(Limit(cap_left, f"the spending cap {cap}", "PROFNET_SPENDING_CAP"))
-        return next((it for it in limits if it.left is not None and credits > it.left), None)
+        return self.quote(credits).short
 
     def refuse_unless_affordable(self, credits: int, what: str) -> None:
         """Raise BudgetExceeded, before anything is sent, when `what` (which may cost up to
         `credits`) does not fit in the budget or the spending cap; the message gives both."""
-        short = self.short_limit(credits)
-        if short is not None:
-            raise BudgetExceeded(
-                f"{what} may cost up to {credits} credits, and {short.name} ({short.setting}) "
-                f"leaves {short.left}; nothing was sent. Raise it, or ask for less.",
-                needed=credits,
-                left=short.left or 0,
-            )
+        refused = self.quote(credits).refusal(what)
+        if refused is not None:
+            raise refused
 
     def _keep(self, ep: Endpoint, key: CallKey, sent: Sent) -> None:
         """Save an answer in the store for as long as the policy says. A save that fails (a
@@ -641,10 +453,10 @@ class Client:
         try:
             self._shared.store.save(key, sent.response, seconds)
         except StoreError as failure:
-            self._shared.count_unkept()
-            self._shared.stop_buying(f"{failure}: what it buys could not be kept")
+            self._shared.count_unkept(failure)
         except Exception as error:  # anything else: this answer is not kept, the rest go on
-            self._shared.count_unkept()
+            with self._shared.lock:
+                self._shared.spend.unkept()
             LOG.warning(
                 "%s: the answer could not be saved in the cache (%s: %s); it is used now",
                 ep.name,
@@ -652,53 +464,33 @@ class Client:
                 error,
             )
 
-    def _check_buying(self, ep: Endpoint) -> None:
-        """Raise, before a paid call is sent, when this client or this run stopped buying."""
+    def _gate(self, ep: Endpoint) -> ProfnetError | None:
+        """Why a paid call may not be sent now (this client or this run stopped buying)."""
         shared = self._shared
-        if self.prices.price(ep).kind == "free":
-            return
-        if shared.stopped is not None:
-            raise self._stopped(ep, shared.stopped)
-        if self._run is None:  # outside any run, each call asks the service (decision 213)
-            return
-        no_credits = shared.run_stop(self._run, "credits")
-        said = no_credits.said if no_credits is not None else None
-        if said is not None:  # said as the service said it, to every later call of the run
-            raise type(said)(
-                said.message,
-                endpoint=said.endpoint,
-                status=said.status,
-                code=said.code,
-                details=said.details,
-            )
-        unreachable = shared.run_stop(self._run, "unreachable")
-        if unreachable is not None:
-            raise ServiceUnreachable(
-                f"{ep.name}: not sent: {unreachable.reason}. Check the network and the base URL "
-                f"(PROFNET_BASE_URL) with `{command('check')}`, then run again: what was "
-                "done is kept and not paid again.",
-                reason=unreachable.reason,
-                endpoint=ep.name,
-            )
+        with shared.lock:
+            return shared.spend.gate(ep, self._run)
 
     def _stopped(self, ep: Endpoint, reason: str) -> StoppedBuying:
         self._shared.stop_buying(reason)
-        return StoppedBuying(
-            f"{ep.name}: not sent: profnet-sheets stopped buying ({reason}). "
-            f"{self.kept_said()}; fix that and run again.",
-            reason=reason,
-            endpoint=ep.name,
-        )
+        with self._shared.lock:
+            return self._shared.spend.stopped_error(ep, reason)
 
     def kept_said(self) -> str:
         """Whether a re-run pays again: what was paid is kept, or how many answers were not."""
-        unkept = self._shared.unkept
-        if not unkept:
-            return "What was paid is kept: the calls done are not paid again"
-        return (
-            f"{counted(unkept, 'paid answer')} could not be kept in the cache: a re-run pays "
-            f"{'it' if unkept == 1 else 'them'} again"
-        )
+        with self._shared.lock:
+            return self._shared.spend.kept_said()
+
+    def _error(
+        self,
+        ep: Endpoint,
+        status: int,
+        body: Any,
+        headers: Any = None,
+        out_of_credits: bool | None = None,
+    ) -> ProfnetError:
+        """The error of an error answer, with what the spend policy says it may have cost."""
+        charged = self._shared.spend.charged_words(ep, status)
+        return error_for(ep, status, body, headers, charged=charged, out_of_credits=out_of_credits)
 
     def _record(
         self, ep: Endpoint, credits: int, items: int | None, uncertain: bool = False
@@ -746,8 +538,7 @@ class Client:
         out_of_credits: bool | None = None,
     ) -> Any:
         if status != 200 or unfinished(ep, body):
-            price = self.prices.price(ep)
-            raise error_for(ep, price, status, body, headers, out_of_credits=out_of_credits)
+            raise self._error(ep, status, body, headers, out_of_credits)
         lacking = missing(ep, body)
         if lacking is not None:
             raise ServiceError(
@@ -826,8 +617,8 @@ class Client:
             if self.is_cached(ep.name, payload):
                 cached += 1
             else:
-                credits += price_ceiling(self.prices, ep, payload)
-        return Estimate(total, len(unique), cached, credits, self.budget.left)
+                credits += self._shared.spend.ceiling(ep, payload)
+        return Estimate(total, len(unique), cached, self.quote(credits))
 
     # -- the 20 endpoints -----------------------------------------------------------------------
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from profnet_sheets.client.answers import whole_number
-from profnet_sheets.client.ledger import MAX_PAGE_ITEMS
 from profnet_sheets.client.policy import RetryPolicy
+from profnet_sheets.client.spend import MAX_PAGE_ITEMS
 from profnet_sheets.config import Settings
 from profnet_sheets.errors import (
     BudgetExceeded,

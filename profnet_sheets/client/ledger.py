@@ -1,4 +1,4 @@
-"""Credits: the price of a call before it is made, the spend recorded after, the budget guard."""
+"""The ledger: credits spent, call by call, and the reservations under the spending cap (SQLite)."""
 
 from __future__ import annotations
 
@@ -7,22 +7,18 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from profnet_sheets.client import wal
+from profnet_sheets.client.spend import CapUse, cap_refusal
 from profnet_sheets.config import SpendingCap
-from profnet_sheets.errors import BudgetExceeded, DamagedFile
+from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped
-from profnet_sheets.spec import Endpoint, PriceTable
 from profnet_sheets.words import command
-
-# The most items one page of lead or company results may hold (vendors use 25 or 100): what a
-# results call is assumed to cost at most, when nothing better is known.
-MAX_PAGE_ITEMS = 100
 
 LOG = logging.getLogger("profnet_sheets")
 _SCHEMA = """
@@ -41,23 +37,6 @@ CREATE TABLE IF NOT EXISTS absorbed (source TEXT PRIMARY KEY, last INTEGER NOT N
 _RESERVED_SINCE = {"at": "REAL", "key": "TEXT", "endpoint": "TEXT"}
 # What the spend of a reservation whose process died is recorded under, when it did not say.
 UNSETTLED = "(unsettled call)"
-
-
-def price_ceiling(
-    prices: PriceTable,
-    endpoint: Endpoint,
-    params: Mapping[str, Any],
-    max_items: int | None = None,
-) -> int:
-    """The most a call can cost at `prices` (the profile's), known before it is made: a
-    per-item call at most `max_items`, its `limit`, or MAX_PAGE_ITEMS items."""
-    price = prices.price(endpoint)
-    if price.kind != "per_item":
-        return price.credits
-    if max_items is None:
-        limit = params.get("limit")
-        max_items = int(limit) if isinstance(limit, int) else MAX_PAGE_ITEMS
-    return price.upper_bound(max_items)
 
 
 @dataclass(frozen=True)
@@ -257,26 +236,19 @@ class Ledger:
         key: str = "",
     ) -> int:
         """Reserve `credits` under the spending cap of every process sharing this ledger, or
-        raise BudgetExceeded: what was spent in the cap's period (for sure or maybe) plus what
-        is reserved plus `credits` must fit. One write transaction (SQLite's lock makes it
-        atomic across processes). A reservation not released within `lease` seconds (its
-        process died with the call in flight) is then recorded as spent, uncertain.
+        raise the BudgetExceeded of `spend.cap_refusal` (which decides, from what was spent in
+        the cap's period, for sure or maybe, and what is reserved). One write transaction
+        (SQLite's lock makes it atomic across processes). A reservation not released within
+        `lease` seconds (its process died with the call in flight) is then recorded as spent,
+        uncertain.
         Returns the reservation, to `release` once the call is recorded."""
 
         def reserve(now: float) -> int:
             self._settle_lapsed(now)
-            used = self._used(cap, service, now)
-            if used + credits > cap.credits:
-                left = max(0, cap.credits - used)
-                raise BudgetExceeded(
-                    f"{endpoint} may cost {credits} credits and only {left} of the spending "
-                    f"cap of {cap} are left (for every run on this service's ledger); nothing "
-                    "was sent. Raise the cap (PROFNET_SPENDING_CAP, config --spending-cap) "
-                    "or wait for the next period.",
-                    endpoint=endpoint,
-                    needed=credits,
-                    left=left,
-                )
+            use = CapUse(cap.credits, str(cap), self._used(cap, service, now))
+            refused = cap_refusal(use, credits, endpoint)
+            if refused is not None:
+                raise refused
             found = self._db.execute(
                 "INSERT INTO reserved (until, service, credits, at, key, endpoint) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -293,10 +265,10 @@ class Ledger:
         with contextlib.suppress(sqlite3.Error), self._lock:
             self._db.execute("DELETE FROM reserved WHERE id = ?", (reservation,))
 
-    def cap_left(self, cap: SpendingCap, service: str) -> int:
-        """Credits the spending cap still leaves in its period."""
+    def cap_use(self, cap: SpendingCap, service: str) -> CapUse:
+        """What the ledger holds against the spending cap now (spent in its period, reserved)."""
         with self._lock:
-            return max(0, cap.credits - self._used(cap, service, self.clock()))
+            return CapUse(cap.credits, str(cap), self._used(cap, service, self.clock()))
 
     def _used(self, cap: SpendingCap, service: str, now: float) -> int:
         spent = self._db.execute(
@@ -362,63 +334,3 @@ def _create(path: Path) -> None:
     """Make an empty ledger at `path` at once (a ledger another process made meanwhile is
     kept)."""
     wal.create(path, _SCHEMA)
-
-
-class Budget:
-    """Credits one client may spend: a call that could pass it is refused before it is sent.
-
-    Calls reserve their price ceiling first and settle on the real charge afterwards, so that
-    concurrent calls can never overshoot together. A budget `within` another (a batch run's
-    within its client's) holds both limits, and counts its own spending apart.
-    """
-
-    def __init__(self, limit: int | None, within: Budget | None = None) -> None:
-        self.limit = limit
-        self.within = within
-        self.spent = 0
-        self.uncertain = 0  # of `spent`, what may (or may not) have been charged
-        self.reserved = 0
-        self._lock = threading.Lock()
-
-    @property
-    def left(self) -> int | None:
-        own = None if self.limit is None else max(0, self.limit - self.spent - self.reserved)
-        outer = self.within.left if self.within is not None else None
-        if own is None or outer is None:
-            return outer if own is None else own
-        return min(own, outer)
-
-    def reserve(self, credits: int, endpoint: str) -> int:
-        with self._lock:
-            if (
-                credits
-                and self.limit is not None
-                and self.spent + self.reserved + credits > self.limit
-            ):
-                left = max(0, self.limit - self.spent - self.reserved)
-                raise BudgetExceeded(
-                    f"{endpoint} may cost {credits} credits and only {left} of the budget of "
-                    f"{self.limit} are left; nothing was sent. Raise the budget (budget=..., "
-                    "PROFNET_BUDGET) to go on.",
-                    endpoint=endpoint,
-                    needed=credits,
-                    left=left,
-                )
-            self.reserved += credits
-        if self.within is not None:
-            try:
-                self.within.reserve(credits, endpoint)
-            except BudgetExceeded:
-                with self._lock:
-                    self.reserved -= credits
-                raise
-        return credits
-
-    def settle(self, reserved: int, actual: int, uncertain: int = 0) -> None:
-        """Release `reserved`; count `actual` spent, `uncertain` of it maybe."""
-        with self._lock:
-            self.reserved -= reserved
-            self.spent += actual
-            self.uncertain += uncertain
-        if self.within is not None:
-            self.within.settle(reserved, actual, uncertain)

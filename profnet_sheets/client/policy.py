@@ -12,15 +12,13 @@ from profnet_sheets import errors
 from profnet_sheets.client.answers import unfinished
 from profnet_sheets.config import Settings
 from profnet_sheets.redact import clipped
-from profnet_sheets.spec import Endpoint, Price
+from profnet_sheets.spec import Endpoint
 from profnet_sheets.spec.errors import is_foreign
 from profnet_sheets.words import command
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 # A 429 without Retry-After is retried no sooner than this: a per-second limit's window.
 RATE_WINDOW = 1.0
-# After these, the service (or a gateway's upstream) may have done, and charged, the work.
-MAYBE_DONE_STATUSES = frozenset({500, 502, 504})
 # Words of a balance that cannot pay: out of credits, whatever else the answer says.
 _NO_CREDITS = re.compile(
     r"out of credits|no credits left|insufficient[ _](credits?|balance|funds)"
@@ -52,15 +50,6 @@ NEVER_SENT: frozenset[Failure] = frozenset({"connect", "refused"})  # safe to re
 REFUSED_RETRIES = 1
 
 
-def is_risky(endpoint: Endpoint, price: Price) -> bool:
-    """A call never repeated once it may have been done: every paid POST (never a read retry
-    on a paid POST), and any call that may cost more than a credit (at its `price`, the
-    profile's)."""
-    if price.kind == "free":
-        return False
-    return endpoint.method == "POST" or price.kind == "per_item" or price.credits > 1
-
-
 @dataclass(frozen=True)
 class RetryPolicy:
     """How often and how patiently to retry; `decide` says what to do after one attempt."""
@@ -83,18 +72,16 @@ class RetryPolicy:
         body: Any,
         rng: random.Random | None = None,
         *,
-        risky: bool = False,
         out_of_credits: bool | None = None,
     ) -> float | None:
         """Seconds to wait before trying again after an error status, or None: do not retry.
 
-        `risky` (`is_risky`): after a 500, 502 or 504 it may have been done and charged, so
-        it is not repeated. `out_of_credits`: `says_out_of_credits` of this answer, when the
-        caller decided it already (else decided here from `body`).
+        Whether an attempt that may have been charged may be repeated is the spend policy's
+        to say (`SpendPolicy.may_repeat`), not this one's. `out_of_credits`:
+        `says_out_of_credits` of this answer, when the caller decided it already (else decided
+        here from `body`).
         """
         if status not in RETRY_STATUSES or attempt >= self.retries:
-            return None
-        if risky and status in MAYBE_DONE_STATUSES:
             return None
         spent = says_out_of_credits(status, body) if out_of_credits is None else out_of_credits
         if status == 429 and spent:
@@ -107,22 +94,18 @@ class RetryPolicy:
         return self.wait_before(attempt, rng)
 
     def after_failure(
-        self, attempt: int, failure: Failure, rng: random.Random | None = None, *, risky: bool
+        self, attempt: int, failure: Failure, rng: random.Random | None = None
     ) -> float | None:
         """Seconds to wait after a transport failure, or None: do not retry.
 
-        A request that never reached the service (connect) is always safe to repeat; a refused
-        one, only REFUSED_RETRIES times. One that
-        may have been read (a read error or timeout) is repeated only when it is not `risky`
-        (a free call, or a one-credit GET lookup): the others might have been charged already.
-        One that took its whole deadline is never repeated: the deadline bounds the call, and
-        another attempt would take as long and might be charged again.
+        A refused connection is repeated only REFUSED_RETRIES times. One that took its whole
+        deadline is never repeated: the deadline bounds the call, and another attempt would
+        take as long. Whether one that may have been read (and charged) may be repeated is the
+        spend policy's to say (`SpendPolicy.may_repeat`).
         """
         if failure == "deadline":
             return None
         if attempt >= self.retries or (failure == "refused" and attempt >= REFUSED_RETRIES):
-            return None
-        if failure not in NEVER_SENT and risky:
             return None
         return self.wait_before(attempt, rng)
 
@@ -177,16 +160,16 @@ def is_quota_exhausted(body: Any) -> bool:
 
 def error_for(
     endpoint: Endpoint,
-    price: Price,
     status: int,
     body: Any,
     headers: Any = None,
     *,
+    charged: str = "",
     out_of_credits: bool | None = None,
 ) -> errors.ProfnetError:
-    """The exception for an error answer, with a message that says what to do (`price`: what
-    the call costs, for whether it may have been charged; `out_of_credits`: what
-    `says_out_of_credits` decided of this answer, when it was)."""
+    """The exception for an error answer, with a message that says what to do (`charged`:
+    the spend policy's words on what it may have cost, `SpendPolicy.charged_words`;
+    `out_of_credits`: what `says_out_of_credits` decided of this answer, when it was)."""
     body_dict = body if isinstance(body, dict) else {}
     code = body_dict.get("message")
     details = body_dict.get("details") or body_dict.get("error")
@@ -241,11 +224,6 @@ def error_for(
             retry_after=retry_after,
             **context,
         )
-    charged = ""
-    if status in MAYBE_DONE_STATUSES and is_risky(endpoint, price):
-        charged = " It was not repeated: the service may have done, and charged, it already."
-    elif status in MAYBE_DONE_STATUSES and price.kind != "free":
-        charged = " Each attempt may have been charged (counted in the ledger as uncertain)."
     return errors.ServiceError(
         f"{endpoint.name}: the service failed with HTTP {status}.{said}{charged} Try again later.",
         **context,

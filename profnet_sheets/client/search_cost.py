@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from profnet_sheets.client.client import Client, PlannedCall
+from profnet_sheets.client.client import Client
 from profnet_sheets.client.jobs import SearchKind
+from profnet_sheets.client.spend import PlannedCall
 from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import search_endpoint
 from profnet_sheets.words import counted

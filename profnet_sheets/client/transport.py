@@ -1,6 +1,6 @@
 """The HTTP layer: a plain requests session, the key header (the profile's) put on last, no
-redirects, the retry loop of `policy`, each attempt at the service's pace (`pace`). It sends;
-it never decides what is kept."""
+redirects, the retry loop of `policy`, each attempt at the service's pace (`pace`). It sends
+and reports what happened (`Attempt`); it never decides what is kept, nor what was charged."""
 
 from __future__ import annotations
 
@@ -18,14 +18,13 @@ import requests
 from profnet_sheets.client.deadline import Deadline, DeadlineAdapter
 from profnet_sheets.client.pace import Outcome, Pace
 from profnet_sheets.client.policy import (
-    MAYBE_DONE_STATUSES,
     NEVER_SENT,
     Failure,
     RetryPolicy,
-    is_risky,
     parse_retry_after,
     says_out_of_credits,
 )
+from profnet_sheets.client.spend import Attempt
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TransportError
 from profnet_sheets.redact import masked, masked_url, shown
@@ -62,17 +61,15 @@ class KeyHeader(requests.auth.AuthBase):
 @dataclass
 class Sent:
     """One answer, from the wire or the HTTP cache: its body parsed once (None: not JSON).
-    `expires`: until when a cached one is fresh (unix time); `uncertain`: attempts that may
-    have been charged without an answer (lost after the request went out, or a 500, 502 or
-    504, after which the service may have done the work)."""
+    `expires`: until when a cached one is fresh (unix time); `attempts`: what each attempt of
+    the call met (none for a cached answer), for the spend policy to settle."""
 
     status: int
     text: str
     body: Any
     headers: Mapping[str, str]
     from_cache: bool
-    attempts: int
-    uncertain: int = 0
+    attempts: tuple[Attempt, ...] = ()
     expires: float | None = None
     response: requests.Response | None = None  # from the wire: what the store keeps
     out_of_credits: bool = False  # the answer says the account cannot pay (decided once)
@@ -118,7 +115,6 @@ class Transport:
             }
         )
         self.key_header = settings.key_header
-        self.prices = settings.prices
         self.policy = RetryPolicy(
             retries=settings.retries,
             backoff=settings.backoff,
@@ -136,35 +132,32 @@ class Transport:
         endpoint: Endpoint,
         payload: dict[str, Any],
         key: ApiKey | None,
-        afford_retry: Callable[[], bool] | None = None,
+        may_retry: Callable[[Attempt], bool] | None = None,
     ) -> Sent:
-        """Make the call, retrying what is safe to retry; the final answer, whatever its status.
-        `key` None sends none (the setup check asks what the service says to a call without).
+        """Make the call, retrying what the retry policy says to; the final answer, whatever its
+        status. `key` None sends none (the setup check asks what the service says to a call
+        without). `may_retry` is asked before each repeat, with what the attempt met (the
+        spend policy's say: one that may have been charged, and the budget); False ends the
+        retries there.
 
-        Raises TransportError when no answer came; its `may_have_been_charged` says whether an
-        attempt may have been done (and charged) by the service all the same. `afford_retry`
-        is asked before repeating an attempt that may have been charged (the budget): False
-        ends the retries there.
+        Raises TransportError when no answer came, with what each attempt met (`attempts`).
         """
-        price = self.prices.price(endpoint)
-        risky = is_risky(endpoint, price)
-        attempt = uncertain = 0
+        attempts: list[Attempt] = []
         while True:
-            was_uncertain = uncertain
+            number = len(attempts)
             answer = self._attempt(endpoint, payload, key)
             if isinstance(answer, str):
                 failure: Failure = answer
                 # Returned, not raised, by _attempt: the error (which holds the request and its
                 # headers) must not ride along as the __context__ of what is raised.
-                if failure not in NEVER_SENT:
-                    uncertain += 1
-                wait = self.policy.after_failure(attempt, failure, self._random, risky=risky)
-                if not self.reached(failure not in NEVER_SENT):
+                fact = Attempt(went_out=failure not in NEVER_SENT)
+                attempts.append(fact)
+                wait = self.policy.after_failure(number, failure, self._random)
+                if not self.reached(fact.went_out):
                     wait = None
-                if wait is not None and uncertain > was_uncertain and afford_retry is not None:
-                    wait = wait if afford_retry() else None
-                if wait is None:
-                    raise self._transport_error(endpoint, failure, attempt + 1, uncertain, risky)
+                held_back = wait is not None and may_retry is not None and not may_retry(fact)
+                if wait is None or held_back:
+                    raise self._transport_error(endpoint, failure, attempts, held_back)
             else:
                 self.reached(True)
                 response, body = answer.response, answer.body
@@ -178,19 +171,18 @@ class Transport:
                         endpoint=endpoint.name,
                         status=status,
                     )
-                if status in MAYBE_DONE_STATUSES and price.kind != "free":
-                    uncertain += 1  # the service (or a gateway's upstream) may have done it
+                fact = Attempt(went_out=True, status=status)
+                attempts.append(fact)
                 wait = self.policy.after_status(
-                    attempt,
+                    number,
                     status,
                     response.headers,
                     body,
                     self._random,
-                    risky=risky,
                     out_of_credits=answer.out_of_credits,
                 )
-                if wait is not None and uncertain > was_uncertain and afford_retry is not None:
-                    wait = wait if afford_retry() else None
+                if wait is not None and may_retry is not None and not may_retry(fact):
+                    wait = None
                 if wait is None:
                     return Sent(
                         status,
@@ -198,12 +190,10 @@ class Transport:
                         body,
                         response.headers,
                         False,
-                        attempt + 1,
-                        uncertain,
+                        tuple(attempts),
                         response=None if answer.quoted_key else response,
                         out_of_credits=answer.out_of_credits,
                     )
-            attempt += 1
             self.sleep(wait)
 
     def _attempt(
@@ -274,7 +264,7 @@ class Transport:
         return response
 
     def _transport_error(
-        self, endpoint: Endpoint, failure: Failure, attempts: int, uncertain: int, risky: bool
+        self, endpoint: Endpoint, failure: Failure, attempts: list[Attempt], held_back: bool
     ) -> TransportError:
         what = {
             "connect": "could not reach the service",
@@ -284,17 +274,17 @@ class Transport:
             "deadline": "timed out waiting for the answer: no whole answer within the call's "
             "deadline (PROFNET_DEADLINE), so it was not tried again",
         }[failure]
-        if uncertain and risky:
+        if held_back:
             advice = " It was not retried because the service may already have charged for it."
         else:
-            advice = f" Tried {counted(attempts, 'time')}."
+            advice = f" Tried {counted(len(attempts), 'time')}."
         error = TransportError(
             f"{endpoint.name}: {what} at {masked_url(self.base_url)}.{advice} "
             "Check the network and PROFNET_BASE_URL, then try again.",
             endpoint=endpoint.name,
             details="connect" if failure in NEVER_SENT else _DETAILS.get(failure, failure),
         )
-        error.uncertain_attempts = uncertain
+        error.attempts = tuple(attempts)
         return error
 
     def close(self) -> None:

@@ -149,9 +149,9 @@ def enrich_selection(book: Any = None) -> None:
         target = placed.target(len(request.header))
         selection.check_free(_read(sheet, target), request, target)
         found = selection.plan(current, request, keys)
-        left = current.client.budget.left
-        line = selection.cost_line(found, left)
-        if not selection.within_budget(found, left):
+        quote = current.client.quote(found.credits)
+        line = selection.cost_line(found, quote.budget_left)
+        if not quote.within:
             _report(book, selection.report(f"{line} Over the budget: not run.", data), ENRICH)
             return
         prompt = f"{line} Run it?"

@@ -188,10 +188,6 @@ def cost_line(found: Plan, budget_left: int | None) -> str:
     return f"{ENRICH}: {found.summary(budget_left)}."
 
 
-def within_budget(found: Plan, budget_left: int | None) -> bool:
-    return budget_left is None or found.credits <= budget_left
-
-
 @dataclass(frozen=True)
 class Enriched:
     """What to write beside the selection (a header, then a row per key), and what it cost."""

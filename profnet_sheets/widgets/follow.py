@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from profnet_sheets.client.jobs import SearchJob, SearchStatus
-from profnet_sheets.client.ledger import Budget
+from profnet_sheets.client.spend import Budget
 from profnet_sheets.widgets.progress import Bar
 from profnet_sheets.widgets.runner import Cancelled, Feedback, Runner
 from profnet_sheets.words import counted, spend_said

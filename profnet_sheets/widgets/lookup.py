@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from profnet_sheets.batch import KINDS, kind_named
-from profnet_sheets.client.client import Client, PlannedCall
+from profnet_sheets.client.client import Client
+from profnet_sheets.client.spend import PlannedCall
 from profnet_sheets.errors import ProfnetError
 from profnet_sheets.widgets.base import Form
 from profnet_sheets.widgets.controls import classed

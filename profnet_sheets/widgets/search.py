@@ -10,8 +10,8 @@ import polars as pl
 from profnet_sheets.batch import kind_named
 from profnet_sheets.client.client import Client
 from profnet_sheets.client.jobs import SearchJob, SearchKind
-from profnet_sheets.client.ledger import Budget
 from profnet_sheets.client.search_cost import search_cost
+from profnet_sheets.client.spend import Budget
 from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import endpoint, search_endpoint
 from profnet_sheets.widgets.base import Form, frame_html, run_enrichment

@@ -9,7 +9,7 @@ client's limit holds for all, and the view counts what was charged through it.
 from __future__ import annotations
 
 from profnet_sheets.client.client import Client
-from profnet_sheets.client.ledger import Budget
+from profnet_sheets.client.spend import Budget
 
 
 def for_one_action(client: Client) -> tuple[Client, Budget]:

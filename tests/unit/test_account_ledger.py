@@ -57,7 +57,7 @@ def test_a_reservation_whose_process_died_counts_as_possibly_spent(tmp_path: Pat
     # the process is killed: nothing released; after the lease a new one opens the ledger
     clock.now += 61
     alive = Ledger(path, clock)
-    assert alive.cap_left(cap, "svc-x") == 0
+    assert alive.cap_use(cap, "svc-x").left == 0
     with pytest.raises(BudgetExceeded):
         alive.reserve_within(cap, "svc-x", 1, "get-company-details", 60.0, "fp")
     assert alive.total(service="svc-x", uncertain=True) == 20
@@ -73,7 +73,7 @@ def test_a_reservation_released_in_time_is_not_spent(tmp_path: Path) -> None:
     ledger.release(held)
     clock.now += 3600
     assert ledger.total(service="svc-x", uncertain=True) == 0
-    assert ledger.cap_left(cap, "svc-x") == 4
+    assert ledger.cap_use(cap, "svc-x").left == 4
 
 
 def test_an_older_ledger_gets_the_new_columns_and_its_reservations_settle(
@@ -94,7 +94,7 @@ def test_an_older_ledger_gets_the_new_columns_and_its_reservations_settle(
     db.close()
     ledger = Ledger(path)
     assert ledger.total(service="svc-x", uncertain=True) == 7
-    assert ledger.cap_left(SpendingCap(10), "svc-x") == 3
+    assert ledger.cap_use(SpendingCap(10), "svc-x").left == 3
     assert ledger.by_endpoint_and_day(service="svc-x") == []  # only sure spend is listed
     assert UNSETTLED  # what such a row is recorded under
 

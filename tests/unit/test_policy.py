@@ -14,7 +14,7 @@ from profnet_sheets import (
     Unauthorized,
 )
 from profnet_sheets.client.policy import RetryPolicy, error_for, parse_retry_after
-from profnet_sheets.spec import PriceTable, endpoint
+from profnet_sheets.spec import endpoint
 
 POLICY = RetryPolicy(retries=3, backoff=1.0, max_backoff=8.0, retry_after_cap=20.0)
 RNG = random.Random(0)
@@ -44,20 +44,13 @@ def test_errors_that_retrying_cannot_fix_are_not_retried() -> None:
     assert POLICY.after_status(0, 429, {"Retry-After": "1"}, quota, RNG) is None
 
 
-def test_a_dear_call_is_retried_only_when_it_never_left() -> None:
-    assert POLICY.after_failure(0, "connect", RNG, risky=True) is not None
-    assert POLICY.after_failure(0, "read", RNG, risky=True) is None
-    assert POLICY.after_failure(0, "timeout", RNG, risky=True) is None
-    assert POLICY.after_failure(0, "read", RNG, risky=False) is not None
-    assert POLICY.after_failure(3, "connect", RNG, risky=False) is None
-
-
-def test_a_dear_call_is_not_repeated_after_a_status_that_may_mean_done() -> None:
-    for status in (500, 502, 504):
-        assert POLICY.after_status(0, status, {}, {}, RNG, risky=True) is None
-        assert POLICY.after_status(0, status, {}, {}, RNG, risky=False) is not None
-    assert POLICY.after_status(0, 503, {}, {}, RNG, risky=True) is not None
-    assert POLICY.after_status(0, 429, {}, {"message": "rate_limited"}, RNG, risky=True)
+def test_a_failure_is_retried_while_retries_last() -> None:
+    # Whether one that may have been charged may be repeated is the spend policy's to say
+    # (tests/unit/test_spend_policy.py).
+    assert POLICY.after_failure(0, "connect", RNG) is not None
+    assert POLICY.after_failure(0, "read", RNG) is not None
+    assert POLICY.after_failure(3, "connect", RNG) is None
+    assert POLICY.after_failure(0, "deadline", RNG) is None
 
 
 def test_rate_limit_words_are_not_mistaken_for_an_empty_balance() -> None:
@@ -67,13 +60,12 @@ def test_rate_limit_words_are_not_mistaken_for_an_empty_balance() -> None:
 
 def test_answers_map_to_the_exception_tree() -> None:
     ep = endpoint("get-company-details")
-    price = PriceTable().price(ep)
 
     def error(status: int, body: object) -> object:
-        return error_for(ep, price, status, body)
+        return error_for(ep, status, body)
 
     bad = error_for(
-        ep, price, 400, {"message": "invalid_parameter", "parameter": "domain", "details": "x"}
+        ep, 400, {"message": "invalid_parameter", "parameter": "domain", "details": "x"}
     )
     assert isinstance(bad, InvalidParameter)
     assert bad.parameter == "domain"
@@ -108,7 +100,7 @@ def test_a_quota_of_calls_per_time_is_a_rate_limit_and_a_spent_one_is_not() -> N
     ep = endpoint("get-company-details")
 
     def error(status: int, body: object) -> object:
-        return error_for(ep, PriceTable().price(ep), status, body)
+        return error_for(ep, status, body)
 
     rate_limits = (
         "per-second request quota exceeded",
@@ -136,6 +128,6 @@ def test_a_quota_of_calls_per_time_is_a_rate_limit_and_a_spent_one_is_not() -> N
 
 
 def test_a_refused_connection_is_tried_again_once_only() -> None:
-    assert POLICY.after_failure(0, "refused", RNG, risky=True) is not None
-    assert POLICY.after_failure(1, "refused", RNG, risky=False) is None
-    assert POLICY.after_failure(1, "connect", RNG, risky=False) is not None
+    assert POLICY.after_failure(0, "refused", RNG) is not None
+    assert POLICY.after_failure(1, "refused", RNG) is None
+    assert POLICY.after_failure(1, "connect", RNG) is not None

@@ -1,0 +1,124 @@
+"""What every view of one client shares: the store, the transport, the memo, the ledger, and the
+spend policy driven under one lock (the stops said in the log when they are new)."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from pathlib import Path
+
+from profnet_sheets.client.account import former_service_name, service_name
+from profnet_sheets.client.cache import CachePolicy
+from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
+from profnet_sheets.client.ledger import Ledger
+from profnet_sheets.client.memo import MemoCache
+from profnet_sheets.client.spend import Budget, RunStopKind, SpendPolicy
+from profnet_sheets.client.store import AnswerStore
+from profnet_sheets.client.transport import Transport
+from profnet_sheets.config import ApiKey, Settings, unusable_cache
+from profnet_sheets.errors import ConfigurationError, ProfnetError
+from profnet_sheets.redact import masked_url
+from profnet_sheets.words import command
+
+# Where the stops are logged: a front end that says each stop itself silences it (the CLI).
+STOPS_LOG = logging.getLogger("profnet_sheets.stopped")
+
+
+class Shared:
+    """The parts of one client its views share; the spend policy is asked under `lock`."""
+
+    def __init__(self, settings: Settings) -> None:
+        if settings.uses_sandbox:
+            base_url, key, service = embedded_base_url(settings), ApiKey(SANDBOX_KEY), "sandbox"
+        else:
+            if settings.api_key is None:
+                raise ConfigurationError(
+                    f"A base URL is set but no API key: run `{command('config --api-key ...')}` "
+                    "(or set PROFNET_API_KEY, or pass api_key)."
+                )
+            if settings.base_url is None:
+                raise ConfigurationError(
+                    "An API key is set but no base URL of the service: set PROFNET_BASE_URL, or "
+                    "pass base_url (the address your provider gives with the key)."
+                )
+            base_url, key = settings.base_url, settings.api_key  # never revealed here
+            service = service_name(base_url)
+        self.base_url = base_url
+        self.service = service
+        self.api_key = key
+        in_memory = settings.cache in ("memory", "off")
+        try:
+            self.store = AnswerStore(settings, service, key.fingerprint, CachePolicy(settings))
+            self.ledger = Ledger(None if in_memory else ledger_path(settings, service))
+            if not in_memory and not settings.uses_sandbox:  # spend under an older spelling
+                former = ledger_path(settings, former_service_name(base_url))
+                self.ledger.absorb(former, service)
+        except (OSError, sqlite3.Error) as error:  # no such folder, no right; not a database
+            raise unusable_cache(error, settings) from None
+        self.transport = Transport(settings, base_url)
+        self.transport.reached = self.count_reached
+        if not in_memory:  # processes sharing the cache share the pace learnt (client/pace.py)
+            pace_file = f"{service}-{key.fingerprint}-pace.json"
+            self.transport.pace.remember_in(settings.cache_dir / pace_file)
+        self.memo = MemoCache()
+        self.spend = SpendPolicy(settings.prices, masked_url(base_url))
+        self.budget = Budget(settings.budget)
+        self.lock = threading.Lock()
+
+    def stop_buying(self, reason: str) -> None:
+        """Send nothing more that costs credits, for `reason`, in any run (said once, in the
+        log too): asking again might pay for what cannot be kept or read."""
+        with self.lock:
+            new = self.spend.stop_buying(reason)
+        if new:
+            STOPS_LOG.error("profnet-sheets stopped buying: %s", reason)
+
+    def count_unkept(self, failure: object) -> None:
+        """One more answer paid for and not kept (`failure`: why); nothing more is bought."""
+        with self.lock:
+            why = self.spend.unkept()
+        self.stop_buying(f"{failure}: {why}")
+
+    def start_run(self) -> int:
+        with self.lock:
+            return self.spend.start_run()
+
+    def stop_runs(self, kind: RunStopKind, reason: str, said: ProfnetError | None = None) -> None:
+        """Send nothing more that costs credits in the runs under way (see
+        `SpendPolicy.stop_runs`), said in the log when new to them."""
+        with self.lock:
+            new = self.spend.stop_runs(kind, reason, said)
+        if new:
+            STOPS_LOG.error("profnet-sheets stopped buying in the runs under way: %s", reason)
+
+    def count_reached(self, reached: bool) -> bool:
+        """The transport's report of one connection attempt; False while the service is deemed
+        unreachable (the runs under way are stopped then)."""
+        with self.lock:
+            fine = self.spend.reached(reached)
+        if not fine:
+            self.stop_unreachable()
+        return fine
+
+    def stop_unreachable(self) -> None:
+        self.stop_runs("unreachable", self.spend.unreachable())
+
+    def count_answer(self, status: int, foreign: bool) -> None:
+        """An answer came: stop buying after too many in a row not the service's."""
+        with self.lock:
+            reason = self.spend.answered(status, foreign)
+        if reason is not None:
+            self.stop_buying(reason)
+
+    def count_reading(self, understood: bool) -> None:
+        """A paid answer read: stop buying after too many in a row not understood."""
+        with self.lock:
+            reason = self.spend.read(understood)
+        if reason is not None:
+            self.stop_buying(reason)
+
+
+def ledger_path(settings: Settings, service: str) -> Path:
+    """The ledger of `service`'s spend: one per service (not per spelling of its URL)."""
+    return settings.cache_dir / f"{service}-ledger.sqlite"

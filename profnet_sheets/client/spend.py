@@ -1,0 +1,536 @@
+"""Spend decided in one place: what a call or a plan may cost, whether it may go, what it charged.
+
+`SpendPolicy` is the twin of `CachePolicy`: it decides and never acts. It quotes a call or a
+plan against the limits (the budget, the spending cap), reserves in the budget, tells whether
+a paid call may be sent (the stops), and settles a call from the facts its attempts reported
+into credits charged for sure, maybe, or none. It does no I/O, starts no thread, reads no
+clock: a driver gives it facts (what the ledger says was used, what the transport heard, the
+time) and does what it decides. The threaded client drives it today; a driver without threads
+(Pyodide's fetch) drives the same object unchanged. It is not thread-safe: a driver with
+threads calls it under one lock (the client's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from profnet_sheets.errors import (
+    BudgetExceeded,
+    ProfnetError,
+    ServiceUnreachable,
+    StoppedBuying,
+)
+from profnet_sheets.spec import Endpoint, Price, PriceTable, items_in
+from profnet_sheets.words import command, counted
+
+# The most items one page of lead or company results may hold (vendors use 25 or 100): what a
+# results call is assumed to cost at most, when nothing better is known.
+MAX_PAGE_ITEMS = 100
+# After these, the service (or a gateway's upstream) may have done, and charged, the work.
+MAYBE_DONE_STATUSES = frozenset({500, 502, 504})
+# Paid answers in a row not understood, after which nothing more is bought.
+UNREADABLE_IN_A_ROW = 3
+# Connection attempts in a row (from every thread) that did not reach the service, with no
+# answer between them, after which it is deemed unreachable and the runs under way stop.
+UNREACHED_IN_A_ROW = 5
+# Answers in a row that are not the service's (spec.errors.is_foreign), after which the base
+# URL is deemed wrong and nothing more is bought.
+FOREIGN_IN_A_ROW = 3
+
+BUDGET_SETTING = "budget=..., PROFNET_BUDGET"  # where a budget is set, as messages say it
+CAP_SETTING = "PROFNET_SPENDING_CAP"
+
+RunStopKind = Literal["credits", "unreachable"]
+
+
+# -- facts reported by the drivers ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What the transport knows of one attempt, and nothing it decided: whether the request
+    may have reached the service (False: the connection was never made), and the status of
+    its answer (None: no answer came)."""
+
+    went_out: bool
+    status: int | None = None
+
+
+@dataclass(frozen=True)
+class CapUse:
+    """What the ledger holds against the spending cap now: spent in its period (sure and
+    maybe) and reserved by calls in flight, in every process sharing the ledger."""
+
+    credits: int  # the cap's credits in its period
+    name: str  # `500/day`
+    used: int
+
+    @property
+    def left(self) -> int:
+        return max(0, self.credits - self.used)
+
+
+# -- decisions ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A limit on spending, what it leaves now, and where it is set."""
+
+    left: int | None  # None: not set
+    name: str  # `the budget`, `the spending cap 500/day`
+    setting: str  # `PROFNET_SPENDING_CAP`
+
+    def preview(self) -> str:
+        """What a cost preview says when a run may cost more than the limit leaves."""
+        if not self.left:
+            return f"{self.name} has 0 left: nothing would be sent"
+        return f"{self.name} has {self.left} left: the run may stop there"
+
+
+@dataclass(frozen=True)
+class Quote:
+    """What a call or a plan may cost at most, against every limit that holds now."""
+
+    credits: int
+    limits: tuple[Limit, ...] = ()
+
+    @property
+    def short(self) -> Limit | None:
+        """The first limit (the budget, then the cap) that leaves less than `credits`."""
+        return next(
+            (it for it in self.limits if it.left is not None and self.credits > it.left), None
+        )
+
+    @property
+    def within(self) -> bool:
+        """Whether every limit lets it run whole."""
+        return self.short is None
+
+    @property
+    def left(self) -> int | None:
+        """What the tightest limit leaves (None: no limit set)."""
+        return min((it.left for it in self.limits if it.left is not None), default=None)
+
+    @property
+    def budget_left(self) -> int | None:
+        """What the budget leaves (None: no budget set), as the cost lines show it."""
+        return next((it.left for it in self.limits if it.setting == BUDGET_SETTING), None)
+
+    @property
+    def cap_left(self) -> int | None:
+        """What the spending cap leaves in its period (None: no cap set)."""
+        return next((it.left for it in self.limits if it.setting == CAP_SETTING), None)
+
+    @property
+    def nothing_left(self) -> bool:
+        """Whether a limit leaves nothing at all: nothing paid would be sent."""
+        short = self.short
+        return short is not None and not short.left
+
+    def refusal(self, what: str) -> BudgetExceeded | None:
+        """The error that refuses `what` before anything is sent, or None when it fits."""
+        short = self.short
+        if short is None:
+            return None
+        return BudgetExceeded(
+            f"{what} may cost up to {self.credits} credits, and {short.name} ({short.setting}) "
+            f"leaves {short.left}; nothing was sent. Raise it, or ask for less.",
+            needed=self.credits,
+            left=short.left or 0,
+        )
+
+
+@dataclass
+class InRowOrder:
+    """What a run may still promise, call by call in row order: each call that fits is
+    promised its most, one that no longer fits is not sent (a limit so cuts off where a
+    spreadsheet user expects, not wherever concurrent workers race to it)."""
+
+    left: int | None
+    promised: int = 0
+
+    def take(self, credits: int) -> bool:
+        """Whether a call that may cost `credits` fits after those promised; promised if so."""
+        if self.left is not None and self.promised + credits > self.left:
+            return False
+        self.promised += credits
+        return True
+
+
+@dataclass(frozen=True)
+class Charge:
+    """What one call charged, settled from its attempts: for sure (an answer understood), and
+    maybe (attempts that went out and may have been done without an answer we can read)."""
+
+    sure: int = 0
+    maybe: int = 0
+    items: int | None = None  # items a per-item call was charged for
+    maybe_attempts: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.sure + self.maybe
+
+
+@dataclass
+class Budget:
+    """Credits one client (or one run, `within` its client's) may spend: a call that could pass
+    it is refused before it is sent. Calls reserve their price ceiling first and settle on the
+    real charge afterwards, so that concurrent calls can never overshoot together. Changed only
+    through `SpendPolicy` (under the driver's lock)."""
+
+    limit: int | None
+    within: Budget | None = None
+    spent: int = 0
+    uncertain: int = 0  # of `spent`, what may (or may not) have been charged
+    reserved: int = 0
+
+    @property
+    def left(self) -> int | None:
+        own = None if self.limit is None else max(0, self.limit - self.spent - self.reserved)
+        outer = self.within.left if self.within is not None else None
+        if own is None or outer is None:
+            return outer if own is None else own
+        return min(own, outer)
+
+    def chain(self) -> Iterable[Budget]:
+        """This budget and those it is within."""
+        budget: Budget | None = self
+        while budget is not None:
+            yield budget
+            budget = budget.within
+
+
+@dataclass(frozen=True)
+class RunStop:
+    """A stop that holds for the runs under way when it was met (numbered up to `last_run`),
+    not for later ones; `said`: the service's own words, for every later call of those."""
+
+    reason: str
+    last_run: int
+    said: ProfnetError | None = None
+
+
+@dataclass
+class Stops:
+    """Why nothing more is bought: for good (`stopped`), or in the runs under way (no credits
+    left, the service unreachable); and the counts in a row that lead there."""
+
+    stopped: str | None = None
+    runs: int = 0
+    run_stops: dict[RunStopKind, RunStop] = field(default_factory=dict)
+    unreadable_in_a_row: int = 0
+    unreached_in_a_row: int = 0
+    foreign_in_a_row: int = 0
+    unkept: int = 0  # answers paid for that could not be kept (a re-run pays them)
+
+    def run_stop(self, run: int | None, kind: RunStopKind) -> RunStop | None:
+        """The stop of `kind` that holds for `run`, or None; for None (the client itself,
+        outside any run) the last one met, which says why without holding."""
+        stop = self.run_stops.get(kind)
+        return stop if stop is not None and (run is None or run <= stop.last_run) else None
+
+
+class SpendPolicy:
+    """Every decision about credits, for one service at `prices`: see the module's doc."""
+
+    def __init__(self, prices: PriceTable, where: str) -> None:
+        self.prices = prices
+        self.where = where  # the service, its URL masked, for messages
+        self.stops = Stops()
+
+    # -- before a call: price, quote, gate, reserve -----------------------------------------
+
+    def price(self, ep: Endpoint) -> Price:
+        return self.prices.price(ep)
+
+    def ceiling(self, ep: Endpoint, params: Mapping[str, Any], max_items: int | None = None) -> int:
+        """The most a call can cost at this policy's prices (see `ceiling`)."""
+        return ceiling(self.prices, ep, params, max_items)
+
+    def risky(self, ep: Endpoint) -> bool:
+        """A call never repeated once it may have been done: every paid POST, and any call
+        that may cost more than a credit."""
+        price = self.price(ep)
+        if price.kind == "free":
+            return False
+        return ep.method == "POST" or price.kind == "per_item" or price.credits > 1
+
+    def quote(self, credits: int, budget: Budget, cap: CapUse | None = None) -> Quote:
+        """What `credits` meets: the budget's left, then the spending cap's."""
+        limits = [Limit(budget.left, "the budget", BUDGET_SETTING)]
+        if cap is not None:
+            limits.append(Limit(cap.left, f"the spending cap {cap.name}", CAP_SETTING))
+        return Quote(credits, tuple(limits))
+
+    def gate(self, ep: Endpoint, run: int | None) -> ProfnetError | None:
+        """Why a call of `ep` may not be sent in `run` (the error to raise), or None."""
+        if self.price(ep).kind == "free":
+            return None
+        stops = self.stops
+        if stops.stopped is not None:
+            return self.stopped_error(ep, stops.stopped)
+        if run is None:  # outside any run, each call asks the service (decision 213)
+            return None
+        no_credits = stops.run_stop(run, "credits")
+        said = no_credits.said if no_credits is not None else None
+        if said is not None:  # said as the service said it, to every later call of the run
+            return type(said)(
+                said.message,
+                endpoint=said.endpoint,
+                status=said.status,
+                code=said.code,
+                details=said.details,
+            )
+        unreachable = stops.run_stop(run, "unreachable")
+        if unreachable is not None:
+            return ServiceUnreachable(
+                f"{ep.name}: not sent: {unreachable.reason}. Check the network and the base URL "
+                f"(PROFNET_BASE_URL) with `{command('check')}`, then run again: what was "
+                "done is kept and not paid again.",
+                reason=unreachable.reason,
+                endpoint=ep.name,
+            )
+        return None
+
+    def reserve(self, budget: Budget, credits: int, endpoint: str) -> None:
+        """Hold `credits` in `budget` and every budget it is within, or raise BudgetExceeded
+        holding nothing."""
+        for held in budget.chain():
+            if (
+                credits
+                and held.limit is not None
+                and held.spent + held.reserved + credits > held.limit
+            ):
+                self.release(budget, credits, upto=held)
+                left = max(0, held.limit - held.spent - held.reserved)
+                raise BudgetExceeded(
+                    f"{endpoint} may cost {credits} credits and only {left} of the budget of "
+                    f"{held.limit} are left; nothing was sent. Raise the budget ({BUDGET_SETTING}) "
+                    "to go on.",
+                    endpoint=endpoint,
+                    needed=credits,
+                    left=left,
+                )
+            held.reserved += credits
+
+    def release(self, budget: Budget, credits: int, upto: Budget | None = None) -> None:
+        """Give back `credits` held in `budget` and those it is within (up to `upto`)."""
+        for held in budget.chain():
+            if held is upto:
+                return
+            held.reserved -= credits
+
+    # -- after each attempt, and after the call ----------------------------------------------
+
+    def maybe_charged(self, ep: Endpoint, attempt: Attempt) -> bool:
+        """Whether an attempt that did not end the call may have been done, and charged: it
+        went out and no answer came, or the answer was a 500, 502 or 504 of a paid call."""
+        if self.price(ep).kind == "free" or not attempt.went_out:
+            return False
+        return attempt.status is None or attempt.status in MAYBE_DONE_STATUSES
+
+    def may_repeat(self, ep: Endpoint, attempt: Attempt) -> bool:
+        """Whether an attempt the retry policy would repeat may be, as far as money goes: one
+        that may have been charged only for a call that is not `risky` (a one-credit GET), and
+        then its most is reserved again by the driver."""
+        return not (self.maybe_charged(ep, attempt) and self.risky(ep))
+
+    def charged_words(self, ep: Endpoint, status: int) -> str:
+        """What an error answer's message says of what the call may have cost."""
+        if status not in MAYBE_DONE_STATUSES or self.price(ep).kind == "free":
+            return ""
+        if self.risky(ep):
+            return " It was not repeated: the service may have done, and charged, it already."
+        return " Each attempt may have been charged (counted in the ledger as uncertain)."
+
+    def settle(
+        self,
+        ep: Endpoint,
+        attempts: Iterable[Attempt],
+        ceiling: int,
+        body: Any = None,
+        understood: bool = False,
+    ) -> Charge:
+        """What a call charged, from the facts of its attempts (the last one's answer `body`,
+        and whether it was `understood`): a 200 understood is charged at its price; each
+        attempt that may have been done unanswered, and a paid 200 not understood, at most
+        the call's `ceiling`, as maybe."""
+        price = self.price(ep)
+        if price.kind == "free":
+            return Charge()
+        facts = list(attempts)
+        last = facts[-1] if facts else None
+        maybe_attempts = sum(self.maybe_charged(ep, it) for it in facts)
+        sure, items = 0, None
+        if last is not None and last.status == 200:
+            if understood:
+                sure = price.charge(body)
+                if price.kind == "per_item":
+                    items = len(items_in(body, price.items_at))
+            else:
+                maybe_attempts += 1
+        return Charge(sure, maybe_attempts * ceiling, items, maybe_attempts)
+
+    def settled(self, budget: Budget, reserved: int, charge: Charge) -> None:
+        """Release what a call reserved in `budget` (and those it is within); count what it
+        charged."""
+        for held in budget.chain():
+            held.reserved -= reserved
+            held.spent += charge.total
+            held.uncertain += charge.maybe
+
+    # -- stops ------------------------------------------------------------------------------
+
+    def start_run(self) -> int:
+        """A new run's number: the stops met before it do not hold for it."""
+        self.stops.runs += 1
+        return self.stops.runs
+
+    def stop_buying(self, reason: str) -> bool:
+        """Buy nothing more, in any run, for `reason`; whether this stop is new (to be said)."""
+        if self.stops.stopped is not None:
+            return False
+        self.stops.stopped = reason
+        return True
+
+    def stop_runs(self, kind: RunStopKind, reason: str, said: ProfnetError | None = None) -> bool:
+        """Buy nothing more in the runs under way, for `reason` (`said`: the service's words,
+        told to every later call of those runs); whether this stop is new to these runs. A
+        later run asks again: that is free (a 402 is not charged; a service down takes
+        nothing)."""
+        stops = self.stops
+        before = stops.run_stops.get(kind)
+        stops.run_stops[kind] = RunStop(reason, stops.runs, said)
+        return before is None or before.last_run < stops.runs
+
+    def reached(self, reached: bool) -> bool:
+        """Count a connection attempt; False once UNREACHED_IN_A_ROW in a row did not reach the
+        service (the driver then stops the runs under way: `unreachable`)."""
+        stops = self.stops
+        stops.unreached_in_a_row = 0 if reached else stops.unreached_in_a_row + 1
+        return stops.unreached_in_a_row < UNREACHED_IN_A_ROW
+
+    def unreachable(self) -> str:
+        """Why the runs under way stop when the service cannot be reached."""
+        return (
+            f"the service at {self.where} could not be reached (no connection attempt got through)"
+        )
+
+    def answered(self, status: int, foreign: bool) -> str | None:
+        """Count an answer that is not the service's (`foreign`) or is; the reason to stop
+        buying once FOREIGN_IN_A_ROW came in a row (a wrong base URL path), else None."""
+        stops = self.stops
+        stops.foreign_in_a_row = stops.foreign_in_a_row + 1 if foreign else 0
+        if stops.foreign_in_a_row < FOREIGN_IN_A_ROW:
+            return None
+        return (
+            f"{self.where} answered {FOREIGN_IN_A_ROW} calls in a row with HTTP {status} pages "
+            "that are not the service's answers: check the base URL (PROFNET_BASE_URL) and its "
+            f"path with `{command('check')}`"
+        )
+
+    def read(self, understood: bool) -> str | None:
+        """Count a paid answer understood or not; the reason to stop buying once
+        UNREADABLE_IN_A_ROW in a row were not, else None."""
+        stops = self.stops
+        stops.unreadable_in_a_row = 0 if understood else stops.unreadable_in_a_row + 1
+        if stops.unreadable_in_a_row < UNREADABLE_IN_A_ROW:
+            return None
+        return (
+            f"the service answered {UNREADABLE_IN_A_ROW} paid calls in a row in a form this "
+            "version does not read (each counted as possibly charged); check the base URL "
+            "(PROFNET_BASE_URL), or update profnet-sheets"
+        )
+
+    def unkept(self) -> str:
+        """Count an answer paid for and not kept; the reason to stop buying."""
+        self.stops.unkept += 1
+        return "what it buys could not be kept"
+
+    def stopped_error(self, ep: Endpoint, reason: str) -> StoppedBuying:
+        """The error of a call not sent because buying stopped for `reason`."""
+        return StoppedBuying(
+            f"{ep.name}: not sent: profnet-sheets stopped buying ({reason}). "
+            f"{self.kept_said()}; fix that and run again.",
+            reason=reason,
+            endpoint=ep.name,
+        )
+
+    def kept_said(self) -> str:
+        """Whether a re-run pays again: what was paid is kept, or how many answers were not."""
+        unkept = self.stops.unkept
+        if not unkept:
+            return "What was paid is kept: the calls done are not paid again"
+        return (
+            f"{counted(unkept, 'paid answer')} could not be kept in the cache: a re-run pays "
+            f"{'it' if unkept == 1 else 'them'} again"
+        )
+
+
+def ceiling(
+    prices: PriceTable, ep: Endpoint, params: Mapping[str, Any], max_items: int | None = None
+) -> int:
+    """The most a call can cost at `prices`, known before it is made: a per-item call at most
+    `max_items`, its `limit`, or MAX_PAGE_ITEMS items."""
+    price = prices.price(ep)
+    if price.kind != "per_item":
+        return price.credits
+    if max_items is None:
+        limit = params.get("limit")
+        max_items = int(limit) if isinstance(limit, int) else MAX_PAGE_ITEMS
+    return price.upper_bound(max_items)
+
+
+def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | None:
+    """Whether the spending cap refuses a call that may cost `credits` (the error), given what
+    the ledger holds against it (the ledger asks this inside its write transaction)."""
+    if cap.used + credits <= cap.credits:
+        return None
+    left = cap.left
+    return BudgetExceeded(
+        f"{endpoint} may cost {credits} credits and only {left} of the spending cap of "
+        f"{cap.name} are left (for every run on this service's ledger); nothing was sent. "
+        f"Raise the cap ({CAP_SETTING}, config --spending-cap) or wait for the next period.",
+        endpoint=endpoint,
+        needed=credits,
+        left=left,
+    )
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """One call of a plan, for `Client.estimate`."""
+
+    endpoint: str
+    params: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a set of planned calls will cost: how many the cache answers, and the quote of the
+    others' most against the limits."""
+
+    calls: int
+    unique: int
+    cached: int
+    quote: Quote
+
+    @property
+    def credits(self) -> int:
+        return self.quote.credits
+
+    @property
+    def budget_left(self) -> int | None:
+        return self.quote.budget_left
+
+    @property
+    def to_fetch(self) -> int:
+        return self.unique - self.cached
+
+    @property
+    def within_budget(self) -> bool:
+        return self.quote.within
