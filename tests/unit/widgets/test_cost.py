@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from profnet_sheets.client.spend import BUDGET_SETTING, Estimate, Limit, Quote
 from profnet_sheets.client.search_cost import SearchCost
+from profnet_sheets.client.spend import BUDGET_SETTING, Estimate, Limit, Quote
 from profnet_sheets.widgets.cost import (
     budget_text,
     lookup_cost_text,
@@ -75,7 +75,9 @@ def test_budget_text(left: int | None, text: str) -> None:
 
 
 def test_lookup_cost() -> None:
-    assert lookup_cost_text(Estimate(1, 1, 1, Quote(0, (Limit(None, 'the budget', BUDGET_SETTING),)))).startswith("Free: the answer is in")
-    assert lookup_cost_text(Estimate(1, 1, 0, Quote(1, (Limit(10, 'the budget', BUDGET_SETTING),)))) == (
-        "At most 1 credit (free next time: answers are cached). Budget left: 10 credits."
-    )
+    assert lookup_cost_text(
+        Estimate(1, 1, 1, Quote(0, (Limit(None, "the budget", BUDGET_SETTING),)))
+    ).startswith("Free: the answer is in")
+    assert lookup_cost_text(
+        Estimate(1, 1, 0, Quote(1, (Limit(10, "the budget", BUDGET_SETTING),)))
+    ) == ("At most 1 credit (free next time: answers are cached). Budget left: 10 credits.")

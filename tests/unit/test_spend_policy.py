@@ -1,0 +1,247 @@
+"""The spend policy driven with no thread, no socket and a fake clock: the money guarantees'
+scenarios (tests/money_scenarios.py) decided by the same object the threaded client drives."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+
+import pytest
+
+from profnet_sheets.client.answers import missing
+from profnet_sheets.client.policy import RetryPolicy, error_for, says_out_of_credits
+from profnet_sheets.client.spend import (
+    Attempt,
+    Budget,
+    CapUse,
+    Charge,
+    InRowOrder,
+    SpendPolicy,
+    cap_refusal,
+)
+from profnet_sheets.config import SpendingCap
+from profnet_sheets.errors import BudgetExceeded, InsufficientCredits, ProfnetError
+from profnet_sheets.spec import Endpoint, PriceTable, endpoint
+from tests.money_scenarios import A_DAY_LATER, DAY, SCENARIOS, Scenario, body_of, params_of
+
+START = 1_790_000_000.0  # a fixed moment, in the middle of a UTC day
+
+
+@dataclass
+class FakeClock:
+    now: float = START
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@dataclass
+class Driven:
+    """What a scenario came to: spend, attempts that reached the service, each call's error."""
+
+    sure: int = 0
+    maybe: int = 0
+    sent: int = 0
+    errors: list[str | None] = field(default_factory=list)
+
+
+class CoreDriver:
+    """A driver of the spend policy with no thread and no I/O: the service's answers come from
+    the scenario, time from a fake clock, the ledger is a list. It does what the threaded
+    client does, in the same order: gate, reserve, attempt, ask before each repeat, settle."""
+
+    def __init__(self, scenario: Scenario, clock: FakeClock) -> None:
+        self.scenario = scenario
+        self.clock = clock
+        self.spend = SpendPolicy(PriceTable(), "the scripted service")
+        self.budget = Budget(scenario.budget)
+        self.cap = SpendingCap.parse(scenario.cap)
+        self.retry = RetryPolicy(retries=4, backoff=0.5, max_backoff=30.0, retry_after_cap=60.0)
+        self.rng = random.Random(0)
+        self.ledger: list[tuple[float, int]] = []  # (when, credits) sure or maybe
+        self.held = 0  # reserved under the cap by the call in flight
+        self.run = self.spend.start_run()
+
+    def cap_use(self) -> CapUse | None:
+        if self.cap is None:
+            return None
+        since = self.cap.since(self.clock())
+        used = sum(credits for at, credits in self.ledger if at >= since) + self.held
+        return CapUse(self.cap.credits, str(self.cap), used)
+
+    def reserve(self, credits: int, name: str) -> None:
+        self.spend.reserve(self.budget, credits, name)
+        use = self.cap_use()
+        refused = None if use is None else cap_refusal(use, credits, name)
+        if refused is not None:
+            self.spend.release(self.budget, credits)
+            raise refused
+        self.held += credits if use is not None else 0
+
+    def drive(self) -> Driven:
+        driven = Driven()
+        for number, step in enumerate(self.scenario.calls):
+            if step == A_DAY_LATER:
+                self.clock.sleep(DAY)
+                continue
+            assert not isinstance(step, str)
+            driven.errors.append(self.call(endpoint(self.scenario.endpoint), number, step, driven))
+        driven.sure = self.budget.spent - self.budget.uncertain
+        driven.maybe = self.budget.uncertain
+        return driven
+
+    def call(
+        self, ep: Endpoint, number: int, answers: tuple[object, ...], driven: Driven
+    ) -> str | None:
+        refused = self.spend.gate(ep, self.run)
+        if refused is not None:
+            return type(refused).__name__
+        ceiling = self.spend.ceiling(ep, params_of(ep.name, number))
+        try:
+            self.reserve(ceiling, ep.name)
+        except BudgetExceeded:
+            return "BudgetExceeded"
+        reserved, attempts = ceiling, list[Attempt]()
+        status, body = 0, None
+        for tried, answer in enumerate(answers):
+            status, headers, text = body_of(ep.name, answer)  # type: ignore[arg-type]
+            driven.sent += 1
+            body = None if text is None else json.loads(text)
+            fact = Attempt(went_out=True, status=None if text is None else status)
+            attempts.append(fact)
+            if fact.status is None:
+                wait = self.retry.after_failure(tried, "read", self.rng)
+            else:
+                told = says_out_of_credits(status, body)
+                wait = self.retry.after_status(
+                    tried, status, headers, body, self.rng, out_of_credits=told
+                )
+            if wait is None or not self.spend.may_repeat(ep, fact):
+                break
+            if self.spend.maybe_charged(ep, fact):
+                try:
+                    self.reserve(ceiling, ep.name)
+                except BudgetExceeded:
+                    break
+                reserved += ceiling
+            self.clock.sleep(wait)
+        last = attempts[-1]
+        understood = last.status == 200 and missing(ep, body) is None
+        charge = self.spend.settle(ep, attempts, ceiling, body, understood)
+        self.spend.settled(self.budget, reserved, charge)
+        if charge.total:
+            self.ledger.append((self.clock(), charge.total))
+        self.held = 0
+        if last.status is None:
+            return "TransportError"
+        if last.status == 200:
+            return None if understood else "ServiceError"
+        error = error_for(ep, last.status, body, charged=self.spend.charged_words(ep, last.status))
+        if isinstance(error, InsufficientCredits):
+            self.spend.stop_runs("credits", "no credits left", error)
+        return type(error).__name__
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda it: it.name)
+def test_the_spend_policy_alone_keeps_the_money_guarantees(scenario: Scenario) -> None:
+    driven = CoreDriver(scenario, FakeClock()).drive()
+    assert (driven.sure, driven.maybe, driven.sent) == (
+        scenario.sure,
+        scenario.maybe,
+        scenario.sent,
+    )
+    assert tuple(driven.errors) == scenario.errors
+
+
+SPEND = SpendPolicy(PriceTable(), "the sandbox")
+DETAILS, POSTS, LEADS = (
+    endpoint(n) for n in ("get-company-details", "search-posts", "get-lead-results")
+)
+
+
+def test_a_quote_names_the_first_limit_short_and_refuses_with_both_numbers() -> None:
+    budget = Budget(100)
+    assert SPEND.quote(50, budget).within
+    quote = SPEND.quote(30, budget, CapUse(60, "60/day", 20))
+    assert (quote.within, quote.left, quote.budget_left, quote.cap_left) == (True, 40, 100, 40)
+    short = SPEND.quote(70, budget, CapUse(60, "60/day", 20))
+    assert short.short is not None
+    assert short.short.name == "the spending cap 60/day"
+    refused = short.refusal("this search")
+    assert refused is not None
+    assert (refused.needed, refused.left) == (70, 40)
+    assert "PROFNET_SPENDING_CAP" in str(refused)
+    assert SPEND.quote(0, Budget(0)).within
+    assert not SPEND.quote(1, Budget(0)).within
+    assert SPEND.quote(1, Budget(0)).nothing_left
+
+
+def test_a_limit_cuts_off_in_row_order() -> None:
+    promises = InRowOrder(5)
+    assert [promises.take(c) for c in (2, 0, 4, 3, 1)] == [True, True, False, True, False]
+    assert all(InRowOrder(None).take(10**9) for _ in range(3))
+
+
+def test_settling_from_facts() -> None:
+    cut, refused = Attempt(went_out=True), Attempt(went_out=False)
+    assert SPEND.settle(DETAILS, [refused, Attempt(True, 200)], 1, {"data": {}}, True) == Charge(1)
+    assert SPEND.settle(POSTS, [cut], 5) == Charge(0, 5, None, 1)
+    assert SPEND.settle(POSTS, [Attempt(True, 503), Attempt(True, 500)], 5).maybe == 5
+    page = {"results": [{}, {}, {}]}
+    assert SPEND.settle(LEADS, [Attempt(True, 200)], 100, page, True) == Charge(3, 0, 3)
+    status = endpoint("get-lead-search-status")
+    assert SPEND.settle(status, [cut, cut], 0) == Charge(), "a free call costs nothing"
+
+
+def test_what_may_be_repeated() -> None:
+    cut = Attempt(went_out=True)
+    assert SPEND.may_repeat(DETAILS, cut), "a one-credit GET"
+    assert not SPEND.may_repeat(POSTS, cut), "a paid POST"
+    assert not SPEND.may_repeat(LEADS, cut), "a per-item call"
+    assert SPEND.may_repeat(POSTS, Attempt(went_out=False)), "never sent"
+    assert SPEND.may_repeat(POSTS, Attempt(True, 503)), "not done"
+    assert not SPEND.may_repeat(POSTS, Attempt(True, 502))
+
+
+def test_a_price_of_zero_from_the_profile_is_what_the_policy_charges() -> None:
+    free = SpendPolicy(PriceTable((("get-company-details", 0),)), "the sandbox")
+    assert free.ceiling(DETAILS, {}) == 0
+    assert free.settle(DETAILS, [Attempt(True, 200)], 0, {"data": {}}, True).sure == 0
+
+
+def test_stops_hold_for_the_runs_under_way_and_not_later() -> None:
+    spend = SpendPolicy(PriceTable(), "the sandbox")
+    first = spend.start_run()
+    said = InsufficientCredits("no credits", endpoint="get-company-details", status=402)
+    assert spend.stop_runs("credits", "no credits left", said)
+    assert not spend.stop_runs("credits", "no credits left", said), "said once per run"
+    refused = spend.gate(DETAILS, first)
+    assert isinstance(refused, InsufficientCredits)
+    assert str(refused) == "no credits"
+    assert spend.gate(endpoint("get-lead-search-status"), first) is None, "free calls go"
+    later = spend.start_run()
+    assert spend.gate(DETAILS, later) is None, "a later run asks the service again"
+    assert spend.gate(DETAILS, None) is None, "outside any run, each call asks"
+
+
+def test_counts_in_a_row_stop_buying() -> None:
+    spend = SpendPolicy(PriceTable(), "http://127.0.0.1:9")
+    assert [spend.reached(False) for _ in range(5)] == [True, True, True, True, False]
+    assert spend.reached(True)
+    assert spend.read(False) is None
+    assert spend.read(False) is None
+    reason = spend.read(False)
+    assert reason is not None
+    assert "does not read" in reason
+    assert spend.stop_buying(reason)
+    assert not spend.stop_buying("again")
+    refused = spend.gate(DETAILS, None)
+    assert isinstance(refused, ProfnetError)
+    assert "stopped buying" in str(refused)
+    assert "What was paid is kept" in str(refused)
+    spend.unkept()
+    assert "1 paid answer could not be kept" in spend.kept_said()
