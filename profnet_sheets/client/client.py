@@ -25,13 +25,12 @@ from profnet_sheets.client.keys import CallKey, call_key, canonical_json
 from profnet_sheets.client.ledger import Ledger
 from profnet_sheets.client.memo import Memo
 from profnet_sheets.client.pace import Pace
-from profnet_sheets.client.policy import error_for, longest_call
+from profnet_sheets.client.policy import error_for
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.shared import Shared
 from profnet_sheets.client.spend import (
     Attempt,
     Budget,
-    CapUse,
     Charge,
     Estimate,
     Limit,
@@ -269,7 +268,7 @@ class Client:
         if readable and raw is not None and alias is None:
             memo = shared.memo.get_alias(raw, stale)
             if memo is not None:
-                return self._from_memo(ep, memo)
+                return self._hand_out_memo(ep, memo)
         payload = prepare(ep, params, profile=self.profile)
         key = self._key(ep, payload)
         if raw is not None:
@@ -277,10 +276,10 @@ class Client:
         if readable:
             memo = shared.memo.get(key, stale)
             if memo is not None:
-                return self._from_memo(ep, memo)
+                return self._hand_out_memo(ep, memo)
         with PROCESS_LOCKS(key):
             if readable:
-                found = self._stored(ep, key)
+                found = self._answer_held(ep, key)
                 if found is not None:
                     return found
             if self.settings.offline:
@@ -298,32 +297,32 @@ class Client:
                 except StoreError as failure:
                     raise self._stopped(ep, str(failure)) from None
                 if readable:  # another process may have paid for it while this one waited
-                    found = self._stored(ep, key)
+                    found = self._answer_held(ep, key)
                     if found is not None:
                         return found
                 ceiling = shared.spend.ceiling(ep, payload, max_items)
                 sent = self._send(ep, key, payload, ceiling)
-            return self._remember(ep, key, sent)
+            return self._hand_out(ep, key, sent)
 
-    def _stored(self, ep: Endpoint, key: CallKey) -> Any | None:
+    def _answer_held(self, ep: Endpoint, key: CallKey) -> Any | None:
         """The answer the memo or the store holds for `key` (kept in the memo), or None."""
         memo = self._shared.memo.get(key, self._policy.stale_ok)
         if memo is not None:
-            return self._from_memo(ep, memo)
-        sent = self._read(ep, key)
-        return None if sent is None else self._remember(ep, key, sent)
+            return self._hand_out_memo(ep, memo)
+        sent = self._from_store(ep, key)
+        return None if sent is None else self._hand_out(ep, key, sent)
 
-    def _held(self, ep: Endpoint, key: CallKey) -> bool:
+    def _is_held(self, ep: Endpoint, key: CallKey) -> bool:
         """Whether the memo or the store holds an answer for `key` (a stored one is kept in the
         memo, not handed out: nothing is made for a caller)."""
         if self._shared.memo.get(key, self._policy.stale_ok) is not None:
             return True
-        sent = self._read(ep, key)
+        sent = self._from_store(ep, key)
         if sent is not None:
-            self._memorised(ep, key, sent)
+            self._into_memo(ep, key, sent)
         return sent is not None
 
-    def _read(self, ep: Endpoint, key: CallKey) -> Sent | None:
+    def _from_store(self, ep: Endpoint, key: CallKey) -> Sent | None:
         """The answer the store holds for `key`, or None; a store that fails stops buying."""
         try:
             held = self._shared.store.get(key, stale_ok=self._policy.stale_ok)
@@ -338,8 +337,8 @@ class Client:
         """Send a call the caches cannot answer: decide (reserve its most), act (the transport),
         settle (the spend policy, from what the attempts met); keep what the cache policy
         says to keep."""
-        shared, spend = self._shared, self._shared.spend
-        reservations = [self._reserve(ceiling, ep)]
+        shared, spend, budget = self._shared, self._shared.spend, self._budget
+        reservations = [shared.reserve(budget, ceiling, ep)]
 
         def may_retry(attempt: Attempt) -> bool:
             """Another attempt after `attempt`: allowed by the spend policy, and (after one
@@ -348,7 +347,7 @@ class Client:
                 return False
             if spend.maybe_charged(ep, attempt):
                 try:
-                    reservations.append(self._reserve(ceiling, ep))
+                    reservations.append(shared.reserve(budget, ceiling, ep))
                 except BudgetExceeded:
                     return False
             return True
@@ -377,58 +376,14 @@ class Client:
             if paid_200:
                 shared.count_reading(understood)
         finally:
-            self._settle(ep, charge, reservations)
-        self._keep(ep, key, sent)
+            shared.settle(budget, ep, charge, reservations)
+        self._save(ep, key, sent)
         return sent
-
-    def _reserve(self, credits: int, ep: Endpoint) -> tuple[int, int | None]:
-        """Reserve a call's most in the budget, then under the spending cap (shared by every
-        process on the ledger); raises BudgetExceeded, holding nothing, when either refuses."""
-        shared = self._shared
-        with shared.lock:
-            shared.spend.reserve(self._budget, credits, ep.name)
-        cap = self.settings.spending_cap
-        if cap is None or not credits:
-            return credits, None
-        try:
-            held = shared.ledger.reserve_within(
-                cap,
-                shared.service,
-                credits,
-                ep.name,
-                longest_call(self.settings),
-                shared.api_key.fingerprint,
-            )
-        except BudgetExceeded:
-            with shared.lock:
-                shared.spend.release(self._budget, credits)
-            raise
-        return credits, held
-
-    def _settle(
-        self, ep: Endpoint, charge: Charge, reservations: list[tuple[int, int | None]]
-    ) -> None:
-        """Record what a call charged (sure, maybe), then give back what it reserved."""
-        shared = self._shared
-        if charge.sure:
-            self._record(ep, charge.sure, charge.items)
-        if charge.maybe:
-            self._record(ep, charge.maybe, None, uncertain=True)
-        with shared.lock:
-            shared.spend.settled(self._budget, sum(credits for credits, _ in reservations), charge)
-        for _, held in reservations:  # the spend is recorded now: the reservations go
-            if held is not None:
-                shared.ledger.release(held)
 
     def quote(self, credits: int) -> Quote:
         """What a call or a run that may cost up to `credits` meets: the budget left, then the
-        spending cap's (read from the ledger), as the spend policy says."""
-        shared, cap = self._shared, self.settings.spending_cap
-        use: CapUse | None = None
-        if cap is not None:
-            use = shared.ledger.cap_use(cap, shared.service)
-        with shared.lock:
-            return shared.spend.quote(credits, self._budget, use)
+        spending cap's, as the spend policy says."""
+        return self._shared.quote(credits, self._budget)
 
     def short_limit(self, credits: int) -> Limit | None:
         """The first limit, the budget then the spending cap, that leaves less than `credits`
@@ -442,7 +397,7 @@ class Client:
         if refused is not None:
             raise refused
 
-    def _keep(self, ep: Endpoint, key: CallKey, sent: Sent) -> None:
+    def _save(self, ep: Endpoint, key: CallKey, sent: Sent) -> None:
         """Save an answer in the store for as long as the policy says. A save that fails (a
         disk full, a database locked past its busy timeout, Redis gone) is never raised: the
         answer is paid for, and the caller still gets (and counts) it; but nothing more is
@@ -492,24 +447,16 @@ class Client:
         charged = self._shared.spend.charged_words(ep, status)
         return error_for(ep, status, body, headers, charged=charged, out_of_credits=out_of_credits)
 
-    def _record(
-        self, ep: Endpoint, credits: int, items: int | None, uncertain: bool = False
-    ) -> None:
-        shared = self._shared
-        shared.ledger.record(
-            shared.service, shared.api_key.fingerprint, ep.name, credits, items, uncertain
-        )
-
-    def _remember(self, ep: Endpoint, key: CallKey, sent: Sent) -> Any:
+    def _hand_out(self, ep: Endpoint, key: CallKey, sent: Sent) -> Any:
         """Keep an answer in the memo (no longer than the store keeps it), hand it out (a
         copy of its own: the caller may change it)."""
-        status, body = self._memorised(ep, key, sent)
+        status, body = self._into_memo(ep, key, sent)
         if status == 200:  # the memo's copy shares lists with `body`: the caller gets another
             body = json.loads(json.dumps(body))
         told = None if sent.from_cache else sent.out_of_credits  # read from the wire once
-        return self._answer(ep, status, body, sent.headers, told)
+        return self._payload_or_error(ep, status, body, sent.headers, told)
 
-    def _memorised(self, ep: Endpoint, key: CallKey, sent: Sent) -> tuple[int, Any]:
+    def _into_memo(self, ep: Endpoint, key: CallKey, sent: Sent) -> tuple[int, Any]:
         """An answer's status and body, kept in the memo as long as the policy and the store
         allow (a 200 conformed)."""
         status, body = sent.status, sent.body
@@ -525,11 +472,13 @@ class Client:
             self._shared.memo.put(key, status, kept, keep_for, self._policy.stale_ok)
         return status, body
 
-    def _from_memo(self, ep: Endpoint, memo: Memo) -> Any:
+    def _hand_out_memo(self, ep: Endpoint, memo: Memo) -> Any:
         """A remembered answer: a 200 was understood and conformed when it was kept."""
-        return memo.body() if memo.status == 200 else self._answer(ep, memo.status, memo.body())
+        if memo.status == 200:
+            return memo.body()
+        return self._payload_or_error(ep, memo.status, memo.body())
 
-    def _answer(
+    def _payload_or_error(
         self,
         ep: Endpoint,
         status: int,
@@ -598,7 +547,7 @@ class Client:
         if raw is not None:
             memo.alias(raw, key)
         try:
-            return self._held(ep, key)
+            return self._is_held(ep, key)
         except ProfnetError:  # a cached 404 is held too; a store that failed stops buying
             return True
 

@@ -1,5 +1,6 @@
 """What every view of one client shares: the store, the transport, the memo, the ledger, and the
-spend policy driven under one lock (the stops said in the log when they are new)."""
+spend policy, driven here with threads: asked under one lock, what it decides done on the
+ledger (the cap's reservations, the spend recorded), the stops said in the log when new."""
 
 from __future__ import annotations
 
@@ -7,22 +8,32 @@ import logging
 import sqlite3
 import threading
 from pathlib import Path
+from typing import NamedTuple
 
 from profnet_sheets.client.account import former_service_name, service_name
 from profnet_sheets.client.cache import CachePolicy
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
 from profnet_sheets.client.ledger import Ledger
 from profnet_sheets.client.memo import MemoCache
-from profnet_sheets.client.spend import Budget, RunStopKind, SpendPolicy
+from profnet_sheets.client.policy import longest_call
+from profnet_sheets.client.spend import Budget, Charge, Quote, RunStopKind, SpendPolicy
 from profnet_sheets.client.store import AnswerStore
 from profnet_sheets.client.transport import Transport
 from profnet_sheets.config import ApiKey, Settings, unusable_cache
-from profnet_sheets.errors import ConfigurationError, ProfnetError
+from profnet_sheets.errors import BudgetExceeded, ConfigurationError, ProfnetError
 from profnet_sheets.redact import masked_url
+from profnet_sheets.spec import Endpoint
 from profnet_sheets.words import command
 
 # Where the stops are logged: a front end that says each stop itself silences it (the CLI).
 STOPS_LOG = logging.getLogger("profnet_sheets.stopped")
+
+
+class Reservation(NamedTuple):
+    """Credits a call holds: in its budget, and under the cap (`ledger_id`, None: no cap)."""
+
+    credits: int
+    ledger_id: int | None
 
 
 class Shared:
@@ -61,10 +72,57 @@ class Shared:
         if not in_memory:  # processes sharing the cache share the pace learnt (client/pace.py)
             pace_file = f"{service}-{key.fingerprint}-pace.json"
             self.transport.pace.remember_in(settings.cache_dir / pace_file)
+        self.settings = settings
         self.memo = MemoCache()
         self.spend = SpendPolicy(settings.prices, masked_url(base_url))
         self.budget = Budget(settings.budget)
         self.lock = threading.Lock()
+
+    def quote(self, credits: int, budget: Budget) -> Quote:
+        """What `credits` meets: `budget`, then the spending cap (what the ledger holds)."""
+        cap = self.settings.spending_cap
+        use = None if cap is None else self.ledger.cap_use(cap, self.service)
+        with self.lock:
+            return self.spend.quote(credits, budget, use)
+
+    def reserve(self, budget: Budget, credits: int, ep: Endpoint) -> Reservation:
+        """Reserve a call's most in `budget`, then under the spending cap (shared by every
+        process on the ledger); raises BudgetExceeded, holding nothing, when either refuses."""
+        with self.lock:
+            self.spend.reserve(budget, credits, ep.name)
+        cap = self.settings.spending_cap
+        if cap is None or not credits:
+            return Reservation(credits, None)
+        try:
+            held = self.ledger.reserve_within(
+                cap,
+                self.service,
+                credits,
+                ep.name,
+                longest_call(self.settings),
+                self.api_key.fingerprint,
+            )
+        except BudgetExceeded:
+            with self.lock:
+                self.spend.release(budget, credits)
+            raise
+        return Reservation(credits, held)
+
+    def settle(
+        self, budget: Budget, ep: Endpoint, charge: Charge, reservations: list[Reservation]
+    ) -> None:
+        """Record what a call charged (sure, maybe), then give back what it reserved."""
+        for credits, uncertain in ((charge.sure, False), (charge.maybe, True)):
+            if credits:
+                items = None if uncertain else charge.items
+                self.ledger.record(
+                    self.service, self.api_key.fingerprint, ep.name, credits, items, uncertain
+                )
+        with self.lock:
+            self.spend.settled(budget, sum(it.credits for it in reservations), charge)
+        for reservation in reservations:  # the spend is recorded now: the reservations go
+            if reservation.ledger_id is not None:
+                self.ledger.release(reservation.ledger_id)
 
     def stop_buying(self, reason: str) -> None:
         """Send nothing more that costs credits, for `reason`, in any run (said once, in the
