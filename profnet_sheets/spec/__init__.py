@@ -1,6 +1,8 @@
 """The service contract as plain data: endpoints, prices, resources, error bodies, OpenAPI, and
 the service profile (what a service names or prices otherwise)."""
 
+from typing import TYPE_CHECKING, Any
+
 from profnet_sheets.spec.endpoints import (
     BY_NAME,
     ENDPOINTS,
@@ -13,7 +15,6 @@ from profnet_sheets.spec.endpoints import (
     items_in,
     search_endpoint,
 )
-from profnet_sheets.spec.openapi import openapi_document
 from profnet_sheets.spec.profile import (
     API_KEY_HEADER,
     DEFAULT_PROFILE,
@@ -21,6 +22,18 @@ from profnet_sheets.spec.profile import (
     ServiceProfile,
 )
 from profnet_sheets.spec.resources import HEADCOUNT_CODES, company_size_label, headcount_code_for
+
+if TYPE_CHECKING:
+    from profnet_sheets.spec.openapi import openapi_document
+
+
+def __getattr__(name: str) -> Any:
+    """`openapi_document` imported when asked for: a formula never needs it."""
+    if name == "openapi_document":
+        from profnet_sheets.spec.openapi import openapi_document
+
+        return openapi_document
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "API_KEY_HEADER",
