@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from profnet_sheets.client.client import Estimate
-from profnet_sheets.client.search_cost import SearchCost
+from profnet_sheets.searches.cost import SearchCost
 from profnet_sheets.widgets.cost import (
     budget_text,
     lookup_cost_text,
