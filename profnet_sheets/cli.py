@@ -11,14 +11,14 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from profnet_sheets import Client, ProfnetError, Settings, save_config
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
-from profnet_sheets.client.jobs import SearchJob, SearchKind
+from profnet_sheets.client.jobs import SearchJob, SearchKind, status_bar
 from profnet_sheets.client.shared import STOPS_LOG
 from profnet_sheets.client.spend import BUDGET_SETTING
 from profnet_sheets.errors import DamagedFile
@@ -28,6 +28,10 @@ from profnet_sheets.sandbox.limits import PLANS
 from profnet_sheets.spec import Endpoint, Param, search_endpoint
 from profnet_sheets.stops import Stops
 from profnet_sheets.words import command, counted, spend_said
+
+if TYPE_CHECKING:
+    from profnet_sheets.searches.cost import SearchCost
+    from profnet_sheets.searches.workflow import Search
 
 ASK = "\0ask"  # `--api-key` given without a value (no argument can hold a NUL)
 
@@ -94,6 +98,12 @@ def _stops() -> Stops:
 
 
 EXIT_DECLINED = 1  # the user said no at the prompt: nothing was sent (decisions.md #229)
+
+
+def _may_ask(yes: bool, client: Client) -> bool:
+    """Whether a command asks before spending: in a terminal only (a script is not asked),
+    unless --yes is given or the data is the sandbox's (synthetic, and free)."""
+    return not yes and sys.stdin.isatty() and not client.settings.uses_sandbox
 
 
 def _ask_to_spend(credits: int) -> None:
@@ -519,8 +529,7 @@ def _enrich_file(
                 nothing_to_send = short is not None and not short.left
                 if dry_run:
                     return False
-                ask = not yes and sys.stdin.isatty() and not client.settings.uses_sandbox
-                if job.plan.credits and ask and not nothing_to_send:
+                if job.plan.credits and _may_ask(yes, client) and not nothing_to_send:
                     _ask_to_spend(job.plan.credits)
                 return True
 
@@ -605,7 +614,7 @@ def lookup(
             + (f" ({spec.endpoint} is free on your plan)." if free else "."),
             err=True,
         )
-        if cost.credits and not yes and sys.stdin.isatty() and not client.settings.uses_sandbox:
+        if cost.credits and _may_ask(yes, client):
             _ask_to_spend(cost.credits)
         for value, params in calls:
             try:
@@ -653,7 +662,7 @@ def credits() -> None:
 def check(config_path: str | None) -> None:
     """Check the setup without spending anything: is the service reachable, does it take the
     key, and which profile and prices will be used. Exit code 0 only when all is well."""
-    from profnet_sheets.client.check import check_setup
+    from profnet_sheets.setup_check import check_setup
 
     try:
         report = check_setup(_load(config_path))
@@ -791,8 +800,8 @@ def _search_command(kind: SearchKind) -> click.Command:
             sys.exit(2)  # a usage error, said in one line; nothing was sent
         from profnet_sheets.batch.io import BatchInputError, check_target, write_table
         from profnet_sheets.batch.workflow import EXIT_BUDGET
-        from profnet_sheets.client.search_cost import attached_cost, search_cost
         from profnet_sheets.errors import BudgetExceeded
+        from profnet_sheets.searches.workflow import Search
 
         try:
             check_target(out)  # before a search is paid for
@@ -800,40 +809,46 @@ def _search_command(kind: SearchKind) -> click.Command:
             raise click.ClickException(str(error)) from None
         job: SearchJob | None = None
         with _client() as client:
-            run = client.with_budget(budget if isinstance(budget, int) else None)  # its own spend
-            view = run.with_options(refresh=True) if refresh else run
+            search = Search(
+                client, kind, budget=budget if isinstance(budget, int) else None, refresh=refresh
+            )
+            ask = _may_ask(yes, client)
+
+            def quoted(cost: SearchCost) -> None:
+                click.echo(f"{kind} search: {cost.describe()}", err=True)
+                if cost.credits and ask:
+                    _ask_to_spend(cost.credits)
+
             try:
-                filters = _places_by_name(run, endpoint, filters)
+                filters = _places_by_name(search, filters)
                 if request_id:
-                    job = view.attach_search(kind, str(request_id))
+                    job = search.attach(str(request_id))
                 else:
-                    cost = search_cost(view, kind, filters)
-                    click.echo(f"{kind} search: {cost.describe()}", err=True)
-                    ask = not yes and sys.stdin.isatty() and not client.settings.uses_sandbox
-                    if cost.credits and ask:
-                        _ask_to_spend(cost.credits)
-                    job = view.search(kind, **filters)
+                    job = search.start(filters, quoted)
                 click.echo(
                     f"{kind} search {job.request_id} (re-attach with --request-id)", err=True
                 )
-                done = job.wait(timeout=timeout, progress=True)
+                draw, close = status_bar(kind)
+                try:
+                    done = search.wait(timeout=timeout, on_status=draw)
+                finally:
+                    close()
                 if request_id:  # its results not read yet are paid: said, and asked, first
-                    unread = attached_cost(view, kind, job.request_id, done.total_results)
+                    unread = search.unread_cost(done)
                     click.echo(f"{kind} search: {unread.describe()}", err=True)
-                    ask = not yes and sys.stdin.isatty() and not client.settings.uses_sandbox
                     if ask and unread.total_results is None:
                         click.confirm("Pay for its results not read yet?", abort=True)
                     elif unread.credits and ask:
                         click.confirm(f"Spend up to {unread.credits} credits?", abort=True)
-                frame = job.frame(until_budget=True)
+                frame = search.read(until_budget=True)
             except ProfnetError as error:
-                so_far = spend_said(run.budget.spent, run.budget.uncertain)
+                so_far = search.spend.said()
                 kept = f"this search: {so_far}" + (
                     ""
                     if job is None
                     else f"; re-attach with --request-id {job.request_id} (the search is free)"
                 )
-                _end_if_stopped(run, "1 search", kept)
+                _end_if_stopped(search.run, "1 search", kept)
                 said = _as_options(str(error), endpoint)
                 click.echo(f"Error: {said} (this search: {so_far})", err=True)
                 sys.exit(EXIT_BUDGET if isinstance(error, BudgetExceeded) else 1)
@@ -841,17 +856,16 @@ def _search_command(kind: SearchKind) -> click.Command:
                 if job is None:
                     raise
                 stops = _stops()
-                so_far = spend_said(run.budget.spent, run.budget.uncertain)
                 click.echo(
                     f"Interrupted ({stops.name}): the search {job.request_id} goes on at the "
-                    f"service (this search: {so_far}); get its "
+                    f"service (this search: {search.spend.said()}); get its "
                     f"results with `{command(f'search {kind} --request-id {job.request_id}')} "
                     f"--out {out}` once it is done (the search is not paid again; its "
                     "results are, per result, as a new search's).",
                     err=True,
                 )
                 sys.exit(stops.exit_code)
-            spent, maybe = run.budget.spent, run.budget.uncertain
+            spend = search.spend
             free = endpoint.name in client.profile.free_on_plan
         try:
             path = write_table(frame, out)
@@ -860,13 +874,13 @@ def _search_command(kind: SearchKind) -> click.Command:
                 f"{error} (the search's results are cached: run again with --request-id "
                 f"{job.request_id} and another --out, free)"
             ) from None
-        paid = f"this search: {spend_said(spent, maybe)}" if spent else "0 credits: reused"
-        if free and not spent:
+        paid = f"this search: {spend.said()}" if spend.spent else "0 credits: reused"
+        if free and not spend.spent:
             paid = f"0 credits: {endpoint.name} is free on your plan"
         click.echo(f"{frame.height} {kind} written to {path}; {paid}.", err=True)
-        if job.cut_by_budget is not None:
+        if search.cut_by_budget is not None:
             click.echo(
-                f"Budget reached ({job.cut_by_budget}): the results read are kept and cached; "
+                f"Budget reached ({search.cut_by_budget}): the results read are kept and cached; "
                 f"raise --budget and run again with --request-id {job.request_id} to read the "
                 "rest (those read are free).",
                 err=True,
@@ -892,34 +906,19 @@ def _as_options(text: str, endpoint: Endpoint) -> str:
     )
 
 
-def _places_by_name(client: Client, endpoint: Any, filters: dict[str, Any]) -> dict[str, Any]:
+def _places_by_name(search: Search, filters: dict[str, Any]) -> dict[str, Any]:
     """Location filters given as place names (`--geo-codes Berlin`) as the geo ids the
-    service takes: each name looked up once (1 credit, cached), and the choice said."""
-    from profnet_sheets.client.places import places, takes_places
+    service takes (each name looked up once: 1 credit, cached), and the choice said."""
+    from profnet_sheets.searches.places import PlaceNotFoundError
 
-    named = [
-        name
-        for name, value in filters.items()
-        if takes_places(endpoint.param(name))
-        and isinstance(value, list)
-        and not all(str(item).strip().isdigit() for item in value)
-    ]
-    if not named:
-        return filters
-    # Everything else is checked first (a place stands in as geo id 1): nothing is paid for a
-    # search the service would refuse.
-    client.prepare(endpoint.name, {**filters, **{name: ["1"] for name in named}})
-    found = dict(filters)
-    for name in named:
-        value = filters[name]
-        try:
-            chosen = places(client, value)
-        except ValueError as error:
-            raise click.ClickException(f"--{name.replace('_', '-')}: {error}") from None
-        shown = ", ".join(f"{label} = {geo_id}" for label, geo_id in chosen)
+    def chosen(name: str, picked: list[tuple[str, str]]) -> None:
+        shown = ", ".join(f"{label} = {geo_id}" for label, geo_id in picked)
         click.echo(f"{name}: {shown}", err=True)
-        found[name] = [geo_id for _, geo_id in chosen]
-    return found
+
+    try:
+        return search.places(filters, chosen)
+    except PlaceNotFoundError as error:
+        raise click.ClickException(f"--{error.param.replace('_', '-')}: {error}") from None
 
 
 def _option_value(param: Param, value: object) -> object:

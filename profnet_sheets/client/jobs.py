@@ -404,10 +404,16 @@ def _reporter(
         return progress, lambda: None
     if not progress:
         return (lambda status: None), lambda: None
+    return status_bar(job.kind)
+
+
+def status_bar(kind: SearchKind) -> tuple[Progress, Callable[[], None]]:
+    """A progress bar (tqdm) of a search's status: the callback that draws each status, and
+    the one that closes the bar."""
     from tqdm.auto import tqdm
 
     # The percentage and the time, no rate: tqdm's would be "%/s" (5602.41%/s after a jump).
-    bar = tqdm(total=100, desc=f"{job.kind} search", bar_format=SEARCH_BAR_FORMAT)
+    bar = tqdm(total=100, desc=f"{kind} search", bar_format=SEARCH_BAR_FORMAT)
 
     def report(status: SearchStatus) -> None:
         bar.n = status.progress or 0

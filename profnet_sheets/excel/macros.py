@@ -1,5 +1,5 @@
 """RunPython entry points behind the buttons: thin shells over xlwings (Windows and macOS
-Excel); searches.py, selection.py and client/check.py decide.
+Excel); searches.py, selection.py and setup_check.py decide.
 
 A button's VBA macro:
     RunPython "from profnet_sheets.excel.macros import lead_search; lead_search()"
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from profnet_sheets.client.check import check_setup
 from profnet_sheets.client.jobs import SearchKind
 from profnet_sheets.errors import SearchError
 from profnet_sheets.excel import searches, selection, session
 from profnet_sheets.excel.cells import Rows
 from profnet_sheets.excel.messages import ArgumentError, message_for
+from profnet_sheets.setup_check import check_setup
 
 FILTER_CELLS: Final = "A2:B60"  # (name, value) rows under the Filters sheet's header
 REPORT_CELL: Final = "E1"  # the 'Last run' block

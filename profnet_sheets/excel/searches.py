@@ -15,6 +15,7 @@ from profnet_sheets.excel import cells
 from profnet_sheets.excel.cells import CellValue, Rows
 from profnet_sheets.excel.lookups import canonical_name
 from profnet_sheets.excel.messages import ArgumentError
+from profnet_sheets.searches.workflow import Search
 from profnet_sheets.spec import DEFAULT_PROFILE, Endpoint, Param, ServiceProfile, search_endpoint
 from profnet_sheets.words import counted
 
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
     import polars as pl
 
     from profnet_sheets.client.client import Client
-from profnet_sheets.client.search_cost import search_cost
 
 FILTERS_SHEET: Final = "Filters"
 RESULTS_SHEET: Final = "Results"
@@ -165,7 +165,7 @@ class Cost:
 def cost(client: Client, request: SearchRequest) -> Cost:
     """What the request can cost at most: its creation (nothing if reused), the results not
     read yet, and 1 per result's details when asked for."""
-    search = search_cost(client, request.kind, request.filters)
+    search = Search(client, request.kind).quote(request.filters)
     details = KINDS[ENRICH_KIND[request.kind]].endpoint
     enrichment = request.limit * client.ceiling(details, {}) if request.enrich else 0
     start = 0 if search.reused else search.create_credits
@@ -189,19 +189,21 @@ def run(
 ) -> SearchRun:
     """Start (or reuse) the search, wait for it with progress (WAIT_SECONDS at most, then
     SearchTimedOut: the search goes on), read every result, add their details if asked."""
-    client = client.with_budget(None)  # the session's limit holds; this run's spend is its own
+    search = Search(client, request.kind)  # the session's limit holds; its spend is its own
     label = LABEL[request.kind]
-    job = client.search(request.kind, **request.filters)
+    job = search.start(request.filters)
     report(f"{label} {job.request_id}: started")
-    status = job.wait(
+    status = search.wait(
         timeout=WAIT_SECONDS if timeout is None else timeout,
-        progress=lambda now: report(f"{label} {now.request_id}: {now.status} {now.progress or 0}%"),
+        on_status=lambda now: report(
+            f"{label} {now.request_id}: {now.status} {now.progress or 0}%"
+        ),
     )
     found = (
         "the results" if status.total_results is None else counted(status.total_results, "result")
     )
     report(f"{label} {job.request_id}: reading {found}")
-    frame = job.frame()
+    frame = search.read()
     if request.enrich and frame.height:
         from profnet_sheets.batch.engine import enrich
 
@@ -210,9 +212,10 @@ def run(
         new = [name for name in kind.output.field_names if name not in frame.columns]
         prefix = f"{kind.name}_"
         frame = enrich(
-            frame, "profnet_url", kind, new, client=client, progress=False, prefix=prefix
+            frame, "profnet_url", kind, new, client=search.run, progress=False, prefix=prefix
         )
-    return SearchRun(job.request_id, status, frame, client.budget.spent, client.budget.uncertain)
+    spend = search.spend
+    return SearchRun(job.request_id, status, frame, spend.spent, spend.maybe)
 
 
 def sheet_rows(frame: pl.DataFrame) -> Rows:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import html
 
-from profnet_sheets.client.check import CheckReport, check_setup
 from profnet_sheets.client.client import Client
 from profnet_sheets.config import Settings
+from profnet_sheets.setup_check import CheckReport, check_setup
 from profnet_sheets.widgets.base import Form
 from profnet_sheets.widgets.controls import classed
 from profnet_sheets.widgets.runner import Feedback, Runner

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from profnet_sheets.client.search_cost import SearchCost
 from profnet_sheets.client.spend import Estimate
+from profnet_sheets.searches.cost import SearchCost
 from profnet_sheets.words import counted
 
 

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from profnet_sheets.client.jobs import SearchJob, SearchStatus
-from profnet_sheets.client.spend import Budget
+from profnet_sheets.client.jobs import SearchStatus
+from profnet_sheets.searches.workflow import Search
 from profnet_sheets.widgets.progress import Bar
 from profnet_sheets.widgets.runner import Cancelled, Feedback, Runner
-from profnet_sheets.words import counted, spend_said
+from profnet_sheets.words import counted
 
 
 @dataclass
@@ -24,24 +24,27 @@ class Follow:
     noun: tuple[str, str]  # ("lead", "leads")
     timeout: float
 
-    def results(self, job: SearchJob, spend: Budget) -> pl.DataFrame | None:
-        """Wait for the search, then read every page; None when Cancel was pressed (the status
-        line then says what that means for the search). Errors go up, the bar turned red."""
-        job.sleep = self.runner.sleep  # Cancel ends a poll's wait at once
+    def results(self, search: Search) -> pl.DataFrame | None:
+        """Wait for the search (started or attached), then read every page; None when Cancel
+        was pressed (the status line then says what that means for the search). Errors go
+        up, the bar turned red."""
         self.bar.start("search", 100)
         reading = False
         try:
-            status = job.wait(progress=self._on_status, timeout=self.timeout)
+            # Cancel ends a poll's wait at once (the runner's sleep).
+            status = search.wait(
+                on_status=self._on_status, timeout=self.timeout, sleep=self.runner.sleep
+            )
             reading = True
             expected = status.total_results
             self.bar.start(
-                f"read {self.noun[1]}", expected if expected is not None else job.limit or 0
+                f"read {self.noun[1]}", expected if expected is not None else search.limit or 0
             )
-            frame = job.frame(on_page=self._on_page)
+            frame = search.read(on_page=self._on_page)
         except Cancelled:
             self.bar.finish(ok=False)
             self.feedback.status(
-                f"{self._cancelled(job, reading)} Spent {spend_said(spend.spent, spend.uncertain)}."
+                f"{self._cancelled(search.request_id, reading)} Spent {search.spend.said()}."
             )
             return None
         except Exception:
@@ -50,17 +53,17 @@ class Follow:
         self.bar.finish()
         return frame
 
-    def _cancelled(self, job: SearchJob, reading: bool) -> str:
+    def _cancelled(self, request_id: str, reading: bool) -> str:
         """What Cancel did: stopped waiting for a search that goes on, or stopped reading the
         results of a search that is complete."""
         if not reading:
             return (
-                f"Cancelled. The search {job.request_id} goes on at the service: press Attach "
+                f"Cancelled. The search {request_id} goes on at the service: press Attach "
                 "later to follow it (its status is free; pages read are not paid again)."
             )
         return (
             f"Cancelled while reading the results ({self.bar.n:,} of "
-            f"{counted(self.bar.total, *self.noun)} read). The search {job.request_id} is "
+            f"{counted(self.bar.total, *self.noun)} read). The search {request_id} is "
             "complete at the service: press Attach to read them all (the pages read are not "
             "paid again)."
         )

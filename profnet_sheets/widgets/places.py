@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from profnet_sheets.client.client import Client
-from profnet_sheets.client.places import place_label
-from profnet_sheets.client.places import places as found_places
 from profnet_sheets.redact import shown
+from profnet_sheets.searches.places import place_label
+from profnet_sheets.searches.places import places as found_places
 from profnet_sheets.spec import endpoint
 from profnet_sheets.widgets.controls import FIELD_WIDTH, FieldControl, row
 from profnet_sheets.widgets.fields import FieldSpec

@@ -10,9 +10,8 @@ import polars as pl
 from profnet_sheets.batch import kind_named
 from profnet_sheets.client.client import Client
 from profnet_sheets.client.jobs import SearchJob, SearchKind
-from profnet_sheets.client.search_cost import search_cost
-from profnet_sheets.client.spend import Budget
 from profnet_sheets.errors import ProfnetError
+from profnet_sheets.searches.workflow import Search
 from profnet_sheets.spec import endpoint, search_endpoint
 from profnet_sheets.widgets.base import Form, frame_html, run_enrichment
 from profnet_sheets.widgets.controls import FieldControl, classed, make_control
@@ -31,9 +30,8 @@ from profnet_sheets.widgets.follow import Follow
 from profnet_sheets.widgets.places import PlacePicker
 from profnet_sheets.widgets.progress import Bar
 from profnet_sheets.widgets.runner import Feedback, Runner, error_message
-from profnet_sheets.widgets.spend import for_one_action
 from profnet_sheets.widgets.tables import message
-from profnet_sheets.words import counted, spend_said
+from profnet_sheets.words import counted
 
 
 class SearchForm(Form):
@@ -173,7 +171,7 @@ class SearchForm(Form):
     def update_cost(self) -> None:
         """Refresh the cost line (asks the cache only; nothing is sent)."""
         try:
-            text = search_cost_text(search_cost(self.client, self.kind, self.params()))
+            text = search_cost_text(Search(self.client, self.kind).quote(self.params()))
         except (ProfnetError, ValueError) as error:
             text = f"Not ready to search: {error_message(error)}"
         else:  # the filters are usable now: an error about earlier ones no longer applies
@@ -220,9 +218,10 @@ class SearchForm(Form):
 
     def _search(self) -> None:
         params = self.params()
-        client, spend = for_one_action(self.client)
+        search = Search(self.client, self.kind)  # its own spend, within the client's limits
         self.feedback.status("Starting the search…")
-        self._follow(client.search(self.kind, **params), spend)
+        search.start(params)
+        self._follow(search)
 
     def _attach(self, given: str | None) -> None:
         if given is not None:  # set here, once started: a refused attach leaves the field be
@@ -230,15 +229,16 @@ class SearchForm(Form):
         request_id = self.request_id.value.strip()
         if not request_id:
             raise ValueError("Paste the request id of an earlier search, then press Attach.")
-        client, spend = for_one_action(self.client)
-        self._follow(client.attach_search(self.kind, request_id), spend)
+        search = Search(self.client, self.kind)
+        search.attach(request_id)
+        self._follow(search)
 
-    def _follow(self, job: SearchJob, spend: Budget) -> None:
-        self.job = job
-        self.request_id.value = job.request_id
+    def _follow(self, search: Search) -> None:
+        self.job = search.job
+        self.request_id.value = search.request_id
         follow = Follow(self.runner, self.bar, self.feedback, self.nouns, self.timeout)
         try:
-            frame = follow.results(job, spend)
+            frame = follow.results(search)
         finally:
             self.update_cost()
         if frame is None:
@@ -247,8 +247,8 @@ class SearchForm(Form):
         self.export.forget()  # a link to the table before would download the wrong one
         self.table.value = frame_html(frame, self.nouns)
         self.feedback.status(
-            f"{counted(frame.height, *self.nouns)} from search {job.request_id}. "
-            f"Spent {spend_said(spend.spent, spend.uncertain)}.",
+            f"{counted(frame.height, *self.nouns)} from search {search.request_id}. "
+            f"Spent {search.spend.said()}.",
             "success",
         )
 

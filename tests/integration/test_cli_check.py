@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 import requests
 
-from profnet_sheets.client.check import PROBE
 from profnet_sheets.client.transport import Transport
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from profnet_sheets.setup_check import PROBE
 from profnet_sheets.words import command
 from tests.integration.conftest import cli_env, run_cli
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from profnet_sheets import Client, Settings, TransportError
-from profnet_sheets.client.check import check_setup
+from profnet_sheets.setup_check import check_setup
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
 

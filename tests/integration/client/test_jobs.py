@@ -59,7 +59,7 @@ def test_a_failed_search_raises(make_client: MakeClient) -> None:
 def test_a_failed_search_asked_again_runs_anew_and_is_priced_so(
     make_client: MakeClient, fresh: RunningSandbox
 ) -> None:
-    from profnet_sheets.client.search_cost import search_cost
+    from profnet_sheets.searches.cost import search_cost
 
     client = make_client()
     filters = {"keywords": "sandbox-fail", "limit": 5}

@@ -16,8 +16,8 @@ import requests
 
 from profnet_sheets import Client, Unauthorized
 from profnet_sheets.batch import enrich, plan_enrichment
-from profnet_sheets.client.search_cost import search_cost
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from profnet_sheets.searches.cost import search_cost
 from profnet_sheets.spec import endpoint
 from tests.integration.test_reliability_secrets import KEY, file_contents, leaks
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from profnet_sheets.client.search_cost import SearchCost
 from profnet_sheets.client.spend import BUDGET_SETTING, Estimate, Limit, Quote
+from profnet_sheets.searches.cost import SearchCost
 from profnet_sheets.widgets.cost import (
     budget_text,
     lookup_cost_text,

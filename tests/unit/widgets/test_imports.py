@@ -33,6 +33,8 @@ def test_the_widgets_import_no_other_front_end() -> None:
         "profnet_sheets.config",
         "profnet_sheets.errors",
         "profnet_sheets.redact",
+        "profnet_sheets.searches",
+        "profnet_sheets.setup_check",
         "profnet_sheets.spec",
         "profnet_sheets.words",
         "profnet_sheets.widgets",

@@ -1,0 +1,151 @@
+"""One search as every front end runs it: the cost quoted first, started (or reused) or
+re-attached by its request id, waited for, every page of its results read once, and this
+search's own spend at the end, sure and maybe apart.
+
+The CLI, the forms and Excel's macros call this; none of them starts, waits for or reads a
+search of its own. Nothing here says anything: the front ends pass callbacks and show what
+they are given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from profnet_sheets.client.jobs import PageProgress, Progress, SearchJob, SearchKind, SearchStatus
+from profnet_sheets.searches.cost import SearchCost, attached_cost, search_cost
+from profnet_sheets.searches.places import Chosen, places_by_name
+from profnet_sheets.spec import Endpoint, search_endpoint
+from profnet_sheets.words import spend_said
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from profnet_sheets.client.client import Client
+
+Quoted = Callable[[SearchCost], None]  # given the cost before paying (raise: nothing is sent)
+
+
+@dataclass(frozen=True)
+class Spend:
+    """What one search spent: `spent` counts what may have been charged too, `maybe` is that
+    part (calls whose answers were lost after they went out)."""
+
+    spent: int
+    maybe: int = 0
+
+    @property
+    def sure(self) -> int:
+        return self.spent - self.maybe
+
+    def said(self) -> str:
+        """`550 credits`, `550 credits (+600 maybe)`."""
+        return spend_said(self.spent, self.maybe)
+
+
+class Search:
+    """One lead or company search, run on a view of `client` with a budget of its own
+    (`budget`, within the client's limits; None: only theirs), so that its spend is its own.
+    `refresh`: a new search is paid for even when the same one is reusable."""
+
+    def __init__(
+        self,
+        client: Client,
+        kind: SearchKind,
+        *,
+        budget: int | None = None,
+        refresh: bool = False,
+    ) -> None:
+        self.kind: SearchKind = kind
+        self.run = client.with_budget(budget)
+        self.view = self.run.with_options(refresh=True) if refresh else self.run
+        self.job: SearchJob | None = None
+        self.attached = False  # re-attached by its request id (started before)
+
+    @property
+    def endpoint(self) -> Endpoint:
+        """The endpoint that starts it (its parameters are the filters)."""
+        return search_endpoint(self.kind, "create")
+
+    @property
+    def spend(self) -> Spend:
+        """What this search has spent so far (its creation, its pages, places looked up)."""
+        return Spend(self.run.budget.spent, self.run.budget.uncertain)
+
+    def places(self, filters: dict[str, Any], chosen: Chosen | None = None) -> dict[str, Any]:
+        """`filters` with places given by name as geo ids (searches.places.places_by_name)."""
+        return places_by_name(self.run, self.endpoint, filters, chosen)
+
+    def quote(self, filters: dict[str, Any]) -> SearchCost:
+        """What starting it with `filters` and reading its results can cost (nothing is sent;
+        InvalidParameter when the service would refuse the filters)."""
+        return search_cost(self.view, self.kind, filters)
+
+    def start(self, filters: dict[str, Any], quoted: Quoted | None = None) -> SearchJob:
+        """The cost quoted first, to `quoted` (to say it, or ask: an exception raised there
+        ends it and nothing is sent), then the search started, or reused when the same one
+        ran within the reuse window (free). One that the budget or the spending cap cannot
+        pay is refused before anything is sent (BudgetExceeded)."""
+        if quoted is not None:
+            quoted(self.quote(filters))
+        self.job = self.view.search(self.kind, **filters)
+        self.attached = False
+        return self.job
+
+    def attach(self, request_id: str) -> SearchJob:
+        """The search started before (here, elsewhere, before a crash) with this request id:
+        not paid again; its pages read before are cached (free), the others are paid."""
+        self.job = self.view.attach_search(self.kind, request_id)
+        self.attached = True
+        return self.job
+
+    def wait(
+        self,
+        *,
+        timeout: float | None = 3600.0,
+        on_status: Progress | None = None,
+        sleep: Callable[[float], None] | None = None,
+    ) -> SearchStatus:
+        """Poll its free status until it completes, each status given to `on_status`; `sleep`
+        waits between polls (a form's Cancel ends it). SearchFailed, or SearchTimedOut after
+        `timeout` seconds (the search goes on at the service: attach to it later)."""
+        job = self._job()
+        if sleep is not None:
+            job.sleep = sleep
+        return job.wait(timeout=timeout, progress=on_status)
+
+    def unread_cost(self, status: SearchStatus) -> SearchCost:
+        """What reading its results not read yet can cost, once it has completed (`status`,
+        what `wait` returned): the pages read before are free (nothing is sent)."""
+        job = self._job()
+        return attached_cost(self.view, self.kind, job.request_id, status.total_results)
+
+    def read(
+        self, *, on_page: PageProgress | None = None, until_budget: bool = False
+    ) -> pl.DataFrame:
+        """Every result, each page read once (and cached: read again, free), as a polars
+        DataFrame; `on_page(read, expected)` after each page (an exception raised in it stops
+        the reading). `until_budget`: a page the budget or cap cannot pay ends the reading
+        (`cut_by_budget` says why) instead of raising BudgetExceeded."""
+        return self._job().frame(on_page=on_page, until_budget=until_budget)
+
+    @property
+    def request_id(self) -> str:
+        """Its id at the service (to re-attach to it later)."""
+        return self._job().request_id
+
+    @property
+    def limit(self) -> int | None:
+        """The most results it can give (None when attached: the service says)."""
+        return self._job().limit
+
+    @property
+    def cut_by_budget(self) -> Exception | None:
+        """The budget or cap that ended the reading of its results early (`until_budget`)."""
+        return None if self.job is None else self.job.cut_by_budget
+
+    def _job(self) -> SearchJob:
+        if self.job is None:
+            raise RuntimeError("start or attach the search first")
+        return self.job
