@@ -525,8 +525,7 @@ def _enrich_file(
 
             def confirm(job: Enrichment) -> bool:
                 nonlocal nothing_to_send
-                short = job.short_limit
-                nothing_to_send = short is not None and not short.left
+                nothing_to_send = job.quote.nothing_left
                 if dry_run:
                     return False
                 if job.plan.credits and _may_ask(yes, client) and not nothing_to_send:

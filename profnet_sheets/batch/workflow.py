@@ -43,7 +43,7 @@ from profnet_sheets.batch.io import (
 from profnet_sheets.batch.plan import Plan
 from profnet_sheets.batch.xlsx import Workbook
 from profnet_sheets.client.client import Client
-from profnet_sheets.client.spend import Limit
+from profnet_sheets.client.spend import Limit, Quote
 from profnet_sheets.redact import listed, shown
 from profnet_sheets.words import command, counted, spend_said
 
@@ -160,9 +160,14 @@ class Enrichment:
         )
 
     @property
+    def quote(self) -> Quote:
+        """What the budget and the spending cap say of the most the run may cost."""
+        return self.client.quote(self.plan.credits)
+
+    @property
     def short_limit(self) -> Limit | None:
         """The budget or spending cap that leaves less than the run may cost (None: none)."""
-        return self.client.short_limit(self.plan.credits)
+        return self.quote.short
 
     def preview(self) -> str:
         """The cost preview: the plan's counts and most, what a limit leaves when it leaves

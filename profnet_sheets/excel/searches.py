@@ -11,6 +11,7 @@ from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import normalize
 from profnet_sheets.client.jobs import SearchKind, SearchStatus
 from profnet_sheets.client.prepare import prepare
+from profnet_sheets.client.spend import Quote
 from profnet_sheets.excel import cells
 from profnet_sheets.excel.cells import CellValue, Rows
 from profnet_sheets.excel.lookups import canonical_name
@@ -142,15 +143,19 @@ class Cost:
     search: int  # 0: an identical search ran within the reuse window, and is reused
     results: int
     enrichment: int
-    budget_left: int | None
+    quote: Quote  # what the limits say of `total`
 
     @property
     def total(self) -> int:
         return self.search + self.results + self.enrichment
 
     @property
+    def budget_left(self) -> int | None:
+        return self.quote.budget_left
+
+    @property
     def within_budget(self) -> bool:
-        return self.budget_left is None or self.total <= self.budget_left
+        return self.quote.within
 
     def line(self) -> str:
         search = f"the search {self.search}" if self.search else "the search reused (free)"
@@ -170,7 +175,9 @@ def cost(client: Client, request: SearchRequest) -> Cost:
     enrichment = request.limit * client.ceiling(details, {}) if request.enrich else 0
     start = 0 if search.reused else search.create_credits
     results = search.results_to_pay * search.per_result
-    return Cost(request.kind, start, results, enrichment, client.budget.left)
+    return Cost(
+        request.kind, start, results, enrichment, client.quote(start + results + enrichment)
+    )
 
 
 @dataclass(frozen=True)

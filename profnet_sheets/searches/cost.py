@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from profnet_sheets.client.client import Client
 from profnet_sheets.client.jobs import SearchKind
-from profnet_sheets.client.spend import PlannedCall
+from profnet_sheets.client.spend import PlannedCall, Quote
 from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import search_endpoint
 from profnet_sheets.words import counted
@@ -25,9 +25,13 @@ class SearchCost:
     per_result: int  # credits per result read
     results_read: int = 0  # results of the reused search already read (free again)
     total_results: int | None = None  # known when the reused search's results were read
-    budget_left: int | None = None
+    quote: Quote | None = None  # what the limits say of `credits` (None: not asked)
     reuse_hours: float = 24.0
     attached: bool = False  # re-attached by its request id: started before, not paid again
+
+    @property
+    def budget_left(self) -> int | None:
+        return None if self.quote is None else self.quote.budget_left
 
     @property
     def results_to_pay(self) -> int:
@@ -128,16 +132,16 @@ def search_cost(client: Client, kind: SearchKind, params: Mapping[str, Any]) -> 
     if reused:
         with contextlib.suppress(LookupError, ProfnetError):  # nothing read yet
             read, total = _read_before(client, kind, payload)
-    return SearchCost(
+    cost = SearchCost(
         create_credits=client.prices.price(create).credits,
         reused=reused,
         limit=int(payload["limit"]),
         per_result=client.prices.price(search_endpoint(kind, "results")).credits,
         results_read=read,
         total_results=total,
-        budget_left=client.budget.left,
         reuse_hours=client.settings.search_reuse_hours,
     )
+    return replace(cost, quote=client.quote(cost.credits))
 
 
 def attached_cost(
@@ -149,13 +153,13 @@ def attached_cost(
     read = 0
     with contextlib.suppress(LookupError, ProfnetError):  # no page read yet
         read = _pages_read(client.with_options(offline=True), kind, request_id)[0]
-    return SearchCost(
+    cost = SearchCost(
         create_credits=0,
         reused=True,
         limit=total or 0,
         per_result=client.prices.price(search_endpoint(kind, "results")).credits,
         results_read=read,
         total_results=total,
-        budget_left=client.budget.left,
         attached=True,
     )
+    return replace(cost, quote=client.quote(cost.credits))

@@ -35,6 +35,7 @@ def __getattr__(name: str) -> Any:
         return openapi_document
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = [
     "API_KEY_HEADER",
     "BY_NAME",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from profnet_sheets.client.spend import Estimate
+from profnet_sheets.client.spend import BUDGET_SETTING, Estimate, Quote
 from profnet_sheets.searches.cost import SearchCost
 from profnet_sheets.words import counted
 
@@ -12,17 +12,21 @@ def credits_text(number: int) -> str:
     return counted(number, "credit")
 
 
-def budget_text(left: int | None, needed: int) -> str:
-    """`Budget left: 1,000.` (and a warning when `needed` would pass it)."""
-    if left is None:
-        return "No budget set."
-    over = " Over the budget: lower the limit or raise the budget." if needed > left else ""
-    return f"Budget left: {credits_text(left)}.{over}"
+def budget_text(quote: Quote | None) -> str:
+    """`Budget left: 1,000.`, and a warning when what is quoted would pass a limit."""
+    left = None if quote is None else quote.budget_left
+    head = "No budget set." if left is None else f"Budget left: {credits_text(left)}."
+    short = None if quote is None else quote.short
+    if short is None:
+        return head
+    if short.setting == BUDGET_SETTING:
+        return f"{head} Over the budget: lower the limit or raise the budget."
+    return f"{head} Over {short.name} ({short.left} left): lower the limit or raise it."
 
 
 def search_cost_text(cost: SearchCost) -> str:
     """The cost line of a search form."""
-    return f"{cost.describe()} {budget_text(cost.budget_left, cost.credits)}"
+    return f"{cost.describe()} {budget_text(cost.quote)}"
 
 
 def lookup_cost_text(estimate: Estimate) -> str:
@@ -31,4 +35,4 @@ def lookup_cost_text(estimate: Estimate) -> str:
         head = "Free: the answer is in the cache."
     else:
         head = f"At most {credits_text(estimate.credits)} (free next time: answers are cached)."
-    return f"{head} {budget_text(estimate.budget_left, estimate.credits)}"
+    return f"{head} {budget_text(estimate.quote)}"

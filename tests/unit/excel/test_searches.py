@@ -8,11 +8,12 @@ import polars as pl
 import pytest
 
 from profnet_sheets.client.normalize import NormalizationError
+from profnet_sheets.client.spend import Budget, Quote, SpendPolicy
 from profnet_sheets.errors import InvalidParameter
 from profnet_sheets.excel import searches
 from profnet_sheets.excel.messages import ArgumentError
 from profnet_sheets.excel.searches import Cost, SearchRequest, read_filters
-from profnet_sheets.spec import search_endpoint
+from profnet_sheets.spec import PriceTable, search_endpoint
 from tests.unit.excel import workbook
 
 
@@ -77,19 +78,23 @@ def test_a_search_that_cannot_work_is_refused_before_it_is_paid(
     assert caught.value.parameter == parameter
 
 
+def quoted(credits: int, budget_left: int | None) -> Quote:
+    return SpendPolicy(PriceTable(), "the sandbox").quote(credits, Budget(budget_left))
+
+
 def test_the_cost_line() -> None:
-    cost = Cost("leads", 50, 100, 100, 1000)
+    cost = Cost("leads", 50, 100, 100, quoted(250, 1000))
     assert cost.total == 250
     assert cost.within_budget
     assert cost.line() == (
         "Lead search: at most 250 credits (the search 50, up to 100 for the results, up to "
         "100 for their details); budget left 1000."
     )
-    reused = Cost("companies", 0, 10, 0, None)
+    reused = Cost("companies", 0, 10, 0, quoted(10, None))
     assert reused.line() == (
         "Company search: at most 10 credits (the search reused (free), up to 10 for the results)."
     )
-    assert not Cost("leads", 50, 100, 0, 120).within_budget
+    assert not Cost("leads", 50, 100, 0, quoted(150, 120)).within_budget
 
 
 def test_rows_written_to_a_sheet_read_back_as_the_service_gave_them() -> None:
@@ -171,6 +176,6 @@ def test_a_limit_too_large_is_not_called_an_id() -> None:
 
 
 def test_one_credit_is_singular() -> None:
-    assert Cost("leads", 0, 1, 0, None).line() == (
+    assert Cost("leads", 0, 1, 0, quoted(1, None)).line() == (
         "Lead search: at most 1 credit (the search reused (free), up to 1 for the results)."
     )

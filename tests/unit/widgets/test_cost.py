@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from profnet_sheets.client.spend import BUDGET_SETTING, Estimate, Limit, Quote
+from profnet_sheets.client.spend import Budget, CapUse, Estimate, Quote, SpendPolicy
 from profnet_sheets.searches.cost import SearchCost
+from profnet_sheets.spec import PriceTable
 from profnet_sheets.widgets.cost import (
     budget_text,
     lookup_cost_text,
     search_cost_text,
 )
+
+SPEND = SpendPolicy(PriceTable(), "the sandbox")
+
+
+def quoted(credits: int, budget_left: int | None) -> Quote:
+    """What the spend policy says of `credits` with a budget leaving `budget_left`."""
+    return SPEND.quote(credits, Budget(budget_left))
 
 
 def cost(
@@ -22,7 +32,8 @@ def cost(
     budget_left: int | None = None,
 ) -> SearchCost:
     """A lead search's cost (50 credits to start, 1 per result)."""
-    return SearchCost(50, reused, limit, 1, results_read, total_results, budget_left)
+    found = SearchCost(50, reused, limit, 1, results_read, total_results)
+    return replace(found, quote=quoted(found.credits, budget_left))
 
 
 def test_a_new_search_costs_its_creation_plus_up_to_limit_results() -> None:
@@ -71,13 +82,18 @@ def test_over_the_budget_is_said() -> None:
     ("left", "text"), [(None, "No budget set."), (1, "Budget left: 1 credit.")]
 )
 def test_budget_text(left: int | None, text: str) -> None:
-    assert budget_text(left, 0) == text
+    assert budget_text(quoted(0, left)) == text
+
+
+def test_over_the_spending_cap_is_said() -> None:
+    quote = SPEND.quote(10, Budget(None), CapUse(5, "5/day", 3))
+    assert budget_text(quote) == (
+        "No budget set. Over the spending cap 5/day (2 left): lower the limit or raise it."
+    )
 
 
 def test_lookup_cost() -> None:
-    assert lookup_cost_text(
-        Estimate(1, 1, 1, Quote(0, (Limit(None, "the budget", BUDGET_SETTING),)))
-    ).startswith("Free: the answer is in")
-    assert lookup_cost_text(
-        Estimate(1, 1, 0, Quote(1, (Limit(10, "the budget", BUDGET_SETTING),)))
-    ) == ("At most 1 credit (free next time: answers are cached). Budget left: 10 credits.")
+    assert lookup_cost_text(Estimate(1, 1, 1, quoted(0, None))).startswith("Free: the answer is in")
+    assert lookup_cost_text(Estimate(1, 1, 0, quoted(1, 10))) == (
+        "At most 1 credit (free next time: answers are cached). Budget left: 10 credits."
+    )
