@@ -10,11 +10,11 @@ from typing import Any
 import polars as pl
 
 from profnet_sheets.batch.kinds import Kind
-from profnet_sheets.client import normalize
+from profnet_sheets.client import cell_values
 from profnet_sheets.client.keys import canonical_json
 from profnet_sheets.client.ledger import price_ceiling
 from profnet_sheets.client.prepare import prepare
-from profnet_sheets.errors import InvalidParameter
+from profnet_sheets.errors import InvalidParameter, NormalizationError
 from profnet_sheets.redact import clipped
 from profnet_sheets.spec import ServiceProfile, endpoint
 from profnet_sheets.words import counted
@@ -153,8 +153,8 @@ def key_columns(kind: Kind, column: str | Mapping[str, str]) -> dict[str, str]:
 
 def _is_blank(value: Any) -> bool:
     try:
-        return normalize.text(value, "value") is None
-    except normalize.NormalizationError:
+        return cell_values.text(value, "value") is None
+    except NormalizationError:
         return False  # an Excel error value is not blank: the call will say what is wrong
 
 
@@ -242,7 +242,7 @@ def _discover(plan: Plan, options: Mapping[str, Any], profile: ServiceProfile) -
         plan.row_count[raw] = count
         # A placeholder (N/A, -, TBD...) is a blank in every column: never sent.
         row = {
-            name: None if normalize.is_placeholder(value) else value
+            name: None if cell_values.is_placeholder(value) else value
             for name, value in zip(parameters, raw, strict=True)
         }
         if all(_is_blank(value) for value in row.values()):
@@ -250,7 +250,7 @@ def _discover(plan: Plan, options: Mapping[str, Any], profile: ServiceProfile) -
             continue
         try:
             params = prepare(ep, kind.call(row, options), profile=profile)
-        except (InvalidParameter, normalize.NormalizationError, ValueError) as error:
+        except (InvalidParameter, NormalizationError, ValueError) as error:
             plan.invalid[raw] = f"invalid input: {error}"
             continue
         key = canonical_json(params)

@@ -32,7 +32,7 @@ from profnet_sheets.client.memo import Memo, MemoCache
 from profnet_sheets.client.pace import Pace
 from profnet_sheets.client.policy import error_for, longest_call
 from profnet_sheets.client.prepare import prepare
-from profnet_sheets.client.store import AnswerStore, StoreError
+from profnet_sheets.client.store import AnswerStore
 from profnet_sheets.client.transport import Sent, Transport
 from profnet_sheets.config import ApiKey, Settings, unusable_cache
 from profnet_sheets.errors import (
@@ -43,6 +43,7 @@ from profnet_sheets.errors import (
     ServiceError,
     ServiceUnreachable,
     StoppedBuying,
+    StoreError,
     TransportError,
 )
 from profnet_sheets.redact import masked_url

@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from profnet_sheets.batch.kinds import Kind
-from profnet_sheets.client.normalize import NormalizationError
-from profnet_sheets.errors import ProfnetError
+from profnet_sheets.errors import ArgumentError, NormalizationError, ProfnetError
 from profnet_sheets.excel import cells
 from profnet_sheets.excel.cells import CellValue, Grid, Result, Rows
-from profnet_sheets.excel.messages import NOT_FOUND, ArgumentError, message_for, row_message
+from profnet_sheets.excel.messages import NOT_FOUND, message_for, row_message
 from profnet_sheets.excel.session import ExcelSession
 from profnet_sheets.spec.schema import ArrayOf, ObjectOf
 

@@ -13,10 +13,10 @@ from typing import Any, Final
 
 from profnet_sheets.client.check import check_setup
 from profnet_sheets.client.jobs import SearchKind
-from profnet_sheets.errors import SearchError
+from profnet_sheets.errors import ArgumentError, SearchError
 from profnet_sheets.excel import searches, selection, session
 from profnet_sheets.excel.cells import Rows
-from profnet_sheets.excel.messages import ArgumentError, message_for
+from profnet_sheets.excel.messages import message_for
 
 FILTER_CELLS: Final = "A2:B60"  # (name, value) rows under the Filters sheet's header
 REPORT_CELL: Final = "E1"  # the 'Last run' block
