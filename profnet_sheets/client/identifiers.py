@@ -436,9 +436,9 @@ def company_identifier(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> t
     return parameter, company_value(parameter, given, hosts)
 
 
-def company_value(parameter: CompanyIdentifier, value: object, hosts: Hosts) -> str:
-    """`value` normalised as what get-company-details' `parameter` takes (a domain's
-    NotAKeyError gives a reason of its own)."""
+def company_value(parameter: str, value: object, hosts: Hosts) -> str:
+    """`value` normalised as what get-company-details' `parameter` (one of
+    COMPANY_IDENTIFIERS) takes; a domain's NotAKeyError gives a reason of its own."""
     if parameter == "company_id":
         return numeric_id(value, parameter)
     if parameter == "profnet_url":

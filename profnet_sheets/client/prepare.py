@@ -29,8 +29,6 @@ _KEYS: dict[str, dict[str, Callable[[Any, identifiers.Hosts], str]]] = {
     "find-geocode-by-location": {"location": lambda value, hosts: cell_values.place_name(value)},
 }
 _VERBATIM = frozenset({"sales_nav_url", "pagination_token", "request_id"})  # sent as given
-# get-company-details: the most specific identifier wins; only it is sent (decisions.md #5).
-_IDENTIFIERS = ("company_id", "profnet_url", "domain")
 _ID_LISTS: dict[str, Callable[[Any, str], list[Any]]] = {
     "string": cell_values.string_list,
     "id": cell_values.id_list,
@@ -62,10 +60,10 @@ def _convert(endpoint: Endpoint, param: Param, value: Any, hosts: identifiers.Ho
         low = int(param.minimum) if param.minimum is not None else 0
         high = int(param.maximum) if param.maximum is not None else 10**9
         return cell_values.limit(value, name, low, high)
+    if name in identifiers.COMPANY_IDENTIFIERS and _names_a_company(endpoint):
+        return None if _blank(value, name) else identifiers.company_value(name, value, hosts)
     if name == "urn":
         return None if _blank(value, name) else identifiers.post_urn(value, hosts)
-    if name == "domain":
-        return None if _blank(value, name) else identifiers.domain(value, hosts)
     if name == "sales_nav_url":
         return None if _blank(value, name) else identifiers.search_url(value, name)
     if name in _KEYS.get(endpoint.name, {}):
@@ -89,6 +87,12 @@ def _convert(endpoint: Endpoint, param: Param, value: Any, hosts: identifiers.Ho
             )
         return matches[0]
     return text
+
+
+def _names_a_company(endpoint: Endpoint) -> bool:
+    """The endpoint takes one of the company identifiers (get-company-details)."""
+    rule = endpoint.at_least_one
+    return rule is not None and rule.names == identifiers.COMPANY_IDENTIFIERS
 
 
 def _blank(value: Any, name: str) -> bool:
@@ -161,8 +165,8 @@ def prepare(
             ) from None
         if converted is not None:
             payload[name] = converted
-    if endpoint.at_least_one and endpoint.at_least_one.names == _IDENTIFIERS:
-        for extra in [name for name in _IDENTIFIERS if name in payload][1:]:
+    if _names_a_company(endpoint):  # the most specific identifier wins; only it is sent
+        for extra in [name for name in identifiers.COMPANY_IDENTIFIERS if name in payload][1:]:
             del payload[extra]
     for param in endpoint.params:
         if param.required and param.name not in payload:
