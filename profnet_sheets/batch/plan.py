@@ -250,7 +250,7 @@ def _discover(plan: Plan, options: Mapping[str, Any], profile: ServiceProfile) -
             continue
         try:
             params = prepare(ep, kind.call(row, options), profile=profile)
-        except (InvalidParameter, NormalizationError, ValueError) as error:
+        except (InvalidParameter, NormalizationError) as error:
             plan.invalid[raw] = f"invalid input: {error}"
             continue
         key = canonical_json(params)

@@ -150,7 +150,7 @@ def fetch_one(
             payload = session.client.call(kind.endpoint, kind.call(row, options))
         else:
             payload = session.client.call_as(kind.endpoint, raw, lambda: kind.call(row, options))
-    except (ProfnetError, NormalizationError) as error:
+    except ProfnetError as error:
         return message_for(error)
     record = kind.record(payload)
     return record if record is not None else cells.error_text(NOT_FOUND)
