@@ -1,4 +1,4 @@
-"""Cell values: what a cell, a row or a form holds (blanks, Excel errors, numbers, flags, lists) coerced to what a parameter takes."""  # noqa: E501
+"""Cell values: what a cell, row or form holds (blanks, numbers, flags, lists) as a parameter."""
 
 from __future__ import annotations
 

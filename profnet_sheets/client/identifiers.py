@@ -1,4 +1,4 @@
-"""The identifier grammar: page URLs, domains, company, job and post ids as the service takes them.
+"""The identifier grammar: page URLs, domains, and the ids of companies, jobs and posts.
 
 Page URLs are read on the network's hosts that a service profile names (`hosts`: the default
 is the sandbox's, profnet.com): the client passes its profile's; the normalisers keep no
