@@ -601,7 +601,7 @@ def lookup(
             try:
                 params = spec.call({spec.inputs[0]: value}, options)
                 client.estimate([(spec.endpoint, params)])
-            except (ValueError, ProfnetError) as error:  # cannot be a key of this kind
+            except ProfnetError as error:  # cannot be a key of this kind
                 raise click.ClickException(f"{shown(value)}: {error}") from None
             calls.append((value, params))
         run = client.with_budget(None)  # this command's own spend

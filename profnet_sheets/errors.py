@@ -2,6 +2,10 @@
 
     ProfnetError                   anything this library raises on purpose
     ├── InvalidParameter           a parameter is missing or wrong (found before sending, or a 400)
+    ├── NormalizationError         a value cannot be what its parameter wants (also a ValueError)
+    │   └── NotAKeyError           well formed, but never right for its parameter: never sent
+    ├── ArgumentError              a formula's argument cannot work (also a ValueError)
+    ├── StoreError                 the cache (a SQLite file, a Redis server) failed
     ├── ConfigurationError         the settings cannot work (bad base URL, unreadable config file)
     │   └── DamagedFile            a cache file SQLite cannot read (`cache clear` starts it anew)
     ├── ApiError                   the service answered with an error
@@ -77,6 +81,35 @@ class InvalidParameter(ProfnetError):  # noqa: N818 - named for what went wrong,
         super().__init__(message, **context)
         self.parameter = parameter
         self.value = value
+
+
+class NormalizationError(ProfnetError, ValueError):
+    """A value that cannot be turned into what the service expects.
+
+    `parameter` names the service parameter it was meant for; `value` is the value refused as it
+    was given (for a list, the offending item); the message names that value and says what to do.
+    """
+
+    def __init__(self, message: str, parameter: str, value: object) -> None:
+        super().__init__(message)
+        self.parameter = parameter
+        self.value = value
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.message, self.parameter, self.value))
+
+
+class NotAKeyError(NormalizationError):
+    """A well-formed value that cannot be right for what it was given as (a personal e-mail
+    domain, the network's own address, a network page on another host): never sent."""
+
+
+class ArgumentError(ProfnetError, ValueError):
+    """A formula argument that cannot work; the message says what to give instead."""
+
+
+class StoreError(ProfnetError):
+    """The store (a SQLite file, a Redis server) failed: what it says, its place masked."""
 
 
 class ConfigurationError(ProfnetError):
@@ -179,11 +212,14 @@ class SearchTimedOut(SearchError):  # noqa: N818
 
 __all__ = [
     "ApiError",
+    "ArgumentError",
     "BudgetExceeded",
     "ConfigurationError",
     "DamagedFile",
     "InsufficientCredits",
     "InvalidParameter",
+    "NormalizationError",
+    "NotAKeyError",
     "NotFound",
     "OfflineMiss",
     "ProfnetError",
@@ -194,6 +230,7 @@ __all__ = [
     "SearchTimedOut",
     "ServiceError",
     "ServiceUnreachable",
+    "StoreError",
     "TransportError",
     "Unauthorized",
 ]

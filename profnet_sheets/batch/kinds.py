@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from profnet_sheets.client import normalize
+from profnet_sheets.client import identifiers
 from profnet_sheets.redact import shown
 from profnet_sheets.spec import resources as r
 from profnet_sheets.spec.schema import INTEGER, STRING, ArrayOf, Field, ObjectOf, obj
@@ -61,7 +61,7 @@ def _headcount(payload: Any) -> dict[str, Any] | None:
 
 def _company_call(row: Row, options: Mapping[str, Any]) -> dict[str, Any]:
     # Only which parameter: the value is normalised with the client's profile (its hosts).
-    parameter, value = normalize.company_parameter(row["company"])
+    parameter, value = identifiers.company_parameter(row["company"])
     return {parameter: value}
 
 

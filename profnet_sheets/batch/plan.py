@@ -10,10 +10,10 @@ from typing import Any
 import polars as pl
 
 from profnet_sheets.batch.kinds import Kind
-from profnet_sheets.client import normalize, spend
+from profnet_sheets.client import cell_values, spend
 from profnet_sheets.client.keys import canonical_json
 from profnet_sheets.client.prepare import prepare
-from profnet_sheets.errors import InvalidParameter
+from profnet_sheets.errors import InvalidParameter, NormalizationError
 from profnet_sheets.redact import clipped
 from profnet_sheets.spec import ServiceProfile, endpoint
 from profnet_sheets.words import counted
@@ -152,8 +152,8 @@ def key_columns(kind: Kind, column: str | Mapping[str, str]) -> dict[str, str]:
 
 def _is_blank(value: Any) -> bool:
     try:
-        return normalize.text(value, "value") is None
-    except normalize.NormalizationError:
+        return cell_values.text(value, "value") is None
+    except NormalizationError:
         return False  # an Excel error value is not blank: the call will say what is wrong
 
 
@@ -241,7 +241,7 @@ def _discover(plan: Plan, options: Mapping[str, Any], profile: ServiceProfile) -
         plan.row_count[raw] = count
         # A placeholder (N/A, -, TBD...) is a blank in every column: never sent.
         row = {
-            name: None if normalize.is_placeholder(value) else value
+            name: None if cell_values.is_placeholder(value) else value
             for name, value in zip(parameters, raw, strict=True)
         }
         if all(_is_blank(value) for value in row.values()):
@@ -249,7 +249,7 @@ def _discover(plan: Plan, options: Mapping[str, Any], profile: ServiceProfile) -
             continue
         try:
             params = prepare(ep, kind.call(row, options), profile=profile)
-        except (InvalidParameter, normalize.NormalizationError, ValueError) as error:
+        except (InvalidParameter, NormalizationError) as error:
             plan.invalid[raw] = f"invalid input: {error}"
             continue
         key = canonical_json(params)

@@ -37,7 +37,6 @@ from profnet_sheets.client.spend import (
     PlannedCall,
     Quote,
 )
-from profnet_sheets.client.store import StoreError
 from profnet_sheets.client.transport import Sent
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import (
@@ -46,6 +45,7 @@ from profnet_sheets.errors import (
     ProfnetError,
     ServiceError,
     StoppedBuying,
+    StoreError,
     TransportError,
 )
 from profnet_sheets.redact import masked_url

@@ -7,8 +7,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from profnet_sheets.client import normalize
-from profnet_sheets.errors import InvalidParameter
+from profnet_sheets.client import cell_values, identifiers
+from profnet_sheets.errors import InvalidParameter, NormalizationError
 from profnet_sheets.redact import shown
 from profnet_sheets.spec import Endpoint, Param, ServiceProfile
 from profnet_sheets.spec.endpoints import (
@@ -18,36 +18,34 @@ from profnet_sheets.spec.endpoints import (
     PROFILE_URL_PATTERN,
 )
 
-_BY_PATTERN: dict[str, Callable[[Any, normalize.Hosts], str]] = {
-    COMPANY_URL_PATTERN: normalize.company_url,
-    PROFILE_URL_PATTERN: normalize.profile_url,
-    HEADCOUNT_URL_PATTERN: normalize.school_or_company_url,
+_BY_PATTERN: dict[str, Callable[[Any, identifiers.Hosts], str]] = {
+    COMPANY_URL_PATTERN: identifiers.company_url,
+    PROFILE_URL_PATTERN: identifiers.profile_url,
+    HEADCOUNT_URL_PATTERN: identifiers.school_or_company_url,
 }
 # Keys normalised by what they are, not by their pattern: one cache key for one thing.
-_KEYS: dict[str, dict[str, Callable[[Any, normalize.Hosts], str]]] = {
-    "get-job-details": {"job_id": normalize.job_id},
-    "find-geocode-by-location": {"location": lambda value, hosts: normalize.place_name(value)},
+_KEYS: dict[str, dict[str, Callable[[Any, identifiers.Hosts], str]]] = {
+    "get-job-details": {"job_id": identifiers.job_id},
+    "find-geocode-by-location": {"location": lambda value, hosts: cell_values.place_name(value)},
 }
 _VERBATIM = frozenset({"sales_nav_url", "pagination_token", "request_id"})  # sent as given
-# get-company-details: the most specific identifier wins; only it is sent (decisions.md #5).
-_IDENTIFIERS = ("company_id", "profnet_url", "domain")
 _ID_LISTS: dict[str, Callable[[Any, str], list[Any]]] = {
-    "string": normalize.string_list,
-    "id": normalize.id_list,
-    "integer": normalize.int_list,
+    "string": cell_values.string_list,
+    "id": cell_values.id_list,
+    "integer": cell_values.int_list,
 }
 
 
-def _convert(endpoint: Endpoint, param: Param, value: Any, hosts: normalize.Hosts) -> Any:
+def _convert(endpoint: Endpoint, param: Param, value: Any, hosts: identifiers.Hosts) -> Any:
     """The value as the service wants it, or None when it is blank (not given); page URLs on
     the network's `hosts`."""
     name = param.name
     if param.type == "array":
         if param.items == "headcount_code":
-            codes = normalize.headcount_codes(value) if value is not None else []
+            codes = cell_values.headcount_codes(value) if value is not None else []
             return codes or None
         if param.items == "school":
-            items: list[Any] = normalize.school_ids(value, name, hosts)
+            items: list[Any] = identifiers.school_ids(value, name, hosts)
         else:
             items = _ID_LISTS[param.items or "string"](value, name)
         # Filters are sets: one order, no repeats, so that equal searches share one cache key.
@@ -55,26 +53,26 @@ def _convert(endpoint: Endpoint, param: Param, value: Any, hosts: normalize.Host
     if param.type == "object":
         return _growth(name, value)
     if param.type == "flag":
-        return None if _blank(value, name) else normalize.flag(value, name)
+        return None if _blank(value, name) else cell_values.flag(value, name)
     if param.type == "integer":
         if _blank(value, name):
             return None
         low = int(param.minimum) if param.minimum is not None else 0
         high = int(param.maximum) if param.maximum is not None else 10**9
-        return normalize.limit(value, name, low, high)
+        return cell_values.limit(value, name, low, high)
+    if name in identifiers.COMPANY_IDENTIFIERS and _names_a_company(endpoint):
+        return None if _blank(value, name) else identifiers.company_value(name, value, hosts)
     if name == "urn":
-        return None if _blank(value, name) else normalize.post_urn(value, hosts)
-    if name == "domain":
-        return None if _blank(value, name) else normalize.domain(value, hosts)
+        return None if _blank(value, name) else identifiers.post_urn(value, hosts)
     if name == "sales_nav_url":
-        return None if _blank(value, name) else normalize.search_url(value, name)
+        return None if _blank(value, name) else identifiers.search_url(value, name)
     if name in _KEYS.get(endpoint.name, {}):
         return None if _blank(value, name) else _KEYS[endpoint.name][name](value, hosts)
     if param.pattern in _BY_PATTERN:
         return None if _blank(value, name) else _BY_PATTERN[param.pattern](value, hosts)
     if param.pattern == NUMERIC_ID_PATTERN:
-        return None if _blank(value, name) else normalize.numeric_id(value, name)
-    text = normalize.text(value, name)
+        return None if _blank(value, name) else cell_values.numeric_id(value, name)
+    text = cell_values.text(value, name)
     if text is not None and name not in _VERBATIM:
         text = " ".join(text.split())
     if text is not None and param.enum is not None:
@@ -91,11 +89,17 @@ def _convert(endpoint: Endpoint, param: Param, value: Any, hosts: normalize.Host
     return text
 
 
+def _names_a_company(endpoint: Endpoint) -> bool:
+    """The endpoint takes one of the company identifiers (get-company-details)."""
+    rule = endpoint.at_least_one
+    return rule is not None and rule.names == identifiers.COMPANY_IDENTIFIERS
+
+
 def _blank(value: Any, name: str) -> bool:
     """None, NaN, or blank text: not given. (Numbers and booleans are values, never blank.)"""
     if isinstance(value, bool | int) or (isinstance(value, float) and not math.isnan(value)):
         return False
-    return normalize.text(value, name) is None
+    return cell_values.text(value, name) is None
 
 
 def _growth(name: str, value: Any) -> dict[str, float] | None:
@@ -106,7 +110,7 @@ def _growth(name: str, value: Any) -> dict[str, float] | None:
     elif isinstance(value, list | tuple) and len(value) == 2:
         bounds = {"min": value[0], "max": value[1]}
     else:
-        raise normalize.NormalizationError(
+        raise NormalizationError(
             f"{name} must be a range such as {{'min': 10, 'max': 50}} or (10, 50); "
             f"got {shown(value)}.",
             parameter=name,
@@ -116,13 +120,13 @@ def _growth(name: str, value: Any) -> dict[str, float] | None:
         low, high = float(bounds["min"]), float(bounds["max"])
     except (KeyError, TypeError, ValueError):
         got = ", ".join(f"{end} {shown(bounds[end])}" for end in ("min", "max") if end in bounds)
-        raise normalize.NormalizationError(
+        raise NormalizationError(
             f"{name} needs numbers for min and max, such as 10 and 50; got {got or 'neither'}.",
             parameter=name,
             value=value,
         ) from None
     if low > high:
-        raise normalize.NormalizationError(
+        raise NormalizationError(
             f"{name}: min ({low:g}) is above max ({high:g}); swap them.",
             parameter=name,
             value=value,
@@ -152,7 +156,7 @@ def prepare(
     for name, value in params.items():
         try:
             converted = _convert(endpoint, known[name], value, profile.network_hosts)
-        except normalize.NormalizationError as error:
+        except NormalizationError as error:
             raise InvalidParameter(
                 f"{endpoint.name}: {error}",
                 parameter=name,
@@ -161,8 +165,8 @@ def prepare(
             ) from None
         if converted is not None:
             payload[name] = converted
-    if endpoint.at_least_one and endpoint.at_least_one.names == _IDENTIFIERS:
-        for extra in [name for name in _IDENTIFIERS if name in payload][1:]:
+    if _names_a_company(endpoint):  # the most specific identifier wins; only it is sent
+        for extra in [name for name in identifiers.COMPANY_IDENTIFIERS if name in payload][1:]:
             del payload[extra]
     for param in endpoint.params:
         if param.required and param.name not in payload:

@@ -33,15 +33,12 @@ from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared_redis import open_redis
 from profnet_sheets.client.wal import create, damaged_cache, ensure_wal, remove
 from profnet_sheets.config import Settings
+from profnet_sheets.errors import StoreError
 from profnet_sheets.redact import masked_url
 
 LOG = logging.getLogger("profnet_sheets")
 PURGE_EVERY = 86400.0  # seconds: opening a cache purges expired answers at most this often
 FORMAT = "json1"  # in file and namespace names: a cache in another format is never read as this
-
-
-class StoreError(Exception):
-    """The store (a SQLite file, a Redis server) failed: what it says, its place masked."""
 
 
 def _failures() -> tuple[type[BaseException], ...]:

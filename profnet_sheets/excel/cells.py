@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from profnet_sheets.client import normalize
-from profnet_sheets.client.normalize import NormalizationError
+from profnet_sheets.client import cell_values
+from profnet_sheets.errors import NormalizationError
 
 ERROR_PREFIX: Final = "#PROFNET!"
 # Excel's error values as COM hands them over (pywin32 ints); xlwings turns them into None, or
@@ -44,7 +44,7 @@ def blank(value: Any) -> bool:
         return math.isnan(value)
     if isinstance(value, str):
         try:
-            return normalize.text(value, "value") is None
+            return cell_values.text(value, "value") is None
         except NormalizationError:  # an Excel error's text
             return False
     return value is None
@@ -55,7 +55,7 @@ def lookup_key(value: Any, parameter: str) -> str | None:
     it is what `=A1` gives for an empty A1, and no company, job or post has the id 0; so is a
     placeholder (`N/A`, `-`, `TBD`...), as in every batch."""
     is_number = isinstance(value, int | float) and not isinstance(value, bool)
-    blank = (is_number and value == 0) or normalize.is_placeholder(value)
+    blank = (is_number and value == 0) or cell_values.is_placeholder(value)
     return None if blank else key(value, parameter)
 
 
@@ -76,7 +76,7 @@ def key(value: Any, parameter: str) -> str | None:
             parameter,
             value,
         )
-    return normalize.text(value, parameter)
+    return cell_values.text(value, parameter)
 
 
 def refuse_date(value: Any, parameter: str) -> None:
@@ -104,7 +104,7 @@ def flag(value: Any, parameter: str) -> bool | None:
     """An optional TRUE/FALSE argument (also 1/0, yes/no); None when left blank."""
     if not isinstance(value, bool) and key(value, parameter) is None:
         return None
-    return normalize.flag(value, parameter) == "true"
+    return cell_values.flag(value, parameter) == "true"
 
 
 def names(value: Any, parameter: str) -> list[str]:

@@ -11,12 +11,13 @@ from collections.abc import Callable, Mapping
 from typing import Any, ParamSpec
 
 from profnet_sheets.batch.kinds import KINDS
-from profnet_sheets.client import normalize
+from profnet_sheets.client import cell_values
 from profnet_sheets.client.jobs import SearchKind
+from profnet_sheets.errors import ArgumentError
 from profnet_sheets.excel import cells, session
 from profnet_sheets.excel.cells import Result
 from profnet_sheets.excel.lookups import Lookup, canonical_name, choose_fields, item_rows, lookup
-from profnet_sheets.excel.messages import ArgumentError, message_for
+from profnet_sheets.excel.messages import message_for
 from profnet_sheets.spec import endpoint, items_in
 from profnet_sheets.spec import resources as r
 from profnet_sheets.spec.schema import ObjectOf
@@ -184,7 +185,7 @@ def geocode(location: Any, type: Any = None, fields: Any = None, header: Any = N
 
 def _count(limit: Any, most: int) -> int:
     limit = cells.clean(limit)
-    return 1 if cells.blank(limit) else normalize.limit(limit, "limit", 1, most)
+    return 1 if cells.blank(limit) else cell_values.limit(limit, "limit", 1, most)
 
 
 def _best_or_several(

@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from profnet_sheets.batch.kinds import Kind
-from profnet_sheets.client.normalize import NormalizationError
-from profnet_sheets.errors import ProfnetError
+from profnet_sheets.errors import ArgumentError, NormalizationError, ProfnetError
 from profnet_sheets.excel import cells
 from profnet_sheets.excel.cells import CellValue, Grid, Result, Rows
-from profnet_sheets.excel.messages import NOT_FOUND, ArgumentError, message_for, row_message
+from profnet_sheets.excel.messages import NOT_FOUND, message_for, row_message
 from profnet_sheets.excel.session import ExcelSession
 from profnet_sheets.spec.schema import ArrayOf, ObjectOf
 
@@ -151,7 +150,7 @@ def fetch_one(
             payload = session.client.call(kind.endpoint, kind.call(row, options))
         else:
             payload = session.client.call_as(kind.endpoint, raw, lambda: kind.call(row, options))
-    except (ProfnetError, NormalizationError) as error:
+    except ProfnetError as error:
         return message_for(error)
     record = kind.record(payload)
     return record if record is not None else cells.error_text(NOT_FOUND)

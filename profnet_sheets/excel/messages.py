@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 
-from profnet_sheets.client.normalize import NormalizationError
 from profnet_sheets.errors import (
+    ArgumentError,
     BudgetExceeded,
     ConfigurationError,
     InsufficientCredits,
     InvalidParameter,
+    NormalizationError,
     NotFound,
     OfflineMiss,
     ProfnetError,
@@ -46,10 +47,6 @@ UNAUTHORIZED = (
 _ENGINE_SERVICE = "service error: "
 _ENGINE_CREDITS = "out of credits: "
 _ENGINE_NOT_FOUND = "not found"
-
-
-class ArgumentError(ValueError):
-    """A formula argument that cannot work; the message says what to give instead."""
 
 
 def message_for(error: BaseException) -> str:

@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from profnet_sheets.batch.kinds import KINDS
-from profnet_sheets.client import normalize
+from profnet_sheets.client import cell_values
 from profnet_sheets.client.jobs import SearchKind, SearchStatus
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.spend import Quote
+from profnet_sheets.errors import ArgumentError
 from profnet_sheets.excel import cells
 from profnet_sheets.excel.cells import CellValue, Rows
 from profnet_sheets.excel.lookups import canonical_name
-from profnet_sheets.excel.messages import ArgumentError
 from profnet_sheets.searches.workflow import Search
 from profnet_sheets.spec import DEFAULT_PROFILE, Endpoint, Param, ServiceProfile, search_endpoint
 from profnet_sheets.words import counted
@@ -78,7 +78,7 @@ def _refuse_error(label: str, value: Any) -> None:
     if not isinstance(value, str):
         return
     shown = value.strip()
-    if shown.upper() in normalize.EXCEL_ERRORS:
+    if shown.upper() in cell_values.EXCEL_ERRORS:
         what, hint = f"the Excel error {shown.upper()}", "fix the cell, or clear it to leave it out"
         if shown.upper() == "#NAME?":
             hint = (

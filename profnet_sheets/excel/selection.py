@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from profnet_sheets.batch.kinds import KINDS, Kind, kind_named
-from profnet_sheets.client import normalize
+from profnet_sheets.client import cell_values
+from profnet_sheets.errors import ArgumentError
 from profnet_sheets.excel import cells, lookups
 from profnet_sheets.excel.cells import CellValue, Rows
 from profnet_sheets.excel.lookups import canonical_name, choose_fields
-from profnet_sheets.excel.messages import ArgumentError
 from profnet_sheets.excel.searches import spend_rows
 from profnet_sheets.words import counted, spend_said
 
@@ -54,7 +54,7 @@ def _cell_text(label: str, value: Any) -> str | None:
     """A setting's text, or an ArgumentError for a cell showing an error."""
     value = cells.clean(value)
     shown = value.strip() if isinstance(value, str) else ""
-    if shown.upper() in normalize.EXCEL_ERRORS or cells.is_error_text(shown):
+    if shown.upper() in cell_values.EXCEL_ERRORS or cells.is_error_text(shown):
         raise ArgumentError(
             f"{ENRICH_SHEET} sheet: {label} shows {shown}: type the value itself (nothing spent)"
         )
@@ -311,7 +311,7 @@ def _problem(value: Any) -> str | None:
     shown = value.strip()
     if shown.startswith(WAITING):
         return "(still calculating)"
-    if shown.upper() in normalize.EXCEL_ERRORS or cells.is_error_text(shown):
+    if shown.upper() in cell_values.EXCEL_ERRORS or cells.is_error_text(shown):
         return f"(shows {shown[:60]})"
     return None
 

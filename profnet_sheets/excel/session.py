@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
-from profnet_sheets.client import normalize
-from profnet_sheets.errors import ConfigurationError
+from profnet_sheets.client import cell_values
+from profnet_sheets.errors import ConfigurationError, NormalizationError
 from profnet_sheets.redact import shown
 from profnet_sheets.words import command
 
@@ -127,8 +127,8 @@ def _switch(sources: Sequence[Source], name: str, default: bool) -> bool:
     if switch is None:
         return default
     try:
-        return normalize.flag(switch[0], name) == "true"
-    except normalize.NormalizationError as error:
+        return cell_values.flag(switch[0], name) == "true"
+    except NormalizationError as error:
         raise ConfigurationError(f"{name} in {switch[1]}: {error}") from None
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from profnet_sheets.client import normalize
+from profnet_sheets.client import cell_values
+from profnet_sheets.errors import NormalizationError
 from profnet_sheets.redact import shown
 from profnet_sheets.widgets.fields import FieldSpec
 
@@ -38,7 +39,7 @@ def choice_values(spec: FieldSpec, value: Any) -> list[str]:
     """The ticked choices: headcount codes read as the client reads them (`"B-D"`, `"b; c"`,
     `"51-200"`); other choices one value each, which must be among the field's choices."""
     if spec.items == "headcount_code":
-        return normalize.headcount_codes(value if value is not None else [])
+        return cell_values.headcount_codes(value if value is not None else [])
     return _among(spec, [str(item).strip() for item in items_of(value)])
 
 
@@ -49,8 +50,8 @@ def dropdown_value(spec: FieldSpec, value: Any) -> str:
         return ""
     if spec.control == "flag":
         try:
-            return normalize.flag(value, spec.name)
-        except normalize.NormalizationError as error:
+            return cell_values.flag(value, spec.name)
+        except NormalizationError as error:
             raise ValueError(f"{spec.label}: {error}") from None
     return _among(spec, [str(value).strip()])[0]
 

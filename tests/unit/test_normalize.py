@@ -15,8 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from profnet_sheets.client import normalize as n
-from profnet_sheets.client.normalize import NormalizationError
+from profnet_sheets.client import cell_values as v
+from profnet_sheets.client import identifiers as ids
+from profnet_sheets.errors import NormalizationError
 from profnet_sheets.spec.endpoints import (
     COMPANY_URL_PATTERN,
     HEADCOUNT_URL_PATTERN,
@@ -103,7 +104,7 @@ def test_error_survives_pickling() -> None:
 def test_long_values_are_shortened_in_messages() -> None:
     value = "x" * 500
     with pytest.raises(NormalizationError) as caught:
-        n.domain(value)
+        ids.domain(value)
     assert len(str(caught.value)) < 200
     assert caught.value.value == value
 
@@ -129,7 +130,7 @@ def test_long_values_are_shortened_in_messages() -> None:
     ],
 )
 def test_text_blank_is_none(value: object) -> None:
-    assert n.text(value, "keywords") is None
+    assert v.text(value, "keywords") is None
 
 
 @pytest.mark.parametrize(
@@ -150,18 +151,18 @@ def test_text_blank_is_none(value: object) -> None:
     ],
 )
 def test_text_values(value: object, expected: str) -> None:
-    assert n.text(value, "keywords") == expected
+    assert v.text(value, "keywords") == expected
 
 
-@pytest.mark.parametrize("error", sorted(n.EXCEL_ERRORS))
+@pytest.mark.parametrize("error", sorted(v.EXCEL_ERRORS))
 def test_text_refuses_excel_errors(error: str) -> None:
-    message = str(refused(lambda: n.text(error, "keywords"), error, "keywords"))
+    message = str(refused(lambda: v.text(error, "keywords"), error, "keywords"))
     assert "Excel error" in message
 
 
 @pytest.mark.parametrize("value", ["#n/a", " #N/A ", "#DIV/0!", "#GETTING_DATA", "#SPILL!"])
 def test_text_refuses_excel_errors_in_any_case_and_padding(value: str) -> None:
-    refused(lambda: n.text(value, "keywords"), value, "keywords")
+    refused(lambda: v.text(value, "keywords"), value, "keywords")
 
 
 @pytest.mark.parametrize(
@@ -169,13 +170,13 @@ def test_text_refuses_excel_errors_in_any_case_and_padding(value: str) -> None:
     [True, False, FakeNumpyBool(), [1], ("a",), {"a"}, {"a": 1}, b"bytes", math.inf, object()],
 )
 def test_text_refuses_non_text(value: object) -> None:
-    refused(lambda: n.text(value, "keywords"), value, "keywords")
+    refused(lambda: v.text(value, "keywords"), value, "keywords")
 
 
 def test_text_refuses_an_integer_too_long_to_print() -> None:
     value = 10**5000
     with pytest.raises(NormalizationError):
-        n.text(value, "keywords")
+        v.text(value, "keywords")
 
 
 # -- domain -------------------------------------------------------------------------------------
@@ -223,7 +224,7 @@ def test_text_refuses_an_integer_too_long_to_print() -> None:
     ],
 )
 def test_domain_variants(value: str, expected: str) -> None:
-    assert n.domain(value) == expected
+    assert ids.domain(value) == expected
 
 
 @pytest.mark.parametrize(
@@ -251,28 +252,28 @@ def test_domain_variants(value: str, expected: str) -> None:
     ],
 )
 def test_domain_refuses_non_domains(value: object) -> None:
-    error = refused(lambda: n.domain(value), value, "domain")
+    error = refused(lambda: ids.domain(value), value, "domain")
     assert "such as acme.com" in str(error)
 
 
 @pytest.mark.parametrize("value", ["1.2.3.4", "http://10.0.0.1:8080/x", "[::1]", "http://[::1]"])
 def test_domain_refuses_ip_addresses(value: str) -> None:
-    assert "IP address" in str(refused(lambda: n.domain(value), value, "domain"))
+    assert "IP address" in str(refused(lambda: ids.domain(value), value, "domain"))
 
 
 @pytest.mark.parametrize("value", [COMPANY, "profnet.com", "de.profnet.com/in/anna"])
 def test_domain_refuses_profnet_pages(value: str) -> None:
-    assert "profnet_url" in str(refused(lambda: n.domain(value), value, "domain"))
+    assert "profnet_url" in str(refused(lambda: ids.domain(value), value, "domain"))
 
 
 @pytest.mark.parametrize("value", [None, "", "  ", math.nan])
 def test_domain_refuses_blanks(value: object) -> None:
-    assert "empty" in str(refused(lambda: n.domain(value), value, "domain"))
+    assert "empty" in str(refused(lambda: ids.domain(value), value, "domain"))
 
 
 @pytest.mark.parametrize("value", [True, ["acme.com"], "#N/A"])
 def test_domain_refuses_other_kinds(value: object) -> None:
-    refused(lambda: n.domain(value), value, "domain")
+    refused(lambda: ids.domain(value), value, "domain")
 
 
 # -- company_url, profile_url, school_or_company_url -----------------------------------------------
@@ -327,7 +328,7 @@ def test_domain_refuses_other_kinds(value: object) -> None:
     ],
 )
 def test_company_url_variants(value: str, expected: str) -> None:
-    assert n.company_url(value) == expected
+    assert ids.company_url(value) == expected
 
 
 @pytest.mark.parametrize(
@@ -356,7 +357,7 @@ def test_company_url_variants(value: str, expected: str) -> None:
     ],
 )
 def test_company_url_refusals(value: object, says: str) -> None:
-    error = refused(lambda: n.company_url(value), value, "profnet_url")
+    error = refused(lambda: ids.company_url(value), value, "profnet_url")
     assert says in str(error)
 
 
@@ -379,7 +380,7 @@ def test_company_url_refusals(value: object, says: str) -> None:
     ],
 )
 def test_profile_url_variants(value: str, expected: str) -> None:
-    assert n.profile_url(value) == expected
+    assert ids.profile_url(value) == expected
 
 
 @pytest.mark.parametrize(
@@ -396,7 +397,7 @@ def test_profile_url_variants(value: str, expected: str) -> None:
     ],
 )
 def test_profile_url_refusals(value: object, says: str) -> None:
-    error = refused(lambda: n.profile_url(value), value, "profnet_url")
+    error = refused(lambda: ids.profile_url(value), value, "profnet_url")
     assert says in str(error)
 
 
@@ -413,7 +414,7 @@ def test_profile_url_refusals(value: object, says: str) -> None:
     ],
 )
 def test_school_or_company_url_variants(value: str, expected: str) -> None:
-    assert n.school_or_company_url(value) == expected
+    assert ids.school_or_company_url(value) == expected
 
 
 @pytest.mark.parametrize(
@@ -425,7 +426,7 @@ def test_school_or_company_url_variants(value: str, expected: str) -> None:
     ],
 )
 def test_school_or_company_url_refusals(value: str, says: str) -> None:
-    error = refused(lambda: n.school_or_company_url(value), value, "profnet_url")
+    error = refused(lambda: ids.school_or_company_url(value), value, "profnet_url")
     assert says in str(error)
 
 
@@ -461,7 +462,7 @@ def test_school_or_company_url_refusals(value: str, says: str) -> None:
     ],
 )
 def test_company_identifier_recognises(value: object, expected: tuple[str, str]) -> None:
-    assert n.company_identifier(value) == expected
+    assert ids.company_identifier(value) == expected
 
 
 @pytest.mark.parametrize(
@@ -483,7 +484,7 @@ def test_company_identifier_recognises(value: object, expected: tuple[str, str])
     ],
 )
 def test_company_identifier_refusals(value: object, parameter: str) -> None:
-    refused(lambda: n.company_identifier(value), value, parameter)
+    refused(lambda: ids.company_identifier(value), value, parameter)
 
 
 # -- numeric_id ---------------------------------------------------------------------------------
@@ -516,7 +517,7 @@ def test_company_identifier_refusals(value: object, parameter: str) -> None:
     ],
 )
 def test_numeric_id_variants(value: object, expected: str) -> None:
-    assert n.numeric_id(value, "company_id") == expected
+    assert v.numeric_id(value, "company_id") == expected
 
 
 @pytest.mark.parametrize(
@@ -544,7 +545,7 @@ def test_numeric_id_variants(value: object, expected: str) -> None:
     ],
 )
 def test_numeric_id_refusals(value: object, says: str) -> None:
-    assert says in str(refused(lambda: n.numeric_id(value, "company_id"), value, "company_id"))
+    assert says in str(refused(lambda: v.numeric_id(value, "company_id"), value, "company_id"))
 
 
 # -- post_urn -----------------------------------------------------------------------------------
@@ -567,7 +568,7 @@ def test_numeric_id_refusals(value: object, says: str) -> None:
     ],
 )
 def test_post_urn_variants(value: object, expected: str) -> None:
-    assert n.post_urn(value) == expected
+    assert ids.post_urn(value) == expected
 
 
 @pytest.mark.parametrize(
@@ -588,7 +589,7 @@ def test_post_urn_variants(value: object, expected: str) -> None:
     ],
 )
 def test_post_urn_refusals(value: object, says: str) -> None:
-    assert says in str(refused(lambda: n.post_urn(value), value, "urn"))
+    assert says in str(refused(lambda: ids.post_urn(value), value, "urn"))
 
 
 # -- flag ---------------------------------------------------------------------------------------
@@ -622,7 +623,7 @@ def test_post_urn_refusals(value: object, says: str) -> None:
     ],
 )
 def test_flag_variants(value: object, expected: str) -> None:
-    assert n.flag(value, "include_skills") == expected
+    assert v.flag(value, "include_skills") == expected
 
 
 @pytest.mark.parametrize(
@@ -640,7 +641,7 @@ def test_flag_variants(value: object, expected: str) -> None:
     ],
 )
 def test_flag_refusals(value: object, says: str) -> None:
-    error = refused(lambda: n.flag(value, "include_skills"), value, "include_skills")
+    error = refused(lambda: v.flag(value, "include_skills"), value, "include_skills")
     assert says in str(error)
 
 
@@ -671,13 +672,13 @@ def test_flag_refusals(value: object, says: str) -> None:
     ],
 )
 def test_string_list(value: object, expected: list[str]) -> None:
-    assert n.string_list(value, "title_keywords") == expected
+    assert v.string_list(value, "title_keywords") == expected
 
 
 @pytest.mark.parametrize("value", [{"a": 1}, ["CEO", True], ["#N/A"], "CEO;#REF!"])
 def test_string_list_refusals(value: object) -> None:
     with pytest.raises(NormalizationError) as caught:
-        n.string_list(value, "title_keywords")
+        v.string_list(value, "title_keywords")
     assert caught.value.parameter == "title_keywords"
     assert repr(caught.value.value) in str(caught.value)
 
@@ -703,7 +704,7 @@ def test_string_list_refusals(value: object) -> None:
     ],
 )
 def test_id_list(value: object, expected: list[str]) -> None:
-    assert n.id_list(value, "current_company_ids") == expected
+    assert v.id_list(value, "current_company_ids") == expected
 
 
 @pytest.mark.parametrize(
@@ -711,7 +712,7 @@ def test_id_list(value: object, expected: list[str]) -> None:
     [("1035, abc", "abc"), ([1035, -1], -1), ([1.5], 1.5), ("#N/A", "#N/A"), ([True], True)],
 )
 def test_id_list_refusals_name_the_bad_item(value: object, item: object) -> None:
-    refused(lambda: n.id_list(value, "school_ids"), item, "school_ids")
+    refused(lambda: v.id_list(value, "school_ids"), item, "school_ids")
 
 
 @pytest.mark.parametrize(
@@ -726,11 +727,11 @@ def test_id_list_refusals_name_the_bad_item(value: object, item: object) -> None
     ],
 )
 def test_int_list(value: object, expected: list[int]) -> None:
-    assert n.int_list(value, "geo_codes") == expected
+    assert v.int_list(value, "geo_codes") == expected
 
 
 def test_int_list_refusal() -> None:
-    refused(lambda: n.int_list("Berlin", "geo_codes"), "Berlin", "geo_codes")
+    refused(lambda: v.int_list("Berlin", "geo_codes"), "Berlin", "geo_codes")
 
 
 # -- headcount_codes ----------------------------------------------------------------------------
@@ -762,7 +763,7 @@ def test_int_list_refusal() -> None:
     ],
 )
 def test_headcount_codes(value: object, expected: list[str]) -> None:
-    assert n.headcount_codes(value) == expected
+    assert v.headcount_codes(value) == expected
 
 
 @pytest.mark.parametrize(
@@ -771,7 +772,7 @@ def test_headcount_codes(value: object, expected: list[str]) -> None:
 )
 def test_headcount_codes_refusals(value: object, bad: str) -> None:
     with pytest.raises(NormalizationError) as caught:
-        n.headcount_codes(value)
+        v.headcount_codes(value)
     message = str(caught.value)
     assert caught.value.parameter == "company_headcounts"
     assert repr(bad) in message
@@ -787,7 +788,7 @@ def test_headcount_codes_refusals(value: object, bad: str) -> None:
     [(100, 100), (100.0, 100), ("100", 100), (" 100 ", 100), ("100.0", 100), (1, 1), (1000, 1000)],
 )
 def test_limit(value: object, expected: int) -> None:
-    assert n.limit(value, "limit", 1, 1000) == expected
+    assert v.limit(value, "limit", 1, 1000) == expected
 
 
 @pytest.mark.parametrize(
@@ -804,7 +805,7 @@ def test_limit(value: object, expected: int) -> None:
     ],
 )
 def test_limit_refusals(value: object, says: str) -> None:
-    error = refused(lambda: n.limit(value, "limit", 1, 1000), value, "limit")
+    error = refused(lambda: v.limit(value, "limit", 1, 1000), value, "limit")
     assert says in str(error)
     assert "from 1 to 1000" in str(error)
 
@@ -840,24 +841,24 @@ NUMBERISH = st.one_of(
 INPUTS = st.one_of(ANYTHING, DOMAINISH, URLISH, NUMBERISH)
 
 NORMALISERS: dict[str, Callable[[Any], Any]] = {
-    "text": lambda value: n.text(value, "keywords"),
-    "domain": n.domain,
-    "company_url": n.company_url,
-    "profile_url": n.profile_url,
-    "school_or_company_url": n.school_or_company_url,
-    "company_identifier": n.company_identifier,
-    "company_parameter": n.company_parameter,
-    "numeric_id": lambda value: n.numeric_id(value, "company_id"),
-    "post_urn": n.post_urn,
-    "job_id": n.job_id,
-    "place_name": n.place_name,
-    "key_text": lambda value: n.key_text(value, "domain"),
-    "flag": lambda value: n.flag(value, "include_skills"),
-    "string_list": lambda value: n.string_list(value, "title_keywords"),
-    "id_list": lambda value: n.id_list(value, "school_ids"),
-    "int_list": lambda value: n.int_list(value, "geo_codes"),
-    "headcount_codes": n.headcount_codes,
-    "limit": lambda value: n.limit(value, "limit", 1, 2500),
+    "text": lambda value: v.text(value, "keywords"),
+    "domain": ids.domain,
+    "company_url": ids.company_url,
+    "profile_url": ids.profile_url,
+    "school_or_company_url": ids.school_or_company_url,
+    "company_identifier": ids.company_identifier,
+    "company_parameter": ids.company_parameter,
+    "numeric_id": lambda value: v.numeric_id(value, "company_id"),
+    "post_urn": ids.post_urn,
+    "job_id": ids.job_id,
+    "place_name": v.place_name,
+    "key_text": lambda value: v.key_text(value, "domain"),
+    "flag": lambda value: v.flag(value, "include_skills"),
+    "string_list": lambda value: v.string_list(value, "title_keywords"),
+    "id_list": lambda value: v.id_list(value, "school_ids"),
+    "int_list": lambda value: v.int_list(value, "geo_codes"),
+    "headcount_codes": v.headcount_codes,
+    "limit": lambda value: v.limit(value, "limit", 1, 2500),
 }
 
 
@@ -886,7 +887,7 @@ def test_normalisers_are_idempotent(name: str, value: object) -> None:
 @given(value=st.one_of(DOMAINISH, st.text()))
 def test_domain_output_is_a_bare_lowercase_hostname(value: str) -> None:
     try:
-        host = n.domain(value)
+        host = ids.domain(value)
     except NormalizationError:
         return
     assert "://" not in host
@@ -901,9 +902,9 @@ def test_domain_output_is_a_bare_lowercase_hostname(value: str) -> None:
 @given(value=URLISH)
 def test_page_urls_match_the_spec_patterns(value: str) -> None:
     for normalise, pattern in (
-        (n.company_url, COMPANY_URL_PATTERN),
-        (n.profile_url, PROFILE_URL_PATTERN),
-        (n.school_or_company_url, HEADCOUNT_URL_PATTERN),
+        (ids.company_url, COMPANY_URL_PATTERN),
+        (ids.profile_url, PROFILE_URL_PATTERN),
+        (ids.school_or_company_url, HEADCOUNT_URL_PATTERN),
     ):
         try:
             url = normalise(value)
@@ -917,26 +918,26 @@ def test_page_urls_match_the_spec_patterns(value: str) -> None:
 @FAST
 @given(number=st.integers(min_value=0))
 def test_numeric_id_of_any_non_negative_int(number: int) -> None:
-    assert n.numeric_id(number, "company_id") == str(number)
-    assert n.numeric_id(str(number), "company_id") == str(number)
-    assert re.match(NUMERIC_ID_PATTERN, n.numeric_id(f" {number}.0 ", "company_id"))
+    assert v.numeric_id(number, "company_id") == str(number)
+    assert v.numeric_id(str(number), "company_id") == str(number)
+    assert re.match(NUMERIC_ID_PATTERN, v.numeric_id(f" {number}.0 ", "company_id"))
 
 
 @FAST
 @given(number=st.integers(min_value=0, max_value=2**53))
 def test_numeric_id_of_an_excel_float(number: int) -> None:
-    assert n.numeric_id(float(number), "company_id") == str(number)
-    assert n.company_identifier(float(number)) == ("company_id", str(number))
+    assert v.numeric_id(float(number), "company_id") == str(number)
+    assert ids.company_identifier(float(number)) == ("company_id", str(number))
 
 
 def test_normalisers_remember_text_but_not_numbers_or_errors() -> None:
-    first = n.company_identifier("https://www.Acme.com/about")
-    assert n.company_identifier("https://www.Acme.com/about") == first
-    assert n.company_identifier(12345.0) == ("company_id", "12345")
-    assert n.company_identifier(12345) == ("company_id", "12345")
+    first = ids.company_identifier("https://www.Acme.com/about")
+    assert ids.company_identifier("https://www.Acme.com/about") == first
+    assert ids.company_identifier(12345.0) == ("company_id", "12345")
+    assert ids.company_identifier(12345) == ("company_id", "12345")
     for _ in range(2):  # refused each time: a failure is never remembered as an answer
         with pytest.raises(NormalizationError):
-            n.domain("localhost")
+            ids.domain("localhost")
 
 
 @pytest.mark.parametrize(
@@ -950,18 +951,18 @@ def test_normalisers_remember_text_but_not_numbers_or_errors() -> None:
     ],
 )
 def test_school_ids_are_slugs_or_numbers_from_urls_or_ids(given: Any, expected: list[str]) -> None:
-    assert n.school_ids(given, "school_ids") == expected
+    assert ids.school_ids(given, "school_ids") == expected
 
 
 def test_a_company_url_is_not_a_school_id() -> None:
     with pytest.raises(NormalizationError, match="school") as caught:
-        n.school_ids("https://www.profnet.com/company/acme/", "school_ids")
+        ids.school_ids("https://www.profnet.com/company/acme/", "school_ids")
     assert caught.value.parameter == "school_ids"
 
 
 def test_a_huge_limit_is_out_of_range_not_an_id_to_type_as_text() -> None:
     with pytest.raises(NormalizationError, match="outside the range of limit"):
-        n.limit(1e20, "limit", 1, 2500)
+        v.limit(1e20, "limit", 1, 2500)
 
 
 def test_a_sales_nav_url_must_be_a_url_and_is_sent_as_given() -> None:

@@ -8,9 +8,10 @@ import re
 import pytest
 
 from profnet_sheets.batch.kinds import kind_named
-from profnet_sheets.client import normalize as n
+from profnet_sheets.client import cell_values as v
+from profnet_sheets.client import identifiers as ids
 from profnet_sheets.client.prepare import prepare
-from profnet_sheets.errors import InvalidParameter
+from profnet_sheets.errors import InvalidParameter, NormalizationError, NotAKeyError
 from profnet_sheets.excel import cells
 from profnet_sheets.spec import DEFAULT_PROFILE, ServiceProfile, endpoint
 
@@ -19,15 +20,15 @@ PLACEHOLDERS = ["N/A", "n/a", "-", "\u2014", "none", "null", "TBD", "#N/A", "?",
 
 @pytest.mark.parametrize("value", PLACEHOLDERS)
 def test_placeholders_are_blank_keys(value: str) -> None:
-    assert n.is_placeholder(value)
-    assert n.key_text(value, "domain") is None
+    assert v.is_placeholder(value)
+    assert v.key_text(value, "domain") is None
     assert cells.lookup_key(value, "domain") is None, "Excel formulas blank them too"
 
 
 @pytest.mark.parametrize("value", ["acme.com", "Nadia", "Berlin", "1035", "n/a/b", "--x"])
 def test_values_are_not_placeholders(value: str) -> None:
-    assert not n.is_placeholder(value)
-    assert n.key_text(value, "domain") == value
+    assert not v.is_placeholder(value)
+    assert v.key_text(value, "domain") == value
 
 
 @pytest.mark.parametrize(
@@ -35,15 +36,15 @@ def test_values_are_not_placeholders(value: str) -> None:
     ["jane@gmail.com", "gmail.com", "YAHOO.COM", "https://www.hotmail.com", "Jo <jo@outlook.com>"],
 )
 def test_personal_email_domains_are_not_companies(value: str) -> None:
-    for normalise in (n.domain, n.company_identifier):
-        with pytest.raises(n.NotAKeyError, match="personal email domain") as caught:
+    for normalise in (ids.domain, ids.company_identifier):
+        with pytest.raises(NotAKeyError, match="personal email domain") as caught:
             normalise(value)
         assert repr(value) in str(caught.value)
 
 
 def test_a_company_email_gives_its_domain() -> None:
-    assert n.company_identifier("jane@stripe.com") == ("domain", "stripe.com")
-    assert not n.is_personal_email_domain("stripe.com")
+    assert ids.company_identifier("jane@stripe.com") == ("domain", "stripe.com")
+    assert not ids.is_personal_email_domain("stripe.com")
 
 
 @pytest.mark.parametrize(
@@ -56,8 +57,8 @@ def test_a_company_email_gives_its_domain() -> None:
     ],
 )
 def test_a_network_page_on_another_host_is_not_that_hosts_company(value: str, host: str) -> None:
-    with pytest.raises(n.NotAKeyError) as caught:
-        n.company_identifier(value)
+    with pytest.raises(NotAKeyError) as caught:
+        ids.company_identifier(value)
     message = str(caught.value)
     assert f"is a page URL on {host}, not a profnet.com URL: give " in message
     assert f"or add {host} to the network hosts (network_hosts, PROFNET_NETWORK_HOSTS)" in message
@@ -70,13 +71,13 @@ def test_the_networks_pages_are_looked_up_as_pages_on_any_of_its_hosts() -> None
         "profnet.com/company/acme",
         "https://de.profnet.com/company/acme/about/",
     ):
-        assert n.company_identifier(value) == (
+        assert ids.company_identifier(value) == (
             "profnet_url",
             "https://www.profnet.com/company/acme/",
         )
     for own in ("profnet.com", "https://www.profnet.com", "mail@profnet.com"):
-        with pytest.raises(n.NormalizationError):
-            n.company_identifier(own)
+        with pytest.raises(NormalizationError):
+            ids.company_identifier(own)
 
 
 @pytest.mark.parametrize(
@@ -95,7 +96,7 @@ def test_the_networks_pages_are_looked_up_as_pages_on_any_of_its_hosts() -> None
     ],
 )
 def test_job_ids_in_every_form_the_service_gives(value: object) -> None:
-    assert n.job_id(value) == "4298248448"
+    assert ids.job_id(value) == "4298248448"
     sent = prepare(endpoint("get-job-details"), {"job_id": value}, profile=DEFAULT_PROFILE)
     assert sent == {"job_id": "4298248448"}
 
@@ -110,8 +111,8 @@ def test_job_ids_in_every_form_the_service_gives(value: object) -> None:
     ],
 )
 def test_what_is_not_a_job_id(value: str, says: str) -> None:
-    with pytest.raises(n.NormalizationError, match=says):
-        n.job_id(value)
+    with pytest.raises(NormalizationError, match=says):
+        ids.job_id(value)
 
 
 def test_place_names_are_one_lookup_whatever_their_case_and_spaces() -> None:
@@ -121,7 +122,7 @@ def test_place_names_are_one_lookup_whatever_their_case_and_spaces() -> None:
         for value in ("Berlin", "berlin", " BERLIN ", "Berlin\u00a0")
     }
     assert sent == {"berlin"}
-    assert n.place_name("  New   York ") == "new york"
+    assert v.place_name("  New   York ") == "new york"
 
 
 def test_a_kinds_call_names_the_parameter_and_the_profiles_normalisers_read_it() -> None:
@@ -158,24 +159,24 @@ NETWORK = ("people-net.example", "people-net.cn")
     ],
 )
 def test_page_urls_keep_the_users_network_host(value: str, canonical: str) -> None:
-    assert n.profile_url(value, NETWORK) == canonical
-    assert n.profile_url(canonical, NETWORK) == canonical
+    assert ids.profile_url(value, NETWORK) == canonical
+    assert ids.profile_url(canonical, NETWORK) == canonical
 
 
 def test_the_networks_hosts_are_the_profiles_everywhere_a_page_url_is_read() -> None:
-    assert n.company_identifier("people-net.example/company/acme", NETWORK) == (
+    assert ids.company_identifier("people-net.example/company/acme", NETWORK) == (
         "profnet_url",
         "https://www.people-net.example/company/acme/",
     )
-    with pytest.raises(n.NotAKeyError, match="an address of the network"):
-        n.domain("https://people-net.example/about", NETWORK)
-    assert n.job_id("https://www.people-net.example/jobs/view/42/", NETWORK) == "42"
-    with pytest.raises(n.NotAKeyError, match=re.escape("add profnet.com to the network hosts")):
-        n.job_id("https://www.profnet.com/jobs/view/42/", NETWORK)
-    assert n.post_urn("people-net.example/feed/update/urn:x:activity:77/", NETWORK) == "77"
-    assert n.school_ids("people-net.cn/school/tum/, mit", "school_ids", NETWORK) == ["tum", "mit"]
+    with pytest.raises(NotAKeyError, match="an address of the network"):
+        ids.domain("https://people-net.example/about", NETWORK)
+    assert ids.job_id("https://www.people-net.example/jobs/view/42/", NETWORK) == "42"
+    with pytest.raises(NotAKeyError, match=re.escape("add profnet.com to the network hosts")):
+        ids.job_id("https://www.profnet.com/jobs/view/42/", NETWORK)
+    assert ids.post_urn("people-net.example/feed/update/urn:x:activity:77/", NETWORK) == "77"
+    assert ids.school_ids("people-net.cn/school/tum/, mit", "school_ids", NETWORK) == ["tum", "mit"]
     with pytest.raises(
-        n.NotAKeyError, match=re.escape("not a people-net.example or people-net.cn URL")
+        NotAKeyError, match=re.escape("not a people-net.example or people-net.cn URL")
     ):
-        n.profile_url("https://www.profnet.com/in/anna/", NETWORK)
-    assert n.profile_url("https://www.profnet.com/in/anna/") == "https://www.profnet.com/in/anna/"
+        ids.profile_url("https://www.profnet.com/in/anna/", NETWORK)
+    assert ids.profile_url("https://www.profnet.com/in/anna/") == "https://www.profnet.com/in/anna/"

@@ -99,3 +99,20 @@ def test_prices_are_read_from_one_table() -> None:
         for node in ast.walk(tree):
             if isinstance(node, ast.Attribute) and node.attr == "price" and id(node) not in called:
                 raise AssertionError(f"{path.relative_to(PACKAGE)}:{node.lineno}: .price")
+
+
+def test_every_error_a_user_can_meet_is_a_profnet_error_with_its_message() -> None:
+    made = {
+        "NormalizationError": lambda: profnet_sheets.NormalizationError("x is no id", "id", "x"),
+        "NotAKeyError": lambda: profnet_sheets.NotAKeyError("gmail.com is personal", "domain", 1),
+        "StoreError": lambda: profnet_sheets.StoreError("could not write to the cache at c.db"),
+        "ArgumentError": lambda: profnet_sheets.ArgumentError("give a range of one row"),
+    }
+    for name, make in made.items():
+        assert name in profnet_sheets.__all__
+        error = make()
+        assert isinstance(error, profnet_sheets.ProfnetError), name
+        assert str(error) == error.message != "", name
+    # Still what callers caught them as before: a refused value is a ValueError.
+    for name in ("NormalizationError", "NotAKeyError", "ArgumentError"):
+        assert isinstance(made[name](), ValueError), name

@@ -17,18 +17,18 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from profnet_sheets.client import normalize as n
-from profnet_sheets.client.normalize import NormalizationError
+from profnet_sheets.client import cell_values as v
+from profnet_sheets.client import identifiers as ids
+from profnet_sheets.errors import NormalizationError
 from profnet_sheets.excel import formulas, udfs
 from tests.unit.excel.test_formulas_fuzz import EXCEL_VALUES, FORMULAS
 from tests.unit.test_normalize import INPUTS, NORMALISERS
 
-# Public names of normalize that are not normalisers.
+# Public names of the cell values and the identifier grammar that are not normalisers.
 NOT_NORMALISERS = {
+    "COMPANY_IDENTIFIERS",
     "EXCEL_ERRORS",
     "PLACEHOLDERS",
-    "NormalizationError",
-    "NotAKeyError",
     "is_network_host",
     "is_personal_email_domain",
     "is_placeholder",
@@ -36,7 +36,7 @@ NOT_NORMALISERS = {
 
 # Normalisers test_normalize.py's table does not fuzz, fuzzed here with the same properties.
 MORE: dict[str, Callable[[Any], Any]] = {
-    "school_ids": lambda value: n.school_ids(value, "school_ids"),
+    "school_ids": lambda value: ids.school_ids(value, "school_ids"),
 }
 FUZZED = {**NORMALISERS, **MORE}
 
@@ -49,12 +49,13 @@ SCHOOLISH = st.builds(
 
 
 def test_every_public_normaliser_is_fuzzed() -> None:
+    names = {name: module for module in (v, ids) for name in module.__all__}
     public = {
         name
-        for name in n.__all__
-        if name not in NOT_NORMALISERS and inspect.isfunction(getattr(n, name))
+        for name, module in names.items()
+        if name not in NOT_NORMALISERS and inspect.isfunction(getattr(module, name))
     }
-    assert set(n.__all__) - NOT_NORMALISERS == public, "only normalisers are public besides"
+    assert set(names) - NOT_NORMALISERS == public, "only normalisers are public besides"
     assert public == set(FUZZED), (
         f"fuzz these in tests/unit/test_normalize.py NORMALISERS: {sorted(public - set(FUZZED))}"
     )

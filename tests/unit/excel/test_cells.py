@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from profnet_sheets.client.normalize import NormalizationError
+from profnet_sheets.errors import NormalizationError
 from profnet_sheets.excel import cells
 
 FAST = settings(max_examples=200, deadline=None)

@@ -7,11 +7,9 @@ import datetime as dt
 import polars as pl
 import pytest
 
-from profnet_sheets.client.normalize import NormalizationError
 from profnet_sheets.client.spend import Budget, Quote, SpendPolicy
-from profnet_sheets.errors import InvalidParameter
+from profnet_sheets.errors import ArgumentError, InvalidParameter, NormalizationError
 from profnet_sheets.excel import searches
-from profnet_sheets.excel.messages import ArgumentError
 from profnet_sheets.excel.searches import Cost, SearchRequest, read_filters
 from profnet_sheets.spec import PriceTable, search_endpoint
 from tests.unit.excel import workbook

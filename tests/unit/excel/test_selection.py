@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from profnet_sheets.batch.kinds import KINDS
+from profnet_sheets.errors import ArgumentError
 from profnet_sheets.excel import selection
-from profnet_sheets.excel.messages import ArgumentError
 
 
 def test_settings_name_a_kind_and_its_fields() -> None:

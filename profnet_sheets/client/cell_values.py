@@ -1,0 +1,467 @@
+"""Cell values: what a cell, row or form holds (blanks, numbers, flags, lists) as a parameter."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import numbers
+import re
+from collections.abc import Callable, Hashable, Iterator
+from decimal import Decimal, InvalidOperation
+from typing import Concatenate, Final, ParamSpec, TypeVar
+
+from profnet_sheets.errors import NormalizationError
+from profnet_sheets.redact import shown
+
+__all__ = [
+    "EXCEL_ERRORS",
+    "PLACEHOLDERS",
+    "flag",
+    "headcount_codes",
+    "id_list",
+    "int_list",
+    "is_placeholder",
+    "key_text",
+    "limit",
+    "numeric_id",
+    "place_name",
+    "string_list",
+    "text",
+]
+
+
+def compiled_later(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
+    """A regular expression compiled on its first use, not when the module is imported."""
+    return functools.cache(lambda: re.compile(pattern, flags))
+
+
+# -- blanks, Excel leftovers and the shape of a value ---------------------------------------------
+
+# Excel pastes bring non-breaking and zero-width spaces and byte-order marks along.
+_ZERO_WIDTH: Final = "\u180e\u200b\u200c\u200d\u2060\ufeff"
+# What str.isspace() calls a space up to U+3000 (the spec's blanks, SPACE_CHARS, among them),
+# written out: computing it cost a few milliseconds at every import (a test checks the list).
+_UNICODE_SPACES: Final = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+BLANKS: Final = "".join(sorted({*_UNICODE_SPACES, *_ZERO_WIDTH}))
+INVISIBLE: Final = {ord(ch): None for ch in _ZERO_WIDTH}
+ANY_SPACE: Final = compiled_later(f"[{re.escape(BLANKS)}]+")
+_WRAPPERS: Final = BLANKS + "\"'`<>\u201c\u201d\u2018\u2019\u00ab\u00bb"
+
+EXCEL_ERRORS: Final = frozenset(
+    {
+        "#N/A",
+        "#VALUE!",
+        "#REF!",
+        "#DIV/0!",
+        "#NUM!",
+        "#NAME?",
+        "#NULL!",
+        "#SPILL!",
+        "#CALC!",
+        "#GETTING_DATA",
+        "#BLOCKED!",
+        "#BUSY!",
+        "#CONNECT!",
+        "#EXTERNAL!",
+        "#FIELD!",
+        "#PYTHON!",
+        "#UNKNOWN!",
+    }
+)
+
+_MAX_FLOAT_INT: Final = 2**53  # above this a float (an Excel number) no longer holds every integer
+_MAX_DIGITS: Final = 100
+
+
+_R = TypeVar("_R")
+_P = ParamSpec("_P")
+_REMEMBERED_MAX: Final = 100_000
+
+
+def remembered(
+    normalise: Callable[Concatenate[object, _P], _R],
+) -> Callable[Concatenate[object, _P], _R]:
+    """The same normaliser, remembering what it made of each text with the same other
+    arguments (the network's hosts): only text (1, 1.0 and True are equal keys). They are
+    pure, and a batch or a recalculating workbook hands the same cell text over many times."""
+    known: dict[Hashable, _R] = {}
+
+    @functools.wraps(normalise)
+    def remembered(value: object, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if type(value) is not str:
+            return normalise(value, *args, **kwargs)
+        key: Hashable = (value, *args, *kwargs.items()) if args or kwargs else value
+        with contextlib.suppress(KeyError, TypeError):  # TypeError: hosts given as a list
+            return known[key]
+        result = normalise(value, *args, **kwargs)
+        if len(known) >= _REMEMBERED_MAX:
+            known.clear()
+        with contextlib.suppress(TypeError):
+            known[key] = result
+        return result
+
+    return remembered
+
+
+def shown_in_cell(value: object) -> str:
+    """A value as a row's or a cell's error shows it: as every message does (redact.shown),
+    cut shorter (it is repeated down a column, and an Excel cell is narrow)."""
+    return shown(value, limit=80)
+
+
+def refused(value: object, parameter: str, said: str) -> NormalizationError:
+    """The refusal of `value` for `parameter`: the value as messages show it, then `said`."""
+    return NormalizationError(f"{shown_in_cell(value)} {said}", parameter, value)
+
+
+def strip_blanks(value: str) -> str:
+    return value.strip(BLANKS)
+
+
+def is_bool(value: object) -> bool:
+    kind = type(value)
+    return isinstance(value, bool) or (
+        kind.__module__ == "numpy" and kind.__name__ in {"bool_", "bool"}
+    )
+
+
+def is_missing(value: object) -> bool:
+    """None, NaN, pandas.NA / NaT and friends: a value that is not equal to itself."""
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    if isinstance(value, str | bytes | list | tuple | dict | set | frozenset):
+        return False
+    try:
+        return bool(value != value)  # noqa: PLR0124 - NaN-likes are unequal to themselves
+    except TypeError:  # pandas.NA: comparing gives NA, whose truth value is ambiguous
+        return True
+    except Exception:  # an array or another container: not one missing value
+        return False
+
+
+def _int_text(number: int, parameter: str, value: object) -> str:
+    try:
+        return str(number)
+    except ValueError:  # more digits than Python converts
+        raise refused(
+            value, parameter, f"is too long to be {parameter}: give a shorter value"
+        ) from None
+
+
+def text(value: object, parameter: str) -> str | None:
+    """A cell's text, stripped; None when the cell is blank.
+
+    Blank means None, NaN, pandas.NA / NaT, or a string of whitespace (including non-breaking and
+    zero-width spaces). Numbers become their text (`12345.0` -> `"12345"`, `1.5` -> `"1.5"`).
+    Excel error values (`#N/A`, `#VALUE!`, ...), booleans, lists and other objects raise.
+    """
+    if is_missing(value):
+        return None
+    if is_bool(value):
+        raise refused(
+            value, parameter, f"is a true/false value, not text: give {parameter} as text"
+        )
+    if isinstance(value, str):
+        stripped = strip_blanks(value)
+        if not stripped:
+            return None
+        if stripped.upper() in EXCEL_ERRORS:
+            raise NormalizationError(
+                f"{parameter} comes from a cell holding the Excel error {shown_in_cell(value)}: "
+                "fix the formula or clear the cell",
+                parameter,
+                value,
+            )
+        return stripped
+    if isinstance(value, numbers.Integral):
+        return _int_text(int(value), parameter, value)
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if math.isinf(number):
+            raise refused(
+                value, parameter, f"is not a finite number: give {parameter} as text or a number"
+            )
+        return _int_text(int(number), parameter, value) if number.is_integer() else repr(number)
+    if isinstance(value, Decimal):
+        if value.is_finite() and value == value.to_integral_value() and value.adjusted() < 1000:
+            return _int_text(int(value), parameter, value)
+        return str(value)
+    if isinstance(value, list | tuple | set | frozenset):
+        raise refused(value, parameter, f"is a list, not a single value: give one {parameter}")
+    raise refused(
+        value,
+        parameter,
+        f"is a {type(value).__name__}, not text or a number: give {parameter} as text",
+    )
+
+
+def required(value: object, parameter: str, wanted: str) -> str:
+    got = text(value, parameter)  # first: an Excel error (#N/A too) says it comes from a formula
+    if is_placeholder(got):
+        raise refused(
+            value, parameter, f"stands for no value: give {wanted} (or leave the cell empty)"
+        )
+    if got is None:
+        raise NormalizationError(
+            f"{parameter} is empty (got {shown_in_cell(value)}): give {wanted}", parameter, value
+        )
+    return got
+
+
+def unwrapped(value: str) -> str:
+    """Zero-width characters out, surrounding quotes and angle brackets off."""
+    return value.translate(INVISIBLE).strip(_WRAPPERS)
+
+
+# What people and exports put in a cell to say "no value" (compared case-insensitively).
+PLACEHOLDERS: Final = frozenset(
+    {
+        *("n/a", "n.a.", "n.a", "na", "#n/a", "#na", "n/v", "k.a.", "n.d.", "n/d"),
+        *("-", "--", "---", "\u2013", "\u2014", "\u2012", "\u2015", "\u2212", "_", "."),
+        *("?", "??", "???", "none", "null", "nil", "nan", "nat", "<na>", "undefined"),
+        *("tbd", "tba", "tbc", "unknown", "(blank)", "(empty)", "(none)"),
+    }
+)
+
+
+def is_placeholder(value: object) -> bool:
+    """Text that stands for "no value" (`N/A`, `-`, `—`, `none`, `null`, `TBD`, `#N/A`, `?`,
+    ...): a blank for every kind of key, never sent."""
+    return isinstance(value, str) and unwrapped(strip_blanks(value)).casefold() in PLACEHOLDERS
+
+
+def key_text(value: object, parameter: str) -> str | None:
+    """`text()` of a lookup key: also None for a placeholder (`N/A`, `-`, `TBD`, ...)."""
+    return None if is_placeholder(value) else text(value, parameter)
+
+
+# -- numbers ----------------------------------------------------------------------------------
+
+_NUMBER: Final = compiled_later(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+NUMBERISH: Final = compiled_later(r"[+-]?[0-9][0-9\s]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?")
+
+
+def _integer(value: object, parameter: str, wanted: str) -> int:
+    """A whole number from an int, an integral float, or its text (`"1035.0"`, `"1.03E+03"`)."""
+    if is_bool(value):
+        raise refused(value, parameter, f"is a true/false value, not a number: give {wanted}")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real) and not is_missing(value):
+        number = float(value)
+        if math.isinf(number) or not number.is_integer():
+            raise refused(value, parameter, f"is not a whole number: give {wanted}")
+        if abs(number) > _MAX_FLOAT_INT:
+            raise refused(
+                value,
+                parameter,
+                f"is too large for an Excel number to hold exactly: "
+                f"give {wanted} in a cell formatted as Text",
+            )
+        return int(number)
+    got = required(value, parameter, wanted)
+    compact = ANY_SPACE().sub("", got.translate(INVISIBLE))
+    if not _NUMBER().fullmatch(compact):
+        raise refused(value, parameter, f"is not a number: give {wanted}")
+    try:
+        number_text = Decimal(compact)
+    except InvalidOperation:  # pragma: no cover - the pattern admits only valid literals
+        raise refused(value, parameter, f"is not a number: give {wanted}") from None
+    if number_text.adjusted() >= _MAX_DIGITS:
+        raise refused(value, parameter, f"is too large: give {wanted}")
+    if number_text != number_text.to_integral_value():
+        raise refused(value, parameter, f"is not a whole number: give {wanted}")
+    return int(number_text)
+
+
+def numeric_id(value: object, parameter: str) -> str:
+    """A numeric id as the digits the service expects.
+
+    Accepts ints, integral floats (what Excel hands over: `1035.0`), and text with spaces, a
+    trailing `.0` or Excel's scientific notation (`"1.03E+03"` -> `"1030"`, only when the value is a
+    whole number). Leading zeros are dropped. Raises on negative, fractional or non-numeric values,
+    and on floats above 2**53, which Excel has already rounded (store such ids as Text).
+    """
+    number = _integer(value, parameter, f"{parameter} as digits, such as 1035")
+    if number < 0:
+        raise refused(value, parameter, f"is negative: give {parameter} as digits, such as 1035")
+    return _int_text(number, parameter, value)
+
+
+def limit(value: object, parameter: str, minimum: int, maximum: int) -> int:
+    """A whole number in [minimum, maximum] from `100`, `100.0` or `"100"`."""
+    wanted = f"a whole number from {minimum} to {maximum}"
+    try:
+        number = _integer(value, parameter, f"{parameter} as {wanted}")
+    except NormalizationError:
+        if not (isinstance(value, float) and math.isfinite(value) and value.is_integer()):
+            raise
+        number = maximum + 1  # a whole number too large for a float to hold: out of range
+    if not minimum <= number <= maximum:
+        raise refused(value, parameter, f"is outside the range of {parameter}: give {wanted}")
+    return number
+
+
+_TRUE: Final = frozenset({"true", "yes", "y", "on", "1", "1.0"})
+_FALSE: Final = frozenset({"false", "no", "n", "off", "0", "0.0"})
+
+
+def flag(value: object, parameter: str) -> str:
+    """`"true"` or `"false"`, the strings the service takes for flags.
+
+    From booleans, 1/0 (int or float) and the words true/false, yes/no, y/n, on/off, 1/0 in any
+    case. A blank raises: leave an optional flag out instead.
+    """
+    wanted = "true or false"
+    if is_bool(value):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Real) and not is_missing(value):
+        if value == 1:
+            return "true"
+        if value == 0:
+            return "false"
+        raise refused(value, parameter, f"is not a true/false value: give {wanted} (or 1/0)")
+    word = required(value, parameter, wanted).translate(INVISIBLE).lower()
+    if word in _TRUE:
+        return "true"
+    if word in _FALSE:
+        return "false"
+    raise refused(value, parameter, f"is not a true/false value: give {wanted} (or yes/no, 1/0)")
+
+
+@remembered
+def place_name(value: object) -> str:
+    """A place name as find-geocode-by-location is asked: spaces collapsed, lowercase, so that
+    `Berlin`, `berlin` and ` BERLIN ` are one lookup (place names are not case-sensitive)."""
+    parameter = "location"
+    got = required(value, parameter, "a place name such as Berlin")
+    return " ".join(ANY_SPACE().sub(" ", got.translate(INVISIBLE)).split()).lower()
+
+
+# -- lists ------------------------------------------------------------------------------------
+
+_T = TypeVar("_T")
+_LINES: Final = compiled_later(r"[;\n\r\v\f\x85\u2028\u2029]+")
+_ID_SEPARATORS: Final = compiled_later(f"[,;{re.escape(BLANKS)}]+")
+
+
+def _flatten(value: object, parameter: str) -> list[object]:
+    """The items of a scalar, a list or tuple (nested, as Excel ranges come), or an array."""
+    if is_missing(value):
+        return []
+    if isinstance(value, list | tuple):
+        items: list[object] = []
+        for item in value:
+            items.extend(_flatten(item, parameter))
+        return items
+    if isinstance(value, set | frozenset):
+        return _flatten(sorted(value, key=repr), parameter)
+    if isinstance(value, dict):
+        raise refused(
+            value, parameter, f"is a mapping, not a list: give {parameter} as a list of values"
+        )
+    if not isinstance(value, str | bytes):
+        tolist = getattr(value, "tolist", None)  # numpy arrays, pandas Series and Index
+        if callable(tolist):
+            converted: object = tolist()
+            return _flatten(converted, parameter) if isinstance(converted, list) else [converted]
+    return [value]
+
+
+def unique(items: list[_T]) -> list[_T]:
+    return list(dict.fromkeys(items))
+
+
+def string_list(value: object, parameter: str) -> list[str]:
+    """A list of strings from a scalar, a list or a range; text splits on newlines and `;`.
+
+    Commas do not split (`"Acme, Inc."` is one name). Blanks are dropped, and duplicates after the
+    first.
+    """
+    found: list[str] = []
+    for item in _flatten(value, parameter):
+        pieces: list[object] = list(_LINES().split(item)) if isinstance(item, str) else [item]
+        for piece in pieces:
+            got = text(piece, parameter)
+            if got is not None:
+                found.append(got)
+    return unique(found)
+
+
+def id_pieces(value: object, parameter: str) -> Iterator[object]:
+    """The items of a scalar, list or range, text split on commas, semicolons and whitespace;
+    blanks dropped."""
+    for item in _flatten(value, parameter):
+        pieces: list[object] = (
+            list(_ID_SEPARATORS().split(item)) if isinstance(item, str) else [item]
+        )
+        for piece in pieces:
+            if not (isinstance(piece, str) and not strip_blanks(piece.translate(INVISIBLE))):
+                yield piece
+
+
+def id_list(value: object, parameter: str) -> list[str]:
+    """A list of numeric ids (digits, by `numeric_id`'s rules) from a scalar, list or range.
+
+    Text splits on commas, semicolons and whitespace. Blanks are dropped, and duplicates.
+    """
+    return unique([numeric_id(piece, parameter) for piece in id_pieces(value, parameter)])
+
+
+def int_list(value: object, parameter: str) -> list[int]:
+    """`id_list` as integers, for the ids the spec sends as numbers (geo_codes, locations)."""
+    return [int(number) for number in id_list(value, parameter)]
+
+
+_CODE_RANGE: Final = compiled_later(r"([A-H])-([A-H])")
+_DASH: Final = compiled_later(
+    rf"[{re.escape(BLANKS)}]*[-\u2010-\u2015\u2212][{re.escape(BLANKS)}]*"
+)
+_PLUS: Final = compiled_later(rf"[{re.escape(BLANKS)}]*\+")
+
+
+def headcount_codes(value: object) -> list[str]:
+    """Headcount codes A-H (search-companies `company_headcounts`), in A-H order, once each.
+
+    From a list or text such as `"B, C"`, `"b;c"`, ranges `"B-D"` (B, C, D), and the employee
+    ranges `company_size` shows (`"51-200"` -> C, `"10001+"` -> H).
+    """
+    from profnet_sheets.spec.resources import (  # the spec: when a headcount is asked for
+        HEADCOUNT_CODES,
+        company_size_label,
+        headcount_codes_told,
+    )
+
+    labels = {company_size_label(code): code for code in HEADCOUNT_CODES}
+    parameter = "company_headcounts"
+    found: set[str] = set()
+    for item in _flatten(value, parameter):
+        got = text(item, parameter)
+        if got is None:
+            continue
+        joined = _PLUS().sub("+", _DASH().sub("-", got.translate(INVISIBLE)))
+        for token in _ID_SEPARATORS().split(joined):
+            if not token:
+                continue
+            upper = token.upper()
+            if upper in HEADCOUNT_CODES:
+                found.add(upper)
+            elif span := _CODE_RANGE().fullmatch(upper):
+                low, high = sorted(span.groups())
+                found.update(code for code in HEADCOUNT_CODES if low <= code <= high)
+            elif token in labels:
+                found.add(labels[token])
+            else:
+                raise NormalizationError(
+                    f"{shown_in_cell(token)} is not a headcount code: "
+                    f"give codes {headcount_codes_told()}",
+                    parameter,
+                    item,
+                )
+    return [code for code in HEADCOUNT_CODES if code in found]
