@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
+import profnet_sheets
 from profnet_sheets.client.answers import missing
 from profnet_sheets.client.policy import RetryPolicy, error_for, says_out_of_credits
 from profnet_sheets.client.spend import (
@@ -245,3 +248,26 @@ def test_counts_in_a_row_stop_buying() -> None:
     assert "What was paid is kept" in str(refused)
     spend.unkept()
     assert "1 paid answer could not be kept" in spend.kept_said()
+
+
+# Comparisons of credits with what a limit leaves, as they were written before the spend
+# policy owned them (`left is None or credits <= left`, `needed > left`, `not short.left`).
+_LIMIT_COMPARISON = re.compile(
+    r"\bleft is None or\b|(credits|needed|total|budget_left|cap_left|\.left)\s*(<=?|>=?)\s*\w"
+    r"|\w\s*(<=?|>=?)\s*(left|budget_left|cap_left|[a-z_]*\.left)\b|\bnot [a-z_.]+\.left\b"
+)
+# Not the client's money: how many calls a run still has to start (the pace); the sandbox,
+# which plays the service charging its balance.
+_NOT_MONEY = ("client/pace.py", "sandbox/")
+
+
+def test_no_limit_is_compared_outside_the_spend_policy() -> None:
+    package = Path(profnet_sheets.__file__).parent
+    found = [
+        f"{path.relative_to(package)}:{number}: {line.strip()}"
+        for path in sorted(package.rglob("*.py"))
+        if not path.relative_to(package).as_posix().startswith(("client/spend.py", *_NOT_MONEY))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if _LIMIT_COMPARISON.search(line)
+    ]
+    assert not found, "ask client.quote / SpendPolicy instead:\n" + "\n".join(found)
