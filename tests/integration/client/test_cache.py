@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import requests
+import time_machine
 
 from profnet_sheets import Client, NotFound, OfflineMiss
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
@@ -106,12 +106,12 @@ def test_offline_answers_from_the_cache_only(
 
 
 def test_offline_serves_answers_past_their_freshness(
-    make_client: MakeClient, fresh: RunningSandbox
+    make_client: MakeClient, fresh: RunningSandbox, wall_clock: time_machine.Coordinates
 ) -> None:
     """Offline, the only other answer would be none at all."""
     short = {"get-company-details": 0.5}
     make_client(expiry=short).get_company_details(domain="aging.io")
-    time.sleep(0.6)
+    wall_clock.shift(0.6)
     offline = make_client(expiry=short, offline=True)
     assert offline.get_company_details(domain="aging.io")["company_name"]
     make_client(expiry=short).get_company_details(domain="aging.io")  # online: fetched again
@@ -224,11 +224,11 @@ def test_calls_that_mean_the_same_share_one_payment(
 
 
 def test_stale_answers_serve_when_asked_and_only_new_calls_are_paid(
-    make_client: MakeClient, fresh: RunningSandbox
+    make_client: MakeClient, fresh: RunningSandbox, wall_clock: time_machine.Coordinates
 ) -> None:
     short = {"get-company-details": 0.5}
     make_client(expiry=short).get_company_details(domain="stale.io")
-    time.sleep(0.7)  # its freshness ran out
+    wall_clock.shift(0.7)  # its freshness ran out
     patient = make_client(expiry=short, stale_ok=True)  # memory cold: the store answers
     assert patient.get_company_details(domain="stale.io")["company_name"]
     assert calls(fresh, "get-company-details") == 1, "a stale answer, free"
