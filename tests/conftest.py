@@ -15,6 +15,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import time_machine
+
+
+@pytest.fixture
+def wall_clock() -> Iterator[time_machine.Coordinates]:
+    """The wall clock (time.time, datetime.now) under the test's hand: `wall_clock.shift(s)`
+    moves it `s` seconds on at once (it keeps ticking meanwhile), for expiries kept in wall time
+    by code that takes no clock (requests-cache's). time.monotonic is left alone."""
+    with time_machine.travel(time.time(), tick=True) as traveller:
+        yield traveller
 
 
 def pytest_configure(config: pytest.Config) -> None:

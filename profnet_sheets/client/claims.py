@@ -16,6 +16,9 @@ A claim is waited for at most its lease (as long as a call can take, retries and
 included). A waiter never pays without the claim: when the lease runs out while another
 holder is still at work (hung), it gives up with a TransportError and nothing is sent. A file
 system without locks (some network drives) turns file claims off, once, with a warning.
+
+Waiting reads the time from a `clock` and pauses with a `sleep`, both given (the real ones by
+default), so that tests drive the waits with a fake clock instead of letting time pass.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
@@ -55,13 +58,27 @@ class NoClaims:
         yield
 
 
-def _waits(lease: float) -> Iterator[float]:
-    """Pauses between attempts (growing to _LONGEST_WAIT) until `lease` seconds have passed."""
-    deadline = time.monotonic() + lease
+Clock = Callable[[], float]
+Sleep = Callable[[float], object]
+
+
+def _waits(deadline: float, clock: Clock) -> Iterator[float]:
+    """Pauses between attempts (growing to _LONGEST_WAIT) until `clock` reaches `deadline`."""
     pause = _FIRST_WAIT
-    while time.monotonic() < deadline:
+    while clock() < deadline:
         yield pause
         pause = min(pause * 2, _LONGEST_WAIT)
+
+
+def _until(attempt: Callable[[], bool], deadline: float, clock: Clock, sleep: Sleep) -> bool:
+    """Try `attempt` now, then after each pause until `deadline`: whether it ever succeeded."""
+    if attempt():
+        return True
+    for pause in _waits(deadline, clock):
+        sleep(pause)
+        if attempt():
+            return True
+    return False
 
 
 LOG = logging.getLogger("profnet_sheets")
@@ -155,9 +172,13 @@ class FileClaims:
     turns per stripe first (the OS lock belongs to the process, not to a thread).
     """
 
-    def __init__(self, path: Path, lease: float) -> None:
+    def __init__(
+        self, path: Path, lease: float, clock: Clock = time.monotonic, sleep: Sleep = time.sleep
+    ) -> None:
         self.path = path
         self.lease = lease
+        self._clock = clock
+        self._sleep = sleep
         self._resolved = path.resolve()
         _LockFile.of(self._resolved)  # opened now: a folder that cannot be made fails here
 
@@ -172,9 +193,9 @@ class FileClaims:
     @contextmanager
     def hold(self, key: str) -> Iterator[None]:
         stripe = self.stripe(key)
-        deadline = time.monotonic() + self.lease
+        deadline = self._clock() + self.lease
         turns = self._file.threads
-        if not turns.acquire(stripe, timeout=self.lease):
+        if not _until(lambda: turns.acquire(stripe, timeout=0), deadline, self._clock, self._sleep):
             raise _waited_too_long(self.lease)
         try:
             locked = self._lock(stripe, deadline)
@@ -190,13 +211,10 @@ class FileClaims:
         """Take the OS lock of `stripe` (False: this file system cannot lock)."""
         if not self._file.works:
             return False
+        fd = self._file.fd
         try:
-            if _try_lock(self._file.fd, stripe):
+            if _until(lambda: _try_lock(fd, stripe), deadline, self._clock, self._sleep):
                 return True
-            for pause in _waits(deadline - time.monotonic()):
-                time.sleep(pause)
-                if _try_lock(self._file.fd, stripe):
-                    return True
         except _LockingUnsupportedError as error:
             self._file.works = False
             LOG.warning(
@@ -223,14 +241,26 @@ class RedisClaims:
     """Claims as Redis keys (`SET NX PX`) that live `ttl` seconds unless their holder renews
     them: a heartbeat renews every claim this process holds, so a claim of a process that died
     is free within `ttl` (not after the longest call), and a live call keeps its claim however
-    long it takes. A waiter waits at most `patience` (the longest a call can take)."""
+    long it takes. A waiter waits at most `patience` (the longest a call can take).
+
+    The heartbeat keeps real time whatever `clock` is given: it paces Redis's own expiry, which
+    no clock in this process moves (`renew_held` is one beat)."""
 
     ttl: ClassVar[float] = 30.0
 
-    def __init__(self, connection: Any, namespace: str, patience: float) -> None:
+    def __init__(
+        self,
+        connection: Any,
+        namespace: str,
+        patience: float,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = time.sleep,
+    ) -> None:
         self.connection = connection
         self.namespace = namespace
         self.lease = patience
+        self._clock = clock
+        self._sleep = sleep
         self._release = connection.register_script(_RELEASE)
         self._renew = connection.register_script(_RENEW)
         self._held: dict[str, str] = {}
@@ -241,13 +271,13 @@ class RedisClaims:
     def hold(self, key: str) -> Iterator[None]:
         name, owner = f"{self.namespace}:claim:{key}", uuid.uuid4().hex
         ttl_ms = max(1, int(self.ttl * 1000))
-        claimed = bool(self.connection.set(name, owner, nx=True, px=ttl_ms))
-        started, said = time.monotonic(), False
-        for pause in _waits(self.lease * 1.1) if not claimed else ():
-            time.sleep(pause)
-            if claimed := bool(self.connection.set(name, owner, nx=True, px=ttl_ms)):
-                break
-            if not said and time.monotonic() - started > _SAY_AFTER:
+        started, said = self._clock(), False
+
+        def claim() -> bool:
+            nonlocal said
+            if self.connection.set(name, owner, nx=True, px=ttl_ms):
+                return True
+            if not said and self._clock() - started > _SAY_AFTER:
                 said = True
                 LOG.warning(
                     "waiting for another process that is fetching the same call (%s); a "
@@ -255,7 +285,9 @@ class RedisClaims:
                     key[:12],
                     self.ttl,
                 )
-        if not claimed:
+            return False
+
+        if not _until(claim, started + self.lease * 1.1, self._clock, self._sleep):
             raise _waited_too_long(self.lease)
         self._keep_alive(name, owner)
         try:
@@ -278,10 +310,14 @@ class RedisClaims:
         """Renew every held claim a few times per `ttl`, for as long as the process lives."""
         while True:
             time.sleep(self.ttl / 3)
-            with self._guard:
-                held = list(self._held.items())
-            for name, owner in held:
-                try:
-                    self._renew(keys=[name], args=[owner, max(1, int(self.ttl * 1000))])
-                except Exception as error:  # Redis gone: the call's own save will say so
-                    LOG.debug("claim %s not renewed: %s", name, error)
+            self.renew_held()
+
+    def renew_held(self) -> None:
+        """One beat: every claim this process holds lives `ttl` seconds from now."""
+        with self._guard:
+            held = list(self._held.items())
+        for name, owner in held:
+            try:
+                self._renew(keys=[name], args=[owner, max(1, int(self.ttl * 1000))])
+            except Exception as error:  # Redis gone: the call's own save will say so
+                LOG.debug("claim %s not renewed: %s", name, error)

@@ -67,6 +67,12 @@ class KeyLocks:
         finally:
             self.release(key)
 
+    def users(self, key: Hashable) -> int:
+        """Threads holding or waiting for `key`'s lock now."""
+        with self._guard:
+            slot = self._slots.get(key)
+            return 0 if slot is None else slot.users
+
     def __len__(self) -> int:
         """Keys held or waited for now."""
         return len(self._slots)

@@ -181,6 +181,32 @@ class RunningSandbox:
     def api_key(self) -> str:
         return self.config.api_keys[0]
 
+    def usage(self, key: str | None = None) -> dict[str, Any]:
+        """What GET /_sandbox/usage answers for `key` (the first key by default): its balance,
+        credits_charged, and calls, credits and errors per endpoint. KeyError for a key it
+        does not know."""
+        key = self.api_key if key is None else key
+        found = self.backend.usage(key)
+        if found is None:
+            raise KeyError(f"the sandbox knows no key {key!r}")
+        return found
+
+    def counted(self, endpoint: str, key: str | None = None) -> dict[str, int]:
+        """The calls, credits and errors of `key` at one endpoint (all 0 before its first call)."""
+        return {"calls": 0, "credits": 0, "errors": 0, **self.usage(key)["calls"].get(endpoint, {})}
+
+    def charged(self, key: str | None = None, endpoint: str | None = None) -> int:
+        """Credits charged to `key` (the first key by default), in all or at one endpoint."""
+        if endpoint is None:
+            return int(self.usage(key)["credits_charged"])
+        return self.counted(endpoint, key)["credits"]
+
+    def calls(self, key: str | None = None, endpoint: str | None = None) -> int:
+        """Calls `key` made (the first key by default), paid or not, in all or to one endpoint."""
+        if endpoint is None:
+            return sum(entry["calls"] for entry in self.usage(key)["calls"].values())
+        return self.counted(endpoint, key)["calls"]
+
     def stop(self) -> None:
         self._server.should_exit = True
         self._thread.join(timeout=10)

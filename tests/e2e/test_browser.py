@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import requests
 from playwright.sync_api import Page, expect, sync_playwright
 
 from profnet_sheets import Client
@@ -133,13 +132,6 @@ def page(chromium: Path, served: Served) -> Iterator[Page]:
             browser.close()
 
 
-def charged(sandbox: RunningSandbox, endpoint: str) -> int:
-    usage = requests.get(
-        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
-    ).json()
-    return int(usage["calls"].get(endpoint, {}).get("credits", 0))
-
-
 def expected_names(served: Served) -> list[str]:
     """The same search made by the test itself (same world, its own key and cache)."""
     with Client(
@@ -177,7 +169,7 @@ def test_a_lead_search_in_the_browser(page: Page, served: Served) -> None:
     expect(cost).to_contain_text(f"At most {50 + LIMIT} credits: 50 credits to start the search")
     shot(page, "02-filled")
 
-    searches_before = charged(served.sandbox, "search-leads")
+    searches_before = served.sandbox.charged(KEY, "search-leads")
     search = form.locator("button.profnet-search")
     search.click()
     expect(search).to_be_disabled(timeout=10_000)  # while the search runs
@@ -199,7 +191,7 @@ def test_a_lead_search_in_the_browser(page: Page, served: Served) -> None:
     shown = [text.strip() for text in rows.locator("td:first-child").all_inner_texts()]
     assert shown == names
     assert "=2+3" in form.locator(".profnet-results").inner_text()
-    assert charged(served.sandbox, "search-leads") - searches_before == 50
+    assert served.sandbox.charged(KEY, "search-leads") - searches_before == 50
     expect(cost).to_contain_text("reused, free")
     shot(page, "04-results")
 

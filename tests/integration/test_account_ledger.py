@@ -21,7 +21,7 @@ from profnet_sheets import BudgetExceeded, Client
 from profnet_sheets.client.account import former_service_name
 from profnet_sheets.client.ledger import Ledger
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
-from tests.integration.client.conftest import set_faults, usage
+from tests.integration.client.conftest import set_faults
 from tests.integration.conftest import CLI, cli_env, run_cli
 from tests.integration.test_reliability_crash import kill, wait_for
 
@@ -34,10 +34,6 @@ CAP = 20
 def sandbox() -> Iterator[RunningSandbox]:
     with start_sandbox(api_keys=(KEY,), credits=1_000_000, job_seconds=0.0, seed=5) as running:
         yield running
-
-
-def charged(sandbox: RunningSandbox) -> int:
-    return int(usage(sandbox, KEY)["credits_charged"])
 
 
 def spellings(base_url: str) -> list[str]:
@@ -72,7 +68,7 @@ def test_four_spellings_of_one_service_share_one_cap(
             api_key=KEY, base_url=base_url, cache_dir=tmp_path, spending_cap=f"{CAP}/day"
         ) as client:
             done += spend(client, f"spelling{n}-", CAP)
-    assert charged(sandbox) == CAP, "one account, one cap: not one per spelling"
+    assert sandbox.charged(KEY) == CAP, "one account, one cap: not one per spelling"
     assert done == CAP
     assert len(list(tmp_path.glob("*-ledger.sqlite"))) == 1
 
@@ -95,7 +91,7 @@ def test_spend_in_a_ledger_of_an_older_spelling_still_counts(
     with Client(api_key=KEY, base_url=typed, cache_dir=tmp_path, spending_cap=CAP) as again:
         assert again.spent() == CAP, "the older ledger's rows are copied once"
         assert spend(again, "again-", 5) == 0
-    assert charged(sandbox) == CAP - 15
+    assert sandbox.charged(KEY) == CAP - 15
 
 
 def test_a_run_killed_with_calls_in_flight_leaves_them_counted(
@@ -128,7 +124,7 @@ def test_a_run_killed_with_calls_in_flight_leaves_them_counted(
     )
     cache = tmp_path / "cache"
     # The sandbox charges a call on arrival and answers it 4 s later: all CAP are in flight.
-    wait_for(lambda: charged(sandbox) >= CAP, "every call in flight")
+    wait_for(lambda: sandbox.charged(KEY) >= CAP, "every call in flight")
     assert _reserved(cache)[0] == CAP
     kill(process)
     lease_over = _reserved(cache)[1]
@@ -138,7 +134,7 @@ def test_a_run_killed_with_calls_in_flight_leaves_them_counted(
     again = tmp_path / "again.csv"
     pl.DataFrame({"Site": [f"again{n}.io" for n in range(CAP)]}).write_csv(again)
     rerun = run_cli(env, args[0], str(again), *args[1:], "--out", str(tmp_path / "again.parquet"))
-    assert charged(sandbox) <= CAP, rerun.stderr
+    assert sandbox.charged(KEY) <= CAP, rerun.stderr
     credits = run_cli(env, "credits")
     assert f"(+{CAP} possibly)" in credits.stdout, credits.stdout
 
@@ -170,7 +166,7 @@ def test_a_price_of_0_for_a_paid_endpoint_is_refused_on_load(
     assert "get-company-details" in lines[0]
     assert "PROFNET_FREE_ON_PLAN" in lines[0]
     assert "Traceback" not in result.stderr
-    assert charged(sandbox) == 0
+    assert sandbox.charged(KEY) == 0
 
 
 def test_an_endpoint_free_on_the_plan_says_so(sandbox: RunningSandbox, tmp_path: Path) -> None:

@@ -34,13 +34,6 @@ def env(sandbox: RunningSandbox, tmp_path: Path) -> dict[str, str]:
     return cli_env(sandbox.base_url, KEY, tmp_path)
 
 
-def charged(sandbox: RunningSandbox) -> int:
-    usage = requests.get(
-        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
-    ).json()
-    return int(usage["credits_charged"])
-
-
 def accounts(tmp_path: Path, count: int = 0) -> Path:
     rows = [
         "Name,Site",
@@ -77,7 +70,7 @@ def test_enrich_previews_then_writes_a_safe_xlsx(
         preview.stderr
     )
     assert "at most 2 credits" in preview.stderr
-    assert charged(sandbox) == 0
+    assert sandbox.charged(KEY) == 0
     out = tmp_path / "accounts-enriched.xlsx"
     result = run(
         env,
@@ -125,7 +118,7 @@ def test_enrich_previews_then_writes_a_safe_xlsx(
     )
     assert again.returncode == 0, again.stderr
     assert "0 credits spent" in again.stderr
-    assert charged(sandbox) == 2
+    assert sandbox.charged(KEY) == 2
 
 
 def test_enrich_with_a_budget_marks_what_it_did_not_fetch(
@@ -154,7 +147,7 @@ def test_enrich_with_a_budget_marks_what_it_did_not_fetch(
     frame = pl.read_parquet(out)
     assert frame.height == 10
     assert frame["company_error"].str.starts_with("budget reached").sum() == 4
-    assert charged(sandbox) == 3
+    assert sandbox.charged(KEY) == 3
 
 
 @pytest.mark.parametrize(("option", "value"), [("--concurrency", "0"), ("--budget", "-3")])
@@ -168,7 +161,7 @@ def test_an_impossible_count_is_refused_before_anything_is_read_or_paid(
     assert option in result.stderr
     assert value in result.stderr
     assert not (tmp_path / "out.csv").exists()
-    assert charged(sandbox) == 0
+    assert sandbox.charged(KEY) == 0
 
 
 def test_ctrl_c_saves_what_is_done_and_a_rerun_pays_for_the_rest(
@@ -194,7 +187,7 @@ def test_ctrl_c_saves_what_is_done_and_a_rerun_pays_for_the_rest(
         [*CLI, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     deadline = time.monotonic() + 30
-    while charged(sandbox) < 5 and time.monotonic() < deadline:
+    while sandbox.charged(KEY) < 5 and time.monotonic() < deadline:
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
@@ -203,11 +196,11 @@ def test_ctrl_c_saves_what_is_done_and_a_rerun_pays_for_the_rest(
     partial = pl.read_csv(out, infer_schema=False)
     done = partial["company_name"].drop_nulls().len()
     assert 0 < done < 42
-    paid = charged(sandbox)
+    paid = sandbox.charged(KEY)
     requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 0}, timeout=5)
     rerun = run(env, *args)
     assert rerun.returncode == 0, rerun.stderr
-    assert charged(sandbox) == 42, f"paid {paid} before, then only the rest"
+    assert sandbox.charged(KEY) == 42, f"paid {paid} before, then only the rest"
     assert pl.read_csv(out, infer_schema=False)["company_error"].null_count() == 44
 
 
@@ -240,19 +233,19 @@ def test_search_writes_results_and_reattaches_for_free(
     assert "leads search: At most 80 credits: 50 credits to start the search" in result.stderr
     assert "this search: 80 credits." in result.stderr, "its own spend, not the ledger's"
     request_id = result.stderr.split("leads search ")[1].split()[0]
-    assert charged(sandbox) == 50 + 30
+    assert sandbox.charged(KEY) == 50 + 30
     again = run(
         env, "search", "leads", "--request-id", request_id, "--out", str(tmp_path / "b.xlsx")
     )
     assert again.returncode == 0, again.stderr
     assert "0 credits: reused." in again.stderr
-    assert charged(sandbox) == 80
+    assert sandbox.charged(KEY) == 80
     reused = run(
         env, "search", "leads", "--title-keywords", "CTO", "--limit", "30", "--out", str(out)
     )
     assert "leads search: Free: the same search ran" in reused.stderr
     assert "0 credits: reused." in reused.stderr
-    assert charged(sandbox) == 80
+    assert sandbox.charged(KEY) == 80
     companies = run(
         env,
         "search",
@@ -308,11 +301,8 @@ def out_of_credits(env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path)
     frame = pl.read_csv(out)
     assert frame.height == 10, "every row kept"
     assert frame["company_name"].is_not_null().sum() == 3
-    assert charged(sandbox) == 3
-    calls = requests.get(
-        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
-    ).json()["calls"]["get-company-details"]["calls"]
-    assert calls <= 4, "stopped sending at the first 402"
+    assert sandbox.charged(KEY) == 3
+    assert sandbox.calls(KEY, "get-company-details") <= 4, "stopped sending at the first 402"
 
 
 def test_the_output_is_checked_before_anything_is_paid(
@@ -328,7 +318,7 @@ def test_the_output_is_checked_before_anything_is_paid(
     assert denied.returncode == 1
     assert "cannot be written" in denied.stderr
     assert "nothing was paid" in denied.stderr
-    assert charged(sandbox) == 0
+    assert sandbox.charged(KEY) == 0
 
 
 def test_the_spending_cap_is_kept_shown_and_holds_across_runs(
@@ -341,7 +331,7 @@ def test_the_spending_cap_is_kept_shown_and_holds_across_runs(
         source = tmp_path / f"run{attempt}.csv"
         pl.DataFrame({"website": [f"cap{attempt}-{n}.io" for n in range(3)]}).write_csv(source)
         run(env, "enrich", str(source), "--kind", "company", "--out", str(tmp_path / "o.csv"))
-    assert charged(sandbox) == 4
+    assert sandbox.charged(KEY) == 4
     shown = run(env, "credits")
     assert "spending cap: 4/day for every run on this ledger" in shown.stdout
     assert "0 left" in shown.stdout
@@ -360,7 +350,7 @@ def test_lookup_shows_its_cost_first_and_ends_with_its_own_spend(
     again = run(env, "lookup", "company", "costly.io")
     assert "1 lookup: 1 cached (free); at most 0 credits." in again.stderr
     assert "0 credits: cached" in again.stderr
-    assert charged(sandbox) == 2
+    assert sandbox.charged(KEY) == 2
 
 
 def test_search_takes_place_names_for_location_filters(

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
 
 from profnet_sheets.client.transport import Transport
 from profnet_sheets.config import ApiKey, Settings
@@ -57,19 +56,12 @@ def profile_env(box: RunningSandbox, home: Path, **changes: str) -> dict[str, st
     return {name: value for name, value in env.items() if value}
 
 
-def charged(box: RunningSandbox) -> dict[str, Any]:
-    answer = requests.get(f"{box.base_url}/_sandbox/usage", headers={HEADER: KEY}, timeout=10)
-    answer.raise_for_status()
-    result: dict[str, Any] = answer.json()
-    return result
-
-
 def last_line(output: str) -> str:
     return output.strip().splitlines()[-1]
 
 
 def test_a_right_setup_is_ready_and_costs_nothing(other: RunningSandbox, tmp_path: Path) -> None:
-    before = charged(other)
+    before = other.usage(KEY)
     done = run_cli(profile_env(other, tmp_path), "check")
     assert done.returncode == 0, done.stdout + done.stderr
     assert last_line(done.stdout) == "OK: ready"
@@ -83,7 +75,7 @@ def test_a_right_setup_is_ready_and_costs_nothing(other: RunningSandbox, tmp_pat
     assert "get-lead-results              1 credit per item" in done.stdout
     assert "spent:       0 credits" in done.stdout
     assert KEY not in done.stdout + done.stderr
-    after = charged(other)
+    after = other.usage(KEY)
     assert after["credits_charged"] == before["credits_charged"], "the check is free"
     assert after["balance"] == before["balance"]
 
@@ -115,12 +107,12 @@ def test_a_right_setup_is_ready_and_costs_nothing(other: RunningSandbox, tmp_pat
 def test_each_mistake_is_one_line_that_says_what_to_change(
     other: RunningSandbox, tmp_path: Path, changes: dict[str, str], says: str
 ) -> None:
-    before = charged(other)["credits_charged"]
+    before = other.charged(KEY)
     done = run_cli(profile_env(other, tmp_path, **changes), "check")
     assert done.returncode == 1
     assert last_line(done.stdout) == says
     assert "Traceback" not in done.stderr
-    assert charged(other)["credits_charged"] == before
+    assert other.charged(KEY) == before
 
 
 def test_an_unreachable_base_url_is_said_so(other: RunningSandbox, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from profnet_sheets import Client
 from profnet_sheets.sandbox import start_sandbox
-from tests.integration.client.conftest import set_faults, usage
+from tests.integration.client.conftest import set_faults
 from tests.integration.conftest import cli_env, run_cli
 
 pytestmark = pytest.mark.integration
@@ -20,12 +20,12 @@ def test_a_search_summary_tells_sure_and_maybe_credits_apart(tmp_path: Path) -> 
     with start_sandbox(api_keys=(KEY,), credits=1_000_000, job_seconds=0.0, seed=7) as sandbox:
         with Client(api_key=KEY, base_url=sandbox.base_url, cache_dir=tmp_path / "other") as c:
             request_id = c.search("leads", title_keywords="CTO", limit=100).request_id
-        before = int(usage(sandbox, KEY)["credits_charged"])
+        before = sandbox.charged(KEY)
         set_faults(sandbox, drop_rate=0.5)  # connections cut: a results page lost may be paid
         env = cli_env(sandbox.base_url, KEY, tmp_path)
         out = tmp_path / "leads.csv"
         done = run_cli(env, "search", "leads", "--request-id", request_id, "--out", str(out))
-        sure = int(usage(sandbox, KEY)["credits_charged"]) - before
+        sure = sandbox.charged(KEY) - before
 
     assert done.returncode == 1, done.stderr
     said = " ".join(done.stderr.split())

@@ -14,7 +14,6 @@ import pytest
 
 from profnet_sheets.batch.workflow import EXIT_STOPPED
 from profnet_sheets.sandbox import start_sandbox
-from tests.integration.client.conftest import usage
 from tests.integration.conftest import cli_env, run_cli
 
 pytestmark = pytest.mark.integration
@@ -57,7 +56,7 @@ def test_a_full_disk_stops_the_buying_and_says_what_a_rerun_pays(
         env["PROFNET_CACHE"] = str(answers)  # the answers on the small disk, the rest not
         args = ["enrich", str(source), "--column", "Site", "--kind", "company"]
         done = run_cli(env, *args, "--out", str(out), "--yes", "--concurrency", "1")
-        paid = int(usage(sandbox, KEY)["credits_charged"])
+        paid = sandbox.charged(KEY)
 
     assert done.returncode == EXIT_STOPPED, done.stderr
     kept = sqlite3.connect(answers).execute("SELECT count(*) FROM responses").fetchone()[0]

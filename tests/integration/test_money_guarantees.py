@@ -30,13 +30,6 @@ def sandbox() -> Iterator[RunningSandbox]:
         yield running
 
 
-def charged(sandbox: RunningSandbox) -> int:
-    response = requests.get(
-        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
-    )
-    return int(response.json()["credits_charged"])
-
-
 def domains(count: int) -> pl.DataFrame:
     return pl.DataFrame({"website": [f"money{n}.io" for n in range(count)]})
 
@@ -65,12 +58,12 @@ def test_a_cache_that_dies_mid_run_loses_no_paid_answer(
     refused = result.filter(pl.col("company_error").str.contains("not fetched")).height
     assert answered + refused == 200, "every row is kept, answered or marked"
     assert refused > 0, "the run stopped buying"
-    assert charged(sandbox) == answered, "every answer paid for is in the output"
+    assert sandbox.charged(KEY) == answered, "every answer paid for is in the output"
     assert client.stopped is not None
     assert "cache" in client.stopped
     with pytest.raises(StoppedBuying, match="stopped buying"):
         client.get_company_details(domain="one-more.io")
-    assert charged(sandbox) == answered, "nothing more bought"
+    assert sandbox.charged(KEY) == answered, "nothing more bought"
     client.close()
 
 
@@ -120,9 +113,9 @@ def test_a_budget_holds_against_answers_that_cannot_be_read(
         progress=False,
     )
     assert result.height == 500
-    assert charged(sandbox) <= 50, "the budget is a cap, also for answers not understood"
-    assert charged(sandbox) <= 3 + 8, "buying stops after 3 unreadable answers in a row"
-    assert client.spent(uncertain=True) == charged(sandbox), "each counted as possibly charged"
+    assert sandbox.charged(KEY) <= 50, "the budget is a cap, also for answers not understood"
+    assert sandbox.charged(KEY) <= 3 + 8, "buying stops after 3 unreadable answers in a row"
+    assert client.spent(uncertain=True) == sandbox.charged(KEY), "each counted as possibly charged"
     assert client.stopped is not None
     assert "does not read" in client.stopped
     client.close()
@@ -144,7 +137,7 @@ def test_a_budget_cuts_off_in_row_order(sandbox: RunningSandbox, tmp_path: Path)
     assert [error is None for error in errors[5:]] == [False, False, True, False, False], (
         "rows 6 on are cut off, but for row 8: cached, free"
     )
-    assert charged(sandbox) == 1 + 5
+    assert sandbox.charged(KEY) == 1 + 5
     client.close()
 
 
@@ -204,9 +197,9 @@ def test_a_budget_holds_when_answers_break_after_the_service_charged(
             progress=False,
         )
         assert result.height == 100, "every row kept"
-        assert charged(sandbox) <= 20, f"{mode}: the budget is a cap"
+        assert sandbox.charged(KEY) <= 20, f"{mode}: the budget is a cap"
         counted = client.spent() + client.spent(uncertain=True)
-        assert counted >= charged(sandbox), f"{mode}: every charge counted, surely or maybe"
+        assert counted >= sandbox.charged(KEY), f"{mode}: every charge counted, surely or maybe"
         client.close()
     finally:
         server.shutdown()

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-import requests
 from nbclient import NotebookClient
 
 pytestmark = pytest.mark.integration
@@ -99,11 +98,7 @@ def test_on_the_real_service_no_notebook_spends_when_it_loads(
             kernel_name="python3",
             resources={"metadata": {"path": str(tmp_path)}},
         ).execute()
-        usage = requests.get(
-            f"{service.base_url}/_sandbox/usage",
-            headers={"X-SERVICE-API-KEY": "real-key"},
-            timeout=5,
-        ).json()
+        usage = service.usage("real-key")
     shown = json.dumps([cell.get("outputs", []) for cell in notebook.cells])
     assert '"output_type": "error"' not in shown
     if name in ("03_lead_search.ipynb", "04_company_search.ipynb"):

@@ -26,7 +26,7 @@ import pytest
 import requests
 
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
-from tests.integration.client.conftest import set_faults, usage
+from tests.integration.client.conftest import set_faults
 from tests.integration.conftest import CLI, cli_env, run_cli
 
 pytestmark = pytest.mark.integration
@@ -51,14 +51,6 @@ def env(sandbox: RunningSandbox, tmp_path: Path) -> Iterator[dict[str, str]]:
     set_faults(sandbox, latency_ms=0)
 
 
-def charged(sandbox: RunningSandbox) -> int:
-    return int(usage(sandbox, KEY)["credits_charged"])
-
-
-def calls(sandbox: RunningSandbox, endpoint: str) -> int:
-    return int(usage(sandbox, KEY)["calls"].get(endpoint, {}).get("calls", 0))
-
-
 def wait_for(condition: Callable[[], bool], what: str, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
@@ -75,10 +67,10 @@ def kill(process: subprocess.Popen[str]) -> None:
 
 def settled_charge(sandbox: RunningSandbox) -> int:
     """The server's charge once calls the dead process left in flight have been served."""
-    last = charged(sandbox)
+    last = sandbox.charged(KEY)
     while True:
         time.sleep(0.3)
-        now = charged(sandbox)
+        now = sandbox.charged(KEY)
         if now == last:
             return now
         last = now
@@ -121,7 +113,7 @@ def test_an_enrichment_killed_half_way_resumes_and_pays_only_for_the_rest(
     process = subprocess.Popen(
         [*CLI, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True
     )
-    wait_for(lambda: charged(sandbox) >= UNIQUE // 2, "half of the companies")
+    wait_for(lambda: sandbox.charged(KEY) >= UNIQUE // 2, "half of the companies")
     kill(process)
     paid_before = settled_charge(sandbox)
     saved = saved_answers(tmp_path / "cache")
@@ -145,7 +137,7 @@ def test_an_enrichment_killed_half_way_resumes_and_pays_only_for_the_rest(
     assert result["company_profnet_url"].to_list() == [
         f"https://www.profnet.com/company/crash{c}-io/" for c in companies
     ], "each row holds its own company"
-    total = charged(sandbox)
+    total = sandbox.charged(KEY)
     print(
         f"\ncrash: {ROWS} rows, {UNIQUE} unique; killed at {paid_before} charged, {saved} saved, "
         f"{died_in_flight} died in flight; re-run paid {total - paid_before} in {elapsed:.1f} s; "
@@ -173,12 +165,12 @@ def test_a_lead_search_killed_while_polling_is_reattached_without_a_new_search(
             stderr=stderr,
             text=True,
         )
-        wait_for(lambda: calls(sandbox, "get-lead-search-status") >= 1, "the CLI to poll")
+        wait_for(lambda: sandbox.calls(KEY, "get-lead-search-status") >= 1, "the CLI to poll")
         kill(process)
     request_id = log.read_text().split("leads search ")[1].split()[0]
-    polls_before = calls(sandbox, "get-lead-search-status")
+    polls_before = sandbox.calls(KEY, "get-lead-search-status")
     assert not out.exists()
-    assert calls(sandbox, "search-leads") == 1
+    assert sandbox.calls(KEY, "search-leads") == 1
 
     requests.post(
         f"{sandbox.base_url}/_sandbox/clock", json={"advance": JOB_SECONDS}, timeout=5
@@ -191,10 +183,10 @@ def test_a_lead_search_killed_while_polling_is_reattached_without_a_new_search(
     assert rerun.returncode == 0, rerun.stderr
     assert f"leads search {request_id}" in rerun.stderr, "the same search, not a new one"
     assert pl.read_csv(out).height == LEADS
-    spent = usage(sandbox, KEY)["calls"]
+    spent = sandbox.usage(KEY)["calls"]
     print(
         f"\nsearch killed after {polls_before} status polls, re-attached by {reattach}: "
-        f"{spent['search-leads']['calls']} creation, {charged(sandbox)} credits in all"
+        f"{spent['search-leads']['calls']} creation, {sandbox.charged(KEY)} credits in all"
     )
     assert spent["search-leads"] == {"calls": 1, "credits": 50, "errors": 0}
-    assert charged(sandbox) == 50 + LEADS, "one creation, each result once"
+    assert sandbox.charged(KEY) == 50 + LEADS, "one creation, each result once"

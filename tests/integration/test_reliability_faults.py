@@ -29,7 +29,7 @@ import requests
 from profnet_sheets import Client, ServiceError, TransportError
 from profnet_sheets.batch import enrich
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
-from tests.integration.client.conftest import set_faults, usage
+from tests.integration.client.conftest import set_faults
 
 pytestmark = pytest.mark.integration
 KEY = "reliability-faults-key"
@@ -231,7 +231,7 @@ def test_ten_thousand_rows_through_faults_lose_nothing_and_pay_once_per_key(
     assert not answered & failed.keys(), "every row of one key has the same outcome"
     assert len(answered) + len(failed) == UNIQUE
 
-    server = usage(fresh, KEY)
+    server = fresh.usage(KEY)
     lookups = server["calls"]["get-company-details"]
     status = wire.outcomes
     drops = wire.attempts - lookups["calls"]  # cut before the server's work: it never saw them
@@ -284,7 +284,7 @@ def test_lost_answers_cost_no_more_than_the_ledger_flags_uncertain(
     set_faults(fresh, latency_ms=2, spike_rate=0.05, spike_ms=500)
     out = enrich(frame, "site", "company", client=client, concurrency=CONCURRENCY, progress=False)
     answered = out.filter(pl.col("company_error").is_null())["site"].n_unique()
-    charged = usage(fresh, KEY)["credits_charged"]
+    charged = fresh.charged(KEY)
     sure, uncertain = client.ledger.total(), client.ledger.total(uncertain=True)
     print(f"\nlost answers: {answered} answered, {charged} charged, {sure} sure + {uncertain} ?")
 
@@ -307,7 +307,7 @@ def test_every_lost_attempt_of_a_lookup_that_never_answers_is_counted(
     with pytest.raises(TransportError):
         client.get_company_details(domain="never-answers.io")
     time.sleep(0.4)  # every abandoned attempt has reached the sandbox (it charges on arrival)
-    assert usage(fresh, KEY)["credits_charged"] == 3
+    assert fresh.charged(KEY) == 3
     assert client.ledger.total(uncertain=True) == 3
     assert client.budget.spent == 3
 

@@ -32,7 +32,6 @@ from hypothesis import strategies as st
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.cli import main
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
-from tests.integration.client.conftest import usage
 from tests.integration.conftest import cli_env
 from tests.unit.test_batch_io import ooxml_unescape
 
@@ -64,14 +63,13 @@ class Cli:
         return CliRunner().invoke(main, list(args), env=env, catch_exceptions=True)
 
     def charged(self) -> int:
-        return int(usage(self.sandbox, self.key)["credits_charged"])
+        return self.sandbox.charged(self.key)
 
     def charged_but_places(self) -> int:
         """What was charged for anything but place names looked up (a search takes them by
         name: each is a paid lookup the user asked for, kept for 90 days)."""
-        found = usage(self.sandbox, self.key)
-        places = found["calls"].get("find-geocode-by-location", {}).get("credits", 0)
-        return int(found["credits_charged"]) - int(places)
+        places = self.sandbox.charged(self.key, "find-geocode-by-location")
+        return self.charged() - places
 
 
 @pytest.fixture

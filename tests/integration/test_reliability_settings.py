@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import requests
 from click.testing import CliRunner, Result
 
 from profnet_sheets.cli import main
@@ -48,13 +47,6 @@ def locked_redis() -> Iterator[str]:
     """A real Redis that demands PASSWORD: its URL, without the password."""
     with redis_server(password=PASSWORD) as url:
         yield url
-
-
-def charged(sandbox: RunningSandbox) -> int:
-    response = requests.get(
-        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
-    )
-    return int(response.json()["credits_charged"])
 
 
 def closed_port() -> int:
@@ -164,10 +156,10 @@ def test_the_key_is_read_from_stdin(tmp_path: Path, sandbox: RunningSandbox) -> 
     assert saved.returncode == 0, saved.stderr
     assert_safe(saved.stdout + saved.stderr)  # nor the key read
     assert f'api_key = "{KEY}"' in (tmp_path / "config.toml").read_text()  # no line end
-    before = charged(sandbox)
+    before = sandbox.charged(KEY)
     looked_up = run(env, "lookup", "company", "stripe.com")
     assert looked_up.returncode == 0, looked_up.stderr
-    assert charged(sandbox) == before + 1  # the key read from stdin is the one used
+    assert sandbox.charged(KEY) == before + 1  # the key read from stdin is the one used
 
 
 def test_the_key_is_asked_for_in_a_terminal_without_being_echoed(tmp_path: Path) -> None:
@@ -251,7 +243,7 @@ def test_a_config_file_that_cannot_be_written_is_one_line(cli: Cli, tmp_path: Pa
 def test_an_unreachable_redis_is_refused_before_anything_is_paid(
     cli: Cli, sandbox: RunningSandbox
 ) -> None:
-    before = charged(sandbox)
+    before = sandbox.charged(KEY)
     for url, named in [
         ("redis://:pw-SECRET@nohost.invalid:6379/0", "redis://:***@nohost.invalid:6379/0"),
         (f"redis://127.0.0.1:{closed_port()}/0", "Connection refused"),
@@ -260,7 +252,7 @@ def test_an_unreachable_redis_is_refused_before_anything_is_paid(
             "lookup", "company", "stripe.com", cache=url, base_url=sandbox.base_url, api_key=KEY
         )
         refused(result, "Cannot use the Redis cache", named, "PROFNET_CACHE")
-    assert charged(sandbox) == before
+    assert sandbox.charged(KEY) == before
 
 
 def test_a_redis_refusing_the_password_is_refused_before_anything_is_paid(
@@ -268,15 +260,15 @@ def test_a_redis_refusing_the_password_is_refused_before_anything_is_paid(
 ) -> None:
     host = locked_redis.removeprefix("redis://")
     service = {"base_url": sandbox.base_url, "api_key": KEY}
-    before = charged(sandbox)
+    before = sandbox.charged(KEY)
     wrong = cli("lookup", "company", "stripe.com", cache=f"redis://:hunter2@{host}/0", **service)
     refused(wrong, f"redis://:***@{host}/0", "refused the password")
     missing = cli("lookup", "company", "stripe.com", cache=f"redis://{host}/0", **service)
     refused(missing, "asks for a password")
-    assert charged(sandbox) == before
+    assert sandbox.charged(KEY) == before
     right = cli("lookup", "company", "stripe.com", cache=f"redis://:{PASSWORD}@{host}/0", **service)
     assert right.exit_code == 0, right.output
-    assert charged(sandbox) == before + 1
+    assert sandbox.charged(KEY) == before + 1
     info = cli("cache", "info", cache=f"redis://:{PASSWORD}@{host}/0", **service)
     assert f"cache: redis://:***@{host}/0" in info.output
 
@@ -287,10 +279,10 @@ def test_a_garbage_cache_file_says_what_to_do_and_cache_clear_starts_it_anew(
     cache = cli.home / "answers.sqlite"
     cache.write_bytes(os.urandom(8192))
     service = {"cache": str(cache), "base_url": sandbox.base_url, "api_key": KEY}
-    before = charged(sandbox)
+    before = sandbox.charged(KEY)
     for command in (["lookup", "company", "stripe.com"], ["cache", "info"], ["credits"]):
         refused(cli(*command, **service), str(cache), "cannot be read", "cache clear")
-    assert charged(sandbox) == before
+    assert sandbox.charged(KEY) == before
     cleared = cli("cache", "clear", "--yes", **service)
     assert cleared.exit_code == 0, cleared.output
     assert f"Removed the unreadable cache file {cache}" in cleared.output
@@ -298,7 +290,7 @@ def test_a_garbage_cache_file_says_what_to_do_and_cache_clear_starts_it_anew(
         assert db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
     for _ in range(2):
         assert cli("lookup", "company", "stripe.com", **service).exit_code == 0
-    assert charged(sandbox) == before + 1  # the new cache keeps answers
+    assert sandbox.charged(KEY) == before + 1  # the new cache keeps answers
 
 
 def test_garbage_in_the_default_cache_folder_is_cleared_too(tmp_path: Path) -> None:
@@ -342,13 +334,13 @@ def test_an_emptied_answers_file_is_said_as_a_damaged_one_and_not_paid_again(
     linked in), so one that is was emptied: refused as a damaged one, `cache clear` starts it."""
     env = cli_env(sandbox.base_url, KEY, tmp_path)
     answers = emptied_after_a_lookup(env, tmp_path / "cache", "*-answers.sqlite")
-    before = charged(sandbox)
+    before = sandbox.charged(KEY)
     again = run(env, "lookup", "company", "stripe.com")
     assert again.returncode == 1
     said = " ".join(again.stderr.split())
     assert f"The cache file {answers} cannot be read (it is empty: 0 bytes)" in said
     assert "cache clear" in said
-    assert charged(sandbox) == before, "nothing paid again without a word"
+    assert sandbox.charged(KEY) == before, "nothing paid again without a word"
     cleared = run(env, "cache", "clear", "--yes")
     assert cleared.returncode == 0, cleared.stderr
     assert f"Removed the unreadable cache file {answers}" in cleared.stderr

@@ -38,14 +38,6 @@ def sandbox() -> Iterator[RunningSandbox]:
         yield running
 
 
-def _charged(sandbox: RunningSandbox) -> tuple[int, int]:
-    usage = requests.get(
-        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
-    ).json()
-    calls = usage["calls"].get("get-company-details", {})
-    return int(calls.get("calls", 0)), int(usage["credits_charged"])
-
-
 def _enrich_at_once(sandbox: RunningSandbox, cache: str, work: Path) -> dict[str, pl.DataFrame]:
     """Both processes' enrich commands, started together; their outputs."""
     requests.post(f"{sandbox.base_url}/_sandbox/reset", timeout=5).raise_for_status()
@@ -85,7 +77,7 @@ def _check(outputs: dict[str, pl.DataFrame], sandbox: RunningSandbox) -> None:
         assert out["company_error"].null_count() == out.height, "every row has its company"
         assert out["company_name"].null_count() == 0
     distinct = len(SHARED) + sum(len(own) for own in ONLY.values())
-    calls, credits = _charged(sandbox)
+    calls, credits = sandbox.calls(KEY, "get-company-details"), sandbox.charged(KEY)
     assert (calls, credits) == (distinct, distinct), (
         f"{calls - distinct} keys were bought twice by the racing processes"
     )

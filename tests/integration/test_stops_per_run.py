@@ -42,15 +42,6 @@ def set_credits(sandbox: RunningSandbox, credits: int) -> None:
     ).raise_for_status()
 
 
-def calls(sandbox: RunningSandbox) -> int:
-    """Calls of get-company-details the sandbox received from the poor key, paid or not."""
-    response = requests.get(
-        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": POOR}, timeout=5
-    )
-    response.raise_for_status()
-    return int(response.json()["calls"].get("get-company-details", {}).get("calls", 0))
-
-
 def _client_on(base_url: str, tmp_path: Path) -> Client:
     return Client(
         api_key=POOR,
@@ -82,12 +73,14 @@ def test_a_second_enrichment_asks_again_after_a_top_up(
     first = Enrichment(client, domains(10), "website", "company")
     _, outcome = first.run(concurrency=1)
     assert (outcome.ending, outcome.done) == ("credits", 3)
-    assert calls(sandbox) == 4, "3 paid, one 402, then nothing more sent in that run"
+    assert sandbox.calls(POOR, "get-company-details") == 4, (
+        "3 paid, one 402, then nothing more sent in that run"
+    )
     set_credits(sandbox, 100)
     second = Enrichment(client, domains(10), "website", "company")
     _, again = second.run(concurrency=1)
     assert (again.ending, again.done, again.spent) == (None, 10, 7), "the 3 done are free"
-    assert calls(sandbox) == 4 + 7
+    assert sandbox.calls(POOR, "get-company-details") == 4 + 7
 
 
 def test_enrich_called_twice_on_one_client_asks_again(
@@ -112,16 +105,16 @@ def test_an_excel_formula_asks_again_once_the_stop_has_held(
     stopped = formulas.company("xl3.io", "company_name")
     assert str(stopped).startswith("#PROFNET! out of credits"), "the 402 itself"
     set_credits(sandbox, 100)
-    sent = calls(sandbox)
+    sent = sandbox.calls(POOR, "get-company-details")
     for i in range(4, 24):  # the rest of the recalculation: refused here, nothing sent
         assert str(formulas.company(f"xl{i}.io", "company_name")).startswith("#PROFNET! out of")
-    assert calls(sandbox) == sent
+    assert sandbox.calls(POOR, "get-company-details") == sent
     clock.now += STOP_HOLD
     for i in range(3, 23):  # the next recalculation, after the top-up
         name = formulas.company(f"xl{i}.io", "company_name")
         assert isinstance(name, str)
         assert not name.startswith("#"), name
-    assert calls(sandbox) == sent + 20
+    assert sandbox.calls(POOR, "get-company-details") == sent + 20
 
 
 def test_a_form_action_asks_again_after_a_top_up(
@@ -161,12 +154,14 @@ def test_excel_reaches_the_service_once_it_is_back(closed_port: int, tmp_path: P
             assert session.current().client.unreachable is not None
             with start_sandbox(api_keys=(POOR,), credits=100, port=closed_port) as sandbox:
                 assert formulas.company("back0.io", "company_name") == UNREACHABLE
-                assert calls(sandbox) == 0, "the stop held for that recalculation"
+                assert sandbox.calls(POOR, "get-company-details") == 0, (
+                    "the stop held for that recalculation"
+                )
                 clock.now += STOP_HOLD
                 names = formulas.company(column, "company_name")
                 assert isinstance(names, list)
                 assert all(not str(row[0]).startswith("#") for row in names), names
-                assert calls(sandbox) == 20
+                assert sandbox.calls(POOR, "get-company-details") == 20
         finally:
             session.reset()
 
@@ -180,7 +175,7 @@ def test_a_later_enrichment_reaches_the_service_once_it_is_back(
         with start_sandbox(api_keys=(POOR,), credits=100, port=closed_port) as sandbox:
             _, again = Enrichment(client, domains(30), "website", "company").run()
             assert (again.ending, again.done) == (None, 30)
-            assert calls(sandbox) == 30
+            assert sandbox.calls(POOR, "get-company-details") == 30
 
 
 def test_a_store_failure_still_stops_every_later_run(
@@ -196,7 +191,7 @@ def test_a_store_failure_still_stops_every_later_run(
             killable_redis.kill()  # the team's Redis dies between two runs
             with pytest.raises(StoppedBuying):
                 client.get_company_details(domain="lost.io")  # the store fails: buying stops
-            paid = calls(sandbox)
+            paid = sandbox.calls(POOR, "get-company-details")
             _, outcome = Enrichment(client, domains(3), "website", "company").run()
             assert outcome.ending == "stopped"
-            assert calls(sandbox) == paid, "the later run sent nothing"
+            assert sandbox.calls(POOR, "get-company-details") == paid, "the later run sent nothing"

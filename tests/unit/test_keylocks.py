@@ -1,11 +1,22 @@
-"""Per-key locks: equal keys wait for each other, different keys never do, nothing piles up."""
+"""Per-key locks: equal keys wait for each other, different keys never do, nothing piles up.
+
+Sequenced by what the table says (`users`: threads holding or waiting), never by time.
+"""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 
 from profnet_sheets.client.keylocks import KeyLocks
+
+
+def _until_waiting(locks: KeyLocks, key: str, users: int) -> None:
+    """Return once `users` threads hold or wait for `key` (the others are blocked in acquire)."""
+    while locks.users(key) < users:
+        time.sleep(0)  # give the other thread its turn
 
 
 class _SameHash:
@@ -24,30 +35,25 @@ class _SameHash:
 def test_an_equal_key_waits_for_the_holder() -> None:
     locks = KeyLocks()
     order: list[str] = []
-    held = threading.Event()
 
-    def holder() -> None:
+    def waiter() -> None:
         with locks("company a"):
-            held.set()
-            time.sleep(0.05)
-            order.append("holder done")
+            order.append("waiter in")
 
-    thread = threading.Thread(target=holder)
-    thread.start()
-    held.wait(5)
     with locks("company a"):
-        order.append("waiter in")
-    thread.join(5)
+        thread = threading.Thread(target=waiter)
+        thread.start()
+        _until_waiting(locks, "company a", 2)
+        order.append("holder done")
+    thread.join(10)
     assert order == ["holder done", "waiter in"]
 
 
 def test_different_keys_never_wait_even_when_their_hashes_collide() -> None:
     locks = KeyLocks()
     with locks(_SameHash("a")):
-        started = time.monotonic()
-        assert locks.acquire(_SameHash("b"), timeout=1)
+        assert locks.acquire(_SameHash("b"), timeout=0), "free at once, without a wait"
         locks.release(_SameHash("b"))
-        assert time.monotonic() - started < 0.5
 
 
 def test_the_table_holds_only_keys_in_use() -> None:
@@ -61,7 +67,7 @@ def test_a_timed_out_waiter_leaves_nothing_behind() -> None:
     locks = KeyLocks()
     assert locks.acquire("a")
     result: list[bool] = []
-    thread = threading.Thread(target=lambda: result.append(locks.acquire("a", timeout=0.05)))
+    thread = threading.Thread(target=lambda: result.append(locks.acquire("a", timeout=0)))
     thread.start()
     thread.join(5)
     assert result == [False]
@@ -84,7 +90,7 @@ def test_many_threads_on_a_few_keys_are_exclusive_per_key() -> None:
                     inside[key] += 1
                     if inside[key] > 1:
                         overlaps.append(key)
-                time.sleep(0)
+                time.sleep(0)  # give another thread its turn inside
                 with guard:
                     inside[key] -= 1
 
@@ -106,20 +112,22 @@ def test_reset_frees_every_lock() -> None:
 
 def test_a_waiter_interrupted_leaves_nothing_behind() -> None:
     """Ctrl-C in a notebook while a call waits for an identical one."""
-    import os
-    import signal
-
     locks = KeyLocks()
     assert locks.acquire("k")
-    timer = threading.Timer(0.1, os.kill, (os.getpid(), signal.SIGINT))  # a real Ctrl-C
-    timer.start()
+
+    def press_ctrl_c_once_waiting() -> None:
+        _until_waiting(locks, "k", 2)
+        os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C
+
+    presser = threading.Thread(target=press_ctrl_c_once_waiting)
+    presser.start()
     try:
-        locks.acquire("k", timeout=10)
+        locks.acquire("k", timeout=60)
     except KeyboardInterrupt:
         pass
     else:
         raise AssertionError("the wait was not interrupted")
     finally:
-        timer.join()
+        presser.join(10)
     locks.release("k")
     assert len(locks) == 0

@@ -32,13 +32,6 @@ def client(sandbox: RunningSandbox, tmp_path: Path) -> Iterator[Client]:
         yield made
 
 
-def charged(sandbox: RunningSandbox) -> int:
-    usage = requests.get(
-        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
-    ).json()
-    return int(usage["credits_charged"])
-
-
 MESSY = [
     "stripe.com",
     "https://www.stripe.com/about",
@@ -67,7 +60,7 @@ def test_rows_order_duplicates_and_nulls_are_kept(client: Client, sandbox: Runni
     assert errors[6] is None
     assert errors[3].startswith("invalid input:")
     assert "not a domain" in errors[3]
-    assert charged(sandbox) == 2, "each unique company fetched once"
+    assert sandbox.charged(KEY) == 2, "each unique company fetched once"
     assert out.schema["company_founded"] == pl.Int64
     assert out.schema["company_specialties"] == pl.List(pl.String)
 
@@ -87,19 +80,19 @@ def test_a_rerun_pays_nothing_and_the_plan_knows(client: Client, sandbox: Runnin
         client=Client(api_key=KEY, base_url=sandbox.base_url, cache=client.settings.cache),
         progress=False,
     )
-    assert charged(sandbox) == 2
+    assert sandbox.charged(KEY) == 2
 
 
 def test_the_budget_stops_before_it_is_passed(client: Client, sandbox: RunningSandbox) -> None:
     frame = pl.DataFrame({"site": [f"budget{i}.io" for i in range(6)]})
     out = enrich(frame, "site", "company", client=client, budget=4, concurrency=1, progress=False)
-    assert charged(sandbox) == 4
+    assert sandbox.charged(KEY) == 4
     errors = out["company_error"].to_list()
     assert errors.count(NOT_FETCHED) == 2
     assert out["company_name"].null_count() == 2
     rerun = enrich(frame, "site", "company", client=client, progress=False)
     assert rerun["company_error"].null_count() == 6
-    assert charged(sandbox) == 6, "the re-run paid only for the two it had not fetched"
+    assert sandbox.charged(KEY) == 6, "the re-run paid only for the two it had not fetched"
 
 
 def test_ctrl_c_keeps_what_is_done_and_a_rerun_pays_for_the_rest(
@@ -122,10 +115,10 @@ def test_ctrl_c_keeps_what_is_done_and_a_rerun_pays_for_the_rest(
     assert partial.height == 10
     done = partial["company_name"].drop_nulls().len()
     assert done >= 4, "the four calls before the interruption"
-    assert done == charged(sandbox), "every call paid for is in the result"
+    assert done == sandbox.charged(KEY), "every call paid for is in the result"
     client.call = original  # type: ignore[method-assign]
     enrich(frame, "site", "company", client=client, progress=False)
-    assert charged(sandbox) == 10, "each company paid once across the two runs"
+    assert sandbox.charged(KEY) == 10, "each company paid once across the two runs"
 
 
 def test_calls_in_flight_when_stopped_keep_their_answers(
@@ -154,7 +147,7 @@ def test_calls_in_flight_when_stopped_keep_their_answers(
     partial = caught.value.result
     kept = partial["company_name"].drop_nulls().len()
     assert kept > 1, "the calls under way when it stopped finished and were kept"
-    assert kept == charged(sandbox), "every call paid for is in the result"
+    assert kept == sandbox.charged(KEY), "every call paid for is in the result"
 
 
 def test_lazy_frames_stay_lazy(client: Client) -> None:
@@ -290,7 +283,7 @@ def test_offline_rows_say_they_are_not_in_the_cache(
     offline = client.with_options(offline=True)
     out = enrich(frame, "site", "company", client=offline, progress=False)
     assert out["company_error"].to_list() == [None, OFFLINE_MISS]
-    assert charged(sandbox) == 1
+    assert sandbox.charged(KEY) == 1
 
 
 def test_a_failure_while_planning_is_raised_not_swallowed(client: Client) -> None:
@@ -319,4 +312,4 @@ def test_a_name_clash_is_refused_before_anything_is_paid(
     frame = pl.DataFrame({"site": ["clash.io"], "company_industry": ["mine"]})
     with pytest.raises(ValueError, match="already has company_industry"):
         enrich(frame, "site", "company", client=client, progress=False)
-    assert charged(sandbox) == 0
+    assert sandbox.charged(KEY) == 0

@@ -52,13 +52,6 @@ def env(sandbox: RunningSandbox, tmp_path: Path) -> dict[str, str]:
     return cli_env(sandbox.base_url, KEY, tmp_path)
 
 
-def charged(sandbox: RunningSandbox) -> int:
-    usage = requests.get(
-        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
-    ).json()
-    return int(usage["credits_charged"])
-
-
 def test_four_companies_among_personal_mail_and_placeholders_cost_four_credits(
     client: Client, sandbox: RunningSandbox
 ) -> None:
@@ -71,7 +64,7 @@ def test_four_companies_among_personal_mail_and_placeholders_cost_four_credits(
         "9 blank; at most 4 credits"
     ), "every count is of rows"
     out = enrich(frame, "Website", "company", client=client, progress=False)
-    assert charged(sandbox) == 4
+    assert sandbox.charged(KEY) == 4
     assert out["row"].to_list() == list(range(len(sites))), "every row kept, in order"
     assert out["Website"].to_list() == sites
     assert out["company_name"].null_count() == len(sites) - 4
@@ -103,19 +96,19 @@ def test_a_network_company_page_is_never_filled_with_the_networks_own_company(
     assert "a page URL on linkedin.com, not a profnet.com URL" in errors[2]
     assert "add linkedin.com to the network hosts" in errors[2]
     assert "a page URL on de.linkedin.com" in errors[3]
-    assert charged(sandbox) == 1, "one page, fetched once; the rest cost nothing"
+    assert sandbox.charged(KEY) == 1, "one page, fetched once; the rest cost nothing"
 
 
 def test_job_ids_and_urls_in_every_form_the_service_gives_are_one_lookup(
     client: Client, sandbox: RunningSandbox
 ) -> None:
     job = client.search_jobs(keyword="engineer")["jobs"][0]
-    spent = charged(sandbox)
+    spent = sandbox.charged(KEY)
     forms = [job["job_id"], f"{job['job_id']}.0", job["job_url"], job["job_url"] + "apply/", "N/A"]
     out = enrich(pl.DataFrame({"job": forms}), "job", "job", client=client, progress=False)
     assert out["job_title"].to_list()[:4] == [job["title"]] * 4
     assert out["job_error"].to_list() == [None] * 5
-    assert charged(sandbox) - spent == 1
+    assert sandbox.charged(KEY) - spent == 1
     assert out.schema["job_posted_at"] == pl.Datetime("us", "UTC"), "a timestamp, not text"
 
 
@@ -123,7 +116,7 @@ def test_places_are_one_lookup_whatever_their_case(client: Client, sandbox: Runn
     frame = pl.DataFrame({"City": ["Berlin", "berlin", " BERLIN ", "n/a"]})
     out = enrich(frame, "City", "geocode", client=client, progress=False)
     assert out["geocode_geo_id"].n_unique() == 2  # one place, and the blank
-    assert charged(sandbox) == 1
+    assert sandbox.charged(KEY) == 1
 
 
 def test_a_csvs_values_come_back_as_they_were_in_xlsx(
@@ -175,7 +168,7 @@ def test_a_semicolon_csv_is_written_back_with_semicolons_and_counts_its_errors(
     lines = out.read_text(encoding="utf-8-sig").splitlines()
     assert lines[0].startswith("Firma;Webseite;Notiz;extra_1;company_name;")
     assert lines[1].startswith("Müller;stripe.com;a;;Stripe;")
-    assert charged(sandbox) == 2
+    assert sandbox.charged(KEY) == 2
 
 
 def test_the_cli_warns_about_a_column_that_mostly_cannot_be_keys(
@@ -187,7 +180,7 @@ def test_the_cli_warns_about_a_column_that_mostly_cannot_be_keys(
     result = run(env, *args, "--out", str(tmp_path / "o.csv"), "--dry-run")
     assert result.returncode == 0, result.stderr
     assert "Warning: 3 of 3 non-blank rows of Name cannot be company keys" in result.stderr
-    assert charged(sandbox) == 0
+    assert sandbox.charged(KEY) == 0
 
 
 def test_prefix_enriches_an_enriched_file_again(
@@ -206,7 +199,7 @@ def test_prefix_enriches_an_enriched_file_again(
     header = (tmp_path / "c.csv").read_text(encoding="utf-8-sig").splitlines()[0].split(",")
     assert header[:3] == ["Website", "company_name", "company_profnet_url"]
     assert {"again_company_name", "again_industry", "again_error"} <= set(header)
-    assert charged(sandbox) == 1
+    assert sandbox.charged(KEY) == 1
 
 
 def test_several_columns_feed_a_profile_search(

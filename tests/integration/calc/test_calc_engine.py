@@ -32,7 +32,6 @@ from profnet_sheets.calc.build import build
 from profnet_sheets.calc.environment import libreoffice_environment
 from profnet_sheets.excel.cells import ERROR_PREFIX
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
-from tests.integration.client.conftest import usage
 
 pytestmark = pytest.mark.integration
 
@@ -233,15 +232,6 @@ def office_environment(python: str, home: Path, sandbox: RunningSandbox) -> dict
     }
 
 
-def charged(sandbox: RunningSandbox) -> int:
-    return int(usage(sandbox, KEY)["credits_charged"])
-
-
-def calls(sandbox: RunningSandbox) -> dict[str, int]:
-    counts = usage(sandbox, KEY)["calls"]
-    return {endpoint: int(entry["calls"]) for endpoint, entry in counts.items()}
-
-
 def company(client: Client, domain: str) -> dict[str, Any]:
     record: dict[str, Any] = client.get_company_details(domain=domain)
     return record
@@ -297,9 +287,9 @@ def test_a_workbook_in_libreoffice_pays_each_key_once(calc: Calc, sandbox: Runni
     assert shown["arguments"] == [[a.name, a.help, True] for a in geocode.arguments]
 
     # 1. The first full recalculation: each distinct key paid once, whichever cells ask.
-    before = charged(sandbox)
+    before = sandbox.charged(KEY)
     calc("calculate_all")
-    first = charged(sandbox) - before
+    first = sandbox.charged(KEY) - before
     assert calc.cells("B2:B3") == [[stripe["industry"]], [acme["company_name"]]]
     assert calc.cells(RANGE_AREA) == [
         [stripe["company_name"], stripe["industry"], stripe["website"]],
@@ -308,7 +298,9 @@ def test_a_workbook_in_libreoffice_pays_each_key_once(calc: Calc, sandbox: Runni
         ["", "", ""],  # the blank key: a blank row, nothing paid
     ]
     assert calc.cells("H2:H4") == [[acme["profnet_url"]], [float(headcount)], [berlin["geo_id"]]]
-    assert calls(sandbox) == {
+    assert {
+        endpoint: entry["calls"] for endpoint, entry in sandbox.usage(KEY)["calls"].items()
+    } == {
         "get-company-details": 2,  # stripe.com (A2 and A4) and acme.com
         "find-geocode-by-location": 1,
         "find-custom-headcount": 1,
@@ -330,7 +322,7 @@ def test_a_workbook_in_libreoffice_pays_each_key_once(calc: Calc, sandbox: Runni
 
     # 3. A second full recalculation (Ctrl+Shift+F9): every formula runs again, nothing is paid.
     calc("calculate_all")
-    assert charged(sandbox) - before == first, "the second recalculation cost credits"
+    assert sandbox.charged(KEY) - before == first, "the second recalculation cost credits"
     assert calc.cells("B2:B3") == [[stripe["industry"]], [acme["company_name"]]]
 
     # 4. One input changed: the formulas that read it run again; one new key, one credit.
@@ -343,8 +335,8 @@ def test_a_workbook_in_libreoffice_pays_each_key_once(calc: Calc, sandbox: Runni
         initech["website"],
     ]
     assert calc.cells(RANGE_AREA)[2][0] == stripe["company_name"], "A4 still stripe: cached"
-    assert charged(sandbox) - before == first + 1, "only initech.com was paid for"
-    assert calls(sandbox)["get-company-details"] == 3
+    assert sandbox.charged(KEY) - before == first + 1, "only initech.com was paid for"
+    assert sandbox.calls(KEY, "get-company-details") == 3
 
     # 5. Saved, closed, opened again and fully recalculated: still nothing paid.
     saved = Path(tempfile.mkdtemp(prefix="profnet-calc-book-")) / "book.ods"
@@ -357,6 +349,6 @@ def test_a_workbook_in_libreoffice_pays_each_key_once(calc: Calc, sandbox: Runni
         assert calc.cell("H3") == float(headcount)
     finally:
         shutil.rmtree(saved.parent, ignore_errors=True)
-    assert charged(sandbox) - before == first + 1
+    assert sandbox.charged(KEY) - before == first + 1
     assert calc.alive
     check.close()

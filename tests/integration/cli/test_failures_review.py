@@ -14,7 +14,7 @@ import pytest
 
 from profnet_sheets.client.client import Client
 from profnet_sheets.sandbox import RunningSandbox
-from tests.integration.cli.conftest import KEY, charged
+from tests.integration.cli.conftest import KEY
 from tests.integration.cli.test_first_hour import errors, run
 from tests.integration.client.conftest import serve
 from tests.integration.conftest import in_a_terminal, read_until
@@ -32,7 +32,7 @@ def test_a_sales_nav_url_that_is_not_a_url_is_refused_before_paying(
     (line,) = errors(result)
     assert "'notaurl' is not a search URL (--sales-nav-url)" in line
     assert "credits:" not in result.stderr.split("Error:")[0], "no cost preview for it"
-    assert charged(sandbox) == 0
+    assert sandbox.charged(KEY) == 0
     assert not out.exists()
 
 
@@ -99,7 +99,7 @@ def _started_search(env: dict[str, str], sandbox: RunningSandbox, limit: int) ->
     """A lead search started by another process (paid: 50 credits), its request id."""
     with Client(api_key=KEY, base_url=env["PROFNET_BASE_URL"], cache="off") as client:
         job = client.search("leads", title_keywords=["CTO"], limit=limit)
-    assert charged(sandbox) == 50
+    assert sandbox.charged(KEY) == 50
     return job.request_id
 
 
@@ -115,11 +115,11 @@ def test_re_attaching_says_what_the_results_not_read_cost(
         "leads search: At most 30 credits: the search is not paid again; up to 30 credits for "
         "its 30 results not read yet (1 per result)." in first.stderr
     )
-    assert charged(sandbox) == 80
+    assert sandbox.charged(KEY) == 80
     again = run(env, *args)
     assert again.returncode == 0, again.stderr
     assert "Free: the search is not paid again and its 30 results are read already" in again.stderr
-    assert charged(sandbox) == 80
+    assert sandbox.charged(KEY) == 80
     help_text = run(env, "search", "leads", "--help").stdout
     assert "(free)" not in help_text
     assert "its results not read yet are, per result" in " ".join(help_text.split())
@@ -140,5 +140,5 @@ def test_re_attaching_in_a_terminal_asks_before_paying_for_results(
     os.close(controller)
     assert "up to 20 credits for its 20 results not read yet" in seen
     assert process.returncode != 0
-    assert charged(sandbox) == 50, "no results page was read"
+    assert sandbox.charged(KEY) == 50, "no results page was read"
     assert not out.exists()

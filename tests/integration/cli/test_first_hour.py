@@ -17,7 +17,7 @@ import pytest
 from profnet_sheets.client.client import Client
 from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.spec import HEADCOUNT_CODES, company_size_label
-from tests.integration.cli.conftest import KEY, charged
+from tests.integration.cli.conftest import KEY
 from tests.integration.conftest import CLI, in_a_terminal, read_until
 
 pytestmark = pytest.mark.integration
@@ -58,7 +58,7 @@ def test_no_column_is_guessed_into_a_paid_run(
     assert f"no column is named for {kind} keys" in line
     assert CRM_COLUMNS in line
     assert "--column" in line
-    assert charged(sandbox) == 0
+    assert sandbox.charged(KEY) == 0
     assert not out.exists()
     named = run(env, "enrich", str(CRM), "--kind", kind, "--column", "Zip", "--dry-run")
     assert named.returncode == 0, named.stderr  # the user named it: read as asked
@@ -74,7 +74,7 @@ def test_the_preview_shows_the_column_chosen_and_its_first_keys_as_sent(
         "First keys as asked: https://www.profnet.com/company/stripe/, "
         "https://www.profnet.com/company/acme-gmbh/, https://www.profnet.com/company/notion/."
     ) in result.stderr
-    assert charged(sandbox) == 0
+    assert sandbox.charged(KEY) == 0
 
 
 def test_the_preview_marks_the_first_keys_the_cache_answers(
@@ -85,14 +85,14 @@ def test_the_preview_marks_the_first_keys_the_cache_answers(
     pl.DataFrame({"Website": ["kept-a.io"]}).write_csv(first)
     out = str(tmp_path / "first-out.csv")
     assert run(env, "enrich", str(first), "--kind", "company", "--out", out).returncode == 0
-    assert charged(sandbox) == 1
+    assert sandbox.charged(KEY) == 1
     both = tmp_path / "both.csv"
     pl.DataFrame({"Website": ["kept-a.io", "new-b.io"]}).write_csv(both)
     result = run(env, "enrich", str(both), "--kind", "company", "--dry-run")
     assert result.returncode == 0, result.stderr
     assert "First keys as asked: kept-a.io (cached, not sent), new-b.io." in result.stderr
     assert "as sent" not in result.stderr
-    assert charged(sandbox) == 1
+    assert sandbox.charged(KEY) == 1
 
 
 def test_a_spending_cap_used_up_is_said_in_the_preview(
@@ -109,11 +109,11 @@ def test_a_spending_cap_used_up_is_said_in_the_preview(
     pl.DataFrame({"Website": ["cap-a.io", "cap-b.io"]}).write_csv(spent)
     out = str(spent.with_suffix(".xlsx"))
     assert run(env, "enrich", str(spent), "--kind", "company", "--out", out).returncode == 0
-    assert charged(sandbox) == 2
+    assert sandbox.charged(KEY) == 2
     preview = run(env, "enrich", str(more), "--kind", "company", "--dry-run")
     assert "the spending cap 2/day has 0 left: nothing would be sent" in preview.stderr
     assert preview.returncode == 3, "a dry run says the run would send nothing"
-    assert charged(sandbox) == 2
+    assert sandbox.charged(KEY) == 2
 
 
 def test_search_takes_a_budget(
@@ -126,17 +126,17 @@ def test_search_takes_a_budget(
     (line,) = errors(refused)
     assert "may cost up to 80 credits, and the budget" in line
     assert "leaves 79; nothing was sent" in line
-    assert charged(sandbox) == 0
+    assert sandbox.charged(KEY) == 0
     base_url = env["PROFNET_BASE_URL"]
     with Client(api_key=KEY, base_url=base_url, cache="off") as client:  # another process's
         job = client.search("leads", title_keywords=["CTO"], limit=30)
-    assert charged(sandbox) == 50
+    assert sandbox.charged(KEY) == 50
     cut = run(
         env, "search", "leads", "--request-id", job.request_id, "--out", str(out), "--budget", "29"
     )
     assert cut.returncode == 3, cut.stderr
     assert f"run again with --request-id {job.request_id}" in cut.stderr
-    assert charged(sandbox) == 50, "no page the budget cannot pay for is read"
+    assert sandbox.charged(KEY) == 50, "no page the budget cannot pay for is read"
     assert out.exists()
     whole = run(
         env, "search", "leads", "--request-id", job.request_id, "--out", str(out), "--budget", "30"
@@ -165,7 +165,7 @@ def test_search_with_a_request_id_refuses_filters(
     (line,) = errors(result)
     assert "leave out --keywords, --limit" in line
     assert len(result.stderr.strip().splitlines()) == 1
-    assert charged(sandbox) == 0
+    assert sandbox.charged(KEY) == 0
 
 
 def test_out_as_a_folder_a_dry_run_without_out_and_cache_clear_without_a_terminal(
@@ -278,7 +278,7 @@ def test_a_header_with_the_kinds_word_is_not_read_as_its_keys(
     (line,) = errors(result)
     assert f"no column is named for {kind} keys" in line
     assert f"'{header}', 'Employees'" in line
-    assert charged(sandbox) == 0
+    assert sandbox.charged(KEY) == 0
     assert not out.exists()
 
 
@@ -311,7 +311,7 @@ def test_saying_no_at_the_prompt_says_nothing_was_sent(
     assert "Aborted" not in seen
     assert "Traceback" not in seen
     assert code == 1
-    assert charged(sandbox) == 0
+    assert sandbox.charged(KEY) == 0
     assert not out.exists()
 
 
@@ -340,7 +340,7 @@ def test_a_growth_range_refused_is_said_in_words(
     (line,) = errors(result)
     assert said in line
     assert "('50'" not in line
-    assert charged(sandbox) == 0
+    assert sandbox.charged(KEY) == 0
 
 
 def test_a_search_refused_by_its_budget_names_the_option_typed(
@@ -354,4 +354,4 @@ def test_a_search_refused_by_its_budget_names_the_option_typed(
     (line,) = errors(result)
     assert "and the budget (--budget or PROFNET_BUDGET) leaves 10; nothing was sent" in line
     assert "budget=..." not in line
-    assert charged(sandbox) == 0
+    assert sandbox.charged(KEY) == 0

@@ -63,20 +63,6 @@ def make_client(fresh: RunningSandbox, tmp_path: Path) -> Iterator[MakeClient]:
         client.close()
 
 
-def usage(sandbox: RunningSandbox, key: str = KEY) -> dict[str, Any]:
-    """What the server charged and counted for a key (the truth about spend)."""
-    response = requests.get(
-        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": key}, timeout=5
-    )
-    response.raise_for_status()
-    result: dict[str, Any] = response.json()
-    return result
-
-
-def calls(sandbox: RunningSandbox, endpoint: str) -> int:
-    return int(usage(sandbox)["calls"].get(endpoint, {}).get("calls", 0))
-
-
 def set_faults(sandbox: RunningSandbox, **faults: Any) -> None:
     requests.put(f"{sandbox.base_url}/_sandbox/faults", json=faults, timeout=5).raise_for_status()
 

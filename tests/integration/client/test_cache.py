@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import requests
+import time_machine
 
 from profnet_sheets import Client, NotFound, OfflineMiss
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
-from tests.integration.client.conftest import KEY, MakeClient, calls, usage
+from tests.integration.client.conftest import KEY, MakeClient
 
 pytestmark = pytest.mark.integration
 
@@ -24,8 +24,8 @@ def test_a_repeated_call_costs_nothing_even_from_another_client(
         first.get_company_details(domain=variant)
     second = make_client()
     assert second.get_company_details(domain="stripe.com")["company_name"] == "Stripe"
-    assert calls(fresh, "get-company-details") == 1
-    assert usage(fresh)["credits_charged"] == 1
+    assert fresh.calls(endpoint="get-company-details") == 1
+    assert fresh.charged() == 1
 
 
 def test_a_repeated_search_costs_nothing_unless_refreshed(
@@ -35,10 +35,10 @@ def test_a_repeated_search_costs_nothing_unless_refreshed(
     job = client.search_leads(title_keywords=["CTO"], limit=10)
     again = make_client().search_leads(title_keywords="CTO", limit=10.0)
     assert again.request_id == job.request_id
-    assert calls(fresh, "search-leads") == 1
+    assert fresh.calls(endpoint="search-leads") == 1
     fresh_job = client.with_options(refresh=True).search_leads(title_keywords="CTO", limit=10)
     assert fresh_job.request_id != job.request_id
-    assert calls(fresh, "search-leads") == 2
+    assert fresh.calls(endpoint="search-leads") == 2
 
 
 @pytest.mark.parametrize("stale_ok", [False, True])
@@ -51,8 +51,8 @@ def test_status_is_never_cached(
     job.status()
     job.status()
     make_client(stale_ok=stale_ok).attach_search("companies", job.request_id).status()
-    assert calls(fresh, "get-company-search-status") == 3
-    assert usage(fresh)["calls"]["get-company-search-status"]["credits"] == 0
+    assert fresh.calls(endpoint="get-company-search-status") == 3
+    assert fresh.usage()["calls"]["get-company-search-status"]["credits"] == 0
 
 
 def test_a_search_seen_running_is_later_seen_completed_with_stale_ok(tmp_path: Path) -> None:
@@ -77,7 +77,7 @@ def test_not_found_answers_are_cached_too(make_client: MakeClient, fresh: Runnin
         for _ in range(2):
             with pytest.raises(NotFound):
                 client.get_post_details(urn="urn:profnet:activity:7000000000000000001")
-    assert calls(fresh, "get-post-details") == 1
+    assert fresh.calls(endpoint="get-post-details") == 1
 
 
 def test_concurrent_identical_calls_are_paid_once(
@@ -89,7 +89,7 @@ def test_concurrent_identical_calls_are_paid_once(
     with ThreadPoolExecutor(32) as pool:
         names = list(pool.map(lambda _: client.get_company_details(domain="acme.io"), range(64)))
     assert len({n["company_name"] for n in names}) == 1
-    assert calls(fresh, "get-company-details") == 1
+    assert fresh.calls(endpoint="get-company-details") == 1
 
 
 def test_offline_answers_from_the_cache_only(
@@ -102,20 +102,20 @@ def test_offline_answers_from_the_cache_only(
     assert answer == online.get_company_details(domain="cached.io")
     with pytest.raises(OfflineMiss, match="offline"):
         offline.get_company_details(domain="never-seen.io")
-    assert calls(fresh, "get-company-details") == 1
+    assert fresh.calls(endpoint="get-company-details") == 1
 
 
 def test_offline_serves_answers_past_their_freshness(
-    make_client: MakeClient, fresh: RunningSandbox
+    make_client: MakeClient, fresh: RunningSandbox, wall_clock: time_machine.Coordinates
 ) -> None:
     """Offline, the only other answer would be none at all."""
     short = {"get-company-details": 0.5}
     make_client(expiry=short).get_company_details(domain="aging.io")
-    time.sleep(0.6)
+    wall_clock.shift(0.6)
     offline = make_client(expiry=short, offline=True)
     assert offline.get_company_details(domain="aging.io")["company_name"]
     make_client(expiry=short).get_company_details(domain="aging.io")  # online: fetched again
-    assert calls(fresh, "get-company-details") == 2
+    assert fresh.calls(endpoint="get-company-details") == 2
 
 
 def test_a_search_read_before_can_be_read_again_offline(
@@ -137,7 +137,7 @@ def test_refresh_bypasses_the_cache_and_pays(
     client.get_company_details(domain="fresh.io")
     client.with_options(refresh=True).get_company_details(domain="fresh.io")
     client.get_company_details(domain="fresh.io")
-    assert calls(fresh, "get-company-details") == 2
+    assert fresh.calls(endpoint="get-company-details") == 2
 
 
 def test_the_key_never_reaches_the_cache_or_ledger_files(
@@ -167,8 +167,8 @@ def test_a_team_shares_one_redis_cache_and_the_key_is_not_in_it(
     second = make_client(cache=redis_url)
     second.get_company_details(domain="shared.io")
     second.search_posts(keyword="team")
-    assert calls(fresh, "get-company-details") == 1
-    assert calls(fresh, "search-posts") == 1
+    assert fresh.calls(endpoint="get-company-details") == 1
+    assert fresh.calls(endpoint="search-posts") == 1
     connection = redis.Redis.from_url(redis_url)
     keys = connection.keys("*")
     assert keys
@@ -212,7 +212,7 @@ def test_calls_that_mean_the_same_share_one_payment(
     for name, first, second in pairs:
         client.call(name, first)
         make_client().call(name, second)
-    spent = usage(fresh)["calls"]
+    spent = fresh.usage()["calls"]
     assert {endpoint: entry["calls"] for endpoint, entry in spent.items()} == {
         "search-leads": 3,
         "search-posts": 1,
@@ -224,18 +224,18 @@ def test_calls_that_mean_the_same_share_one_payment(
 
 
 def test_stale_answers_serve_when_asked_and_only_new_calls_are_paid(
-    make_client: MakeClient, fresh: RunningSandbox
+    make_client: MakeClient, fresh: RunningSandbox, wall_clock: time_machine.Coordinates
 ) -> None:
     short = {"get-company-details": 0.5}
     make_client(expiry=short).get_company_details(domain="stale.io")
-    time.sleep(0.7)  # its freshness ran out
+    wall_clock.shift(0.7)  # its freshness ran out
     patient = make_client(expiry=short, stale_ok=True)  # memory cold: the store answers
     assert patient.get_company_details(domain="stale.io")["company_name"]
-    assert calls(fresh, "get-company-details") == 1, "a stale answer, free"
+    assert fresh.calls(endpoint="get-company-details") == 1, "a stale answer, free"
     patient.get_company_details(domain="new-one.io")
-    assert calls(fresh, "get-company-details") == 2, "what was never fetched is paid"
+    assert fresh.calls(endpoint="get-company-details") == 2, "what was never fetched is paid"
     make_client(expiry=short).get_company_details(domain="stale.io")
-    assert calls(fresh, "get-company-details") == 3, "without stale_ok: fetched anew"
+    assert fresh.calls(endpoint="get-company-details") == 3, "without stale_ok: fetched anew"
 
 
 def test_cache_info_says_where_answers_are_kept(

@@ -1,4 +1,8 @@
-"""Claims across processes: real lock files (flock) and a real redis-server."""
+"""Claims across processes: real lock files (flock) and a real redis-server.
+
+Waits run on a fake clock (tests.clocks.FakeClock): no test lets time pass or bounds one by the
+wall clock. Where another process is the subject, it is real and sequenced by what it prints.
+"""
 
 from __future__ import annotations
 
@@ -7,31 +11,47 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from profnet_sheets import TransportError
 from profnet_sheets.client.claims import FileClaims, RedisClaims
+from tests.clocks import FakeClock
 
 KEY = "0123abcd" * 5
 
 
-def _order_of_two_holders(claims: FileClaims | RedisClaims) -> list[str]:
-    """Two threads claim one key; the first holds it 0.2 s. What each saw, in order."""
+class _Turns:
+    """The second claimant's sleep: it says that it waits, then waits until the first has left."""
+
+    def __init__(self) -> None:
+        self.second_waits, self.first_left = threading.Event(), threading.Event()
+
+    def __call__(self, seconds: float) -> None:
+        self.second_waits.set()
+        self.first_left.wait(10)
+
+
+def _order_of_two_holders(make: Callable[[_Turns], FileClaims | RedisClaims]) -> list[str]:
+    """Two threads claim one key; the first leaves only once the second waits for it. What each
+    saw, in order."""
     seen: list[str] = []
     first_in = threading.Event()
+    turns = _Turns()
+    claims = make(turns)
 
     def first() -> None:
         with claims.hold(KEY):
             seen.append("first in")
             first_in.set()
-            time.sleep(0.2)
+            assert turns.second_waits.wait(10), "the second never waited"
             seen.append("first out")
+        turns.first_left.set()
 
     def second() -> None:
-        first_in.wait(5)
+        first_in.wait(10)
         with claims.hold(KEY):
             seen.append("second in")
 
@@ -44,19 +64,20 @@ def _order_of_two_holders(claims: FileClaims | RedisClaims) -> list[str]:
 
 
 def test_a_file_claim_is_held_by_one_at_a_time(tmp_path: Path) -> None:
-    claims = FileClaims(tmp_path / "claims.lock", lease=30)
-    assert _order_of_two_holders(claims) == ["first in", "first out", "second in"]
+    def make(turns: _Turns) -> FileClaims:
+        return FileClaims(tmp_path / "claims.lock", lease=30, sleep=turns)
+
+    assert _order_of_two_holders(make) == ["first in", "first out", "second in"]
 
 
 def test_different_calls_do_not_wait_for_each_other(tmp_path: Path) -> None:
-    claims = FileClaims(tmp_path / "claims.lock", lease=30)
+    clock = FakeClock()
+    claims = FileClaims(tmp_path / "claims.lock", lease=30, clock=clock, sleep=clock.sleep)
     other = "fedcba98" * 5
     assert claims.stripe(KEY) != claims.stripe(other)
-    with claims.hold(KEY):
-        started = time.monotonic()
-        with claims.hold(other):
-            pass
-        assert time.monotonic() - started < 0.05
+    with claims.hold(KEY), claims.hold(other):
+        pass
+    assert clock.slept == [], "not one pause"
 
 
 def test_the_os_releases_the_claim_of_a_killed_process(tmp_path: Path) -> None:
@@ -82,30 +103,32 @@ def test_the_os_releases_the_claim_of_a_killed_process(tmp_path: Path) -> None:
     try:
         assert holder.stdout is not None
         assert holder.stdout.readline().strip() == "held"
+        clock = FakeClock()
         with (
             pytest.raises(TransportError, match="another process"),
-            FileClaims(directory, lease=0.3).hold(KEY),
+            FileClaims(directory, lease=0.3, clock=clock, sleep=clock.sleep).hold(KEY),
         ):
             pytest.fail("held by the other process: never entered without the claim")
-        claims = FileClaims(directory, lease=600)
+        assert clock.waited >= 0.3, "waited its whole lease for the live holder"
+        clock = FakeClock()
+        claims = FileClaims(directory, lease=600, clock=clock, sleep=clock.sleep)
         holder.send_signal(signal.SIGKILL)
         holder.wait(10)
-        started = time.monotonic()
         with claims.hold(KEY):
-            assert time.monotonic() - started < 1, "the killed holder's claim went with it"
+            assert clock.slept == [], "the killed holder's claim went with it"
     finally:
         holder.kill()
         holder.wait(10)
 
 
 def test_a_hung_holder_makes_others_give_up_without_paying(tmp_path: Path) -> None:
+    clock = FakeClock()
     patient = FileClaims(tmp_path / "claims.lock", lease=600)
-    hasty = FileClaims(tmp_path / "claims.lock", lease=0.2)
+    hasty = FileClaims(tmp_path / "claims.lock", lease=0.2, clock=clock, sleep=clock.sleep)
     with patient.hold(KEY):
-        started = time.monotonic()
         with pytest.raises(TransportError, match="nothing was sent"), hasty.hold(KEY):
             pytest.fail("entered without the claim")
-        assert 0.15 < time.monotonic() - started < 2
+        assert 0.2 <= clock.waited < 0.2 + 0.05, "gave up once its lease had passed"
 
 
 def test_a_file_system_that_cannot_lock_turns_claims_off_with_a_warning(
@@ -117,12 +140,12 @@ def test_a_file_system_that_cannot_lock_turns_claims_off_with_a_warning(
     def no_locks(*args: object) -> None:
         raise OSError(errno.ENOLCK, "No locks available")
 
-    claims = FileClaims(tmp_path / "nfs" / "claims.lock", lease=600)
+    clock = FakeClock()
+    claims = FileClaims(tmp_path / "nfs" / "claims.lock", lease=600, clock=clock, sleep=clock.sleep)
     monkeypatch.setattr(fcntl, "lockf", no_locks)
-    started = time.monotonic()
     with caplog.at_level("WARNING", logger="profnet_sheets"), claims.hold(KEY):
         pass
-    assert time.monotonic() - started < 0.5, "no waiting for a lock that can never come"
+    assert clock.slept == [], "no waiting for a lock that can never come"
     assert "cannot lock files" in caplog.text
 
 
@@ -130,8 +153,11 @@ def test_a_redis_claim_is_held_by_one_at_a_time(redis_url: str) -> None:
     import redis
 
     connection = redis.Redis.from_url(redis_url)
-    claims = RedisClaims(connection, "profnet:test-claims", patience=30)
-    assert _order_of_two_holders(claims) == ["first in", "first out", "second in"]
+
+    def make(turns: _Turns) -> RedisClaims:
+        return RedisClaims(connection, "profnet:test-claims", patience=30, sleep=turns)
+
+    assert _order_of_two_holders(make) == ["first in", "first out", "second in"]
     assert connection.exists(f"profnet:test-claims:claim:{KEY}") == 0, "released"
 
 
@@ -140,11 +166,14 @@ def test_a_redis_claim_expires_and_is_released_only_by_its_owner(redis_url: str)
 
     connection = redis.Redis.from_url(redis_url)
     name = f"profnet:test-lease:claim:{KEY}"
-    connection.set(name, "a dead process", px=300)  # a holder that died without releasing
-    claims = RedisClaims(connection, "profnet:test-lease", patience=30)
-    started = time.monotonic()
+    connection.set(name, "a dead process", px=60_000)  # a holder that died without releasing
+    clock = FakeClock()
+    clock.at(0.3, lambda: connection.delete(name))  # Redis drops it when its lease runs out
+    claims = RedisClaims(
+        connection, "profnet:test-lease", patience=30, clock=clock, sleep=clock.sleep
+    )
     with claims.hold(KEY):
-        assert 0.2 < time.monotonic() - started < 3, "taken over when the lease ran out"
+        assert 0.3 <= clock.waited < 0.3 + 0.05, "taken over when the lease ran out"
         connection.set(name, "someone else")  # ours expired meanwhile and was taken over
     assert connection.get(name) == b"someone else", "never deletes another holder's claim"
 
@@ -154,24 +183,29 @@ def test_a_hung_redis_holder_makes_others_give_up_without_paying(redis_url: str)
 
     connection = redis.Redis.from_url(redis_url)
     connection.set(f"profnet:test-hung:claim:{KEY}", "a hung process", px=60_000)
-    started = time.monotonic()
-    claims = RedisClaims(connection, "profnet:test-hung", patience=0.05)
+    clock = FakeClock()
+    claims = RedisClaims(
+        connection, "profnet:test-hung", patience=0.05, clock=clock, sleep=clock.sleep
+    )
     with pytest.raises(TransportError, match="nothing was sent"), claims.hold(KEY):
         pytest.fail("entered without the claim")
-    assert time.monotonic() - started < 1
+    assert 0.05 <= clock.waited < 0.05 * 1.1 + 0.05, "gave up once its patience had passed"
 
 
-def test_a_live_redis_holder_keeps_its_claim_past_the_lease(
-    redis_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_live_redis_holder_keeps_its_claim_past_the_lease(redis_url: str) -> None:
     import redis
 
-    monkeypatch.setattr(RedisClaims, "ttl", 0.6)
     connection = redis.Redis.from_url(redis_url)
+    name = f"profnet:test-beat:claim:{KEY}"
     holder = RedisClaims(connection, "profnet:test-beat", patience=30)
-    other = RedisClaims(connection, "profnet:test-beat", patience=0.3)
+    clock = FakeClock()
+    other = RedisClaims(
+        connection, "profnet:test-beat", patience=0.3, clock=clock, sleep=clock.sleep
+    )
     with holder.hold(KEY):
-        time.sleep(1.5)  # past the lease: the heartbeat renewed it
+        connection.pexpire(name, 1_000)  # its lease nearly out, as after a long call
+        holder.renew_held()  # one beat of the heartbeat
+        assert connection.pttl(name) > 1_000 * 10, "renewed for a whole ttl"
         with pytest.raises(TransportError, match="nothing was sent"), other.hold(KEY):
             pytest.fail("entered while the live holder held the claim")
 
@@ -188,7 +222,7 @@ def test_a_killed_process_frees_its_redis_claim_within_the_lease(redis_url: str)
                 import time
                 import redis
                 from profnet_sheets.client.claims import RedisClaims
-                RedisClaims.ttl = 1.0
+                RedisClaims.ttl = 0.5
                 claims = RedisClaims(redis.Redis.from_url({redis_url!r}), "profnet:test-dead", 600)
                 with claims.hold({KEY!r}):
                     print("held", flush=True)
@@ -202,14 +236,13 @@ def test_a_killed_process_frees_its_redis_claim_within_the_lease(redis_url: str)
     try:
         assert holder.stdout is not None
         assert holder.stdout.readline().strip() == "held"
-        time.sleep(1.5)  # alive past its lease: still held
         connection = redis.Redis.from_url(redis_url)
         assert connection.exists(f"profnet:test-dead:claim:{KEY}") == 1
         holder.send_signal(signal.SIGKILL)
         holder.wait(10)
-        started = time.monotonic()
+        # Redis's own clock frees the claim (within its 0.5 s ttl): waiting for it is the subject
         with RedisClaims(connection, "profnet:test-dead", patience=600).hold(KEY):
-            assert time.monotonic() - started < 1.5, "the dead holder's claim ran out"
+            assert connection.exists(f"profnet:test-dead:claim:{KEY}") == 1, "now ours"
     finally:
         holder.kill()
         holder.wait(10)

@@ -9,7 +9,7 @@ import pytest
 from profnet_sheets import Client, InvalidParameter, NotFound
 from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.spec import ENDPOINTS
-from tests.integration.client.conftest import MakeClient, usage
+from tests.integration.client.conftest import MakeClient
 
 pytestmark = pytest.mark.integration
 
@@ -70,7 +70,7 @@ def test_every_endpoint_answers(make_client: MakeClient, fresh: RunningSandbox) 
     companies = client.search_companies(company_headcounts="B-C", limit=5)
     assert client.get_company_search_status(request_id=companies.request_id)["progress"] == 100
     assert len(client.get_company_results(request_id=companies.request_id)["results"]) <= 5
-    spent = usage(fresh)
+    spent = fresh.usage()
     assert spent["credits_charged"] == client.ledger.total()
 
 
@@ -100,7 +100,7 @@ def test_bad_input_is_refused_before_anything_is_sent(
             attempt()
         assert caught.value.parameter == parameter, caught.value
         assert str(caught.value)
-    assert usage(fresh)["calls"] == {}
+    assert fresh.usage()["calls"] == {}
 
 
 def test_not_found_is_an_error_with_endpoint_and_status(make_client: MakeClient) -> None:

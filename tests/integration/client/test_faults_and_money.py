@@ -21,7 +21,7 @@ from profnet_sheets import (
 )
 from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.spec import ENDPOINTS
-from tests.integration.client.conftest import KEY, MakeClient, calls, set_faults, usage
+from tests.integration.client.conftest import KEY, MakeClient, set_faults
 
 pytestmark = pytest.mark.integration
 
@@ -31,7 +31,7 @@ def test_retries_ride_out_5xx_and_429(make_client: MakeClient, fresh: RunningSan
     client = make_client(retries=10)
     names = [client.get_company_details(domain=f"retry{i}.io")["company_name"] for i in range(30)]
     assert len(names) == 30
-    spent = usage(fresh)["calls"]["get-company-details"]
+    spent = fresh.usage()["calls"]["get-company-details"]
     assert spent["errors"] > 0, "the faults were injected"
     assert spent["credits"] == 30, "each company paid once, errors cost nothing"
     assert client.ledger.total() == 30
@@ -42,7 +42,7 @@ def test_a_dropped_get_is_retried(make_client: MakeClient, fresh: RunningSandbox
     client = make_client(retries=10)
     for i in range(10):
         assert client.get_company_details(domain=f"drop{i}.io")
-    assert usage(fresh)["calls"]["get-company-details"]["credits"] == 10
+    assert fresh.usage()["calls"]["get-company-details"]["credits"] == 10
 
 
 PAID_POSTS: dict[str, Callable[[Client], object]] = {
@@ -101,7 +101,7 @@ def test_out_of_credits_is_not_retried(make_client: MakeClient, fresh: RunningSa
     with pytest.raises(InsufficientCredits) as caught:
         client.search_leads(keywords="ai", limit=5)
     assert caught.value.status == 402
-    assert usage(fresh, "poor-key")["calls"]["search-leads"]["calls"] == 1
+    assert fresh.usage("poor-key")["calls"]["search-leads"]["calls"] == 1
 
 
 def test_a_wrong_key_is_unauthorized_and_not_shown(
@@ -124,11 +124,11 @@ def test_the_budget_stops_before_spending(make_client: MakeClient, fresh: Runnin
     with pytest.raises(BudgetExceeded) as caught:
         client.get_company_details(domain="budget3.io")
     assert (caught.value.needed, caught.value.left) == (1, 0)
-    assert calls(fresh, "get-company-details") == 3
+    assert fresh.calls(endpoint="get-company-details") == 3
     big = make_client(budget=40)
     with pytest.raises(BudgetExceeded, match="may cost up to 55 credits, and the budget"):
         big.search_leads(keywords="costly", limit=5)
-    assert calls(fresh, "search-leads") == 0
+    assert fresh.calls(endpoint="search-leads") == 0
 
 
 def test_a_search_that_cannot_be_read_within_the_budget_is_not_started(
@@ -140,7 +140,7 @@ def test_a_search_that_cannot_be_read_within_the_budget_is_not_started(
     with pytest.raises(BudgetExceeded, match="up to 150 credits") as caught:
         client.search_leads(title_keywords="Engineer", limit=100)
     assert (caught.value.needed, caught.value.left) == (150, 60)
-    assert calls(fresh, "search-leads") == 0
+    assert fresh.calls(endpoint="search-leads") == 0
     assert client.budget.spent == 0
     rows = client.search_leads(title_keywords="Engineer", limit=10).results()
     assert client.budget.spent == 50 + len(rows)
@@ -156,7 +156,7 @@ def test_the_spending_cap_holds_across_runs_and_processes(
         for n in range(4):
             with contextlib.suppress(BudgetExceeded):
                 client.get_company_details(domain=f"cap-run{run}-{n}.io")
-    assert usage(fresh)["credits_charged"] == 5
+    assert fresh.charged() == 5
     script = textwrap.dedent(
         f"""
         import contextlib
@@ -171,7 +171,7 @@ def test_the_spending_cap_holds_across_runs_and_processes(
     )
     children = [subprocess.Popen([sys.executable, "-c", script]) for _ in range(3)]
     assert all(child.wait(60) == 0 for child in children)
-    assert usage(fresh)["credits_charged"] == 12, "5 before, 7 more: the cap of 12 a day"
+    assert fresh.charged() == 12, "5 before, 7 more: the cap of 12 a day"
 
 
 def test_the_budget_holds_under_concurrency(make_client: MakeClient, fresh: RunningSandbox) -> None:
@@ -190,7 +190,7 @@ def test_the_budget_holds_under_concurrency(make_client: MakeClient, fresh: Runn
     with ThreadPoolExecutor(16) as pool:
         done = sum(pool.map(fetch, range(40)))
     assert done == 10
-    assert usage(fresh)["credits_charged"] == 10
+    assert fresh.charged() == 10
     assert client.budget.spent == 10
 
 
@@ -206,7 +206,7 @@ def test_estimate_knows_what_the_cache_holds(
     assert (estimate.calls, estimate.unique, estimate.cached) == (4, 3, 1)
     assert estimate.credits == 1 + 50
     assert estimate.within_budget
-    assert calls(fresh, "get-company-details") == 1
+    assert fresh.calls(endpoint="get-company-details") == 1
     assert KEY not in repr(estimate)
 
 
@@ -227,7 +227,7 @@ def test_a_dear_page_whose_answer_is_lost_is_asked_again_within_the_budget_and_c
         job.results()
     set_faults(fresh, latency_ms=0)
     time.sleep(0.8)  # the abandoned requests finish at the sandbox
-    charged = usage(fresh)["calls"]["get-lead-results"]["credits"]
+    charged = fresh.usage()["calls"]["get-lead-results"]["credits"]
     assert charged == 50, "two attempts of a 25-credit page, then the budget said no"
     assert client.budget.spent == 50 + 50, "the budget counts what may have been charged"
     assert client.ledger.total(uncertain=True) == 50

@@ -9,7 +9,7 @@ import pytest
 
 from profnet_sheets import Client, PollSchedule, SearchFailed, SearchStatus, SearchTimedOut
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
-from tests.integration.client.conftest import MakeClient, calls, usage
+from tests.integration.client.conftest import MakeClient
 
 pytestmark = pytest.mark.integration
 
@@ -24,11 +24,11 @@ def test_results_are_read_page_by_page_once(make_client: MakeClient, fresh: Runn
     rows = job.results()
     assert len(rows) == status.total_results == 60
     assert len({row["profnet_url"] for row in rows}) == 60
-    assert calls(fresh, "get-lead-results") == 3
-    assert usage(fresh)["credits_charged"] == 50 + 60
+    assert fresh.calls(endpoint="get-lead-results") == 3
+    assert fresh.charged() == 50 + 60
     again = make_client().attach_search("leads", job.request_id)
     assert again.results() == rows
-    assert usage(fresh)["credits_charged"] == 50 + 60, "re-attaching costs nothing"
+    assert fresh.charged() == 50 + 60, "re-attaching costs nothing"
     frame = job.frame()
     assert frame.columns == [
         "name",
@@ -67,7 +67,7 @@ def test_a_failed_search_asked_again_runs_anew_and_is_priced_so(
         client.search_companies(**filters).wait(schedule=PollSchedule(first=0.01))
     assert not search_cost(client, "companies", filters).reused  # the preview tells the truth
     client.search_companies(**filters)
-    assert calls(fresh, "search-companies") == 2
+    assert fresh.calls(endpoint="search-companies") == 2
 
 
 def test_a_search_that_failed_unseen_is_not_handed_back(
@@ -81,9 +81,9 @@ def test_a_search_that_failed_unseen_is_not_handed_back(
     with pytest.raises(SearchFailed, match="ran earlier") as caught:
         later.search_companies(**filters)
     assert caught.value.code == "failed"
-    assert calls(fresh, "search-companies") == 1
+    assert fresh.calls(endpoint="search-companies") == 1
     later.search_companies(**filters)
-    assert calls(fresh, "search-companies") == 2
+    assert fresh.calls(endpoint="search-companies") == 2
 
 
 def test_a_failed_job_never_forgets_a_newer_run_of_the_same_search(
@@ -106,7 +106,7 @@ def test_a_failed_job_never_forgets_a_newer_run_of_the_same_search(
     assert good.wait().completed
     SearchJob(failed.client, "companies", failed.request_id, filters=filters).status()
     assert client.search_companies(**filters).request_id == good.request_id
-    assert calls(fresh, "search-companies") == 2
+    assert fresh.calls(endpoint="search-companies") == 2
 
 
 def test_a_failed_search_runs_anew_on_a_shared_redis_cache(
@@ -118,7 +118,7 @@ def test_a_failed_search_runs_anew_on_a_shared_redis_cache(
     with pytest.raises(SearchFailed):
         client.search_companies(**filters).wait(schedule=PollSchedule(first=0.01))
     make_client(cache=redis_url).search_companies(**filters)
-    assert calls(fresh, "search-companies") == 2
+    assert fresh.calls(endpoint="search-companies") == 2
 
 
 def test_an_empty_search_is_charged_and_gives_no_rows(
@@ -126,7 +126,7 @@ def test_an_empty_search_is_charged_and_gives_no_rows(
 ) -> None:
     job = make_client().search_leads(keywords="sandbox-empty", limit=5)
     assert job.results() == []
-    assert usage(fresh)["credits_charged"] == 50
+    assert fresh.charged() == 50
 
 
 @pytest.fixture(scope="module")
@@ -165,7 +165,7 @@ def test_a_reused_search_that_the_service_forgot_is_run_again(
     again = make_client().search_leads(keywords="forgotten", limit=5)
     assert again.request_id != first.request_id or again.status().completed
     assert len(again.results()) == 5
-    assert calls(fresh, "search-leads") == 1
+    assert fresh.calls(endpoint="search-leads") == 1
 
 
 def test_a_school_found_by_name_filters_a_lead_search(make_client: MakeClient) -> None:

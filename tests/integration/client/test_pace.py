@@ -14,7 +14,7 @@ import requests
 from profnet_sheets.batch import enrich
 from profnet_sheets.batch.engine import EnrichmentInterrupted
 from profnet_sheets.sandbox import RunningSandbox
-from tests.integration.client.conftest import KEY, MakeClient
+from tests.integration.client.conftest import MakeClient
 
 pytestmark = pytest.mark.integration
 
@@ -39,15 +39,6 @@ def plan(fresh: RunningSandbox) -> Iterator[Plan]:
     )
 
 
-def usage(sandbox: RunningSandbox) -> dict[str, int]:
-    answer = requests.get(
-        f"{sandbox.base_url}/_sandbox/usage", headers={"X-SERVICE-API-KEY": KEY}, timeout=5
-    )
-    answer.raise_for_status()
-    counted: dict[str, int] = answer.json()["calls"].get("get-company-details", {})
-    return {"calls": 0, "credits": 0, "errors": 0, **counted}
-
-
 def sites(count: int, prefix: str) -> pl.DataFrame:
     return pl.DataFrame({"site": [f"{prefix}{n}.example.com" for n in range(count)]})
 
@@ -60,7 +51,7 @@ def test_a_per_second_limit_it_is_not_told_is_found_and_kept(
     client = make_client()
     out = enrich(sites(150, "second"), "site", "company", client=client, progress=False)
     assert out["company_error"].null_count() == 150, "every row enriched"
-    counted = usage(fresh)
+    counted = fresh.counted("get-company-details")
     assert counted["credits"] == 150, "each key paid once: 429s cost nothing, never twice"
     assert counted["errors"] > 0, "the limit was met"
     assert counted["errors"] < 0.25 * counted["calls"], "429s stay a minority of the calls"
@@ -97,7 +88,7 @@ def test_a_per_minute_limit_without_retry_after_is_ridden_out(
     client = make_client(retries=8)
     out = enrich(sites(130, "minute"), "site", "company", client=client, progress=False)
     assert out["company_error"].null_count() == 130
-    assert usage(fresh)["credits"] == 130
+    assert fresh.counted("get-company-details")["credits"] == 130
     assert client.pace.view().rate is not None
 
 
@@ -108,7 +99,7 @@ def test_the_users_rate_is_kept_without_a_single_429(
     client = make_client(rate_limit="8/s")
     out = enrich(sites(30, "told"), "site", "company", client=client, progress=False)
     assert out["company_error"].null_count() == 30
-    assert usage(fresh)["errors"] == 0
+    assert fresh.counted("get-company-details")["errors"] == 0
 
 
 def test_calls_waiting_for_their_turn_are_not_sent_when_the_run_stops(
@@ -124,7 +115,9 @@ def test_calls_waiting_for_their_turn_are_not_sent_when_the_run_stops(
         enrich(sites(60, "stop"), "site", "company", client=client, progress=stop_soon)
     fetched = stopped.value.result["company_error"].null_count()
     assert 2 <= fetched < 10
-    assert usage(fresh)["credits"] == fetched, "nothing paid beyond what was kept"
+    assert fresh.counted("get-company-details")["credits"] == fetched, (
+        "nothing paid beyond what was kept"
+    )
     assert client.pace.view().in_flight == 0
 
 
@@ -136,9 +129,11 @@ def test_the_next_client_on_the_cache_starts_at_the_pace_learnt(
     enrich(sites(100, "learn"), "site", "company", client=first, progress=False)
     learnt = first.pace.view().rate
     assert learnt is not None
-    before = usage(fresh)
+    before = fresh.counted("get-company-details")
     second = make_client()  # the same cache directory: another process would do the same
     assert second.pace.view().rate is not None, "paced from its first call: no slow start"
     out = enrich(sites(60, "next"), "site", "company", client=second, progress=False)
     assert out["company_error"].null_count() == 60
-    assert usage(fresh)["errors"] - before["errors"] <= 3, "no burst of 429s at its start"
+    assert fresh.counted("get-company-details")["errors"] - before["errors"] <= 3, (
+        "no burst of 429s at its start"
+    )

@@ -8,7 +8,6 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 import pytest
@@ -64,13 +63,6 @@ def client(other: RunningSandbox, tmp_path: Path) -> Iterator[Client]:
     made.close()
 
 
-def charged(box: RunningSandbox) -> dict[str, Any]:
-    answer = requests.get(f"{box.base_url}/_sandbox/usage", headers={HEADER: KEY}, timeout=10)
-    answer.raise_for_status()
-    result: dict[str, Any] = answer.json()
-    return result
-
-
 def test_pages_on_the_networks_host_are_enriched_and_the_ledger_is_what_was_charged(
     client: Client, other: RunningSandbox
 ) -> None:
@@ -109,7 +101,7 @@ def test_pages_on_the_networks_host_are_enriched_and_the_ledger_is_what_was_char
     ]
     assert done["company_error"].to_list()[2] is not None
 
-    usage = charged(other)
+    usage = other.usage(KEY)
     assert usage["calls"]["get-profile-details"]["credits"] == 4
     assert usage["calls"]["get-company-details"]["credits"] == 6
     assert client.spent() == usage["credits_charged"] == 10
@@ -124,7 +116,7 @@ def test_previews_and_searches_use_the_profiles_prices(
     assert (cost.create_credits, cost.per_result, cost.credits) == (60, 2, 60 + 5 * 2)
     assert client.prices.price(endpoint("search-companies")).credits == 25, "the spec's"
     rows = client.search_leads(title_keywords="CTO", limit=5).results()
-    usage = charged(other)
+    usage = other.usage(KEY)
     assert usage["calls"]["search-leads"]["credits"] == 60
     assert usage["calls"]["get-lead-results"]["credits"] == 2 * len(rows)
     assert client.spent() == usage["credits_charged"] == 60 + 2 * len(rows)
@@ -154,13 +146,13 @@ def test_the_key_is_in_no_file_under_its_header(client: Client, tmp_path: Path) 
 def test_a_client_with_the_specs_names_is_refused_before_anything_is_charged(
     other: RunningSandbox, tmp_path: Path
 ) -> None:
-    before = charged(other)["credits_charged"]
+    before = other.charged(KEY)
     with Client(api_key=KEY, base_url=other.base_url, cache="memory") as plain:
         with pytest.raises(Unauthorized):
             plain.get_company_details(domain="stripe.com")
         with pytest.raises(Exception, match=r"add people-net\.example to the network hosts"):
             plain.get_profile_details(profnet_url=f"https://www.{HOST}/in/anna/")
-    assert charged(other)["credits_charged"] == before
+    assert other.charged(KEY) == before
 
 
 def test_the_embedded_sandbox_plays_the_profile(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import requests
+import time_machine
 
 from profnet_sheets import Client
 from profnet_sheets.client.cache import CachePolicy
@@ -113,36 +114,40 @@ def test_a_request_sent_through_the_cached_session_is_kept_on_the_same_terms(
 
 
 def test_an_expired_answer_is_a_miss_unless_stale_answers_are_wanted(
-    make_client: MakeClient,
+    make_client: MakeClient, wall_clock: time_machine.Coordinates
 ) -> None:
     client = make_client(expiry={"get-company-details": 1})
     client.get_company_details(domain="short-lived.io")
-    time.sleep(1.1)
+    wall_clock.shift(1.1)
     fresh = make_client(expiry={"get-company-details": 1})
     assert not fresh.is_cached("get-company-details", {"domain": "short-lived.io"})
     stale = make_client(expiry={"get-company-details": 1}, stale_ok=True)
     assert stale.is_cached("get-company-details", {"domain": "short-lived.io"})
 
 
-def test_purge_removes_expired_answers_and_info_counts_them(make_client: MakeClient) -> None:
+def test_purge_removes_expired_answers_and_info_counts_them(
+    make_client: MakeClient, wall_clock: time_machine.Coordinates
+) -> None:
     client = make_client(expiry={"get-company-details": 1})
     client.get_company_details(domain="goes.io")
     client.find_geocode_by_location(location="Paris")
     info = client.cache_info()
     assert (info["answers"], info["expired"]) == (2, 0)
     assert info["size"] > 0
-    time.sleep(2.1)  # the table keeps expiry in whole seconds
+    wall_clock.shift(2.1)  # the table keeps expiry in whole seconds
     assert client.cache_info()["expired"] == 1
     assert client.purge_cache() == 1
     info = client.cache_info()
     assert (info["answers"], info["expired"]) == (1, 0)
 
 
-def test_opening_a_cache_purges_at_most_once_a_day(make_client: MakeClient) -> None:
+def test_opening_a_cache_purges_at_most_once_a_day(
+    make_client: MakeClient, wall_clock: time_machine.Coordinates
+) -> None:
     client = make_client(expiry={"get-company-details": 1})
     client.get_company_details(domain="old.io")
     path = Path(_store(client).described())
-    time.sleep(1.1)
+    wall_clock.shift(1.1)
     make_client(expiry={"get-company-details": 1})  # purged a moment ago: not due
     assert len(_store(client).cache.responses) == 1
     stamp = path.with_name(f".{path.name}.purged")

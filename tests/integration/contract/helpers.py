@@ -64,6 +64,8 @@ class Sandbox(Protocol):
     @property
     def base_url(self) -> str: ...
 
+    def usage(self, key: str | None = None) -> dict[str, Any]: ...
+
 
 def api(
     sb: Sandbox, method: str, endpoint: str, /, *, key: str | None = KEY, **params: Any
@@ -98,10 +100,9 @@ def get_ok(sb: Sandbox, endpoint: str, /, *, key: str = KEY, **params: Any) -> A
 
 
 def usage(sb: Sandbox, key: str = KEY) -> dict[str, Any]:
-    resp = _http.get(f"{sb.base_url}/_sandbox/usage", headers={HEADER: key}, timeout=15)
-    assert resp.status_code == 200, resp.text
-    body: dict[str, Any] = resp.json()
-    return body
+    """What the sandbox counted for `key` (GET /_sandbox/usage; see
+    test_the_usage_read_from_the_running_sandbox_is_what_its_control_endpoint_answers)."""
+    return sb.usage(key)
 
 
 def balance(sb: Sandbox, key: str = KEY) -> int:

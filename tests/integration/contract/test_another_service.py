@@ -44,13 +44,6 @@ def call(
     return requests.get(f"{box.base_url}/{name}", params=params, headers=sent, timeout=10)
 
 
-def charged(box: RunningSandbox) -> dict[str, Any]:
-    answer = requests.get(f"{box.base_url}/_sandbox/usage", headers={HEADER: KEY}, timeout=10)
-    answer.raise_for_status()
-    result: dict[str, Any] = answer.json()
-    return result
-
-
 def test_its_pages_are_on_its_own_host(other: RunningSandbox) -> None:
     company = call(other, "get-company-details", domain="stripe.com").json()["data"]
     assert company["profnet_url"] == f"https://www.{HOST}/company/stripe/"
@@ -101,7 +94,7 @@ def test_it_charges_its_own_prices(other: RunningSandbox) -> None:
     call(other, "get-company-details", domain="stripe.com")
     request_id = call(other, "search-leads", title_keywords=["CTO"], limit=3).json()["request_id"]
     page = call(other, "get-lead-results", request_id=request_id).json()
-    spent = charged(other)["calls"]
+    spent = other.usage(KEY)["calls"]
     assert spent["get-profile-details"]["credits"] == 2
     assert spent["get-company-details"]["credits"] == 1
     assert spent["search-leads"]["credits"] == 60

@@ -87,6 +87,7 @@ def test_geocode_inner_envelope(sb: Sandbox) -> None:
 def test_post_urns(sb: Sandbox, world: World) -> None:
     """§2: list urns are URN-style ending in a numeric id; the detail urn is the number alone."""
     posts = get_ok(sb, "search-posts", keyword="python")["data"]["posts"]
+    assert posts, "the search found no post: no urn was checked"
     for post in posts:
         assert post["urn"][-1].isdigit(), post["urn"]
         assert not post["urn"].isdigit(), f"{post['urn']!r} is not URN-style"
@@ -128,6 +129,7 @@ def test_school_and_profile_search_urls(sb: Sandbox) -> None:
 
 def test_counts_are_not_negative(sb: Sandbox, world: World) -> None:
     posts = get_ok(sb, "search-posts", keyword="python")["data"]["posts"]
+    assert posts, "the search found no post: no count was checked"
     detail = get_ok(sb, "get-job-details", job_id=world.job_id)["data"]
     assert detail["applicants_count"] >= 0
     for post in posts:
@@ -137,5 +139,6 @@ def test_counts_are_not_negative(sb: Sandbox, world: World) -> None:
 
 def test_job_summary_timestamps_parse(sb: Sandbox) -> None:
     jobs = get_ok(sb, "search-jobs", keyword="engineer")["data"]["jobs"]
+    assert jobs, "the search found no job: no timestamp was checked"
     for job in jobs:
         parse_timestamp(job["posted_at"])

@@ -310,3 +310,19 @@ def test_database_remembers_shown_ids(tmp_path: Path) -> None:
 def test_control_endpoints_are_not_in_openapi(sb: Sandbox) -> None:
     paths = requests.get(f"{sb.base_url}/openapi.json", timeout=15).json()["paths"]
     assert not [p for p in paths if "_sandbox" in p]
+
+
+def test_the_usage_read_from_the_running_sandbox_is_what_its_control_endpoint_answers() -> None:
+    """The tests read charges with RunningSandbox.usage/charged/calls: the same as GET
+    /_sandbox/usage in the service's own key header, for the sandbox's first key by default."""
+    with start_sandbox(_config(api_keys=(KEY, "second-key"))) as box:
+        call(box, "get-company-details", domain="acme-widgets.com")
+        call(box, "get-company-details", domain="acme-widgets.com", key="nope")
+        answered = requests.get(f"{box.base_url}/_sandbox/usage", headers={HEADER: KEY}, timeout=15)
+        assert box.usage() == box.usage(KEY) == answered.json()
+        assert box.charged() == box.charged(KEY, "get-company-details") == 1
+        assert box.calls() == box.calls(KEY, "get-company-details") == 1
+        assert box.counted("search-leads") == {"calls": 0, "credits": 0, "errors": 0}
+        assert box.charged("second-key") == 0
+        with pytest.raises(KeyError, match="no key 'nope'"):
+            box.usage("nope")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 import requests
@@ -14,7 +13,7 @@ from profnet_sheets import Client
 from profnet_sheets.excel import session
 from profnet_sheets.excel.session import ExcelSession, SessionConfig
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
-from tests.integration.client.conftest import set_faults, usage
+from tests.integration.client.conftest import set_faults
 
 KEY = "excel-test-key"
 
@@ -46,17 +45,11 @@ class Excel:
         self.clients.append(client)
         return session.install(client, SessionConfig(budget, offline, "the test"))
 
-    def usage(self) -> dict[str, Any]:
-        return usage(self.sandbox, KEY)
-
     def charged(self) -> int:
-        return int(self.usage()["credits_charged"])
+        return self.sandbox.charged(KEY)
 
     def calls(self, endpoint: str | None = None) -> int:
-        counts = self.usage()["calls"]
-        if endpoint is not None:
-            return int(counts.get(endpoint, {}).get("calls", 0))
-        return sum(int(entry.get("calls", 0)) for entry in counts.values())
+        return self.sandbox.calls(KEY, endpoint)
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import requests
 
 from profnet_sheets.excel import macros, session
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
@@ -54,12 +53,6 @@ def key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PROFNET_API_KEY", KEY)
 
 
-def charged(box: RunningSandbox) -> int:
-    answer = requests.get(f"{box.base_url}/_sandbox/usage", headers={HEADER: KEY}, timeout=10)
-    answer.raise_for_status()
-    return int(answer.json()["credits_charged"])
-
-
 def test_the_workbooks_profile_is_checked_for_free(other: RunningSandbox) -> None:
     excel = book(other)
     macros.check_connection(excel)
@@ -72,7 +65,7 @@ def test_the_workbooks_profile_is_checked_for_free(other: RunningSandbox) -> Non
     assert "  get-profile-details           2 credits (the spec: 1)" in lines
     assert len([line for line in lines if "credit" in line]) == 2, "only the changed price"
     assert excel.app.bar[-1] is False
-    assert charged(other) == 0
+    assert other.charged(KEY) == 0
 
 
 def test_what_to_change_is_in_the_message_box(

@@ -5,11 +5,11 @@ from the environment and the config file."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import time_machine
 
 from profnet_sheets.excel import formulas, session
 from tests.integration.excel.conftest import KEY, Excel
@@ -44,11 +44,13 @@ def industries() -> object:
     )
 
 
-def test_recalculating_after_the_expiry_costs_nothing(configured: Excel) -> None:
+def test_recalculating_after_the_expiry_costs_nothing(
+    configured: Excel, wall_clock: time_machine.Coordinates
+) -> None:
     first = industries()
     assert configured.charged() == 2
     assert session.current().client.settings.stale_ok, "the Excel session's default"
-    time.sleep(FRESH_FOR * 2)
+    wall_clock.shift(FRESH_FOR * 2)
     assert industries() == first, "recalculation, answers from memory"
     restart()
     assert industries() == first, "Excel restarted, answers from the disk cache"
@@ -56,13 +58,13 @@ def test_recalculating_after_the_expiry_costs_nothing(configured: Excel) -> None
 
 
 def test_a_session_set_to_refresh_pays_for_answers_past_their_freshness(
-    configured: Excel, monkeypatch: pytest.MonkeyPatch
+    configured: Excel, monkeypatch: pytest.MonkeyPatch, wall_clock: time_machine.Coordinates
 ) -> None:
     industries()
     assert configured.charged() == 2
     monkeypatch.setenv(session.REFRESH_KEY, "TRUE")
     restart()
     assert not session.current().client.settings.stale_ok
-    time.sleep(FRESH_FOR * 2)
+    wall_clock.shift(FRESH_FOR * 2)
     industries()
     assert configured.charged() == 4, "both companies fetched again"

@@ -14,7 +14,7 @@ from profnet_sheets.batch.engine import INTERRUPTED
 from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.widgets import CompanySearchForm, EnrichForm
 from tests.integration.client.conftest import set_faults
-from tests.integration.widgets.conftest import MakeClient, charged, eventually
+from tests.integration.widgets.conftest import MakeClient, eventually
 
 pytestmark = pytest.mark.integration
 SITES = ["stripe.com", "https://www.stripe.com/about", None, "acme.io", "not a domain", "=cmd"]
@@ -35,14 +35,14 @@ def test_a_csv_by_path_previewed_enriched_and_exported(
         "6 rows: 3 to fetch, 0 already cached (free), 2 that cannot be looked up, 1 blank; "
         "at most 2 credits (rows with the same key are fetched once)." in form.cost.value
     )
-    assert charged(fresh) == 0, "the preview sends nothing"
+    assert fresh.charged() == 0, "the preview sends nothing"
     form.run_button.click()
     form.join(30)
     assert form.feedback.error_text == ""
     assert form.result is not None
     assert form.result["company_name"].to_list()[:2] == ["Stripe", "Stripe"]
     assert (form.bar.n, form.bar.total, form.bar.style) == (2, 2, "success")
-    assert charged(fresh, "get-company-details") == 2
+    assert fresh.charged(endpoint="get-company-details") == 2
     form.export.name.value = str(tmp_path / "accounts-enriched")
     path = form.export.export(".csv")
     written = pl.read_csv(path, infer_schema=False)
@@ -75,7 +75,7 @@ def test_an_upload_and_the_options_of_the_kind(
     form.run(wait=True)
     assert form.result is not None
     assert all(form.result["profile_skills"].to_list())
-    assert charged(fresh, "get-profile-details") == 2
+    assert fresh.charged(endpoint="get-profile-details") == 2
 
 
 def test_a_pandas_frame_and_cancel_keeps_what_is_done(
@@ -100,14 +100,14 @@ def test_a_pandas_frame_and_cancel_keeps_what_is_done(
     assert errors.count(INTERRUPTED) == 60 - done
     assert (form.bar.n, form.bar.total) == (done, 60), "the bar shows every lookup done"
     assert form.feedback.status_text.endswith(
-        f"Spent {charged(fresh, 'get-company-details')} credits."
+        f"Spent {fresh.charged(endpoint='get-company-details')} credits."
     )
     # Lookups in flight when Cancel was pressed were paid and cached, though not shown yet.
-    assert done <= charged(fresh, "get-company-details") <= done + 8
+    assert done <= fresh.charged(endpoint="get-company-details") <= done + 8
     form.run(wait=True)
     assert form.result is not None
     assert form.result["company_error"].null_count() == 60
-    assert charged(fresh, "get-company-details") == 60, "running again pays only the rest"
+    assert fresh.charged(endpoint="get-company-details") == 60, "running again pays only the rest"
 
 
 def test_nothing_loaded_is_one_clear_message(make_client: MakeClient) -> None:
@@ -133,7 +133,7 @@ def test_the_enriched_results_of_a_search_with_list_columns(
     form = EnrichForm(search.enriched, client=client)  # no crash on the list columns
     assert form.feedback.error_text == ""
     assert form.column.value == "profnet_url", "a column of keys, never a list column"
-    before = charged(fresh)
+    before = fresh.charged()
     form.column.value = lists[0]
     form.preview_button.click()
     dtype = search.enriched.schema[lists[0]]
@@ -143,7 +143,7 @@ def test_the_enriched_results_of_a_search_with_list_columns(
     )
     form.run(wait=True)
     assert form.feedback.error_text.startswith(f"column {lists[0]!r} holds")
-    assert charged(fresh) == before
+    assert fresh.charged() == before
 
 
 def test_the_form_picks_the_website_never_a_number_column(make_client: MakeClient) -> None:
@@ -176,7 +176,7 @@ def test_the_form_shows_its_choice_and_its_price_before_any_enrich(
     assert form.column.value == "Website"
     assert "company keys from &#x27;Website&#x27;" in form.cost.value
     assert "at most 2 credits" in form.cost.value
-    assert charged(fresh) == 0, "the preview asks the cache only"
+    assert fresh.charged() == 0, "the preview asks the cache only"
 
 
 def test_the_spend_line_shows_what_may_have_been_charged_apart(
@@ -194,7 +194,7 @@ def test_the_spend_line_shows_what_may_have_been_charged_apart(
     form.join(60)
     assert form.result is not None
     said = form.feedback.status_text + form.feedback.error_text
-    sure = charged(fresh)
+    sure = fresh.charged()
     assert sure == form.result.filter(pl.col("company_name").is_not_null()).height
     assert f"Spent {sure} credits (+" in said, said
     maybe = int(said.split(f"Spent {sure} credits (+")[1].split(" maybe).")[0])

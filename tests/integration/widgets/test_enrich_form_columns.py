@@ -10,7 +10,7 @@ import pytest
 
 from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.widgets import EnrichForm
-from tests.integration.widgets.conftest import MakeClient, charged
+from tests.integration.widgets.conftest import MakeClient
 
 pytestmark = pytest.mark.integration
 CRM = Path(__file__).parents[2] / "data" / "crm_export.csv"
@@ -36,7 +36,7 @@ def test_the_form_asks_for_a_column_and_enables_nothing_paid_until_one_is_chosen
     form.run(wait=True)
     assert form.result is None
     assert "Choose the column" in form.feedback.error_text
-    assert charged(fresh) == 0
+    assert fresh.charged() == 0
     form.column.value = "Owner"  # the user's choice is read as asked
     assert not form.run_button.disabled
     assert not form.preview_button.disabled
@@ -53,4 +53,4 @@ def test_the_forms_preview_shows_the_first_keys_as_sent(
         "First keys as asked: https://www.profnet.com/company/stripe/, "
         "https://www.profnet.com/company/acme-gmbh/, https://www.profnet.com/company/notion/"
     ) in form.cost.value
-    assert charged(fresh) == 0
+    assert fresh.charged() == 0

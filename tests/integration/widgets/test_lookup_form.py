@@ -6,7 +6,7 @@ import pytest
 
 from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.widgets import LookupForm
-from tests.integration.widgets.conftest import MakeClient, charged
+from tests.integration.widgets.conftest import MakeClient
 
 pytestmark = pytest.mark.integration
 
@@ -27,7 +27,7 @@ def test_a_lookup_then_the_same_again_for_free(
     assert form.feedback.status_text == "find-geocode-by-location: spent 1 credit."
     assert form.cost.value.count("Free: the answer is in the cache.") == 1
     form.lookup(wait=True)
-    assert charged(fresh) == 1
+    assert fresh.charged() == 1
 
 
 def test_a_wrong_value_is_said_before_anything_is_sent(
@@ -39,4 +39,4 @@ def test_a_wrong_value_is_said_before_anything_is_sent(
     assert "profile URL" in form.cost.value or "profnet_url" in form.cost.value
     form.lookup(wait=True)
     assert form.feedback.error_text
-    assert charged(fresh) == 0
+    assert fresh.charged() == 0

@@ -13,7 +13,7 @@ import requests
 from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.widgets import CompanySearchForm, LeadSearchForm
 from profnet_sheets.widgets.search import SearchForm
-from tests.integration.widgets.conftest import MakeClient, calls_made, charged, eventually
+from tests.integration.widgets.conftest import MakeClient, eventually
 
 pytestmark = pytest.mark.integration
 TITLES = "Head of Data\n=2+3"  # a hostile title: the results carry it, exports must escape it
@@ -46,8 +46,8 @@ def test_a_lead_search_from_filters_to_table_export_and_reuse(
     }
     assert "At most 90 credits: 50 credits to start the search" in form.cost.value
     assert "Budget left: 4,999 credits" in form.cost.value  # the place lookup cost 1
-    assert charged(fresh) == 1, "the cost line is computed without sending anything"
-    assert calls_made(fresh) == 1, "not even a free call: only the place lookup went out"
+    assert fresh.charged() == 1, "the cost line is computed without sending anything"
+    assert fresh.calls() == 1, "not even a free call: only the place lookup went out"
 
     form.search_button.click()
     assert form.search_button.disabled, "the button is disabled while the search runs"
@@ -66,9 +66,9 @@ def test_a_lead_search_from_filters_to_table_export_and_reuse(
     assert not form.enrich_button.disabled
     assert form.job is not None
     assert form.request_id.value == form.job.request_id, "ready to re-attach"
-    assert charged(fresh, "search-leads") == 50
-    assert charged(fresh, "get-lead-results") == rows.height
-    assert charged(fresh, "find-geocode-by-location") == 1
+    assert fresh.charged(endpoint="search-leads") == 50
+    assert fresh.charged(endpoint="get-lead-results") == rows.height
+    assert fresh.charged(endpoint="find-geocode-by-location") == 1
 
     exported = form.export.export(".csv")
     assert exported == tmp_path / "leads-results.csv"
@@ -85,9 +85,9 @@ def test_a_lead_search_from_filters_to_table_export_and_reuse(
     assert titles["=2+3"], "as it was, with Excel's invisible quote prefix: text, never run"
 
     assert form.cost.value.count("Free: the same search ran within the last 24 h") == 1
-    before = charged(fresh)
+    before = fresh.charged()
     form.search(wait=True)
-    assert charged(fresh) == before, "the same search again is reused, and its pages cached"
+    assert fresh.charged() == before, "the same search again is reused, and its pages cached"
 
 
 def test_enrich_adds_each_leads_profile_with_its_own_progress(
@@ -112,7 +112,7 @@ def test_enrich_adds_each_leads_profile_with_its_own_progress(
     assert form.feedback.status_text.startswith(
         "Enriched 12 rows: 12 enriched, 0 with an error, 0 blank."
     )
-    assert charged(fresh, "get-profile-details") == 12
+    assert fresh.charged(endpoint="get-profile-details") == 12
     assert "profile_full_name" in form.table.value
     assert form.table_frame() is form.enriched, "Export writes the enriched table"
 
@@ -137,11 +137,11 @@ def test_a_company_search_with_every_kind_of_filter(
     assert form.feedback.error_text == ""
     assert form.frame is not None
     assert set(form.frame["company_size"].to_list()) <= {"51-200", "201-500", "501-1000"}
-    assert charged(fresh, "search-companies") == 25
-    assert charged(fresh, "get-company-results") == form.frame.height
+    assert fresh.charged(endpoint="search-companies") == 25
+    assert fresh.charged(endpoint="get-company-results") == form.frame.height
     form.enrich(wait=True)
     assert form.enriched is not None
-    assert charged(fresh, "get-company-details") == form.frame["profnet_url"].n_unique()
+    assert fresh.charged(endpoint="get-company-details") == form.frame["profnet_url"].n_unique()
 
 
 def test_a_sales_navigator_url_replaces_the_filters(
@@ -159,7 +159,7 @@ def test_a_sales_navigator_url_replaces_the_filters(
     form.search(wait=True)
     assert form.frame is not None
     assert form.frame.height == 5
-    assert charged(fresh, "search-companies") == 25
+    assert fresh.charged(endpoint="search-companies") == 25
 
 
 def test_mistakes_show_one_clear_message_and_cost_nothing(
@@ -178,7 +178,7 @@ def test_mistakes_show_one_clear_message_and_cost_nothing(
     form.pickers["headquarters_location"].find.click()
     form.pickers["headquarters_location"].runner.join()
     assert form.feedback.error_text == "Type a place name first, then press Find."
-    assert charged(fresh) == 0
+    assert fresh.charged() == 0
     assert not form.search_button.disabled
 
 
@@ -200,7 +200,7 @@ def test_a_failed_search_and_the_budget_are_told_in_the_form(
         "and the budget (budget=..., PROFNET_BUDGET) leaves 10"
     )
     assert form.feedback.status_text == "", "not 'Starting the search…' beside the error"
-    assert charged(fresh) == 50
+    assert fresh.charged() == 50
 
 
 def test_cancel_stops_waiting_and_attach_picks_the_search_up_again(
@@ -223,14 +223,14 @@ def test_cancel_stops_waiting_and_attach_picks_the_search_up_again(
     assert form.feedback.status_text.endswith("Spent 50 credits.")
     assert form.bar.style == "danger"
     assert form.cancel_button.disabled
-    assert charged(fresh) == 50
+    assert fresh.charged() == 50
 
     requests.post(f"{fresh.base_url}/_sandbox/clock", json={"advance": 601}, timeout=5)
     other = LeadSearchForm(make_client())  # another session, knowing only the request id
     other.attach(request_id, wait=True)
     assert other.frame is not None
     assert other.frame.height == 30
-    assert charged(fresh) == 50 + 30, "attaching pays for the results only"
+    assert fresh.charged() == 50 + 30, "attaching pays for the results only"
 
 
 def test_cancel_while_reading_says_the_search_is_complete_and_shows_the_true_count(
@@ -243,7 +243,7 @@ def test_cancel_while_reading_says_the_search_is_complete_and_shows_the_true_cou
     eventually(lambda: form.bar.n >= 50 and "Reading results" in form.feedback.status_text, 30)
     form.cancel_button.click()
     form.join(10)
-    read = charged(fresh, "get-lead-results")  # 1 credit per lead read
+    read = fresh.charged(endpoint="get-lead-results")  # 1 credit per lead read
     assert 50 <= read < 300
     text = form.feedback.status_text
     assert text.startswith(f"Cancelled while reading the results ({read} of 300 leads read).")
@@ -256,7 +256,7 @@ def test_cancel_while_reading_says_the_search_is_complete_and_shows_the_true_cou
     form.attach(wait=True)
     assert form.frame is not None
     assert form.frame.height == 300
-    assert charged(fresh, "get-lead-results") == 300, "the pages read are not paid again"
+    assert fresh.charged(endpoint="get-lead-results") == 300, "the pages read are not paid again"
     assert form.feedback.status_text.endswith(f"Spent {300 - read} credits.")
 
 
@@ -276,7 +276,7 @@ def test_two_forms_on_one_client_each_tell_their_own_spend(
     assert companies.frame is not None
     assert leads.feedback.status_text.endswith(f"Spent {50 + leads.frame.height} credits.")
     assert companies.feedback.status_text.endswith(f"Spent {25 + companies.frame.height} credits.")
-    assert client.ledger.total() == charged(fresh), "and the client's ledger has both"
+    assert client.ledger.total() == fresh.charged(), "and the client's ledger has both"
 
 
 def test_fill_takes_a_plain_value_as_one_value(
@@ -285,8 +285,8 @@ def test_fill_takes_a_plain_value_as_one_value(
     client = make_client()
     form = CompanySearchForm(client)
     form.fill(headquarters_location="Berlin")  # one place, not six one-letter ones
-    assert calls_made(fresh) == 1, "one place name, one geocode call"
-    assert charged(fresh, "find-geocode-by-location") == 1
+    assert fresh.calls() == 1, "one place name, one geocode call"
+    assert fresh.charged(endpoint="find-geocode-by-location") == 1
     berlin = client.find_geocode_by_location(location="Berlin")[0]  # cached: free
     assert form.pickers["headquarters_location"].value() == [str(berlin["geo_id"])]
     form.fill(company_headcounts="B-D")
@@ -305,7 +305,7 @@ def test_fill_takes_a_plain_value_as_one_value(
     form.fill(company_headcounts="C", headquarters_location=str(berlin["geo_id"]))
     assert form.params()["company_headcounts"] == ["C"]
     assert form.params()["headquarters_location"] == [str(berlin["geo_id"])]
-    assert calls_made(fresh) == 1, "a geo id is no lookup"
+    assert fresh.calls() == 1, "a geo id is no lookup"
     form.search(wait=True)
     assert form.feedback.error_text == ""
     assert form.frame is not None
@@ -317,7 +317,7 @@ def test_fill_takes_a_plain_value_as_one_value(
     leads = LeadSearchForm(client)
     leads.fill(geo_codes="Berlin")
     assert leads.params()["geo_codes"] == [str(berlin["geo_id"])]
-    assert charged(fresh, "find-geocode-by-location") == 1, "Berlin again: from the cache"
+    assert fresh.charged(endpoint="find-geocode-by-location") == 1, "Berlin again: from the cache"
 
 
 def test_an_error_about_the_filters_goes_once_they_are_usable(
@@ -328,4 +328,4 @@ def test_an_error_about_the_filters_goes_once_they_are_usable(
     assert "at least one" in form.feedback.error_text
     form.fill(title_keywords=["Engineer"], limit=5)
     assert form.feedback.error_text == "", "the red line about no filters is gone"
-    assert charged(fresh) == 0
+    assert fresh.charged() == 0

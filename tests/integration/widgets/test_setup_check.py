@@ -7,7 +7,7 @@ import pytest
 from profnet_sheets import Settings
 from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.widgets import SetupCheck
-from tests.integration.widgets.conftest import MakeClient, charged
+from tests.integration.widgets.conftest import MakeClient
 
 pytestmark = pytest.mark.integration
 
@@ -23,7 +23,7 @@ def test_the_button_says_the_setup_is_ready_and_spends_nothing(
     assert form.feedback.status_text == "Ready: the service answers and takes the key."
     assert "key:         accepted" in form.result.value
     assert "get-profile-details           1 credit" in form.result.value
-    assert charged(fresh) == 0
+    assert fresh.charged() == 0
     assert not form.button.disabled
 
 
@@ -35,4 +35,4 @@ def test_a_refused_key_is_one_line_in_the_form(fresh: RunningSandbox) -> None:
         "Not ready: the service refused the API key sent in X-SERVICE-API-KEY"
     )
     assert "not-this-one" not in form.result.value
-    assert charged(fresh) == 0
+    assert fresh.charged() == 0
