@@ -18,6 +18,7 @@ Answer = str | int
 A_DAY_LATER = "a day later"
 
 DAY = 86_400.0
+START = 1_790_000_000.0  # when the scenarios start: a fixed moment, in the middle of a UTC day
 
 
 @dataclass(frozen=True)

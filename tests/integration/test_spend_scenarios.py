@@ -13,8 +13,17 @@ from typing import Any
 import pytest
 
 from profnet_sheets import Client, ProfnetError
-from tests.money_scenarios import A_DAY_LATER, DAY, SCENARIOS, Answer, Scenario, body_of, params_of
-from tests.unit.test_spend_policy import FakeClock
+from tests.clocks import FakeClock
+from tests.money_scenarios import (
+    A_DAY_LATER,
+    DAY,
+    SCENARIOS,
+    START,
+    Answer,
+    Scenario,
+    body_of,
+    params_of,
+)
 
 
 class _Scripted(BaseHTTPRequestHandler):
@@ -77,7 +86,7 @@ def test_the_threaded_client_keeps_the_money_guarantees(
         spending_cap=scenario.cap,
         backoff=0.5,
     ).new_run()
-    clock = FakeClock()
+    clock = FakeClock(START)
     client.ledger.clock = clock
     waits: list[float] = []
     client._shared.transport.sleep = waits.append  # told, not slept

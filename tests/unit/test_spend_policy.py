@@ -26,20 +26,8 @@ from profnet_sheets.client.spend import (
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.errors import BudgetExceeded, InsufficientCredits, ProfnetError
 from profnet_sheets.spec import Endpoint, PriceTable, endpoint
-from tests.money_scenarios import A_DAY_LATER, DAY, SCENARIOS, Scenario, body_of, params_of
-
-START = 1_790_000_000.0  # a fixed moment, in the middle of a UTC day
-
-
-@dataclass
-class FakeClock:
-    now: float = START
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
+from tests.clocks import FakeClock
+from tests.money_scenarios import A_DAY_LATER, DAY, SCENARIOS, START, Scenario, body_of, params_of
 
 
 @dataclass
@@ -151,7 +139,7 @@ class CoreDriver:
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda it: it.name)
 def test_the_spend_policy_alone_keeps_the_money_guarantees(scenario: Scenario) -> None:
-    driven = CoreDriver(scenario, FakeClock()).drive()
+    driven = CoreDriver(scenario, FakeClock(START)).drive()
     assert (driven.sure, driven.maybe, driven.sent) == (
         scenario.sure,
         scenario.maybe,
