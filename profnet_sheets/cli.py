@@ -18,7 +18,7 @@ import click
 from profnet_sheets import Client, ProfnetError, Settings, save_config
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
-from profnet_sheets.client.jobs import SearchJob, SearchKind, status_bar
+from profnet_sheets.client.jobs import SearchJob, status_bar
 from profnet_sheets.client.shared import STOPS_LOG
 from profnet_sheets.client.spend import BUDGET_SETTING
 from profnet_sheets.errors import DamagedFile
@@ -26,6 +26,7 @@ from profnet_sheets.redact import clipped, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.sandbox.limits import PLANS
 from profnet_sheets.spec import Endpoint, Param, search_endpoint
+from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.stops import Stops
 from profnet_sheets.words import command, counted, spend_said
 

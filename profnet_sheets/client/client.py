@@ -19,7 +19,7 @@ from typing import Any
 from profnet_sheets.client import jobs
 from profnet_sheets.client.answers import conformed, missing, payload, unfinished
 from profnet_sheets.client.cache import CachePolicy
-from profnet_sheets.client.jobs import SearchJob, SearchKind
+from profnet_sheets.client.jobs import SearchJob
 from profnet_sheets.client.keylocks import PROCESS_LOCKS
 from profnet_sheets.client.keys import CallKey, call_key, canonical_json
 from profnet_sheets.client.ledger import Ledger
@@ -50,6 +50,7 @@ from profnet_sheets.errors import (
 )
 from profnet_sheets.redact import masked_url
 from profnet_sheets.spec import Endpoint, PriceTable, ServiceProfile, endpoint
+from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.spec.errors import is_foreign
 
 LOG = logging.getLogger("profnet_sheets")

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from profnet_sheets.client.answers import whole_number
 from profnet_sheets.client.policy import RetryPolicy
@@ -26,12 +26,11 @@ from profnet_sheets.errors import (
 )
 from profnet_sheets.redact import shown
 from profnet_sheets.spec import PriceTable, search_endpoint
+from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.words import command, counted
 
 if TYPE_CHECKING:
     import polars
-
-SearchKind = Literal["leads", "companies"]
 
 
 class SearchClient(Protocol):

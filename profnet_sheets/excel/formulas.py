@@ -12,7 +12,6 @@ from typing import Any, ParamSpec
 
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import cell_values
-from profnet_sheets.client.jobs import SearchKind
 from profnet_sheets.errors import ArgumentError
 from profnet_sheets.excel import cells, session
 from profnet_sheets.excel.cells import Result
@@ -20,6 +19,7 @@ from profnet_sheets.excel.lookups import Lookup, canonical_name, choose_fields, 
 from profnet_sheets.excel.messages import message_for
 from profnet_sheets.spec import endpoint, items_in
 from profnet_sheets.spec import resources as r
+from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.spec.schema import ObjectOf
 
 P = ParamSpec("P")

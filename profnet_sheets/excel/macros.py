@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from profnet_sheets.client.jobs import SearchKind
 from profnet_sheets.errors import ArgumentError, SearchError
 from profnet_sheets.excel import searches, selection, session
 from profnet_sheets.excel.cells import Rows
 from profnet_sheets.excel.messages import message_for
 from profnet_sheets.setup_check import check_setup
+from profnet_sheets.spec.endpoints import SearchKind
 
 FILTER_CELLS: Final = "A2:B60"  # (name, value) rows under the Filters sheet's header
 REPORT_CELL: Final = "E1"  # the 'Last run' block

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import cell_values
-from profnet_sheets.client.jobs import SearchKind, SearchStatus
+from profnet_sheets.client.jobs import SearchStatus
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.spend import Quote
 from profnet_sheets.errors import ArgumentError
@@ -18,6 +18,7 @@ from profnet_sheets.excel.cells import CellValue, Rows
 from profnet_sheets.excel.lookups import canonical_name
 from profnet_sheets.searches.workflow import Search
 from profnet_sheets.spec import DEFAULT_PROFILE, Endpoint, Param, ServiceProfile, search_endpoint
+from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.words import counted
 
 if TYPE_CHECKING:

@@ -8,10 +8,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from profnet_sheets.client.client import Client
-from profnet_sheets.client.jobs import SearchKind
 from profnet_sheets.client.spend import PlannedCall, Quote
 from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import search_endpoint
+from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.words import counted
 
 

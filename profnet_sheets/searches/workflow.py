@@ -13,10 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from profnet_sheets.client.jobs import PageProgress, Progress, SearchJob, SearchKind, SearchStatus
+from profnet_sheets.client.jobs import PageProgress, Progress, SearchJob, SearchStatus
 from profnet_sheets.searches.cost import SearchCost, attached_cost, search_cost
 from profnet_sheets.searches.places import Chosen, places_by_name
 from profnet_sheets.spec import Endpoint, search_endpoint
+from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.words import spend_said
 
 if TYPE_CHECKING:

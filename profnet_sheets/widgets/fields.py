@@ -6,10 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from profnet_sheets.client.jobs import SearchKind
 from profnet_sheets.searches.places import takes_places
 from profnet_sheets.spec import Param, company_size_label, search_endpoint
-from profnet_sheets.spec.endpoints import FLAG_VALUES
+from profnet_sheets.spec.endpoints import FLAG_VALUES, SearchKind
 
 Control = Literal["lines", "ids", "places", "choices", "flag", "enum", "range", "text", "number"]
 Mode = Literal["filters", "url"]

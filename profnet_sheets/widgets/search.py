@@ -9,10 +9,11 @@ import polars as pl
 
 from profnet_sheets.batch import kind_named
 from profnet_sheets.client.client import Client
-from profnet_sheets.client.jobs import SearchJob, SearchKind
+from profnet_sheets.client.jobs import SearchJob
 from profnet_sheets.errors import ProfnetError
 from profnet_sheets.searches.workflow import Search
 from profnet_sheets.spec import endpoint, search_endpoint
+from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.widgets.base import Form, frame_html, run_enrichment
 from profnet_sheets.widgets.controls import FieldControl, classed, make_control
 from profnet_sheets.widgets.cost import search_cost_text

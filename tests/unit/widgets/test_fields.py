@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from profnet_sheets.client.jobs import SearchKind
 from profnet_sheets.spec import HEADCOUNT_CODES, company_size_label, endpoint, search_endpoint
+from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.widgets.fields import (
     alternative_field,
     field_for,
