@@ -100,7 +100,7 @@ def test_an_answer_is_kept_as_long_as_the_policy_says(make_client: MakeClient) -
     path = Path(_store(client).described())
     (expires,) = sqlite3.connect(path).execute("SELECT expires FROM responses").fetchone()
     fresh = CachePolicy(client.settings).fresh_for(endpoint("get-company-details"))
-    assert int(before + fresh) <= expires <= after + fresh
+    assert round(before + fresh) <= expires <= round(after + fresh), "whole seconds, rounded"
 
 
 def test_saving_leaves_the_callers_response_as_it_was(make_client: MakeClient) -> None:
