@@ -71,12 +71,13 @@ class Stored:
 class AnswerStore:
     """One service's answers in requests-cache, and the claims of the processes sharing it.
 
-    A SQLite cache is opened once per thread at work at the same moment: each requests-cache
-    `SQLiteCache` over the file has its own connection and its own write transaction, lent to
-    one thread at a time, so a save is committed when it returns and threads never wait on
-    each other's reads. (One backend shared between threads shares one transaction: a save
-    made while another thread's write was open returned uncommitted.) The key and what is kept
-    are the caller's: `account` and `policy` are taken for callers that still pass them.
+    A SQLite cache is opened as many times as threads use it at the same moment: each
+    requests-cache `SQLiteCache` over the file has its own connection and its own write
+    transaction and is lent to one thread at a time, so a save is committed when it returns
+    and threads never wait on each other's reads. (One backend shared between threads shares
+    one transaction: a save made while another thread's write was open returned uncommitted.)
+    The key and what is kept are the caller's: `account` and `policy` are taken for callers
+    that still pass them.
     """
 
     def __init__(
@@ -87,7 +88,6 @@ class AnswerStore:
         policy: CachePolicy | None = None,
     ) -> None:
         self.settings = settings
-        self.service = service
         self.where = _place(settings, service)
         self.redis: Any = None
         self.failures = _failures()
