@@ -2,22 +2,17 @@
 
 Like requests-cache's `CacheActions`, it decides and does nothing: the client asks it before
 reading (may the caches answer this call?) and after an answer (keep it, and for how long?);
-the store and the memo only act. requests-cache's own settings (`filter_fn`,
-`urls_expire_after`) are derived from it, so a request sent through the CachedSession itself
-is kept on the same terms.
+the store and the memo only act.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from re import Pattern
 from typing import Any
 
 from profnet_sheets.client.answers import understood, unfinished
 from profnet_sheets.config import NOT_FOUND_EXPIRY, Settings
 from profnet_sheets.spec import Endpoint
-from profnet_sheets.spec.endpoints import BY_PATH, ENDPOINTS
 from profnet_sheets.spec.errors import is_foreign
 
 KEPT_STATUSES = (200, 404)
@@ -74,27 +69,6 @@ class CachePolicy:
         elif _empty_data(endpoint, body):
             return 0.0
         return seconds
-
-    def url_expiry(
-        self,
-    ) -> dict[str | Pattern[Any], float | int | str | datetime | timedelta | None]:
-        """requests-cache's `urls_expire_after`: every endpoint's path and its freshness in
-        seconds, DO_NOT_CACHE for those never kept."""
-        from requests_cache import DO_NOT_CACHE
-
-        return {f"*{ep.path}": self.fresh_for(ep) or DO_NOT_CACHE for ep in ENDPOINTS}
-
-    def filter_fn(self, response: Any) -> bool:
-        """requests-cache's `filter_fn`: keep a response only as `keep_for` would."""
-        path = response.url.split("?", 1)[0]
-        endpoint = next((ep for p, ep in BY_PATH.items() if path.endswith(p)), None)
-        if endpoint is None:
-            return False
-        try:
-            body = response.json()
-        except ValueError:
-            return False
-        return self.keep_for(endpoint, response.status_code, body) > 0
 
 
 def _empty_data(endpoint: Endpoint, body: Any) -> bool:

@@ -7,10 +7,8 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
 
 from profnet_sheets.spec import Endpoint
-from profnet_sheets.spec.endpoints import BY_PATH
 
 KEY_VERSION = "k2"  # change it when the key changes: old entries then simply miss
 
@@ -46,20 +44,3 @@ def call_key(service: str, account: str, endpoint: Endpoint, payload: Mapping[st
     sent = {k: str(v) for k, v in payload.items()} if endpoint.method == "GET" else payload
     owner = account if endpoint.search else ""
     return CallKey(service, owner, endpoint.name, canonical_json(sent))
-
-
-def key_of_request(service: str, account: str, request: Any) -> str | None:
-    """The digest of the call a prepared request makes (None: not an endpoint of the spec):
-    requests-cache's key function, so that its session and the client agree on every key."""
-    parts = urlsplit(request.url)
-    endpoint = BY_PATH.get(parts.path) or next(  # a gateway's base URL may have a path
-        (ep for path, ep in BY_PATH.items() if parts.path.endswith(path)), None
-    )
-    if endpoint is None:
-        return None
-    if endpoint.method == "GET":
-        payload: dict[str, Any] = dict(parse_qsl(parts.query, keep_blank_values=True))
-    else:
-        body = request.body or b"{}"
-        payload = json.loads(body.decode() if isinstance(body, bytes) else body)
-    return call_key(service, account, endpoint, payload).digest

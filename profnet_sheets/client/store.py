@@ -1,23 +1,22 @@
 """Where answers live: requests-cache's cache (SQLite in WAL mode, Redis, or memory), as JSON.
 
-Everything goes through requests-cache's public API: a `CachedSession` configured with the
-client's key function, the cache policy's filter and expiry, the key header redacted and the
-JSON serializer; answers read with `cache.get_response`, saved with `cache.save_response`,
-purged with `cache.delete(expired=True)`. Nothing is stored in a format that runs code when
-read (requests-cache's default serializer does: not in a cache a team shares).
+Everything goes through requests-cache's public API: a backend (`SQLiteCache`, `RedisCache`,
+`BaseCache`) with the JSON serializer; answers read with `get_response`, saved with
+`save_response`, purged with `delete(expired=True)`. Nothing is stored in a format that runs
+code when read (requests-cache's default serializer does: not in a cache a team shares).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import queue
 import shutil
 import sqlite3
 import sys
-import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -25,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import requests
+from requests.structures import CaseInsensitiveDict
 
 from profnet_sheets.client.cache import KEPT_STATUSES, CachePolicy
 from profnet_sheets.client.claims import Claims, FileClaims, NoClaims, RedisClaims
-from profnet_sheets.client.keys import CallKey, key_of_request
+from profnet_sheets.client.keys import CallKey
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared_redis import open_redis
 from profnet_sheets.client.wal import create, damaged_cache, ensure_wal, remove
@@ -39,6 +39,7 @@ from profnet_sheets.redact import masked_url
 LOG = logging.getLogger("profnet_sheets")
 PURGE_EVERY = 86400.0  # seconds: opening a cache purges expired answers at most this often
 FORMAT = "json1"  # in file and namespace names: a cache in another format is never read as this
+REDACTED = "REDACTED"  # what a secret header reads in a stored answer (requests-cache's word)
 
 
 def _failures() -> tuple[type[BaseException], ...]:
@@ -65,48 +66,43 @@ class Stored:
 
 
 class AnswerStore:
-    """One service's answers in requests-cache, and the claims of the processes sharing it."""
+    """One service's answers in requests-cache, and the claims of the processes sharing it.
 
-    def __init__(self, settings: Settings, service: str, account: str, policy: CachePolicy) -> None:
-        import requests_cache
+    A SQLite cache is opened as many times as threads use it at the same moment: each
+    requests-cache `SQLiteCache` over the file has its own connection and its own write
+    transaction and is lent to one thread at a time, so a save is committed when it returns
+    and threads never wait on each other's reads. (One backend shared between threads shares
+    one transaction: a save made while another thread's write was open returned uncommitted.)
+    The key and what is kept are the caller's: `account` and `policy` are taken for callers
+    that still pass them.
+    """
 
+    def __init__(
+        self,
+        settings: Settings,
+        service: str,
+        account: str = "",
+        policy: CachePolicy | None = None,
+    ) -> None:
         self.settings = settings
         self.where = _place(settings, service)
         self.redis: Any = None
         self.failures = _failures()
-        # requests-cache's SQLite backend shares one connection between threads, and a save
-        # made while another thread's write is open joins it uncommitted: another process
-        # waiting on the claim would miss the answer and pay again. One thread at a time.
-        self.one_at_a_time: contextlib.AbstractContextManager[Any] = (
-            threading.RLock() if isinstance(self.where, Path) else contextlib.nullcontext()
-        )
-        self.session = requests_cache.CachedSession(
-            backend=self._backend(service),
-            allowable_codes=KEPT_STATUSES,
-            allowable_methods=("GET", "POST"),
-            # requests-cache redacts these headers by their exact names: the key's and the
-            # extra ones of the profile, as the transport sends them.
-            ignored_parameters=(
-                *requests_cache.DEFAULT_IGNORED_PARAMS,
-                *settings.profile.redacted_headers,
-            ),
-            match_headers=False,
-            key_fn=_key_function(service, account),
-            filter_fn=policy.filter_fn,
-            expire_after=requests_cache.DO_NOT_CACHE,
-            urls_expire_after=dict(policy.url_expiry()),
-            stale_if_error=False,
-        )
-        self.cache: Any = self.session.cache  # SQLiteCache, RedisCache or BaseCache
+        self.secret = {name.lower() for name in settings.profile.redacted_headers}
+        self.opened: list[Any] = []  # every SQLite backend opened, to close them all
+        self.idle: queue.SimpleQueue[Any] = queue.SimpleQueue()  # those no thread holds
+        self.cache: Any = self._backend(service)  # SQLiteCache, RedisCache or BaseCache
         self.claims = self._claims(service)
-        if isinstance(self.where, Path) and not settings.serves_stale:  # Excel keeps them
-            self._purge_when_due(self.where)
+        if isinstance(self.where, Path):
+            _convert_old_file(self.where.with_name(f"{service}-http.sqlite"), self.cache)
+            self.idle.put(self.cache)
+            if not settings.serves_stale:  # Excel keeps them
+                self._purge_when_due(self.where)
 
     # -- opening ----------------------------------------------------------------------------
 
     def _backend(self, service: str) -> Any:
         from requests_cache.backends.base import BaseCache
-        from requests_cache.backends.sqlite import SQLiteCache
 
         where = self.where
         if where == "memory":
@@ -118,9 +114,7 @@ class AnswerStore:
             elif where.stat().st_size == 0:  # SQLite would take it as new: the answers lost
                 raise damaged_cache(where, "it is empty: 0 bytes")
             ensure_wal(where)  # requests-cache's own switch fails when processes open at once
-            cache = SQLiteCache(where, serializer="json", decode_content=True, wal=True, timeout=30)
-            _convert_old_file(where.with_name(f"{service}-http.sqlite"), cache)
-            return cache
+            return self._sqlite()
         from requests_cache.backends.redis import RedisCache
 
         # requests-cache saves with SETEX, which redis-py deprecates (a warning each save).
@@ -134,6 +128,32 @@ class AnswerStore:
             serializer="json",
             decode_content=True,
         )
+
+    def _sqlite(self) -> Any:
+        """One more requests-cache backend over the SQLite file: its own connection."""
+        from requests_cache.backends.sqlite import SQLiteCache
+
+        cache = SQLiteCache(
+            self.where, serializer="json", decode_content=True, wal=True, timeout=30
+        )
+        self.opened.append(cache)
+        return cache
+
+    @contextmanager
+    def _lent(self) -> Iterator[Any]:
+        """A backend no other thread uses meanwhile: an idle SQLite one (or one more, when
+        every one is at work); Redis's and memory's one, whose calls are atomic, to all."""
+        if not isinstance(self.where, Path):
+            yield self.cache
+            return
+        try:
+            cache = self.idle.get_nowait()
+        except queue.Empty:
+            cache = self._sqlite()
+        try:
+            yield cache
+        finally:
+            self.idle.put(cache)
 
     def _claims(self, service: str) -> Claims:
         """Claims that every process sharing the cache sees: lock files beside a SQLite cache,
@@ -151,8 +171,8 @@ class AnswerStore:
     def get(self, key: CallKey, *, stale_ok: bool = False) -> Stored | None:
         """The answer stored under `key` while fresh (with `stale_ok`, also after), or None."""
         try:
-            with self.one_at_a_time:
-                cached = self.cache.get_response(key.digest)
+            with self._lent() as cache:
+                cached = cache.get_response(key.digest)
         except self.failures as error:
             raise self._failure("read from", error) from None
         except Exception as error:  # an entry this version cannot read: a miss
@@ -166,27 +186,28 @@ class AnswerStore:
         return Stored(cached.status_code, cached.text, cached.headers, expires)
 
     def save(self, key: CallKey, response: requests.Response, seconds: float) -> None:
-        """Keep `response` under `key` for `seconds` (requests-cache redacts the key header
-        and the profile's extra headers)."""
+        """Keep `response` under `key` for `seconds`, the key header and the profile's extra
+        headers redacted; committed when it returns (StoreError when it was not)."""
         expires = datetime.now(UTC) + timedelta(seconds=seconds)
+        kept = self._redacted(response, expires)
         try:
-            with self.one_at_a_time:
-                self.cache.save_response(response, cache_key=key.digest, expires=expires)
-                if isinstance(self.where, Path) and not self._written(key, expires):
+            with self._lent() as cache:
+                cache.save_response(kept, cache_key=key.digest, expires=expires)
+                if isinstance(self.where, Path) and not _written(cache, key, expires):
                     raise sqlite3.OperationalError(_not_written(self.where))
         except self.failures as error:
             raise self._failure("write to", error) from None
 
-    def _written(self, key: CallKey, expires: datetime) -> bool:
-        """Whether the SQLite file holds `key` until `expires` now. requests-cache's SQLite
-        backend rolls a write back without raising when its commit fails (a full disk, a file
-        that may not grow): only reading the row's expiry back tells (a key lookup, no body)."""
-        responses = self.cache.responses
-        with responses.connection() as connection:
-            row = connection.execute(
-                f"SELECT expires FROM {responses.table_name} WHERE key = ?", (key.digest,)
-            ).fetchone()
-        return row is not None and row[0] is not None and row[0] >= int(expires.timestamp())
+    def _redacted(self, response: requests.Response, expires: datetime) -> Any:
+        """`response` as requests-cache keeps it, the profile's secret headers (the key's, by
+        their names in any case) reading REDACTED in the request and in the answer; new
+        header dicts, so that the caller's response is left as it was."""
+        from requests_cache.models.response import CachedResponse
+
+        kept = CachedResponse.from_response(response, expires=expires)
+        kept.request.headers = _masked(kept.request.headers, self.secret)
+        kept.headers = _masked(kept.headers, self.secret)
+        return kept
 
     @contextmanager
     def claim(self, key: CallKey) -> Iterator[None]:
@@ -207,19 +228,19 @@ class AnswerStore:
         return StoreError(f"could not {what} the cache at {self.described()} ({reason})")
 
     def forget(self, key: CallKey) -> None:
-        with self.one_at_a_time:
-            self.cache.delete(key.digest)
+        with self._lent() as cache:
+            cache.delete(key.digest)
 
     def clear(self) -> None:
-        with self.one_at_a_time:
-            self.cache.clear()
+        with self._lent() as cache:
+            cache.clear()
 
     def purge(self) -> int:
         """Remove every expired answer; how many were removed."""
-        with self.one_at_a_time:
-            before = len(self.cache.responses)
-            self.cache.delete(expired=True)
-            return max(0, before - len(self.cache.responses))
+        with self._lent() as cache:
+            before = len(cache.responses)
+            cache.delete(expired=True)
+            return max(0, before - len(cache.responses))
 
     def _purge_when_due(self, path: Path) -> None:
         """Purge expired answers when the last purge of this file is a day old or more."""
@@ -236,14 +257,15 @@ class AnswerStore:
 
     def info(self) -> dict[str, Any]:
         """Where answers are kept, how many, how many expired, and the size on disk."""
-        responses = self.cache.responses
-        entries = len(responses)
-        if isinstance(self.where, Path):
-            fresh = self.cache.count(expired=False)
-            size: int | None = responses.size()
-        else:
-            fresh = sum(1 for _ in self.cache.filter(valid=True, expired=False))
-            size = None
+        with self._lent() as cache:
+            responses = cache.responses
+            entries = len(responses)
+            if isinstance(self.where, Path):
+                fresh = cache.count(expired=False)
+                size: int | None = responses.size()
+            else:
+                fresh = sum(1 for _ in cache.filter(valid=True, expired=False))
+                size = None
         return {
             "cache": self.described(),
             "answers": entries,
@@ -260,7 +282,27 @@ class AnswerStore:
         return str(masked_url(self.where))
 
     def close(self) -> None:
-        self.session.close()  # type: ignore[no-untyped-call]
+        for cache in self.opened or [self.cache]:
+            cache.close()
+
+
+def _masked(headers: Mapping[str, str], secret: set[str]) -> CaseInsensitiveDict[str]:
+    """`headers` with the value of each one named in `secret` (lower case) REDACTED."""
+    return CaseInsensitiveDict(
+        {name: REDACTED if name.lower() in secret else value for name, value in headers.items()}
+    )
+
+
+def _written(cache: Any, key: CallKey, expires: datetime) -> bool:
+    """Whether the SQLite file holds `key` until `expires` now. requests-cache's SQLite
+    backend rolls a write back without raising when its commit fails (a full disk, a file
+    that may not grow): only reading the row's expiry back tells (a key lookup, no body)."""
+    responses = cache.responses
+    with responses.connection() as connection:
+        row = connection.execute(
+            f"SELECT expires FROM {responses.table_name} WHERE key = ?", (key.digest,)
+        ).fetchone()
+    return row is not None and row[0] is not None and row[0] >= int(expires.timestamp())
 
 
 def _not_written(where: Path) -> str:
@@ -288,19 +330,6 @@ def _place(settings: Settings, service: str) -> Path | str:
     if path.suffix not in (".sqlite", ".db"):
         path = path / f"{service}-answers.sqlite"
     return path
-
-
-def _key_function(service: str, account: str) -> Callable[..., str]:
-    """requests-cache's `key_fn`: the client's own key of the call a request makes."""
-
-    def key(request: Any, **kwargs: Any) -> str:
-        import requests_cache
-
-        return key_of_request(service, account, request) or requests_cache.create_key(
-            request, **kwargs
-        )
-
-    return key
 
 
 def _convert_old_file(old: Path, cache: Any) -> None:

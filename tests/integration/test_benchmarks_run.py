@@ -22,6 +22,7 @@ def test_every_benchmark_is_covered_here() -> None:
         "excel_udfs.py",
         "money_core.py",
         "sandbox_overhead.py",
+        "store_threads.py",
         "throughput.py",
     ]
 

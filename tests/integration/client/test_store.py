@@ -21,6 +21,7 @@ import time_machine
 
 from profnet_sheets import Client
 from profnet_sheets.client.cache import CachePolicy
+from profnet_sheets.client.keys import call_key
 from profnet_sheets.client.ledger import Ledger
 from profnet_sheets.client.store import AnswerStore, namespace
 from profnet_sheets.client.transport import Transport
@@ -76,41 +77,44 @@ def test_every_answer_in_a_redis_cache_is_json_without_the_key(
         assert KEY.encode() not in raw
 
 
-def test_requests_cache_and_the_client_agree_on_every_key(make_client: MakeClient) -> None:
-    """One key: what requests-cache's own key function makes of the request a call sends is the
-    key the client reads and writes under."""
-    client = make_client()
-    store = _store(client)
-    for name, params in [
-        ("get-company-details", {"domain": "acme.com"}),
-        ("find-geocode-by-location", {"location": "Berlin"}),
-        ("search-leads", {"title_keywords": ["CTO"], "limit": 30}),
-    ]:
-        ep = endpoint(name)
-        key = client.key(name, params)
-        wire = json.loads(key.params)
-        request = requests.Request(
-            ep.method,
-            client.base_url + ep.path,
-            params=wire if ep.method == "GET" else None,
-            json=None if ep.method == "GET" else wire,
-            headers={API_KEY_HEADER: KEY},
-        ).prepare()
-        assert store.cache.create_key(request) == key.digest
+def test_the_keys_are_those_the_cache_files_already_hold() -> None:
+    """The key of a call is what earlier versions wrote under: their answers still hit."""
+    expected = {
+        ("get-company-details", "acct"): "660dd3e6e404dc77bb1d8eb0938f84987a42774c",
+        ("find-geocode-by-location", ""): "a854aa843f8dc84a3af9af38a1b27a61dabaf11c",
+        ("search-leads", "acct"): "5707a2fa835e9e4c6a9c17679e99e942d50d7f77",
+    }
+    params = {
+        "get-company-details": {"domain": "acme.com"},
+        "find-geocode-by-location": {"location": "Berlin"},
+        "search-leads": {"title_keywords": ["CTO"], "limit": 30},
+    }
+    for (name, account), digest in expected.items():
+        assert call_key("profnet", account, endpoint(name), params[name]).digest == digest
 
 
-def test_a_request_sent_through_the_cached_session_is_kept_on_the_same_terms(
-    make_client: MakeClient,
-) -> None:
+def test_an_answer_is_kept_as_long_as_the_policy_says(make_client: MakeClient) -> None:
     client = make_client()
-    session = _store(client).session
-    url = client.base_url + endpoint("get-company-details").path
-    first = session.get(url, params={"domain": "same-terms.io"}, headers={API_KEY_HEADER: KEY})
-    assert first.status_code == 200
-    assert client.is_cached("get-company-details", {"domain": "same-terms.io"})
-    status = client.base_url + endpoint("get-lead-search-status").path
-    session.get(status, params={"request_id": "nope"}, headers={API_KEY_HEADER: KEY})
-    assert len(_store(client).cache.responses) == 1, "a status answer is never kept"
+    before = time.time()
+    client.get_company_details(domain="kept-for.io")
+    after = time.time()
+    path = Path(_store(client).described())
+    (expires,) = sqlite3.connect(path).execute("SELECT expires FROM responses").fetchone()
+    fresh = CachePolicy(client.settings).fresh_for(endpoint("get-company-details"))
+    assert round(before + fresh) <= expires <= round(after + fresh), "whole seconds, rounded"
+
+
+def test_saving_leaves_the_callers_response_as_it_was(make_client: MakeClient) -> None:
+    """The stored copy has the key redacted; the response the caller holds keeps its headers."""
+    client = make_client()
+    response = requests.get(
+        client.base_url + endpoint("get-company-details").path,
+        params={"domain": "untouched.io"},
+        headers={API_KEY_HEADER: KEY},
+        timeout=10,
+    )
+    _store(client).save(client.key("get-company-details", {"domain": "u.io"}), response, 60)
+    assert response.request.headers[API_KEY_HEADER] == KEY
 
 
 def test_an_expired_answer_is_a_miss_unless_stale_answers_are_wanted(
@@ -224,16 +228,12 @@ def test_a_remote_service_takes_the_proxy_from_the_environment(
     assert not Transport(settings, "http://127.0.0.1:9").session.trust_env, "never on loopback"
 
 
-def test_the_policy_decides_what_requests_cache_keeps() -> None:
-    """requests-cache's settings are derived from the one policy: the status endpoints are
-    DO_NOT_CACHE, every other endpoint its freshness."""
-    from requests_cache import DO_NOT_CACHE
-
+def test_the_policy_keeps_each_endpoint_for_its_time() -> None:
+    """What the store keeps, and for how long, is the policy's: a status never."""
     policy = CachePolicy(Settings.load(environ={}))
-    expiry = policy.url_expiry()
-    assert expiry["*/get-lead-search-status"] == DO_NOT_CACHE
-    assert expiry["*/get-company-details"] == 30 * 86400
-    assert expiry["*/search-leads"] == 24 * 3600
+    assert policy.fresh_for(endpoint("get-lead-search-status")) == 0
+    assert policy.fresh_for(endpoint("get-company-details")) == 30 * 86400
+    assert policy.fresh_for(endpoint("search-leads")) == 24 * 3600
 
 
 @contextlib.contextmanager
@@ -318,3 +318,50 @@ def test_an_answer_is_on_disk_for_other_processes_when_its_save_returns(
     for thread in threads:
         thread.join()
     assert not unseen, f"{len(unseen)} of 900 saved answers were not yet on disk"
+
+
+class _HeldBody(requests.Response):
+    """A response whose body is read only when the test lets it: its save waits inside."""
+
+    def __init__(self, sent: requests.Response, entered: threading.Event, go: threading.Event):
+        super().__init__()
+        self.__dict__.update(sent.__dict__)
+        self.entered, self.go = entered, go
+
+    @property  # type: ignore[override]
+    def content(self) -> bytes:
+        self.entered.set()
+        self.go.wait()
+        return self._content or b""
+
+
+def test_a_read_does_not_wait_for_another_threads_save(make_client: MakeClient) -> None:
+    """Threads of one process read while another thread saves: no lock of the whole process
+    (a save holding one made every read of 16 threads wait: 75 s of 2,000 cold calls)."""
+    client = make_client()
+    store = _store(client)
+    sent = requests.get(
+        client.base_url + endpoint("get-company-details").path,
+        params={"domain": "held.io"},
+        headers={API_KEY_HEADER: KEY},
+        timeout=10,
+    )
+    present = client.key("get-company-details", {"domain": "present.io"})
+    store.save(present, sent, 3600)
+    entered, go = threading.Event(), threading.Event()
+    held = client.key("get-company-details", {"domain": "held.io"})
+    saver = threading.Thread(target=store.save, args=(held, _HeldBody(sent, entered, go), 3600))
+    saver.start()
+    assert entered.wait(30), "the save never reached the body"
+    found: list[object] = []
+    reader = threading.Thread(target=lambda: found.append(store.get(present)))
+    reader.start()
+    reader.join(20)  # only bounds a hang: the read waits on nothing
+    read_while_saving = not reader.is_alive()
+    go.set()
+    reader.join()
+    saver.join()
+    assert read_while_saving, "the read waited for another thread's save"
+    (answer,) = found
+    assert answer is not None
+    assert store.get(held) is not None
