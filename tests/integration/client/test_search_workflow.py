@@ -11,7 +11,7 @@ from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.searches.cost import SearchCost
 from profnet_sheets.searches.places import PlaceNotFoundError
 from profnet_sheets.searches.workflow import Search
-from tests.integration.client.conftest import MakeClient, calls, set_faults, usage
+from tests.integration.client.conftest import MakeClient, set_faults
 
 pytestmark = pytest.mark.integration
 FILTERS = {"title_keywords": "Engineer", "limit": 60}  # 3 pages of at most 25
@@ -22,15 +22,11 @@ def client(make_client: MakeClient) -> Client:
     return make_client()
 
 
-def charged(sandbox: RunningSandbox) -> int:
-    return int(usage(sandbox)["credits_charged"])
-
-
 def test_every_page_is_read_once_and_the_spend_is_the_searchs_own(
     client: Client, fresh: RunningSandbox
 ) -> None:
     client.get_company_details(domain="acme.com")  # spent before: not the search's
-    before = charged(fresh)
+    before = fresh.charged()
     search = Search(client, "leads")
     quotes: list[SearchCost] = []
     seen: list[SearchStatus] = []
@@ -45,11 +41,11 @@ def test_every_page_is_read_once_and_the_spend_is_the_searchs_own(
     assert seen[-1] is status
     assert frame.height == 60 == len(set(frame["profnet_url"]))
     assert pages == [(25, 60), (50, 60), (60, 60)]
-    assert calls(fresh, "get-lead-results") == 3, "each page read once"
+    assert fresh.calls(endpoint="get-lead-results") == 3, "each page read once"
     assert search.read().height == 60
-    assert calls(fresh, "get-lead-results") == 3, "read again: from the cache"
+    assert fresh.calls(endpoint="get-lead-results") == 3, "read again: from the cache"
     assert (search.spend.spent, search.spend.maybe) == (110, 0)
-    assert charged(fresh) - before == search.spend.sure == 110
+    assert fresh.charged() - before == search.spend.sure == 110
 
 
 def test_a_reattached_search_reads_only_its_unread_pages(
@@ -64,17 +60,17 @@ def test_a_reattached_search_reads_only_its_unread_pages(
 
     with pytest.raises(KeyboardInterrupt):
         first.read(on_page=stop_after_the_first_page)
-    assert (calls(fresh, "get-lead-results"), charged(fresh)) == (1, 50 + 25)
+    assert (fresh.calls(endpoint="get-lead-results"), fresh.charged()) == (1, 50 + 25)
 
     again = Search(client, "leads")
     again.attach(first.request_id)
     done = again.wait()
     unread = again.unread_cost(done)
     assert (unread.results_read, unread.results_to_pay, unread.credits) == (25, 35, 35)
-    assert calls(fresh, "get-lead-results") == 1, "the quote sent nothing"
+    assert fresh.calls(endpoint="get-lead-results") == 1, "the quote sent nothing"
     assert again.read().height == 60
-    assert calls(fresh, "get-lead-results") == 3, "only the two pages not read before"
-    assert charged(fresh) == 50 + 60
+    assert fresh.calls(endpoint="get-lead-results") == 3, "only the two pages not read before"
+    assert fresh.charged() == 50 + 60
     assert again.spend.said() == "35 credits", "re-attached: the search is not paid again"
 
 
@@ -86,7 +82,7 @@ def test_the_cost_comes_first_and_a_search_over_the_budget_sends_nothing(
     with pytest.raises(BudgetExceeded, match="nothing was sent"):
         search.start(FILTERS, quotes.append)
     assert [quote.credits for quote in quotes] == [110]
-    assert usage(fresh)["calls"] == {}, "nothing reached the service"
+    assert fresh.usage()["calls"] == {}, "nothing reached the service"
     assert search.spend.said() == "0 credits"
 
 
@@ -96,7 +92,7 @@ def test_a_quote_that_raises_sends_nothing(client: Client, fresh: RunningSandbox
 
     with pytest.raises(SystemExit):
         Search(client, "leads").start(FILTERS, declined)
-    assert usage(fresh)["calls"] == {}
+    assert fresh.usage()["calls"] == {}
 
 
 def test_the_spend_tells_sure_and_maybe_apart(client: Client, fresh: RunningSandbox) -> None:
@@ -107,7 +103,7 @@ def test_the_spend_tells_sure_and_maybe_apart(client: Client, fresh: RunningSand
     with pytest.raises(ProfnetError):
         search.read()
     spend = search.spend
-    assert spend.sure == charged(fresh) == 50, "the sandbox cuts before charging the page"
+    assert spend.sure == fresh.charged() == 50, "the sandbox cuts before charging the page"
     assert spend.maybe > 0, "the pages lost after they went out count as maybe"
     assert spend.said() == f"50 credits (+{spend.maybe:,} maybe)"
 
@@ -126,7 +122,7 @@ def test_places_are_found_by_name_once_each(client: Client, fresh: RunningSandbo
     [(name, [(label, geo_id), _])] = chosen
     assert (name, geo_id) == ("geo_codes", berlin)
     assert label.startswith("Berlin")
-    assert calls(fresh, "find-geocode-by-location") == 1
+    assert fresh.calls(endpoint="find-geocode-by-location") == 1
     with pytest.raises(PlaceNotFoundError, match="No place called") as caught:
         search.places({"geo_codes": ["Qqqxxzz"]})
     assert caught.value.param == "geo_codes"
