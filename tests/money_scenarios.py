@@ -5,7 +5,6 @@ clock (tests/unit/test_spend_policy.py) and against the threaded client over loo
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -181,24 +180,24 @@ def params_of(endpoint: str, number: int) -> dict[str, Any]:
     raise ValueError(endpoint)
 
 
-def body_of(endpoint: str, answer: Answer) -> tuple[int, dict[str, str], str | None]:
-    """What the service answers to an attempt: status, headers, body text (None: the
-    connection is closed with no answer)."""
+def answer_of(endpoint: str, answer: Answer) -> tuple[int, Any, dict[str, str]] | None:
+    """What the service answers to an attempt: status, body, headers (None: the connection is
+    closed with no answer)."""
     if answer == "cut":
-        return 0, {}, None
+        return None
     if answer == "garbled":
-        return 200, {}, json.dumps({"unexpected": True})
+        return 200, {"unexpected": True}, {}
     if answer == "rate":
-        return 429, {"Retry-After": "1"}, json.dumps({"message": "rate_limited"})
+        return 429, {"message": "rate_limited"}, {"Retry-After": "1"}
     if answer == "quota":
         details = "You have exceeded your monthly quota"
-        return 429, {}, json.dumps({"message": "Too many requests", "details": details})
+        return 429, {"message": "Too many requests", "details": details}, {}
     if isinstance(answer, int):
-        return answer, {}, json.dumps({"message": "error", "details": f"HTTP {answer}"})
+        return answer, {"message": "error", "details": f"HTTP {answer}"}, {}
     if endpoint == "get-lead-results":
         results = [{"profnet_url": f"https://www.profnet.example/in/p{i}"} for i in range(7)]
         page = {"request_id": "j", "page": 1, "total_pages": 1, "total_results": 7}
-        return 200, {}, json.dumps({**page, "results": results})
+        return 200, {**page, "results": results}, {}
     if endpoint == "search-posts":
-        return 200, {}, json.dumps({"data": {"posts": [], "paging": {}}})
-    return 200, {}, json.dumps({"data": {"name": "Acme", "domain": "acme.example"}})
+        return 200, {"data": {"posts": [], "paging": {}}}, {}
+    return 200, {"data": {"name": "Acme", "domain": "acme.example"}}, {}

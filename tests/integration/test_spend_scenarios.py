@@ -4,82 +4,40 @@ fake one and retries' waits are told, not slept."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from profnet_sheets import Client, ProfnetError
+from profnet_sheets.spec import endpoint
 from tests.clocks import FakeClock
 from tests.money_scenarios import (
     A_DAY_LATER,
     DAY,
     SCENARIOS,
     START,
-    Answer,
     Scenario,
-    body_of,
+    answer_of,
     params_of,
 )
-
-
-class _Scripted(BaseHTTPRequestHandler):
-    """Answers each request with the next answer of the script (`cut`: no answer at all)."""
-
-    script: list[Answer]
-    endpoint_name: str
-    sent: list[str]
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def _answer(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        if length:
-            self.rfile.read(length)
-        self.sent.append(self.path)
-        status, headers, text = body_of(self.endpoint_name, self.script.pop(0))
-        if text is None:
-            self.close_connection = True
-            self.connection.close()
-            return
-        data = text.encode()
-        self.send_response(status)
-        for name, value in {"Content-Type": "application/json", **headers}.items():
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self) -> None:
-        self._answer()
-
-    def do_POST(self) -> None:
-        self._answer()
+from tests.scripted_service import Scripted, serving
 
 
 @pytest.fixture
-def scripted() -> Iterator[type[_Scripted]]:
-    handler = type("Script", (_Scripted,), {"script": [], "sent": [], "endpoint_name": ""})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    handler.base_url = f"http://127.0.0.1:{server.server_address[1]}"  # type: ignore[attr-defined]
-    yield handler
-    server.shutdown()
-    server.server_close()
+def scripted() -> Iterator[Scripted]:
+    with serving(Scripted()) as service:
+        yield service
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda it: it.name)
 def test_the_threaded_client_keeps_the_money_guarantees(
-    scenario: Scenario, scripted: type[_Scripted], tmp_path: Path
+    scenario: Scenario, scripted: Scripted, tmp_path: Path
 ) -> None:
-    scripted.endpoint_name = scenario.endpoint
+    path = endpoint(scenario.endpoint).path
     client = Client(
         api_key="scripted-key",
-        base_url=scripted.base_url,  # type: ignore[attr-defined]
+        base_url=scripted.base_url,
         cache=str(tmp_path),
         cache_dir=tmp_path,
         budget=scenario.budget,
@@ -96,7 +54,7 @@ def test_the_threaded_client_keeps_the_money_guarantees(
             clock.sleep(DAY)
             continue
         assert not isinstance(step, str)
-        scripted.script[:] = list(step)
+        scripted.answer(path, *(answer_of(scenario.endpoint, it) for it in step))
         try:
             client.call(scenario.endpoint, params_of(scenario.endpoint, number))
         except ProfnetError as error:
@@ -105,6 +63,6 @@ def test_the_threaded_client_keeps_the_money_guarantees(
             errors.append(None)
     sure, maybe = client.spent(), client.spent(uncertain=True)
     client.close()
-    assert (sure, maybe, len(scripted.sent)) == (scenario.sure, scenario.maybe, scenario.sent)
+    assert (sure, maybe, scripted.times(path)) == (scenario.sure, scenario.maybe, scenario.sent)
     assert tuple(errors) == scenario.errors
     assert client.budget.reserved == 0, "every reservation settled"

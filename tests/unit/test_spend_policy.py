@@ -3,7 +3,6 @@ scenarios (tests/money_scenarios.py) decided by the same object the threaded cli
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from profnet_sheets.config import SpendingCap
 from profnet_sheets.errors import BudgetExceeded, InsufficientCredits, ProfnetError
 from profnet_sheets.spec import Endpoint, PriceTable, endpoint
 from tests.clocks import FakeClock
-from tests.money_scenarios import A_DAY_LATER, DAY, SCENARIOS, START, Scenario, body_of, params_of
+from tests.money_scenarios import A_DAY_LATER, DAY, SCENARIOS, START, Scenario, answer_of, params_of
 
 
 @dataclass
@@ -99,10 +98,10 @@ class CoreDriver:
         reserved, attempts = ceiling, list[Attempt]()
         status, body = 0, None
         for tried, answer in enumerate(answers):
-            status, headers, text = body_of(ep.name, answer)  # type: ignore[arg-type]
+            heard = answer_of(ep.name, answer)  # type: ignore[arg-type]
             driven.sent += 1
-            body = None if text is None else json.loads(text)
-            fact = Attempt(went_out=True, status=None if text is None else status)
+            status, body, headers = heard if heard is not None else (0, None, {})
+            fact = Attempt(went_out=True, status=None if heard is None else status)
             attempts.append(fact)
             if fact.status is None:
                 wait = self.retry.after_failure(tried, "read", self.rng)

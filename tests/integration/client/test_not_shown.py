@@ -8,74 +8,22 @@ the answers to give in turn (the last one repeats).
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from profnet_sheets import Client, NotFound, ServiceError
+from tests.scripted_service import Answer, Scripted, serving
 
 pytestmark = pytest.mark.integration
-
-Answer = tuple[int, Any]
-
-
-class Scripted:
-    """The service: answers by path, in turn; what it was asked."""
-
-    def __init__(self) -> None:
-        self.script: dict[str, list[Answer]] = {}
-        self.asked: list[str] = []
-        self.base_url = ""
-
-    def answer(self, path: str, *answers: Answer) -> None:
-        self.script[path] = list(answers)
-
-    def times(self, path: str) -> int:
-        return sum(asked.split("?", 1)[0] == path for asked in self.asked)
-
-    def next_for(self, path: str) -> Answer:
-        answers = self.script.get(path) or [(404, {"message": "not_found", "details": path})]
-        return answers.pop(0) if len(answers) > 1 else answers[0]
 
 
 @pytest.fixture
 def service() -> Iterator[Scripted]:
-    scripted = Scripted()
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def _answer(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            self.rfile.read(length)
-            scripted.asked.append(self.path)
-            status, body = scripted.next_for(self.path.split("?", 1)[0])
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def do_GET(self) -> None:
-            self._answer()
-
-        def do_POST(self) -> None:
-            self._answer()
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    scripted.base_url = f"http://127.0.0.1:{server.server_address[1]}"
-    yield scripted
-    server.shutdown()
-    server.server_close()
+    with serving(Scripted()) as scripted:
+        yield scripted
 
 
 @pytest.fixture
