@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -258,3 +260,27 @@ def test_no_limit_is_compared_outside_the_spend_policy() -> None:
         if _LIMIT_COMPARISON.search(line)
     ]
     assert not found, "ask client.quote / SpendPolicy instead:\n" + "\n".join(found)
+
+
+def test_the_spend_policy_imports_no_io_no_thread_no_clock() -> None:
+    """What a driver without threads or sockets (Pyodide's) needs to import the policy."""
+    import ast
+
+    source = Path(profnet_sheets.__file__).parent / "client" / "spend.py"
+    imported = {
+        (node.module or "") if isinstance(node, ast.ImportFrom) else alias.name
+        for node in ast.walk(ast.parse(source.read_text()))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    io = {"requests", "sqlite3", "socket", "threading", "time", "asyncio", "os", "pathlib"}
+    assert not {name.split(".")[0] for name in imported} & io
+    probe = (
+        "import sys; import profnet_sheets.client.spend; heavy = "
+        "{'requests', 'sqlite3', 'socket', 'requests_cache', 'polars'}; "
+        "print(sorted(heavy & set(sys.modules)))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip() == "[]"
