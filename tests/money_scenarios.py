@@ -11,7 +11,8 @@ from typing import Any
 # What the service does to one attempt: `ok` answers well (for the lead results: 7 results),
 # `garbled` answers 200 with a body no version reads, `cut` reads the request and closes the
 # connection without an answer, `rate` is a 429 about speed (Retry-After 1), `quota` a 429 of
-# a month's quota used up; a number answers that status with an error body.
+# a month's quota used up; `undecodable` a 200 whose gzip body is not gzip; a number answers
+# that status with an error body (a 302 is a redirect, never followed).
 Answer = str | int
 # A step of a scenario between calls: the clock moves on a day (a daily cap renews).
 A_DAY_LATER = "a day later"
@@ -157,6 +158,24 @@ SCENARIOS = (
         cap="3/day",
     ),
     Scenario(
+        "a redirect after a 500 keeps the 500 as maybe",
+        "get-company-details",
+        ((500, 302),),
+        0,
+        1,
+        2,
+        ("ServiceError",),
+    ),
+    Scenario(
+        "a paid 200 whose body cannot be decoded counts maybe, and a cheap GET is asked again",
+        "get-company-details",
+        (("undecodable", "ok"),),
+        1,
+        1,
+        2,
+        (None,),
+    ),
+    Scenario(
         "a daily cap renews the next day",
         "get-company-details",
         (("ok",), ("ok",), ("ok",), A_DAY_LATER, ("ok",)),
@@ -167,6 +186,12 @@ SCENARIOS = (
         cap="2/day",
     ),
 )
+
+
+def heard(answer: Answer) -> bool:
+    """Whether the transport hears an answer to this attempt (False: it went out, no answer
+    can be read: cut, or a body that cannot be decoded)."""
+    return answer not in ("cut", "undecodable")
 
 
 def params_of(endpoint: str, number: int) -> dict[str, Any]:
@@ -185,6 +210,8 @@ def answer_of(endpoint: str, answer: Answer) -> tuple[int, Any, dict[str, str]] 
     closed with no answer)."""
     if answer == "cut":
         return None
+    if answer == "undecodable":
+        return 200, "this is not gzip", {"Content-Encoding": "gzip"}
     if answer == "garbled":
         return 200, {"unexpected": True}, {}
     if answer == "rate":

@@ -14,6 +14,7 @@ from typing import Any
 # An answer: (status, body) or (status, body, headers); a body that is a str is sent as it is.
 Answer = tuple[int, Any] | tuple[int, Any, Mapping[str, str]] | None
 CUT: Answer = None  # the connection closed once the request is read: no answer at all
+HOLD: Answer = (0, "hold")  # no answer until the test lets go (`let_go`), then closed
 
 
 class Scripted:
@@ -23,6 +24,8 @@ class Scripted:
         self.script: dict[str, list[Answer]] = {}
         self.asked: list[str] = []
         self.base_url = ""
+        self.arrived = threading.Event()  # set at each request
+        self.let_go = threading.Event()  # ends every HOLD
 
     def answer(self, path: str, *answers: Answer) -> None:
         self.script[path] = list(answers)
@@ -47,7 +50,11 @@ def serving(scripted: Scripted) -> Iterator[Scripted]:
             length = int(self.headers.get("Content-Length") or 0)
             self.rfile.read(length)
             scripted.asked.append(self.path)
+            scripted.arrived.set()
             answer = scripted.next_for(self.path.split("?", 1)[0])
+            if answer == HOLD:
+                scripted.let_go.wait()
+                answer = CUT
             if answer is None:
                 self.close_connection = True
                 self.connection.close()
@@ -74,5 +81,6 @@ def serving(scripted: Scripted) -> Iterator[Scripted]:
     try:
         yield scripted
     finally:
+        scripted.let_go.set()
         server.shutdown()
         server.server_close()

@@ -353,12 +353,13 @@ class Client:
                     return False
             return True
 
-        charge = Charge()
+        attempts: list[Attempt] = []  # what the transport met, known whatever is raised
+        charge: Charge | None = None
         try:
             try:
-                sent = shared.transport.send(ep, payload, shared.api_key, may_retry)
+                sent = shared.transport.send(ep, payload, shared.api_key, may_retry, attempts)
             except TransportError as error:
-                charge = spend.settle(ep, error.attempts, ceiling)
+                charge = spend.settle(ep, attempts, ceiling)
                 error.uncertain_attempts = charge.maybe_attempts
                 if error.details == "connect" and self._run is not None:
                     shared.stop_unreachable()  # a call gave up, never reaching it
@@ -371,13 +372,14 @@ class Client:
                     "is kept and will not be paid again)",
                     self._error(ep, sent.status, sent.body, sent.headers, out_of_credits=True),
                 )
-            paid_200 = sent.status == 200 and spend.price(ep).kind != "free"
             understood = missing(ep, sent.body) is None and not unfinished(ep, sent.body)
-            charge = spend.settle(ep, sent.attempts, ceiling, sent.body, understood)
-            if paid_200:
+            charge = spend.settle(ep, attempts, ceiling, sent.body, understood)
+            if sent.status == 200 and spend.price(ep).kind != "free":
                 shared.count_reading(understood)
         finally:
-            shared.settle(budget, ep, charge, reservations)
+            # Anything else raised (a redirect refused, Ctrl-C during an attempt): what the
+            # attempts met so far, an attempt under way as one that may have been charged.
+            shared.settle(budget, ep, charge or spend.settle(ep, attempts, ceiling), reservations)
         self._save(ep, key, sent)
         return sent
 
@@ -427,9 +429,7 @@ class Client:
             return shared.spend.gate(ep, self._run)
 
     def _stopped(self, ep: Endpoint, reason: str) -> StoppedBuying:
-        self._shared.stop_buying(reason)
-        with self._shared.lock:
-            return self._shared.spend.stopped_error(ep, reason)
+        return self._shared.stopped(ep, reason)
 
     def kept_said(self) -> str:
         """Whether a re-run pays again: what was paid is kept, or how many answers were not."""

@@ -20,7 +20,7 @@ from profnet_sheets.client.spend import Budget, Charge, Quote, RunStopKind, Spen
 from profnet_sheets.client.store import AnswerStore
 from profnet_sheets.client.transport import Transport
 from profnet_sheets.config import ApiKey, Settings, unusable_cache
-from profnet_sheets.errors import BudgetExceeded, ConfigurationError, ProfnetError
+from profnet_sheets.errors import ConfigurationError, ProfnetError, StoppedBuying
 from profnet_sheets.redact import masked_url
 from profnet_sheets.spec import Endpoint
 from profnet_sheets.words import command
@@ -102,11 +102,20 @@ class Shared:
                 longest_call(self.settings),
                 self.api_key.fingerprint,
             )
-        except BudgetExceeded:
+        except BaseException as error:  # refused, or the ledger failed: nothing is held
             with self.lock:
                 self.spend.release(budget, credits)
+            if isinstance(error, sqlite3.Error):
+                reason = f"the ledger could not hold the spending cap ({error})"
+                raise self.stopped(ep, reason) from None
             raise
         return Reservation(credits, held)
+
+    def stopped(self, ep: Endpoint, reason: str) -> StoppedBuying:
+        """Stop buying for `reason`; the error of the call not sent."""
+        self.stop_buying(reason)
+        with self.lock:
+            return self.spend.stopped_error(ep, reason)
 
     def settle(
         self, budget: Budget, ep: Endpoint, charge: Charge, reservations: list[Reservation]

@@ -133,6 +133,7 @@ class Transport:
         payload: dict[str, Any],
         key: ApiKey | None,
         may_retry: Callable[[Attempt], bool] | None = None,
+        attempts: list[Attempt] | None = None,
     ) -> Sent:
         """Make the call, retrying what the retry policy says to; the final answer, whatever its
         status. `key` None sends none (the setup check asks what the service says to a call
@@ -140,12 +141,16 @@ class Transport:
         spend policy's say: one that may have been charged, and the budget); False ends the
         retries there.
 
-        Raises TransportError when no answer came, with what each attempt met (`attempts`).
+        `attempts` (the caller's list, so that it knows them whatever is raised) gets what each
+        attempt met as it happens: an attempt under way is there as one that went out with no
+        answer yet, until its end says otherwise. Raises TransportError when no answer came.
         """
-        attempts: list[Attempt] = []
+        attempts = [] if attempts is None else attempts
         while True:
             number = len(attempts)
+            attempts.append(Attempt(went_out=True))  # under way: it may reach the service
             answer = self._attempt(endpoint, payload, key)
+            attempts.pop()
             if isinstance(answer, str):
                 failure: Failure = answer
                 # Returned, not raised, by _attempt: the error (which holds the request and its
@@ -307,8 +312,10 @@ def _failure(error: requests.exceptions.RequestException, expired: bool) -> Fail
         return "refused" if "Connection refused" in repr(error) else "connect"
     if isinstance(error, requests.exceptions.Timeout):
         return "timeout"
-    if isinstance(error, requests.exceptions.ChunkedEncodingError):
-        return "read"
+    if isinstance(
+        error, requests.exceptions.ChunkedEncodingError | requests.exceptions.ContentDecodingError
+    ):
+        return "read"  # cut, or a body that cannot be decoded: it went out, no answer is read
     raise error
 
 

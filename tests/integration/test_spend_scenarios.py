@@ -4,12 +4,16 @@ fake one and retries' waits are told, not slept."""
 
 from __future__ import annotations
 
+import os
+import signal
+import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from profnet_sheets import Client, ProfnetError
+from profnet_sheets import Client, ProfnetError, StoppedBuying
 from profnet_sheets.spec import endpoint
 from tests.clocks import FakeClock
 from tests.money_scenarios import (
@@ -21,7 +25,7 @@ from tests.money_scenarios import (
     answer_of,
     params_of,
 )
-from tests.scripted_service import Scripted, serving
+from tests.scripted_service import HOLD, Scripted, serving
 
 
 @pytest.fixture
@@ -66,3 +70,53 @@ def test_the_threaded_client_keeps_the_money_guarantees(
     assert (sure, maybe, scripted.times(path)) == (scenario.sure, scenario.maybe, scenario.sent)
     assert tuple(errors) == scenario.errors
     assert client.budget.reserved == 0, "every reservation settled"
+
+
+def test_a_call_stopped_by_ctrl_c_while_under_way_counts_as_maybe_charged(
+    scripted: Scripted, tmp_path: Path
+) -> None:
+    scripted.answer("/get-company-details", HOLD)  # the service at work when Ctrl-C comes
+    client = Client(
+        api_key="scripted-key",
+        base_url=scripted.base_url,
+        cache=str(tmp_path),
+        cache_dir=tmp_path,
+        budget=10,
+        spending_cap="10/day",
+    )
+
+    def ctrl_c_once_asked() -> None:
+        scripted.arrived.wait()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=ctrl_c_once_asked, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        client.get_company_details(domain="acme.example")
+    scripted.let_go.set()
+    assert (client.spent(), client.spent(uncertain=True)) == (0, 1), "it may have been done"
+    assert (client.budget.reserved, client.budget.spent, client.budget.uncertain) == (0, 1, 1)
+    assert client.quote(0).cap_left == 9
+    client.close()
+
+
+def test_a_ledger_that_fails_holds_nothing_and_stops_buying(
+    scripted: Scripted, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = Client(
+        api_key="scripted-key",
+        base_url=scripted.base_url,
+        cache=str(tmp_path),
+        cache_dir=tmp_path,
+        budget=5,
+        spending_cap="10/day",
+    )
+
+    def locked(*args: object, **kwargs: object) -> int:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(client.ledger, "reserve_within", locked)
+    with pytest.raises(StoppedBuying, match="the ledger could not hold the spending cap"):
+        client.get_company_details(domain="acme.example")
+    assert client.budget.reserved == 0, "the budget holds nothing for a call never sent"
+    assert scripted.asked == []
+    client.close()

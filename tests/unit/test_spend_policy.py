@@ -28,7 +28,16 @@ from profnet_sheets.config import SpendingCap
 from profnet_sheets.errors import BudgetExceeded, InsufficientCredits, ProfnetError
 from profnet_sheets.spec import Endpoint, PriceTable, endpoint
 from tests.clocks import FakeClock
-from tests.money_scenarios import A_DAY_LATER, DAY, SCENARIOS, START, Scenario, answer_of, params_of
+from tests.money_scenarios import (
+    A_DAY_LATER,
+    DAY,
+    SCENARIOS,
+    START,
+    Scenario,
+    answer_of,
+    heard,
+    params_of,
+)
 
 
 @dataclass
@@ -100,10 +109,10 @@ class CoreDriver:
         reserved, attempts = ceiling, list[Attempt]()
         status, body = 0, None
         for tried, answer in enumerate(answers):
-            heard = answer_of(ep.name, answer)  # type: ignore[arg-type]
+            answered = answer_of(ep.name, answer) if heard(answer) else None  # type: ignore[arg-type]
             driven.sent += 1
-            status, body, headers = heard if heard is not None else (0, None, {})
-            fact = Attempt(went_out=True, status=None if heard is None else status)
+            status, body, headers = answered if answered is not None else (0, None, {})
+            fact = Attempt(went_out=True, status=None if answered is None else status)
             attempts.append(fact)
             if fact.status is None:
                 wait = self.retry.after_failure(tried, "read", self.rng)
