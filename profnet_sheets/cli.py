@@ -647,7 +647,9 @@ def credits() -> None:
         cap_left = client.quote(0).cap_left
     if rows or not uncertain:
         click.echo(str(rows))
-    click.echo(f"total: {total} credits" + (f" (+{uncertain} possibly)" if uncertain else ""))
+    click.echo(
+        f"total: {counted(total, 'credit')}" + (f" (+{uncertain} possibly)" if uncertain else "")
+    )
     if budget is not None:
         click.echo(f"budget: {budget} per run (PROFNET_BUDGET; each run starts anew)")
     if cap is not None:

@@ -170,12 +170,16 @@ class TransportError(ProfnetError):
 
 
 class BudgetExceeded(ProfnetError):  # noqa: N818
-    """The call would pass the configured budget; nothing was sent."""
+    """The call would pass the budget or the spending cap (`limit`: which one's setting);
+    nothing was sent."""
 
-    def __init__(self, message: str, *, needed: int = 0, left: int = 0, **context: Any) -> None:
+    def __init__(
+        self, message: str, *, needed: int = 0, left: int = 0, limit: str = "", **context: Any
+    ) -> None:
         super().__init__(message, **context)
         self.needed = needed
         self.left = left
+        self.limit = limit
 
 
 class StoppedBuying(ProfnetError):  # noqa: N818

@@ -16,7 +16,7 @@ from profnet_sheets.batch.naming import column_names, default_prefix, error_colu
 from profnet_sheets.batch.plan import Lookup, Plan, key_columns, make_plan, plan_lookups
 from profnet_sheets.batch.schema import dtype_of, is_timestamp, schema_of
 from profnet_sheets.client.client import Client
-from profnet_sheets.client.spend import InRowOrder
+from profnet_sheets.client.spend import CAP_SETTING, InRowOrder
 from profnet_sheets.errors import (
     BudgetExceeded,
     ConfigurationError,
@@ -36,9 +36,19 @@ from profnet_sheets.words import command
 Frame = pl.DataFrame | pl.LazyFrame
 Progress = bool | Callable[[int, int], None] | None  # a bar, none, or a hook (done, total)
 NOT_FETCHED = "budget reached: not fetched (raise the budget and run again; done rows are free)"
+CAP_NOT_FETCHED = (
+    "spending cap reached: not fetched (raise the cap, or wait for its next period, and run "
+    "again; done rows are free)"
+)
 INTERRUPTED = "interrupted: not fetched (run again; done rows are free)"
 # The starts of the errors of rows not done (not failed): a budget, credits, a stop, Ctrl-C.
-NOT_DONE = ("budget reached", "interrupted", "not fetched", "out of credits")
+NOT_DONE = (
+    "budget reached",
+    "spending cap reached",
+    "interrupted",
+    "not fetched",
+    "out of credits",
+)
 OFFLINE_MISS = "offline: not in the cache (run online to fetch it)"
 UNREACHABLE = (
     "not fetched: the service could not be reached (check the network and the base URL: "
@@ -62,13 +72,18 @@ class Outcome:
     error: str | None
 
 
+def _not_fetched(limit: str) -> str:
+    """What a row not fetched because of a limit says (`limit`: the limit's setting)."""
+    return CAP_NOT_FETCHED if limit == CAP_SETTING else NOT_FETCHED
+
+
 def _error_text(error: ProfnetError) -> str:
     if isinstance(error, InvalidParameter):
         return f"invalid input: {error}"
     if isinstance(error, NotFound):
         return "not found"
     if isinstance(error, BudgetExceeded):
-        return NOT_FETCHED
+        return _not_fetched(error.limit)
     if isinstance(error, ServiceUnreachable) or (
         isinstance(error, TransportError)
         and error.details == "connect"
@@ -144,9 +159,10 @@ def fetch_all(
     most = max(1, min(concurrency or client.settings.concurrency, expected))
     pace = client.pace
     note = pace.progress_note()  # calls/s, and whether the service throttles
-    left, skipped = client.quote(0).left, set[str]()
-    if left is not None and not client.settings.offline:  # offline, nothing is paid
-        lookups = _within_budget(client, plan.kind, lookups, left, skipped)
+    tightest, skipped = client.quote(0).tightest, dict[str, str]()
+    if tightest is not None and tightest.left is not None and not client.settings.offline:
+        marked = _not_fetched(tightest.setting)  # offline, nothing is paid
+        lookups = _within_budget(client, plan.kind, lookups, tightest.left, skipped, marked)
     run = _Run(client, plan.kind, lookups, skipped)
     run.grow(min(most, pace.view().window))
     interrupted, shown = False, 0
@@ -197,7 +213,12 @@ def _stops(work: Callable[[], object]) -> bool:
 
 
 def _within_budget(
-    client: Client, kind: Kind, lookups: Iterator[Lookup], left: int, skipped: set[str]
+    client: Client,
+    kind: Kind,
+    lookups: Iterator[Lookup],
+    left: int,
+    skipped: dict[str, str],
+    marked: str,
 ) -> Iterator[Lookup]:
     """The lookups in row order, each promised its most from what the limits leave; one that
     no longer fits is added to `skipped` (marked, never sent)."""
@@ -205,7 +226,7 @@ def _within_budget(
     for lookup in lookups:
         cost = 0 if client.is_cached(kind.endpoint, lookup.params) else lookup.ceiling
         if not promises.take(cost):
-            skipped.add(lookup.key)
+            skipped[lookup.key] = marked
         yield lookup
 
 
@@ -230,7 +251,7 @@ class _Run:
     outcomes, a stop flag."""
 
     def __init__(
-        self, client: Client, kind: Kind, lookups: Iterator[Lookup], skipped: set[str]
+        self, client: Client, kind: Kind, lookups: Iterator[Lookup], skipped: dict[str, str]
     ) -> None:
         self.client, self.kind, self.skipped = client, kind, skipped
         self._working = 0
@@ -304,7 +325,7 @@ class _Run:
                 if lookup is None:
                     return
                 if lookup.key in self.skipped:
-                    outcome = Outcome(None, NOT_FETCHED)
+                    outcome = Outcome(None, self.skipped[lookup.key])
                 else:
                     outcome = _fetch(self.client, self.kind, lookup)
             except BaseException as error:  # handed to the main thread (Ctrl-C too)

@@ -21,6 +21,7 @@ from profnet_sheets.batch.columns import resolve_columns
 from profnet_sheets.batch.csvread import CsvStyle, csv_style
 from profnet_sheets.batch.decode import InputWarning
 from profnet_sheets.batch.engine import (
+    CAP_NOT_FETCHED,
     NOT_DONE,
     NOT_FETCHED,
     EnrichmentInterrupted,
@@ -215,7 +216,7 @@ class Enrichment:
             ending = "unreachable"
         elif client.stopped is not None and (not_done or unkept):
             ending = "stopped"
-        elif plan.rows_failed_with((NOT_FETCHED,)):
+        elif plan.rows_failed_with((NOT_FETCHED, CAP_NOT_FETCHED)):
             ending = "budget"
         errors, blank = plan.error_rows(), plan.rows_of(plan.blank)
         return Outcome(

@@ -115,6 +115,12 @@ class Quote:
         return min((it.left for it in self.limits if it.left is not None), default=None)
 
     @property
+    def tightest(self) -> Limit | None:
+        """The limit that leaves the least (None: no limit set)."""
+        set_ = [it for it in self.limits if it.left is not None]
+        return min(set_, key=lambda it: it.left or 0, default=None)
+
+    @property
     def budget_left(self) -> int | None:
         """What the budget leaves (None: no budget set), as the cost lines show it."""
         return next((it.left for it in self.limits if it.setting == BUDGET_SETTING), None)
@@ -136,10 +142,12 @@ class Quote:
         if short is None:
             return None
         return BudgetExceeded(
-            f"{what} may cost up to {self.credits} credits, and {short.name} ({short.setting}) "
+            f"{what} may cost up to {counted(self.credits, 'credit')}, and {short.name} "
+            f"({short.setting}) "
             f"leaves {short.left}; nothing was sent. Raise it, or ask for less.",
             needed=self.credits,
             left=short.left or 0,
+            limit=short.setting,
         )
 
 
@@ -308,12 +316,13 @@ class SpendPolicy:
                 self.release(budget, credits, upto=held)
                 left = max(0, held.limit - held.spent - held.reserved)
                 raise BudgetExceeded(
-                    f"{endpoint} may cost {credits} credits and only {left} of the budget of "
-                    f"{held.limit} are left; nothing was sent. Raise the budget ({BUDGET_SETTING}) "
-                    "to go on.",
+                    f"{endpoint} may cost {counted(credits, 'credit')} and only {left} of the "
+                    f"budget of {held.limit} are left; nothing was sent. Raise the budget "
+                    f"({BUDGET_SETTING}) to go on.",
                     endpoint=endpoint,
                     needed=credits,
                     left=left,
+                    limit=BUDGET_SETTING,
                 )
             held.reserved += credits
 
@@ -492,12 +501,13 @@ def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | No
         return None
     left = cap.left
     return BudgetExceeded(
-        f"{endpoint} may cost {credits} credits and only {left} of the spending cap of "
+        f"{endpoint} may cost {counted(credits, 'credit')} and only {left} of the spending cap of "
         f"{cap.name} are left (for every run on this service's ledger); nothing was sent. "
         f"Raise the cap ({CAP_SETTING}, config --spending-cap) or wait for the next period.",
         endpoint=endpoint,
         needed=credits,
         left=left,
+        limit=CAP_SETTING,
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from profnet_sheets.client.spend import CAP_SETTING
 from profnet_sheets.errors import (
     ArgumentError,
     BudgetExceeded,
@@ -28,6 +29,10 @@ RESTART = "then restart the UDF server (xlwings tab; in LibreOffice, LibreOffice
 BUDGET_SPENT = (
     f"the budget of this Excel session is spent: nothing was sent. Raise {BUDGET_KEY} "
     f"(xlwings.conf sheet or environment), {RESTART}; what was fetched stays free"
+)
+CAP_SPENT = (
+    "the spending cap is reached (PROFNET_SPENDING_CAP, for every run on this service): "
+    "nothing was sent. Raise it, or wait for its next period; what was fetched stays free"
 )
 OFFLINE = (
     f"offline: not in the cache yet. To fetch it (it costs credits), set {OFFLINE_KEY} to "
@@ -56,7 +61,8 @@ def message_for(error: BaseException) -> str:
 
 def _explain(error: BaseException) -> str:
     if isinstance(error, BudgetExceeded):
-        return f"{BUDGET_SPENT} ({error.needed} needed, {error.left} left)"
+        spent = CAP_SPENT if error.limit == CAP_SETTING else BUDGET_SPENT
+        return f"{spent} ({error.needed} needed, {error.left} left)"
     if isinstance(error, OfflineMiss):
         return OFFLINE
     if isinstance(error, ArgumentError | SearchError | ConfigurationError):
@@ -92,6 +98,7 @@ def row_message(engine_error: str) -> str:
 
     fixed = {
         engine.NOT_FETCHED: BUDGET_SPENT,
+        engine.CAP_NOT_FETCHED: CAP_SPENT,
         engine.INTERRUPTED: INTERRUPTED,
         engine.OFFLINE_MISS: OFFLINE,
         engine.UNREACHABLE: UNREACHABLE,

@@ -269,7 +269,7 @@ def test_credits_and_cache(env: dict[str, str], tmp_path: Path) -> None:
     run(env, "lookup", "company", "stripe.com")
     credits = run(env, "credits")
     assert "get-company-details" in credits.stdout
-    assert "total: 1 credits" in credits.stdout
+    assert "total: 1 credit" in credits.stdout
     info = run(env, "cache", "info")
     assert "answers: 1" in info.stdout
     cleared = run(env, "cache", "clear", "--yes")

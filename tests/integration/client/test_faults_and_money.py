@@ -9,6 +9,7 @@ import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
+import polars as pl
 import pytest
 import requests
 
@@ -172,6 +173,23 @@ def test_the_spending_cap_holds_across_runs_and_processes(
     children = [subprocess.Popen([sys.executable, "-c", script]) for _ in range(3)]
     assert all(child.wait(60) == 0 for child in children)
     assert fresh.charged() == 12, "5 before, 7 more: the cap of 12 a day"
+
+
+def test_rows_cut_by_the_spending_cap_say_the_cap_not_a_budget(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    from profnet_sheets.batch.engine import CAP_NOT_FETCHED, enrich
+
+    client = make_client(spending_cap="3/day")
+    frame = pl.DataFrame({"website": [f"capped{i}.io" for i in range(6)]})
+    result = enrich(frame, "website", "company", client=client, progress=False)
+    errors = result["company_error"].to_list()
+    assert errors.count(None) == 3
+    assert errors.count(CAP_NOT_FETCHED) == 3, errors
+    assert fresh.charged() == 3
+    with pytest.raises(BudgetExceeded) as caught:
+        client.get_company_details(domain="one-more.io")
+    assert caught.value.limit == "PROFNET_SPENDING_CAP"
 
 
 def test_the_budget_holds_under_concurrency(make_client: MakeClient, fresh: RunningSandbox) -> None:
