@@ -645,11 +645,18 @@ def credits() -> None:
         budget = client.settings.budget
         cap = client.settings.spending_cap
         cap_left = client.quote(0).cap_left
+        in_flight = client.ledger.in_flight(client.service)
     if rows or not uncertain:
         click.echo(str(rows))
     click.echo(
         f"total: {counted(total, 'credit')}" + (f" (+{uncertain} possibly)" if uncertain else "")
     )
+    if in_flight:
+        click.echo(
+            f"in flight: {counted(in_flight, 'credit')} held by calls under way (those of a "
+            "process that stopped count as possibly spent once the longest a call can take "
+            "has passed)"
+        )
     if budget is not None:
         click.echo(f"budget: {budget} per run (PROFNET_BUDGET; each run starts anew)")
     if cap is not None:

@@ -265,6 +265,16 @@ class Ledger:
         with contextlib.suppress(sqlite3.Error), self._lock:
             self._db.execute("DELETE FROM reserved WHERE id = ?", (reservation,))
 
+    def in_flight(self, service: str) -> int:
+        """Credits reserved now by calls under way, in every process (those of a process that
+        died count as possibly spent once their lease has passed)."""
+        with self._lock:
+            self._write(self._settle_lapsed)
+            found = self._db.execute(
+                "SELECT COALESCE(SUM(credits), 0) FROM reserved WHERE service = ?", (service,)
+            ).fetchone()[0]
+        return int(found)
+
     def cap_use(self, cap: SpendingCap, service: str) -> CapUse:
         """What the ledger holds against the spending cap now (spent in its period, reserved)."""
         with self._lock:

@@ -127,6 +127,8 @@ def test_a_run_killed_with_calls_in_flight_leaves_them_counted(
     wait_for(lambda: sandbox.charged(KEY) >= CAP, "every call in flight")
     assert _reserved(cache)[0] == CAP
     kill(process)
+    held = run_cli(env, "credits")
+    assert f"in flight: {CAP} credits held by calls under way" in held.stdout, held.stdout
     lease_over = _reserved(cache)[1]
     wait_for(lambda: time.time() > lease_over, "the dead run's lease to end")
 
