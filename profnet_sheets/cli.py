@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from profnet_sheets import Client, ProfnetError, Settings, save_config
+from profnet_sheets import BudgetExceeded, Client, ProfnetError, Settings, save_config
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
 from profnet_sheets.client.jobs import SearchJob, status_bar
@@ -122,18 +122,23 @@ def main() -> None:
     STOPS_LOG.addHandler(logging.NullHandler())  # each command says its stop in its own line
 
 
-def _end_if_stopped(run: Client, not_done: str, kept: str) -> None:
+def _end_if_stopped(
+    run: Client, not_done: str, kept: str, error: ProfnetError | None = None
+) -> None:
     """End a paying command that a stop ended (the service unreachable, the account out of
-    credits, the client stopped buying) with the stop's one line, as enrich says it, and its
-    exit code; else return."""
+    credits, the client stopped buying, a limit reached: `error`) with the stop's one line,
+    as enrich says it, and its exit code; else return."""
     from profnet_sheets.batch.workflow import (
+        EXIT_BUDGET,
         EXIT_NO_CREDITS,
         EXIT_STOPPED,
         EXIT_UNREACHABLE,
         stop_advice,
     )
 
-    if run.unreachable is not None:
+    if isinstance(error, BudgetExceeded):
+        ending, reason, code = "budget", None, EXIT_BUDGET
+    elif run.unreachable is not None:
         ending, reason, code = "unreachable", run.unreachable, EXIT_UNREACHABLE
     elif run.out_of_credits:
         ending, reason, code = "credits", None, EXIT_NO_CREDITS
@@ -608,31 +613,39 @@ def lookup(
         run = client.with_budget(None)  # this command's own spend
         cost = run.estimate([(spec.endpoint, params) for _, params in calls])
         free = spec.endpoint in client.profile.free_on_plan
+        short = cost.quote.short
         click.echo(
             f"{counted(cost.unique, 'lookup')}: {cost.cached} cached (free); at most "
             f"{counted(cost.credits, 'credit')}"
-            + (f" ({spec.endpoint} is free on your plan)." if free else "."),
+            + (f" ({spec.endpoint} is free on your plan)" if free else "")
+            + (f"; {short.preview()}." if short is not None else "."),
             err=True,
         )
-        if cost.credits and _may_ask(yes, client):
+        if cost.credits and _may_ask(yes, client) and not cost.quote.nothing_left:
             _ask_to_spend(cost.credits)
+        failed: tuple[str, ProfnetError] | None = None
         for value, params in calls:
             try:
                 answers[value] = run.call(spec.endpoint, params)
             except ProfnetError as error:
-                done = len(answers)
-                kept = f"the {done} done are cached: not paid again" if done else "nothing was lost"
-                _end_if_stopped(run, counted(len(calls) - done, "lookup"), kept)
-                raise click.ClickException(f"{shown(value)}: {error}") from None
+                failed = value, error
+                break
         spent, maybe = run.budget.spent, run.budget.uncertain
-    json.dump(answers, sys.stdout, indent=2)
-    click.echo()
+    if answers or failed is None:  # what was done is handed over, also when a stop came
+        json.dump(answers, sys.stdout, indent=2)
+        click.echo()
     if free:
         click.echo(f"this lookup: 0 credits: {spec.endpoint} is free on your plan", err=True)
     else:
         click.echo(
             f"this lookup: {spend_said(spent, maybe)}" if spent else "0 credits: cached", err=True
         )
+    if failed is not None:
+        value, failure = failed
+        done = len(answers)
+        kept = f"the {done} done are cached: not paid again" if done else "nothing was lost"
+        _end_if_stopped(run, counted(len(calls) - done, "lookup"), kept, failure)
+        raise click.ClickException(f"{shown(value)}: {failure}")
 
 
 @main.command()

@@ -5,6 +5,7 @@ options; the real CLI in a subprocess against a sandbox on loopback."""
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import struct
 import subprocess
@@ -114,6 +115,20 @@ def test_a_spending_cap_used_up_is_said_in_the_preview(
     assert "the spending cap 2/day has 0 left: nothing would be sent" in preview.stderr
     assert preview.returncode == 3, "a dry run says the run would send nothing"
     assert sandbox.charged(KEY) == 2
+
+
+def test_a_lookup_cut_by_a_limit_hands_over_what_was_done_and_exits_3(
+    env: dict[str, str], sandbox: RunningSandbox
+) -> None:
+    env = {**env, "PROFNET_BUDGET": "1"}
+    cut = run(env, "lookup", "company", "first-cut.io", "second-cut.io", "third-cut.io")
+    assert "at most 3 credits; the budget has 1 left: the run may stop there" in cut.stderr
+    assert list(json.loads(cut.stdout)) == ["first-cut.io"], "the answer paid for is shown"
+    assert "this lookup: 1 credit" in cut.stderr
+    assert "Budget reached: 2 lookups not done" in cut.stderr, cut.stderr
+    assert cut.returncode == 3
+    assert "Traceback" not in cut.stderr
+    assert sandbox.charged(KEY) == 1
 
 
 def test_search_takes_a_budget(
