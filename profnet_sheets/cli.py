@@ -838,7 +838,8 @@ def _search_command(kind: SearchKind) -> click.Command:
 
             def quoted(cost: SearchCost) -> None:
                 click.echo(f"{kind} search: {cost.describe()}", err=True)
-                if cost.credits and ask:
+                refused = cost.quote is not None and not cost.quote.within  # said next: no ask
+                if cost.credits and ask and not refused:
                     _ask_to_spend(cost.credits)
 
             try:
@@ -896,7 +897,8 @@ def _search_command(kind: SearchKind) -> click.Command:
                 f"{error} (the search's results are cached: run again with --request-id "
                 f"{job.request_id} and another --out, free)"
             ) from None
-        paid = f"this search: {spend.said()}" if spend.spent else "0 credits: reused"
+        nothing = "0 credits: re-attached" if request_id else "0 credits: reused"
+        paid = f"this search: {spend.said()}" if spend.spent else nothing
         if free and not spend.spent:
             paid = f"0 credits: {endpoint.name} is free on your plan"
         click.echo(f"{frame.height} {kind} written to {path}; {paid}.", err=True)

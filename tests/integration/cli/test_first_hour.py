@@ -160,6 +160,21 @@ def test_search_takes_a_budget(
     assert pl.read_csv(out).height == 30
 
 
+def test_a_search_the_budget_refuses_is_not_asked_about_first(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    out = str(tmp_path / "leads.csv")
+    args = ("search", "leads", "--title-keywords", "CTO", "--limit", "50", "--out", out)
+    process, controller = in_a_terminal(env, *args, "--budget", "20")
+    seen = read_until(controller, "\x00never\x00", timeout=120)  # until it ends
+    code = process.wait(timeout=60)
+    os.close(controller)
+    assert "[y/N]" not in seen, seen
+    assert "leaves 20; nothing was sent" in seen
+    assert code == 3
+    assert sandbox.charged(KEY) == 0
+
+
 def test_search_with_a_request_id_refuses_filters(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
