@@ -117,6 +117,18 @@ def test_a_spending_cap_used_up_is_said_in_the_preview(
     assert sandbox.charged(KEY) == 2
 
 
+def test_a_budget_short_is_said_once_in_the_preview(env: dict[str, str], tmp_path: Path) -> None:
+    more = tmp_path / "more.csv"
+    pl.DataFrame({"Website": [f"short-{n}.io" for n in range(7)]}).write_csv(more)
+    preview = run(env, "enrich", str(more), "--kind", "company", "--dry-run", "--budget", "5")
+    said = (
+        "at most 7 credits (rows with the same key are fetched once); the budget has 5 left: "
+        "the run may stop there"
+    )
+    assert said in preview.stderr, preview.stderr
+    assert "budget left" not in preview.stderr
+
+
 def test_a_lookup_cut_by_a_limit_hands_over_what_was_done_and_exits_3(
     env: dict[str, str], sandbox: RunningSandbox
 ) -> None:
