@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 
-from profnet_sheets.client.spend import CAP_SETTING
 from profnet_sheets.errors import (
     ArgumentError,
     BudgetExceeded,
@@ -61,6 +60,8 @@ def message_for(error: BaseException) -> str:
 
 def _explain(error: BaseException) -> str:
     if isinstance(error, BudgetExceeded):
+        from profnet_sheets.client.spend import CAP_SETTING  # not at import: formulas stay light
+
         spent = CAP_SPENT if error.limit == CAP_SETTING else BUDGET_SPENT
         return f"{spent} ({error.needed} needed, {error.left} left)"
     if isinstance(error, OfflineMiss):
