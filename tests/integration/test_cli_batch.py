@@ -238,7 +238,7 @@ def test_search_writes_results_and_reattaches_for_free(
         env, "search", "leads", "--request-id", request_id, "--out", str(tmp_path / "b.xlsx")
     )
     assert again.returncode == 0, again.stderr
-    assert "0 credits: reused." in again.stderr
+    assert "0 credits: re-attached." in again.stderr
     assert sandbox.charged(KEY) == 80
     reused = run(
         env, "search", "leads", "--title-keywords", "CTO", "--limit", "30", "--out", str(out)
