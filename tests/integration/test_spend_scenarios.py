@@ -10,6 +10,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,19 +35,24 @@ def scripted() -> Iterator[Scripted]:
         yield service
 
 
+def scripted_client(scripted: Scripted, folder: Path, **options: Any) -> Client:
+    """A client of the scripted service, its cache and ledger in `folder`."""
+    return Client(
+        api_key="scripted-key",
+        base_url=scripted.base_url,
+        cache=str(folder),
+        cache_dir=folder,
+        **options,
+    )
+
+
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda it: it.name)
 def test_the_threaded_client_keeps_the_money_guarantees(
     scenario: Scenario, scripted: Scripted, tmp_path: Path
 ) -> None:
     path = endpoint(scenario.endpoint).path
-    client = Client(
-        api_key="scripted-key",
-        base_url=scripted.base_url,
-        cache=str(tmp_path),
-        cache_dir=tmp_path,
-        budget=scenario.budget,
-        spending_cap=scenario.cap,
-        backoff=0.5,
+    client = scripted_client(
+        scripted, tmp_path, budget=scenario.budget, spending_cap=scenario.cap, backoff=0.5
     ).new_run()
     clock = FakeClock(START)
     client.ledger.clock = clock
@@ -76,14 +82,7 @@ def test_a_call_stopped_by_ctrl_c_while_under_way_counts_as_maybe_charged(
     scripted: Scripted, tmp_path: Path
 ) -> None:
     scripted.answer("/get-company-details", HOLD)  # the service at work when Ctrl-C comes
-    client = Client(
-        api_key="scripted-key",
-        base_url=scripted.base_url,
-        cache=str(tmp_path),
-        cache_dir=tmp_path,
-        budget=10,
-        spending_cap="10/day",
-    )
+    client = scripted_client(scripted, tmp_path, budget=10, spending_cap="10/day")
 
     def ctrl_c_once_asked() -> None:
         scripted.arrived.wait()
@@ -102,14 +101,7 @@ def test_a_call_stopped_by_ctrl_c_while_under_way_counts_as_maybe_charged(
 def test_a_ledger_that_fails_holds_nothing_and_stops_buying(
     scripted: Scripted, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    client = Client(
-        api_key="scripted-key",
-        base_url=scripted.base_url,
-        cache=str(tmp_path),
-        cache_dir=tmp_path,
-        budget=5,
-        spending_cap="10/day",
-    )
+    client = scripted_client(scripted, tmp_path, budget=5, spending_cap="10/day")
 
     def locked(*args: object, **kwargs: object) -> int:
         raise sqlite3.OperationalError("database is locked")
