@@ -44,7 +44,7 @@ from profnet_sheets.batch.io import (
 from profnet_sheets.batch.plan import Plan
 from profnet_sheets.batch.xlsx import Workbook
 from profnet_sheets.client.client import Client
-from profnet_sheets.client.spend import Limit, Quote
+from profnet_sheets.client.spend import Quote
 from profnet_sheets.redact import listed, shown
 from profnet_sheets.words import command, counted, spend_said
 
@@ -164,11 +164,6 @@ class Enrichment:
     def quote(self) -> Quote:
         """What the budget and the spending cap say of the most the run may cost."""
         return self.client.quote(self.plan.credits)
-
-    @property
-    def short_limit(self) -> Limit | None:
-        """The budget or spending cap that leaves less than the run may cost (None: none)."""
-        return self.quote.short
 
     def preview(self) -> str:
         """The cost preview: the plan's counts and most, what a limit leaves when it leaves

@@ -33,7 +33,6 @@ from profnet_sheets.client.spend import (
     Budget,
     Charge,
     Estimate,
-    Limit,
     PlannedCall,
     Quote,
 )
@@ -387,11 +386,6 @@ class Client:
         """What a call or a run that may cost up to `credits` meets: the budget left, then the
         spending cap's, as the spend policy says."""
         return self._shared.quote(credits, self._budget)
-
-    def short_limit(self, credits: int) -> Limit | None:
-        """The first limit, the budget then the spending cap, that leaves less than `credits`
-        (what a run may cost at most), with what it leaves; None when both let it run."""
-        return self.quote(credits).short
 
     def refuse_unless_affordable(self, credits: int, what: str) -> None:
         """Raise BudgetExceeded, before anything is sent, when `what` (which may cost up to
