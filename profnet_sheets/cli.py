@@ -27,6 +27,7 @@ from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.sandbox.limits import PLANS
 from profnet_sheets.spec import Endpoint, Param, search_endpoint
 from profnet_sheets.spec.endpoints import SearchKind
+from profnet_sheets.spec.profile import LITE_ORIGIN
 from profnet_sheets.stops import Stops
 from profnet_sheets.words import command, counted, spend_said
 
@@ -217,6 +218,13 @@ def _end_if_stopped(
     default=None,
     help="SQLite file for jobs, credits and usage (default: in memory).",
 )
+@click.option(
+    "--cors-origin",
+    "cors_origins",
+    multiple=True,
+    help=f"A web origin that may call it from a browser (repeatable; * for any). Default: "
+    f"{LITE_ORIGIN} (xlwings Lite).",
+)
 def sandbox(
     host: str,
     port: int,
@@ -238,6 +246,7 @@ def sandbox(
     retry_after: int,
     hostile_rate: float,
     db: str | None,
+    cors_origins: tuple[str, ...],
 ) -> None:
     """Run the sandbox of the service in the foreground (Ctrl-C stops it)."""
     from profnet_sheets.sandbox.controls import SettingError
@@ -264,6 +273,7 @@ def sandbox(
         "retry_after": retry_after,
         "hostile_rate": hostile_rate,
         "db": db,
+        "cors_origins": cors_origins or (LITE_ORIGIN,),
     }
     for name, value in (PLANS[plan] if plan else {}).items():  # options typed win
         if given(name) is not click.core.ParameterSource.COMMANDLINE:
@@ -271,7 +281,8 @@ def sandbox(
     try:
         config = SandboxConfig(**options)
     except SettingError as error:  # what the control endpoints would refuse too
-        option = "--api-key" if error.name == "key" else "--" + error.name.replace("_", "-")
+        named = {"key": "--api-key", "cors_origins": "--cors-origin"}
+        option = named.get(error.name, "--" + error.name.replace("_", "-"))
         raise click.BadParameter(str(error), param_hint=option) from None
 
     def announce(base_url: str) -> None:

@@ -17,8 +17,14 @@ import uvicorn
 from profnet_sheets.sandbox.app import DroppedConnectionError, SandboxApp
 from profnet_sheets.sandbox.backend import Backend, Faults
 from profnet_sheets.sandbox.controls import SETTINGS, check
+from profnet_sheets.sandbox.cors import Cors
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
-from profnet_sheets.spec.profile import API_KEY_HEADER, DEFAULT_NETWORK_HOSTS, ServiceProfile
+from profnet_sheets.spec.profile import (
+    API_KEY_HEADER,
+    DEFAULT_NETWORK_HOSTS,
+    LITE_ORIGIN,
+    ServiceProfile,
+)
 
 __all__ = [
     "DEFAULT_KEY",
@@ -59,6 +65,8 @@ class SandboxConfig:
     prices: Mapping[str, int] = field(default_factory=dict)
     rate_limit_per_minute: float | None = None
     limit_retry_after: bool = True  # the limits' 429s say Retry-After
+    # The web origins that may call it from a browser (cors.py): xlwings Lite's by default.
+    cors_origins: tuple[str, ...] = (LITE_ORIGIN,)
 
     def __post_init__(self) -> None:
         """Refuse at once what the sandbox cannot mean (controls.SETTINGS): SettingError."""
@@ -80,6 +88,10 @@ class SandboxConfig:
             network_hosts=(check("network_host", self.network_host),),
             prices=check("prices", self.prices),
         )
+
+    def cors(self) -> Cors:
+        """Who may call it from a browser, with the key header and the headers it requires."""
+        return Cors(self.cors_origins, (self.key_header, *self.required_headers))
 
     def backend(self) -> Backend:
         return Backend(
@@ -159,7 +171,7 @@ class RunningSandbox:
     def __init__(self, config: SandboxConfig, log_level: str = "warning") -> None:
         self.config = config
         self.backend = config.backend()
-        self.app = SandboxApp(self.backend)
+        self.app = SandboxApp(self.backend, config.cors())
         self._socket = listening_socket(config.host, config.port)
         self.base_url = base_url(self._socket)
         port = self._socket.getsockname()[1]
@@ -246,7 +258,7 @@ def serve_forever(
     """Run the sandbox in the foreground until interrupted (the `sandbox` command).
 
     `on_listening(base_url)` is called once the socket listens, with the port it really has."""
-    app = SandboxApp(config.backend())
+    app = SandboxApp(config.backend(), config.cors())
     with listening_socket(config.host, config.port) as sock:
         if on_listening is not None:
             on_listening(base_url(sock))
