@@ -17,11 +17,10 @@ import json
 import random
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from profnet_sheets.client.answers import missing, unfinished
 from profnet_sheets.client.keys import CallKey, canonical_json
-from profnet_sheets.client.pace import Outcome
 from profnet_sheets.client.policy import (
     NEVER_SENT,
     Failure,
@@ -41,6 +40,9 @@ from profnet_sheets.redact import masked, masked_url, shown
 from profnet_sheets.spec import Endpoint
 from profnet_sheets.spec.errors import is_foreign
 from profnet_sheets.words import counted
+
+if TYPE_CHECKING:
+    from profnet_sheets.client.pace import Outcome
 
 T = TypeVar("T")
 

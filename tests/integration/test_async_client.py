@@ -19,12 +19,11 @@ from profnet_sheets.spec import endpoint
 from tests.clocks import FakeClock
 from tests.loopback_fetch import loopback_fetch
 from tests.money_scenarios import (
-    A_DAY_LATER,
-    DAY,
     SCENARIOS,
     START,
     Scenario,
     answer_of,
+    calls_of,
     params_of,
 )
 from tests.scripted_service import Scripted, serving
@@ -87,11 +86,7 @@ def test_the_async_client_keeps_the_money_guarantees(
 
     async def run() -> list[str | None]:
         errors: list[str | None] = []
-        for number, step in enumerate(scenario.calls):
-            if step == A_DAY_LATER:
-                clock.sleep(DAY)
-                continue
-            assert not isinstance(step, str)
+        for number, step in calls_of(scenario, clock.sleep):
             scripted.answer(path, *(answer_of(scenario.endpoint, it) for it in step))
             try:
                 await client.call(scenario.endpoint, params_of(scenario.endpoint, number))
