@@ -6,6 +6,7 @@ then a new run, a budget that refuses before anything is sent; and no thread sta
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -196,3 +197,15 @@ def test_a_budget_refuses_before_anything_is_sent(
         asyncio.run(client.get_company_details(domain="b.example"))
     assert (scripted.times(DETAILS), client.spent(), client.budget.reserved) == (1, 1, 0)
     client.close()
+
+
+def test_a_cache_and_ledger_on_files_are_made_without_os_link(
+    scripted: Scripted, tmp_path: Path, no_thread: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delattr(os, "link")  # Pyodide has none
+    scripted.answer(DETAILS, COMPANY)
+    client = async_client(scripted, tmp_path, [], spending_cap="5/day")
+    asyncio.run(client.get_company_details(domain="a.example"))
+    assert (client.spent(), client.quote(0).cap_left) == (1, 4)
+    client.close()
+    assert sorted(p.name for p in tmp_path.glob("*.sqlite"))
