@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 
 import requests
 
+from profnet_sheets.client.call import Sent
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
-from profnet_sheets.client.transport import Sent, Transport, is_loopback
+from profnet_sheets.client.transport import Transport, is_loopback
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TransportError
 from profnet_sheets.redact import masked, masked_url

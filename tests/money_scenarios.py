@@ -5,6 +5,7 @@ clock (tests/unit/test_spend_policy.py) and against the threaded client over loo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -186,6 +187,19 @@ SCENARIOS = (
         cap="2/day",
     ),
 )
+
+
+def calls_of(
+    scenario: Scenario, sleep: Callable[[float], None]
+) -> Iterator[tuple[int, tuple[Answer, ...]]]:
+    """Each call of a scenario: its number and what the service does to its attempts; the
+    clock moved on (`sleep`) where the scenario says a day passes."""
+    for number, step in enumerate(scenario.calls):
+        if step == A_DAY_LATER:
+            sleep(DAY)
+            continue
+        assert not isinstance(step, str)
+        yield number, step
 
 
 def heard(answer: Answer) -> bool:

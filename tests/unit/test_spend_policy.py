@@ -29,12 +29,11 @@ from profnet_sheets.errors import BudgetExceeded, InsufficientCredits, ProfnetEr
 from profnet_sheets.spec import Endpoint, PriceTable, endpoint
 from tests.clocks import FakeClock
 from tests.money_scenarios import (
-    A_DAY_LATER,
-    DAY,
     SCENARIOS,
     START,
     Scenario,
     answer_of,
+    calls_of,
     heard,
     params_of,
 )
@@ -85,11 +84,7 @@ class CoreDriver:
 
     def drive(self) -> Driven:
         driven = Driven()
-        for number, step in enumerate(self.scenario.calls):
-            if step == A_DAY_LATER:
-                self.clock.sleep(DAY)
-                continue
-            assert not isinstance(step, str)
+        for number, step in calls_of(self.scenario, self.clock.sleep):
             driven.errors.append(self.call(endpoint(self.scenario.endpoint), number, step, driven))
         driven.sure = self.budget.spent - self.budget.uncertain
         driven.maybe = self.budget.uncertain
