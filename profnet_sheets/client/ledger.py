@@ -266,6 +266,11 @@ class Ledger:
         """Why nothing more is bought when the ledger failed the spending cap."""
         return f"the ledger could not hold the spending cap ({error})"
 
+    def record_failure(self, error: BaseException) -> str:
+        """Why nothing more is bought when the ledger failed to count a call's spend (never:
+        `record` says so in the log and goes on)."""
+        return f"the ledger could not count the spend ({error})"
+
     def release(self, reservation: int) -> None:
         """Drop a reservation (its call is recorded, or was never sent)."""
         with contextlib.suppress(sqlite3.Error), self._lock:

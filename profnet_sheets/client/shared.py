@@ -136,8 +136,8 @@ class Shared:
                 self.ledger.record(
                     self.service, self.api_key.fingerprint, ep.name, credits, items, uncertain
                 )
-            except self.ledger.failures as error:  # kept on this machine; the cap cannot hold
-                self.stop_buying(self.ledger.cap_failure(error))
+            except self.ledger.failures as error:  # kept on this machine; the team's is not
+                self.stop_buying(self.ledger.record_failure(error))
         with self.lock:
             self.spend.settled(budget, sum(it.credits for it in reservations), charge)
         for reservation in reservations:  # the spend is recorded now: the reservations go

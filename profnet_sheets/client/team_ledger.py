@@ -84,8 +84,12 @@ class TeamLedger:
         return f"{self.prefix}:{period}:{name}"
 
     def cap_failure(self, error: BaseException) -> str:
-        """Why nothing more is bought when the team's Redis failed the ledger."""
-        return f"the team's Redis {self.where} could not hold the spending cap ({error})"
+        """Why nothing more is bought when the team's Redis failed the spending cap."""
+        return f"the team's Redis cache {self.where} could not hold the spending cap ({error})"
+
+    def record_failure(self, error: BaseException) -> str:
+        """Why nothing more is bought when the team's Redis failed to count a call's spend."""
+        return f"the team's Redis cache {self.where} could not count the spend ({error})"
 
     # -- time and what Redis holds ------------------------------------------------------------
 

@@ -136,7 +136,7 @@ def test_a_redis_gone_refuses_to_spend_in_one_line_without_a_cap_of_its_own(
         client.quote(1)  # never what the machine's own ledger would leave
     said = str(refused.value)
     assert "\n" not in said
-    assert "the team's Redis redis://127.0.0.1" in said
+    assert "the team's Redis cache redis://127.0.0.1" in said
     assert "could not hold the spending cap" in said
     with pytest.raises(StoppedBuying, match="stopped buying"):
         client.get_company_details(domain="two.io")
