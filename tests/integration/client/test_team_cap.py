@@ -71,6 +71,20 @@ def team_ledger(
     return TeamLedger(Ledger(None), redis.Redis.from_url(url), service, machine, url, clock)
 
 
+def team_client(
+    sandbox: RunningSandbox, server: RedisServer, folder: Path, machine: str = "here"
+) -> Client:
+    """A machine's client on the team's Redis, under a team cap of 20/day."""
+    return Client(
+        api_key=KEY,
+        base_url=sandbox.base_url,
+        cache=server.url,
+        cache_dir=folder,
+        spending_cap="20/day",
+        machine=machine,
+    )
+
+
 def test_a_killed_process_frees_its_reservation_within_the_lease_as_maybe_spent(
     redis_url: str,
 ) -> None:
@@ -122,13 +136,7 @@ def test_the_day_of_the_cap_is_the_redis_servers_not_the_machines(redis_url: str
 def test_a_redis_gone_refuses_to_spend_in_one_line_without_a_cap_of_its_own(
     sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
 ) -> None:
-    client = Client(
-        api_key=KEY,
-        base_url=sandbox.base_url,
-        cache=killable_redis.url,
-        cache_dir=tmp_path,
-        spending_cap="20/day",
-    )
+    client = team_client(sandbox, killable_redis, tmp_path)
     client.get_company_details(domain="one.io")
     assert client.quote(1).team_cap_left == 19
     killable_redis.kill()
@@ -152,14 +160,7 @@ def test_credits_shows_the_teams_spend_per_machine_and_the_team_cap_left(
     sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
 ) -> None:
     for machine, domains in (("ci-box", 3), ("laptop-ana", 5)):
-        with Client(
-            api_key=KEY,
-            base_url=sandbox.base_url,
-            cache=killable_redis.url,
-            cache_dir=tmp_path / machine,
-            spending_cap="20/day",
-            machine=machine,
-        ) as client:
+        with team_client(sandbox, killable_redis, tmp_path / machine, machine) as client:
             for n in range(domains):
                 client.get_company_details(domain=f"{machine}-{n}.io")
     env = cli_env(sandbox.base_url, KEY, tmp_path / "laptop-ana")
@@ -186,13 +187,7 @@ def test_credits_shows_the_teams_spend_per_machine_and_the_team_cap_left(
 def test_profnet_credits_says_what_the_team_cap_leaves(
     sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
 ) -> None:
-    client = Client(
-        api_key=KEY,
-        base_url=sandbox.base_url,
-        cache=killable_redis.url,
-        cache_dir=tmp_path,
-        spending_cap="20/day",
-    )
+    client = team_client(sandbox, killable_redis, tmp_path)
     session.install(client, SessionConfig(None, False, "the test"))
     try:
         client.get_company_details(domain="one.io")
