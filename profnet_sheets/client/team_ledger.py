@@ -17,6 +17,9 @@ from profnet_sheets.client.spend import CapUse, cap_refusal
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.words import counted
 
+# The reservations held (by id: credits, lease end, when, machine, endpoint), and the ids of
+# those whose lease ran out.
+Held = tuple[dict[str, dict[str, Any]], list[str]]
 SURE, MAYBE = "sure", "maybe"  # the two kinds of spend a machine's fields hold
 DAYS_SHOWN = 7  # the days the team's view shows, today's included
 
@@ -102,18 +105,18 @@ class TeamLedger:
     def _spent(self, redis: Any, key: str) -> int:
         return sum(int(value) for value in redis.hvals(key))
 
-    def _held(self, redis: Any, now: float) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    def _held(self, redis: Any, now: float) -> Held:
         """The reservations held (by id), and those whose lease ran out."""
         held = {
             _text(name): json.loads(value) for name, value in redis.hgetall(self.held_key).items()
         }
         return held, [name for name, it in held.items() if it["until"] <= now]
 
-    def _used(self, redis: Any, cap: SpendingCap, now: float) -> int:
+    def _used(self, redis: Any, cap: SpendingCap, now: float, holding: Held) -> int:
         """Spent in the cap's period (sure and maybe, lapsed reservations of the period as
-        maybe) and held by calls under way, on every machine."""
+        maybe) and held by calls under way (`holding`), on every machine."""
         period = period_keys(now)[cap.period]
-        held, lapsed = self._held(redis, now)
+        held, lapsed = holding
         reserved = sum(
             int(it["credits"])
             for name, it in held.items()
@@ -126,7 +129,9 @@ class TeamLedger:
         for period, name in period_keys(moment).items():
             pipe.hincrby(self.spend_key(period, name), f"{kind}:{machine}", credits)
 
-    def _settle_lapsed(self, pipe: Any, held: dict[str, dict[str, Any]], lapsed: list[str]) -> None:
+    def _settle_lapsed(self, pipe: Any, holding: Held) -> None:
+        """Queue the reservations whose lease ran out as spent, maybe, in their own period."""
+        held, lapsed = holding
         for name in lapsed:
             it = held[name]
             self._count(pipe, it["at"], it["machine"], MAYBE, it["credits"])
@@ -152,11 +157,11 @@ class TeamLedger:
             nonlocal refused
             now = self._now(pipe)
             pipe.watch(self.spend_key(cap.period, period_keys(now)[cap.period]))
-            use = CapUse(cap.credits, str(cap), self._used(pipe, cap, now), team=True)
+            holding = self._held(pipe, now)
+            use = CapUse(cap.credits, str(cap), self._used(pipe, cap, now, holding), team=True)
             refused = cap_refusal(use, credits, endpoint)
-            held, lapsed = self._held(pipe, now)
             pipe.multi()
-            self._settle_lapsed(pipe, held, lapsed)
+            self._settle_lapsed(pipe, holding)
             if refused is None:
                 made: dict[str, Any] = {"credits": credits, "until": now + lease, "at": now}
                 made |= {"machine": self.machine, "endpoint": endpoint or UNSETTLED, "key": key}
@@ -194,9 +199,9 @@ class TeamLedger:
 
     def cap_use(self, cap: SpendingCap, service: str) -> CapUse:
         """What the team holds against the spending cap now (spent in its period, reserved)."""
-        return CapUse(
-            cap.credits, str(cap), self._used(self.redis, cap, self._now(self.redis)), True
-        )
+        now = self._now(self.redis)
+        used = self._used(self.redis, cap, now, self._held(self.redis, now))
+        return CapUse(cap.credits, str(cap), used, team=True)
 
     def in_flight(self, service: str) -> int:
         """Credits held now by calls under way on every machine of the team."""
