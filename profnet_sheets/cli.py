@@ -21,6 +21,7 @@ from profnet_sheets.client import wal
 from profnet_sheets.client.jobs import SearchJob, status_bar
 from profnet_sheets.client.shared import STOPS_LOG
 from profnet_sheets.client.spend import BUDGET_SETTING
+from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
@@ -324,7 +325,11 @@ def sandbox(
 @click.option(
     "--spending-cap",
     default=None,
-    help="Credits ALL runs sharing the ledger may spend: 500/day, 5000/month or 20000 (in all).",
+    help="Credits ALL runs sharing the ledger may spend: 500/day, 5000/month or 20000 (in all); "
+    "on a Redis cache, every machine of the team together.",
+)
+@click.option(
+    "--machine", default=None, help="This computer's name in the team's spend (default: host name)."
 )
 @click.option("--path", "config_path", default=None, help="Config file (default: yours).")
 def config(
@@ -333,6 +338,7 @@ def config(
     cache: str | None,
     budget: int | None,
     spending_cap: str | None,
+    machine: str | None,
     config_path: str | None,
 ) -> None:
     """Keep settings in your config file (readable by you only); with no option, show them.
@@ -348,6 +354,7 @@ def config(
         "cache": cache,
         "budget": budget,
         "spending_cap": spending_cap,
+        "machine": machine,
     }
     if any(value is not None for value in values.values()):
         checked = _load(config_path, **values)  # a value that cannot be used is refused
@@ -364,6 +371,7 @@ def config(
     budget, cap = settings.budget, settings.spending_cap
     click.echo(f"budget:   {budget if budget is not None else 'not set (no limit per run)'}")
     click.echo(f"spending cap: {cap if cap is not None else 'not set (no cap)'}")
+    click.echo(f"machine:  {settings.machine}")
 
 
 def _key_asked_for(given: str | None) -> str | None:
@@ -661,15 +669,25 @@ def lookup(
 
 @main.command()
 def credits() -> None:
-    """What was spent, by endpoint and day, and what the budget leaves."""
+    """What was spent, by endpoint and day, and what the budget leaves; on a Redis cache, the
+    team's spend too, per day and period and per machine, and what the team cap leaves."""
     with _client() as client:
-        rows = client.ledger.by_endpoint_and_day(service=client.service)
+        ledger = client.ledger
+        rows = ledger.by_endpoint_and_day(service=client.service)
         total = client.spent()
         uncertain = client.spent(uncertain=True)
         budget = client.settings.budget
         cap = client.settings.spending_cap
-        cap_left = client.quote(0).cap_left
-        in_flight = client.ledger.in_flight(client.service)
+        try:
+            cap_left = client.quote(0).cap_left
+            in_flight = ledger.in_flight(client.service)
+            team = ledger.team_spend() if isinstance(ledger, TeamLedger) else None
+        except ProfnetError as error:
+            raise _failure(error) from None
+        except ledger.failures as error:
+            raise click.ClickException(ledger.cap_failure(error)) from None
+    if team is not None:
+        click.echo(f"this machine ({client.settings.machine}):")
     if rows or not uncertain:
         click.echo(str(rows))
     click.echo(
@@ -681,12 +699,25 @@ def credits() -> None:
             "process that stopped count as possibly spent once the longest a call can take "
             "has passed)"
         )
+    if team is not None and isinstance(ledger, TeamLedger):
+        click.echo(f"the team (every machine on the Redis cache {ledger.where}):")
+        for spend in team:
+            click.echo(f"  {spend.line()}")
+        if not team:
+            click.echo("  No credits spent yet.")
     if budget is not None:
         click.echo(f"budget: {budget} per run (PROFNET_BUDGET; each run starts anew)")
-    if cap is not None:
+    if cap is None:
+        return
+    if team is not None:
         click.echo(
-            f"spending cap: {cap} for every run on this ledger (PROFNET_SPENDING_CAP): "
+            f"team cap: {cap} for every machine on the team's Redis (PROFNET_SPENDING_CAP): "
             f"{cap_left} left"
+        )
+    else:
+        click.echo(
+            f"spending cap: {cap} for every run on this computer's ledger (PROFNET_SPENDING_CAP; "
+            f"a Redis cache makes it the team's): {cap_left} left"
         )
 
 

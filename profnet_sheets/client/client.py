@@ -51,6 +51,7 @@ from profnet_sheets.client.spend import (
     PlannedCall,
     Quote,
 )
+from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import (
     ProfnetError,
@@ -191,7 +192,8 @@ class Client:
         return self.ledger.total(service=self._shared.service, uncertain=uncertain)
 
     @property
-    def ledger(self) -> Ledger:
+    def ledger(self) -> Ledger | TeamLedger:
+        """This machine's ledger, or on a team's Redis the team's (with this machine's in it)."""
         return self._shared.ledger
 
     @property

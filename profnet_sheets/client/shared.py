@@ -18,6 +18,7 @@ from profnet_sheets.client.memo import MemoCache
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.spend import Budget, Charge, Quote, RunStopKind, SpendPolicy
 from profnet_sheets.client.store import AnswerStore
+from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.client.transport import Transport
 from profnet_sheets.config import ApiKey, Settings, unusable_cache
 from profnet_sheets.errors import ConfigurationError, ProfnetError, StoppedBuying
@@ -61,10 +62,14 @@ class Shared:
         in_memory = settings.cache in ("memory", "off")
         try:
             self.store = AnswerStore(settings, service, key.fingerprint, CachePolicy(settings))
-            self.ledger = Ledger(None if in_memory else ledger_path(settings, service))
+            local = Ledger(None if in_memory else ledger_path(settings, service))
             if not in_memory and not settings.uses_sandbox:  # spend under an older spelling
                 former = ledger_path(settings, former_service_name(base_url))
-                self.ledger.absorb(former, service)
+                local.absorb(former, service)
+            self.ledger: Ledger | TeamLedger = local
+            if self.store.redis is not None:  # a team's Redis: its spend and cap held there
+                where = masked_url(str(self.store.where))
+                self.ledger = TeamLedger(local, self.store.redis, service, settings.machine, where)
         except (OSError, sqlite3.Error) as error:  # no such folder, no right; not a database
             raise unusable_cache(error, settings) from None
         self.transport = Transport(settings, base_url)
@@ -81,7 +86,10 @@ class Shared:
     def quote(self, credits: int, budget: Budget) -> Quote:
         """What `credits` meets: `budget`, then the spending cap (what the ledger holds)."""
         cap = self.settings.spending_cap
-        use = None if cap is None else self.ledger.cap_use(cap, self.service)
+        try:
+            use = None if cap is None else self.ledger.cap_use(cap, self.service)
+        except self.ledger.failures as error:  # no silent fallback to a cap of its own
+            raise self.stopped(None, self.ledger.cap_failure(error)) from None
         with self.lock:
             return self.spend.quote(credits, budget, use)
 
@@ -105,14 +113,13 @@ class Shared:
         except BaseException as error:  # refused, or the ledger failed: nothing is held
             with self.lock:
                 self.spend.release(budget, credits)
-            if isinstance(error, sqlite3.Error):
-                reason = f"the ledger could not hold the spending cap ({error})"
-                raise self.stopped(ep, reason) from None
+            if isinstance(error, self.ledger.failures):
+                raise self.stopped(ep, self.ledger.cap_failure(error)) from None
             raise
         return Reservation(credits, held)
 
-    def stopped(self, ep: Endpoint, reason: str) -> StoppedBuying:
-        """Stop buying for `reason`; the error of the call not sent."""
+    def stopped(self, ep: Endpoint | None, reason: str) -> StoppedBuying:
+        """Stop buying for `reason`; the error of the call not sent (None: of a quote)."""
         self.stop_buying(reason)
         with self.lock:
             return self.spend.stopped_error(ep, reason)
@@ -122,11 +129,15 @@ class Shared:
     ) -> None:
         """Record what a call charged (sure, maybe), then give back what it reserved."""
         for credits, uncertain in ((charge.sure, False), (charge.maybe, True)):
-            if credits:
-                items = None if uncertain else charge.items
+            if not credits:
+                continue
+            items = None if uncertain else charge.items
+            try:
                 self.ledger.record(
                     self.service, self.api_key.fingerprint, ep.name, credits, items, uncertain
                 )
+            except self.ledger.failures as error:  # kept on this machine; the team's is not
+                self.stop_buying(self.ledger.record_failure(error))
         with self.lock:
             self.spend.settled(budget, sum(it.credits for it in reservations), charge)
         for reservation in reservations:  # the spend is recorded now: the reservations go
