@@ -181,6 +181,12 @@ class Client:
         return self._shared.spend.stops.unkept
 
     @property
+    def cache_failed(self) -> bool:
+        """Whether the cache itself failed (a read, a claim or a save): what it held before
+        may not come back, so a re-run is free only if it does."""
+        return self._shared.spend.stops.cache_failed
+
+    @property
     def out_of_credits(self) -> bool:
         """Whether the service said, in this run, that the account has no credits left (the
         run stopped; the client itself: in the last run that stopped for it)."""
@@ -326,7 +332,7 @@ class Client:
             try:
                 claimed.enter_context(shared.store.claim(action.key))
             except StoreError as failure:
-                raise self._stopped(action.endpoint, str(failure)) from None
+                raise self._cache_failed(action.endpoint, failure) from None
             return None
         return self._book(action)
 
@@ -361,7 +367,7 @@ class Client:
         try:
             held = self._shared.store.get(key, stale_ok=self._policy.stale_ok)
         except StoreError as failure:
-            raise self._stopped(ep, str(failure)) from None
+            raise self._cache_failed(ep, failure) from None
         if held is None:
             return None
         body = json_or_none(held.text)
@@ -404,8 +410,8 @@ class Client:
         with shared.lock:
             return shared.spend.gate(ep, self._run)
 
-    def _stopped(self, ep: Endpoint, reason: str) -> StoppedBuying:
-        return self._shared.stopped(ep, reason)
+    def _cache_failed(self, ep: Endpoint, failure: StoreError) -> StoppedBuying:
+        return self._shared.stopped(ep, str(failure), cache_failed=True)
 
     def kept_said(self) -> str:
         """Whether a re-run pays again: what was paid is kept, or how many answers were not."""

@@ -118,9 +118,12 @@ class Shared:
             raise
         return Reservation(credits, held)
 
-    def stopped(self, ep: Endpoint | None, reason: str) -> StoppedBuying:
-        """Stop buying for `reason`; the error of the call not sent (None: of a quote)."""
-        self.stop_buying(reason)
+    def stopped(
+        self, ep: Endpoint | None, reason: str, *, cache_failed: bool = False
+    ) -> StoppedBuying:
+        """Stop buying for `reason` (`cache_failed`: the cache itself failed); the error of
+        the call not sent (None: of a quote)."""
+        self.stop_buying(reason, cache_failed=cache_failed)
         with self.lock:
             return self.spend.stopped_error(ep, reason)
 
@@ -144,11 +147,11 @@ class Shared:
             if reservation.ledger_id is not None:
                 self.ledger.release(reservation.ledger_id)
 
-    def stop_buying(self, reason: str) -> None:
+    def stop_buying(self, reason: str, *, cache_failed: bool = False) -> None:
         """Send nothing more that costs credits, for `reason`, in any run (said once, in the
         log too): asking again might pay for what cannot be kept or read."""
         with self.lock:
-            new = self.spend.stop_buying(reason)
+            new = self.spend.stop_buying(reason, cache_failed)
         if new:
             STOPS_LOG.error("profnet-sheets stopped buying: %s", reason)
 
@@ -156,7 +159,7 @@ class Shared:
         """One more answer paid for and not kept (`failure`: why); nothing more is bought."""
         with self.lock:
             why = self.spend.unkept()
-        self.stop_buying(f"{failure}: {why}")
+        self.stop_buying(f"{failure}: {why}", cache_failed=True)
 
     def start_run(self) -> int:
         with self.lock:

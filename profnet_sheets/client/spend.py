@@ -242,6 +242,7 @@ class Stops:
     unreached_in_a_row: int = 0
     foreign_in_a_row: int = 0
     unkept: int = 0  # answers paid for that could not be kept (a re-run pays them)
+    cache_failed: bool = False  # the cache itself failed: what it held may not come back
 
     def run_stop(self, run: int | None, kind: RunStopKind) -> RunStop | None:
         """The stop of `kind` that holds for `run`, or None; for None (the client itself,
@@ -408,8 +409,10 @@ class SpendPolicy:
         self.stops.runs += 1
         return self.stops.runs
 
-    def stop_buying(self, reason: str) -> bool:
-        """Buy nothing more, in any run, for `reason`; whether this stop is new (to be said)."""
+    def stop_buying(self, reason: str, cache_failed: bool = False) -> bool:
+        """Buy nothing more, in any run, for `reason` (`cache_failed`: the cache itself failed,
+        so what it held may not come back); whether this stop is new (to be said)."""
+        self.stops.cache_failed |= cache_failed
         if self.stops.stopped is not None:
             return False
         self.stops.stopped = reason
@@ -481,13 +484,18 @@ class SpendPolicy:
 
     def kept_said(self) -> str:
         """Whether a re-run pays again: what was paid is kept, or how many answers were not."""
-        unkept = self.stops.unkept
+        unkept, cache_failed = self.stops.unkept, self.stops.cache_failed
+        if not unkept and cache_failed:
+            return (
+                "What was paid before the cache failed was saved in it: a re-run pays nothing "
+                "for it only if the cache comes back with its data"
+            )
         if not unkept:
             return "What was paid is kept: the calls done are not paid again"
         return (
             f"{counted(unkept, 'paid answer')} could not be kept in the cache: a re-run pays "
             f"{'it' if unkept == 1 else 'them'} again"
-        )
+        ) + (", and the rest too if the cache comes back without its data" * cache_failed)
 
 
 def ceiling(

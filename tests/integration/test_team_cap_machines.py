@@ -165,4 +165,6 @@ def test_a_redis_killed_under_three_machines_loses_nothing_paid(
         stopped = [it for it in said[machine].splitlines() if "stopped buying" in it.lower()]
         assert len(stopped) == 1, said[machine]
         assert "Traceback" not in said[machine]
+        assert "will not be paid again" not in said[machine], "the cache that held them died"
+        assert "comes back" in said[machine], "a re-run is free only if the cache's data is back"
     assert sandbox.charged(KEY) == answered, said

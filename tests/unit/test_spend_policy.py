@@ -243,6 +243,18 @@ def test_counts_in_a_row_stop_buying() -> None:
     assert "1 paid answer could not be kept" in spend.kept_said()
 
 
+def test_a_cache_that_failed_is_not_said_to_keep_what_it_held() -> None:
+    """A store that failed (Redis gone) may not come back with what it held: the words say
+    so rather than that a re-run is free."""
+    spend = SpendPolicy(PriceTable(), "http://127.0.0.1:9")
+    assert spend.stop_buying("the cache failed", cache_failed=True)
+    said = spend.kept_said()
+    assert "only if the cache comes back with its data" in said
+    assert "What was paid is kept" not in said
+    assert not spend.stop_buying("a later failure", cache_failed=False)
+    assert spend.stops.cache_failed, "once failed, the cache stays in doubt"
+
+
 # Comparisons of credits with what a limit leaves, as they were written before the spend
 # policy owned them (`left is None or credits <= left`, `needed > left`, `not short.left`).
 _LIMIT_COMPARISON = re.compile(
