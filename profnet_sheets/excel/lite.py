@@ -8,8 +8,6 @@ row by row (no polars, no thread). Import this module under xlwings Lite only (o
 XLWINGS_ON_SERVER=true): it imports xlwings, whose `func` is then Lite's.
 """
 
-
-
 from __future__ import annotations
 
 import asyncio
