@@ -33,7 +33,7 @@ KEYS = ["acme.com", "globex.com"]
 
 @pytest.fixture
 def sandbox() -> Iterator[RunningSandbox]:
-    with start_sandbox(api_keys=(KEY,), credits=1_000, seed=3) as running:
+    with start_sandbox(api_keys=(KEY,), credits=1_000, seed=3, job_seconds=0.0) as running:
         yield running
 
 
@@ -122,3 +122,23 @@ def test_lite_functions_in_pyodide_pay_each_company_once(
     assert again["second"][6][0][:2] == [0, 1000]  # a new process on the same cache: 0 paid
     assert sandbox.usage()["credits_charged"] == 4  # 2 of them the desktop's own
     assert os.listdir(tmp_path / "cache")  # the cache and ledger on the host folder
+
+
+def test_lite_leads_follow_a_chain_of_calls_and_pay_each_lead_once(
+    sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    client = Client(api_key=KEY, base_url=sandbox.base_url, cache="memory")
+    request_id = client.search_leads(title_keywords=["engineer"], limit=3).request_id
+    before = sandbox.usage()["credits_charged"]
+    env = _environment(sandbox, tmp_path, PROFNET_LITE_REQUEST=request_id)
+    probe = HERE / "lite_search_probe.py"
+    said = json.loads(
+        run([sys.executable, str(probe)], cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)})
+        .stdout.strip()
+        .splitlines()[-1]
+    )
+    first, again = said
+    assert first[0] == ["name"]
+    assert len(first) == 4, first  # a header and the 3 leads
+    assert again == first
+    assert sandbox.usage()["credits_charged"] - before == 3  # 1 credit per lead, once
