@@ -413,6 +413,26 @@ def sample_path() -> Path:
 
 
 @main.command()
+@click.argument("folder", default="profnet-lite", type=click.Path(file_okay=False))
+def lite(folder: str) -> None:
+    """Write an xlwings Lite template: main.py (the PROFNET_* functions) and requirements.txt
+    (this package's core, pinned), to paste into Lite's editor. FOLDER: default profnet-lite."""
+    from profnet_sheets.excel.lite_template import write
+
+    try:
+        written = write(Path(folder))
+    except ProfnetError as error:
+        raise _failure(error) from None
+    for path in written:
+        click.echo(f"Wrote {path}")
+    click.echo(
+        "In Excel: xlwings Lite > paste main.py into its editor and requirements.txt into its "
+        "requirements; set PROFNET_API_KEY under Environment Variables, scope Local (never in "
+        "the workbook); restart xlwings Lite."
+    )
+
+
+@main.command()
 @click.option("--out", default=None, help="Where to write the XLSX (default: beside the sample).")
 @_stoppable
 def demo(out: str | None) -> None:

@@ -138,6 +138,11 @@ class AsyncClient:
         view.client = client
         return view
 
+    def driving(self, client: Client) -> AsyncClient:
+        """A view driving `client` (a view of this one's client: another run, budget or mode)
+        with the same in-flight map: what one recalculation asks of either is paid once."""
+        return self._view(client)
+
     def new_run(self) -> AsyncClient:
         """A view for a new run (see `Client.new_run`): a 402 or an unreachable service met
         before does not hold for it."""
@@ -188,6 +193,11 @@ class AsyncClient:
         """`Client.call_as`, awaited: a warm repeat answers from the memo without `make`."""
         ep = endpoint(name)
         return payload(ep, await self._body(ep, dict(make()), alias=(name, raw)))
+
+    async def body(self, name: str, params: Mapping[str, Any], max_items: int | None = None) -> Any:
+        """The body of a successful answer (what `call` reads its payload from), as the
+        blocking client's `_body` gives it: for calls noted by a `Recorder`."""
+        return await self._body(endpoint(name), dict(params), max_items)
 
     async def get_company_details(self, **params: Any) -> dict[str, Any]:
         """Company details (1 credit): see `Client.get_company_details`."""

@@ -44,6 +44,7 @@ from profnet_sheets.client.memo import Memo
 from profnet_sheets.client.pace import Pace
 from profnet_sheets.client.policy import error_for
 from profnet_sheets.client.prepare import prepare
+from profnet_sheets.client.recorder import Recorder
 from profnet_sheets.client.shared import Shared
 from profnet_sheets.client.spend import (
     Budget,
@@ -54,6 +55,7 @@ from profnet_sheets.client.spend import (
 from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import (
+    OfflineMiss,
     ProfnetError,
     ServiceError,
     StoppedBuying,
@@ -105,6 +107,7 @@ class Client:
         self._budget = self._shared.budget
         self._run: int | None = None  # calls outside any run: each asks the service anew
         self._policy = CachePolicy(self.settings)
+        self._recorder: Recorder | None = None  # set: calls the caches miss are noted, not sent
         self.profile: ServiceProfile = self.settings.profile
 
     # -- the client itself ----------------------------------------------------------------------
@@ -124,6 +127,14 @@ class Client:
         changes = {k: v for k, v in (("refresh", refresh), ("offline", offline)) if v is not None}
         view.settings = self.settings.with_changes(**changes)
         view._policy = CachePolicy(view.settings)
+        return view
+
+    def recording(self, recorder: Recorder) -> Client:
+        """A view of this client (same caches, budget, ledger and run) that sends nothing: a
+        call the caches cannot answer is noted in `recorder` and raises OfflineMiss, and a call
+        `recorder` holds an answer or error for reads it (see `client.recorder`)."""
+        view = copy.copy(self)
+        view._recorder = recorder
         return view
 
     @property
@@ -285,8 +296,18 @@ class Client:
         plan = self._recall(ep, params, max_items, alias)
         if isinstance(plan, Found):
             return plan.value
-        with PROCESS_LOCKS(plan.key), contextlib.ExitStack() as claimed:
-            return drive(self._paid(plan), lambda action: self._do(action, claimed))
+        recorder = self._recorder
+        if recorder is not None:
+            fetched = recorder.recalled(plan.key)
+            if fetched is not None:
+                return fetched.value
+        try:
+            with PROCESS_LOCKS(plan.key), contextlib.ExitStack() as claimed:
+                return drive(self._paid(plan), lambda action: self._do(action, claimed))
+        except OfflineMiss:
+            if recorder is not None and not self.settings.offline:
+                recorder.miss(plan)
+            raise
 
     def _recall(
         self,
@@ -312,7 +333,7 @@ class Client:
             memo = shared.memo.get(key, stale)
             if memo is not None:
                 return Found(self._hand_out_memo(ep, memo))
-        offline = self.settings.offline
+        offline = self.settings.offline or self._recorder is not None
         return CallPlan(ep, key, payload, max_items, readable, offline, self._run, self.base_url)
 
     def _paid(self, plan: CallPlan) -> Flow[Any]:

@@ -19,6 +19,7 @@ from profnet_sheets.words import command
 if TYPE_CHECKING:
     from profnet_sheets.client.client import Client
     from profnet_sheets.client.jobs import SearchStatus
+    from profnet_sheets.client.recorder import Recorder
     from profnet_sheets.config import Settings
 
 BUDGET_KEY: Final = "PROFNET_EXCEL_BUDGET"
@@ -146,6 +147,10 @@ class ExcelSession:
     completed: dict[str, SearchStatus] = field(default_factory=dict)  # searches seen completed
     clock: Callable[[], float] = time.monotonic
     stopped_since: float | None = None  # when a formula first met this run stopped
+    # Set while a formula runs in xlwings Lite's recording round: calls are noted, not sent.
+    recorder: Recorder | None = None
+    # Ranges looked up row by row, not through the batch engine (polars, threads): Lite.
+    one_by_one: bool = False
 
     @classmethod
     def start(
@@ -163,7 +168,7 @@ class ExcelSession:
             self.stopped_since = self.clock()
         elif self.clock() - self.stopped_since >= STOP_HOLD:
             self.run, self.stopped_since = self.run.new_run(), None
-        return self.run
+        return self.run if self.recorder is None else self.run.recording(self.recorder)
 
 
 def data_source(client: Client) -> str:

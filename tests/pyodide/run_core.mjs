@@ -1,6 +1,9 @@
 // Pyodide in Node, offline: micropip from its wheel installs the given wheels (ours and its
-// requirements, pure Python) from the in-memory file system, then the probe runs.
+// requirements, pure Python) from the in-memory file system, then the probe runs (and its
+// `amain()`, awaited, when it has one).
 // Usage: node run_core.mjs PYODIDE_DIR PROBE.py MICROPIP.whl WHEEL.whl...
+// Optional: PYODIDE_ENV (JSON: environment variables for Python), PYODIDE_MOUNT (a host folder
+// mounted at the same path, NODEFS: what a browser's IndexedDB folder is to a page).
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -13,14 +16,23 @@ py.FS.mkdirTree("/wheels");
 for (const wheel of wheels) {
   py.FS.writeFile("/wheels/" + basename(wheel), readFileSync(wheel));
 }
+const mount = process.env.PYODIDE_MOUNT;
+if (mount) {
+  py.FS.mkdirTree(mount);
+  py.FS.mount(py.FS.filesystems.NODEFS, { root: mount }, mount);
+}
 py.FS.writeFile("/probe.py", readFileSync(probe));
 py.globals.set("wheels", wheels.map((wheel) => "emfs:/wheels/" + basename(wheel)));
+py.globals.set("environment", process.env.PYODIDE_ENV ?? "{}");
 try {
   await py.runPythonAsync(`
-import micropip, runpy
+import json, micropip, os, runpy
+os.environ.update(json.loads(environment))
 # every requirement must be among the given wheels: no index to fall back on
 await micropip.install(list(wheels), deps=True, index_urls=[])
-runpy.run_path("/probe.py", run_name="__main__")
+found = runpy.run_path("/probe.py", run_name="__main__")
+if callable(found.get("amain")):
+    await found["amain"]()
 `);
 } catch (error) {
   console.error(String(error.message ?? error).split("\n").slice(-12).join("\n"));
