@@ -242,3 +242,14 @@ def answer_of(endpoint: str, answer: Answer) -> tuple[int, Any, dict[str, str]] 
     if endpoint == "search-posts":
         return 200, {"data": {"posts": [], "paging": {}}}, {}
     return 200, {"data": {"name": "Acme", "domain": "acme.example"}}, {}
+
+
+def assert_settled(scenario: Scenario, client: Any, sent: int, errors: list[str | None]) -> None:
+    """What a driver's client ended with after `scenario` (`sent`: the attempts the service
+    heard, `errors`: each call's error name or None): the scenario's own figures, nothing
+    left reserved. Closes the client."""
+    sure, maybe = client.spent(), client.spent(uncertain=True)
+    client.close()
+    assert (sure, maybe, sent) == (scenario.sure, scenario.maybe, scenario.sent)
+    assert tuple(errors) == scenario.errors
+    assert client.budget.reserved == 0, "every reservation settled"

@@ -432,16 +432,24 @@ def _bought(
 # -- driving a flow ------------------------------------------------------------------------
 
 
+def _step(flow: Flow[T], fact: Any, error: BaseException | None) -> tuple[bool, Any]:
+    """The flow's next action after `fact` (or `error` thrown in): (False, action), or
+    (True, its result) when it has ended."""
+    try:
+        return False, (flow.send(fact) if error is None else flow.throw(error))
+    except StopIteration as done:
+        return True, done.value
+
+
 def drive(flow: Flow[T], do: Callable[[Action], Any]) -> T:
     """Run `flow` to its end with blocking actions: `do(action)` is its fact; what `do`
     raises is thrown into the flow (which settles, then raises it or decides otherwise)."""
     fact: Any = None
     error: BaseException | None = None
     while True:
-        try:
-            action = flow.send(fact) if error is None else flow.throw(error)
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
+        ended, action = _step(flow, fact, error)
+        if ended:
+            return action  # type: ignore[no-any-return]
         fact, error = None, None
         try:
             fact = do(action)
@@ -454,10 +462,9 @@ async def drive_async(flow: Flow[T], do: Callable[[Action], Awaitable[Any]]) -> 
     fact: Any = None
     error: BaseException | None = None
     while True:
-        try:
-            action = flow.send(fact) if error is None else flow.throw(error)
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
+        ended, action = _step(flow, fact, error)
+        if ended:
+            return action  # type: ignore[no-any-return]
         fact, error = None, None
         try:
             fact = await do(action)

@@ -24,6 +24,7 @@ from tests.money_scenarios import (
     START,
     Scenario,
     answer_of,
+    assert_settled,
     calls_of,
     params_of,
 )
@@ -98,11 +99,7 @@ def test_the_async_client_keeps_the_money_guarantees(
         return errors
 
     errors = asyncio.run(run())
-    sure, maybe = client.spent(), client.spent(uncertain=True)
-    client.close()
-    assert (sure, maybe, scripted.times(path)) == (scenario.sure, scenario.maybe, scenario.sent)
-    assert tuple(errors) == scenario.errors
-    assert client.budget.reserved == 0, "every reservation settled"
+    assert_settled(scenario, client, scripted.times(path), errors)
 
 
 def test_identical_calls_in_one_recalculation_are_paid_once(

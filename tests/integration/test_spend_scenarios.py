@@ -22,6 +22,7 @@ from tests.money_scenarios import (
     START,
     Scenario,
     answer_of,
+    assert_settled,
     calls_of,
     params_of,
 )
@@ -66,11 +67,7 @@ def test_the_threaded_client_keeps_the_money_guarantees(
             errors.append(type(error).__name__)
         else:
             errors.append(None)
-    sure, maybe = client.spent(), client.spent(uncertain=True)
-    client.close()
-    assert (sure, maybe, scripted.times(path)) == (scenario.sure, scenario.maybe, scenario.sent)
-    assert tuple(errors) == scenario.errors
-    assert client.budget.reserved == 0, "every reservation settled"
+    assert_settled(scenario, client, scripted.times(path), errors)
 
 
 def test_a_call_stopped_by_ctrl_c_while_under_way_counts_as_maybe_charged(
