@@ -40,7 +40,10 @@ class _Lite:
 
     fetch: FetchFunction | None = None
     folder: str = LITE_FOLDER
-    mounted: bool | None = None  # None: not looked at yet; True: on IndexedDB
+    mounted: bool = False  # True: on IndexedDB
+    # The folder's opening, started by the first formula and awaited by every one: none may
+    # open the session before the folder is named and read back (decision 330).
+    opening: asyncio.Future[None] | None = None
     driven: tuple[ExcelSession, AsyncClient] | None = None
 
 
@@ -50,9 +53,10 @@ _lite = _Lite()
 def configure(fetch: FetchFunction | None = None, folder: str | None = None) -> None:
     """Use another fetch function (tests: Node's, a loopback one) or cache folder; forgets the
     session, so that the next formula opens one with them."""
-    _lite.fetch, _lite.folder, _lite.mounted, _lite.driven = (
+    _lite.fetch, _lite.folder, _lite.mounted, _lite.opening, _lite.driven = (
         fetch,
         folder or LITE_FOLDER,
+        False,
         None,
         None,
     )
@@ -81,18 +85,23 @@ def _fs() -> Any | None:
 
 
 async def _open_folder() -> None:
-    """The cache folder mounted on IndexedDB and read back from it, once (a browser only:
+    """The cache folder opened once; the formulas of one recalculation, run together, all
+    wait for the first one's opening (an error in it is said by each)."""
+    if _lite.opening is None:
+        _lite.opening = asyncio.ensure_future(_mount_folder())
+    await _lite.opening
+
+
+async def _mount_folder() -> None:
+    """The cache folder named, mounted on IndexedDB and read back from it (a browser only:
     in Node or CPython it is a plain folder)."""
-    if _lite.mounted is not None:
-        return
+    os.environ.setdefault(CACHE_DIR_KEY, _lite.folder)
     fs = _fs()
-    _lite.mounted = False
     if fs is not None:
         fs.mkdirTree(_lite.folder)
         fs.mount(fs.filesystems.IDBFS, {}, _lite.folder)
         await _syncfs(fs, True)
         _lite.mounted = True
-    os.environ.setdefault(CACHE_DIR_KEY, _lite.folder)
 
 
 async def _keep() -> None:

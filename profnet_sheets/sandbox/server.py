@@ -7,14 +7,14 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, fields
 from types import TracebackType
 from typing import Any
 
 import uvicorn
 
-from profnet_sheets.sandbox.app import DroppedConnectionError, SandboxApp
+from profnet_sheets.sandbox.app import DroppedConnectionError, Receive, SandboxApp, Scope, Send
 from profnet_sheets.sandbox.backend import Backend, Faults
 from profnet_sheets.sandbox.controls import SETTINGS, check
 from profnet_sheets.sandbox.cors import Cors
@@ -34,6 +34,8 @@ __all__ = [
     "serve_forever",
     "start_sandbox",
 ]
+
+Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,7 @@ class _QuietDrops(logging.Filter):
         return not (record.exc_info and isinstance(record.exc_info[1], DroppedConnectionError))
 
 
-def _uvicorn_config(app: SandboxApp, config: SandboxConfig, log_level: str) -> uvicorn.Config:
+def _uvicorn_config(app: Asgi, config: SandboxConfig, log_level: str) -> uvicorn.Config:
     logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
     return uvicorn.Config(
         app,
@@ -166,16 +168,23 @@ def base_url(sock: socket.socket) -> str:
 
 
 class RunningSandbox:
-    """A sandbox serving in a background thread; `base_url` to call it, `stop()` to end it."""
+    """A sandbox serving in a background thread; `base_url` to call it, `stop()` to end it.
+    `around`: a layer served in front of its app (tests: one that notes every request)."""
 
-    def __init__(self, config: SandboxConfig, log_level: str = "warning") -> None:
+    def __init__(
+        self,
+        config: SandboxConfig,
+        log_level: str = "warning",
+        around: Callable[[SandboxApp], Asgi] | None = None,
+    ) -> None:
         self.config = config
         self.backend = config.backend()
         self.app = SandboxApp(self.backend, config.cors())
         self._socket = listening_socket(config.host, config.port)
         self.base_url = base_url(self._socket)
         port = self._socket.getsockname()[1]
-        self._server = uvicorn.Server(_uvicorn_config(self.app, config, log_level))
+        served = self.app if around is None else around(self.app)
+        self._server = uvicorn.Server(_uvicorn_config(served, config, log_level))
         self._thread = threading.Thread(
             target=self._server.run,
             kwargs={"sockets": [self._socket]},
