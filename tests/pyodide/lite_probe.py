@@ -3,9 +3,10 @@ them (`custom_functions_call`, XLWINGS_ON_SERVER=true): two recalculations of fi
 two companies and a range, printed as JSON (one line). PROFNET_LITE_SCENARIO picks another
 play: `topup` (a recalculation meets a 402; the account is topped up; the session's clock is
 moved past the stop's hold and the next recalculation asks again), `range` (one formula over
-a range of every key, and the seconds it took once the session is open), `warm` (PROFNET_REPEAT calls of one cell
-already fetched: microseconds each, the function itself and through the dispatcher; for
-bench/lite.py). Each also says whether JSPI was on (`jspi`: None on CPython).
+a range of every key, and the seconds it took once the session is open), `warm`
+(PROFNET_REPEAT calls of one cell already fetched: microseconds each, the function itself
+and through the dispatcher; for bench/lite.py). Each also says whether JSPI was on (`jspi`:
+None on CPython).
 
 Run by tests/pyodide/test_lite_in_pyodide.py in Pyodide under Node (the browser's fetch: pyfetch)
 and on CPython (a loopback fetch over asyncio streams). Environment: PROFNET_LITE_TEMPLATE (the
