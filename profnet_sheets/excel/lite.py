@@ -115,7 +115,7 @@ def _session() -> ExcelSession:
     """The formulas' session, its ranges row by row. Lite's settings come from its
     environment variables (no workbook sheet is read: a formula cannot read cells)."""
     current = session.current(workbook=dict)
-    current.one_by_one = True
+    current.one_by_one, current.host = True, "lite"
     return current
 
 
@@ -134,7 +134,7 @@ async def evaluate(formula: Callable[..., Result], *args: Any, **kwargs: Any) ->
         await _open_folder()
         current = _session()
     except Exception as error:  # settings that cannot be used: said in the cell
-        return message_for(error)
+        return message_for(error, "lite")
     if current.config.offline:
         return formula(*args, **kwargs)
     recorder = Recorder()

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import urlsplit
 
 from profnet_sheets.client import cell_values
@@ -45,6 +45,9 @@ PROFILE_KEYS: Final = (
     "PROFNET_PRICES",
 )
 
+# Which Excel runs the formulas: xlwings' UDF server (or LibreOffice), or xlwings Lite; the
+# messages name that host's remedies (where settings are changed, how Python restarts).
+Host = Literal["desktop", "lite"]
 Source = tuple[str, Mapping[str, Any]]  # (where, its settings), e.g. the xlwings.conf sheet
 WorkbookConfig = Callable[[], Mapping[str, Any]]
 
@@ -151,6 +154,7 @@ class ExcelSession:
     recorder: Recorder | None = None
     # Ranges looked up row by row, not through the batch engine (polars, threads): Lite.
     one_by_one: bool = False
+    host: Host = "desktop"
 
     @classmethod
     def start(
@@ -260,6 +264,12 @@ def install(
     with _lock:
         _state["session"] = ExcelSession.start(client, config or SessionConfig(), clock)
         return _state["session"]
+
+
+def current_host() -> Host:
+    """The host of this process's session, if one has started; else the desktop."""
+    session = _state.get("session")
+    return "desktop" if session is None else session.host
 
 
 def reset() -> None:

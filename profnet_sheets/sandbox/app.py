@@ -57,6 +57,10 @@ class SandboxApp:
         self._key_header = backend.profile.key_header.lower().encode()
         self._required = {name: name.lower().encode() for name, _ in backend.profile.headers}
         self.cors = cors or Cors((LITE_ORIGIN,), (backend.profile.key_header, *self._required))
+        # Calls to the endpoints arrived and not yet answered, now and at the most (tests
+        # read how many a client had in flight at once).
+        self.under_way = 0
+        self.most_under_way = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -70,6 +74,10 @@ class SandboxApp:
             return
         answer = self.cors.sending_to(origin, send)
         watched = _WatchedSend(answer)
+        counted = not scope["path"].startswith(CONTROL_PREFIX)
+        if counted:
+            self.under_way += 1
+            self.most_under_way = max(self.most_under_way, self.under_way)
         try:
             await self._serve(scope, receive, watched)
         except DroppedConnectionError:
@@ -80,6 +88,9 @@ class SandboxApp:
             if watched.started:
                 raise
             await _send(answer, 500, json.dumps(errors.server_error(INTERNAL_ERROR)).encode())
+        finally:
+            if counted:
+                self.under_way -= 1
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope["path"]

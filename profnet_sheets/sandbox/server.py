@@ -228,6 +228,11 @@ class RunningSandbox:
             return sum(entry["calls"] for entry in self.usage(key)["calls"].values())
         return self.counted(endpoint, key)["calls"]
 
+    def most_in_flight(self) -> int:
+        """The most calls to the endpoints it has had under way at once (arrived, not yet
+        answered) since it started: how many a client had in flight."""
+        return self.app.most_under_way
+
     def stop(self) -> None:
         self._server.should_exit = True
         self._thread.join(timeout=10)

@@ -20,6 +20,9 @@ HERE = Path(__file__).parent
 MICROPIP = "micropip==0.11.1"
 # Kept between runs: the npm install of Pyodide and the downloaded wheels (keyed by what they
 # are for); deleting the folder only costs a download.
+# Node's options for WebAssembly stack switching (JSPI): Node 20 has the older API under the
+# first name, which Pyodide 314 still supports; later Nodes the newer one (decision 335).
+JSPI_OPTIONS = ("--experimental-wasm-stack-switching", "--experimental-wasm-jspi")
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "profnet-sheets-tests"
 
 
@@ -56,6 +59,13 @@ def install_pyodide() -> Path:
     return package
 
 
+def jspi_flags() -> tuple[str, ...]:
+    """Node's option turning JSPI on (with it, Python called from JS may block on a promise,
+    `run_sync`, as in Chromium); none when this Node has none of JSPI_OPTIONS."""
+    known = run([shutil.which("node") or "node", "--v8-options"]).stdout
+    return tuple(option for option in JSPI_OPTIONS if option in known)[-1:]
+
+
 def pure_wheels(wheel: Path, *more: str) -> list[Path]:
     """The wheels the core needs in Pyodide (its requirements' closure, micropip, and `more`),
     pure Python: a requirement with no pure wheel fails the download."""
@@ -79,12 +89,14 @@ def run_in_pyodide(
     wheels: list[Path],
     env: Mapping[str, str] | None = None,
     mount: Path | None = None,
+    node_flags: Sequence[str] = (),
 ) -> subprocess.CompletedProcess[str]:
     """`probe` run in Pyodide under Node with our wheel and `wheels` installed offline;
-    `env`: its environment variables; `mount`: a host folder it sees at the same path."""
+    `env`: its environment variables; `mount`: a host folder it sees at the same path;
+    `node_flags`: Node's own options (`jspi_flags()`: with WebAssembly stack switching)."""
     (micropip,) = [w for w in wheels if w.name.startswith("micropip-")]
     others = [w for w in wheels if w != micropip]
-    node = [shutil.which("node") or "node", str(HERE / "run_core.mjs"), str(pyodide)]
+    node = [shutil.which("node") or "node", *node_flags, str(HERE / "run_core.mjs"), str(pyodide)]
     told = {"PYODIDE_ENV": json.dumps(dict(env or {}))}
     if mount is not None:
         told["PYODIDE_MOUNT"] = str(mount)
