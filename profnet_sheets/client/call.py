@@ -28,7 +28,7 @@ from profnet_sheets.client.policy import (
     parse_retry_after,
     says_out_of_credits,
 )
-from profnet_sheets.client.spend import Attempt, Charge, RunStopKind, SpendPolicy
+from profnet_sheets.client.spend import Attempt, Charge, NeverSent, RunStopKind, SpendPolicy
 from profnet_sheets.errors import (
     BudgetExceeded,
     OfflineMiss,
@@ -203,7 +203,11 @@ def attempts_of(
     while True:
         number = len(attempts)
         attempts.append(Attempt(went_out=True))  # under way: it may reach the service
-        answer: Heard | Failure = yield Request(ep, payload)
+        try:
+            answer: Heard | Failure = yield Request(ep, payload)
+        except NeverSent:
+            attempts.pop()  # stopped while it waited for its turn: it never left
+            raise
         attempts.pop()
         if isinstance(answer, str):
             failure: Failure = answer

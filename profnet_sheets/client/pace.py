@@ -53,6 +53,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from profnet_sheets.client.spend import NeverSent
+
 Outcome = Literal["answered", "throttled", "timeout", "failed"]
 
 INITIAL_WINDOW = 8  # calls in flight before anything is known (the earlier fixed default)
@@ -391,7 +393,7 @@ class PaceCore:
         )
 
 
-class Stopped(KeyboardInterrupt):
+class Stopped(NeverSent):
     """The run a thread works for stopped while its call waited for its turn: nothing was sent
     (a KeyboardInterrupt, as Ctrl-C, so that the run ends the same way)."""
 

@@ -48,6 +48,12 @@ RunStopKind = Literal["credits", "unreachable"]
 # -- facts reported by the drivers ----------------------------------------------------------
 
 
+class NeverSent(KeyboardInterrupt):
+    """An attempt stopped before it left (its run stopped while it waited for its turn): it
+    cost nothing, and there is nothing of it to settle. A KeyboardInterrupt, as Ctrl-C, so that
+    the run ends the same way."""
+
+
 @dataclass(frozen=True)
 class Attempt:
     """What the transport knows of one attempt, and nothing it decided: whether the request

@@ -28,8 +28,9 @@ from profnet_sheets.client.call import (
     paid_call,
 )
 from profnet_sheets.client.keys import CallKey, call_key
+from profnet_sheets.client.pace import Stopped
 from profnet_sheets.client.policy import RetryPolicy
-from profnet_sheets.client.spend import Charge, RunStopKind, SpendPolicy
+from profnet_sheets.client.spend import Charge, NeverSent, RunStopKind, SpendPolicy
 from profnet_sheets.errors import BudgetExceeded, OfflineMiss, ProfnetError, TransportError
 from profnet_sheets.spec import Endpoint, PriceTable, endpoint
 
@@ -168,6 +169,23 @@ def test_ctrl_c_during_an_attempt_settles_it_as_maybe_then_goes_on() -> None:
     assert isinstance(settle, Settle)
     assert settle.charge.maybe == 1
     with pytest.raises(KeyboardInterrupt):
+        flow.send(None)
+
+
+def test_a_call_stopped_while_it_waits_for_its_turn_settles_as_nothing() -> None:
+    """A run stopped (Cancel) while a call waited for the pace: it never left, so nothing
+    may have been charged (before: counted as one maybe credit the service never saw)."""
+    assert issubclass(Stopped, NeverSent)
+    flow = paid_call(plan(DETAILS), Books(), Desk(), RetryPolicy(), random.Random(0))
+    assert isinstance(flow.send(None), ReadStore)
+    assert isinstance(flow.send(None), Claim)
+    assert isinstance(flow.send(None), ReadStore)
+    assert isinstance(flow.send(None), Reserve)
+    assert isinstance(flow.send("r1"), Request)
+    settle = flow.throw(Stopped("stopped while waiting for the service's pace"))
+    assert isinstance(settle, Settle)
+    assert (settle.charge.sure, settle.charge.maybe) == (0, 0)
+    with pytest.raises(Stopped):
         flow.send(None)
 
 
