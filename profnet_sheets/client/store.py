@@ -27,7 +27,7 @@ import requests
 from requests.structures import CaseInsensitiveDict
 
 from profnet_sheets.client.cache import KEPT_STATUSES, CachePolicy
-from profnet_sheets.client.claims import Claims, FileClaims, NoClaims, RedisClaims
+from profnet_sheets.client.claims import Claims, FileClaims, Held, NoClaims, RedisClaims
 from profnet_sheets.client.keys import CallKey
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared_redis import open_redis
@@ -210,15 +210,15 @@ class AnswerStore:
         return kept
 
     @contextmanager
-    def claim(self, key: CallKey) -> Iterator[None]:
+    def claim(self, key: CallKey) -> Iterator[Held]:
         """The claim on `key` across the processes sharing this store."""
         try:
             holding = self.claims.hold(key.digest)
-            holding.__enter__()
+            held = holding.__enter__()
         except self.failures as error:
             raise self._failure("claim a call in", error) from None
         try:
-            yield
+            yield held
         finally:
             with contextlib.suppress(*self.failures):
                 holding.__exit__(None, None, None)
