@@ -1,9 +1,10 @@
 """Where answers live: requests-cache's cache (SQLite in WAL mode, Redis, or memory), as JSON.
 
 Everything goes through requests-cache's public API: a backend (`SQLiteCache`, `RedisCache`,
-`BaseCache`) with the JSON serializer; answers read from its `responses` mapping, saved with
-`save_response`, purged with `delete(expired=True)`. Nothing is stored in a format that runs
-code when read (requests-cache's default serializer does: not in a cache a team shares).
+`BaseCache`) with the JSON serializer; answers read from and written to its `responses`
+mapping (a `CachedResponse`, its secret headers redacted), purged with
+`delete(expired=True)`. Nothing is stored in a format that runs code when read
+(requests-cache's default serializer does: not in a cache a team shares).
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ class AnswerStore:
         self.where = _place(settings, service)
         self.redis: Any = None
         self.failures = _failures()
-        self.secret = {name.lower() for name in settings.profile.redacted_headers}
+        self.secret = _secret_headers(settings.profile.redacted_headers)
         self.opened: list[Any] = []  # every SQLite backend opened, to close them all
         self.idle: queue.SimpleQueue[Any] = queue.SimpleQueue()  # those no thread holds
         self.cache: Any = self._backend(service)  # SQLiteCache, RedisCache or BaseCache
@@ -193,7 +194,7 @@ class AnswerStore:
         kept = self._redacted(response, expires)
         try:
             with self._lent() as cache:
-                cache.save_response(kept, cache_key=key.digest, expires=expires)
+                cache.responses[key.digest] = kept  # save_response would copy and redact again
                 if isinstance(self.where, Path) and not _written(cache, key, expires):
                     raise sqlite3.OperationalError(_not_written(self.where))
         except self.failures as error:
@@ -201,8 +202,8 @@ class AnswerStore:
 
     def _redacted(self, response: requests.Response, expires: datetime) -> Any:
         """`response` as requests-cache keeps it, the profile's secret headers (the key's, by
-        their names in any case) reading REDACTED in the request and in the answer; new
-        header dicts, so that the caller's response is left as it was."""
+        their names in any case) and those requests-cache redacts reading REDACTED in the
+        request and in the answer; new header dicts: the caller's response is left as it was."""
         from requests_cache.models.response import CachedResponse
 
         kept = CachedResponse.from_response(response, expires=expires)
@@ -298,6 +299,14 @@ def _json_serializer() -> Any:
         name="json",
         is_binary=False,
     )
+
+
+def _secret_headers(profile_headers: tuple[str, ...]) -> set[str]:
+    """The names (lower case) of the headers kept as REDACTED: the profile's, and those
+    requests-cache's own `save_response` redacts (the store writes its rows directly)."""
+    from requests_cache import DEFAULT_IGNORED_PARAMS
+
+    return {name.lower() for name in (*profile_headers, *DEFAULT_IGNORED_PARAMS)}
 
 
 def _masked(headers: Mapping[str, str], secret: set[str]) -> CaseInsensitiveDict[str]:

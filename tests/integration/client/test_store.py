@@ -138,7 +138,8 @@ def test_an_answer_is_kept_as_long_as_the_policy_says(make_client: MakeClient) -
 
 
 def test_saving_leaves_the_callers_response_as_it_was(make_client: MakeClient) -> None:
-    """The stored copy has the key redacted; the response the caller holds keeps its headers."""
+    """The stored copy has the key (and what requests-cache redacts) redacted; the response
+    the caller holds keeps its headers."""
     client = make_client()
     response = requests.get(
         client.base_url + endpoint("get-company-details").path,
@@ -146,8 +147,20 @@ def test_saving_leaves_the_callers_response_as_it_was(make_client: MakeClient) -
         headers={API_KEY_HEADER: KEY},
         timeout=10,
     )
-    _store(client).save(client.key("get-company-details", {"domain": "u.io"}), response, 60)
+    response.request.headers["authorization"] = "Bearer secret"  # requests-cache's names too
+    key = client.key("get-company-details", {"domain": "u.io"})
+    _store(client).save(key, response, 60)
     assert response.request.headers[API_KEY_HEADER] == KEY
+    path = Path(_store(client).described())
+    (value,) = (
+        sqlite3.connect(path)
+        .execute("SELECT value FROM responses WHERE key = ?", (key.digest,))
+        .fetchone()
+    )
+    headers = json.loads(value)["request"]["headers"]
+    assert headers[API_KEY_HEADER] == "REDACTED"
+    assert headers["authorization"] == "REDACTED"
+    assert "Bearer secret" not in value
 
 
 def test_an_expired_answer_is_a_miss_unless_stale_answers_are_wanted(
