@@ -26,11 +26,13 @@ Every figure is followed by the load average when it was measured (2 shared core
 
 from __future__ import annotations
 
+import functools
 import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -152,7 +154,7 @@ def _child_seconds(code: str, bytecode: bool = True) -> float:
         capture_output=True,
         text=True,
         check=False,
-        env=_with_bytecode() if bytecode else {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        env=_with_bytecode() if bytecode else _from_source(),
     )
     if done.returncode != 0:
         raise RuntimeError(done.stderr[-2000:])
@@ -198,6 +200,14 @@ def _with_bytecode() -> dict[str, str]:
     compiles it; a first import writes it). With PYTHONDONTWRITEBYTECODE set, as on some
     machines, every new process compiled every module from source: 3-4x the import time."""
     return {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+
+
+@functools.cache
+def _from_source() -> dict[str, str]:
+    """This environment, every module compiled from source: bytecode neither read (an empty
+    cache folder of this run) nor written."""
+    empty = tempfile.mkdtemp(prefix="no-bytecode-")
+    return {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": empty}
 
 
 def import_ms(module: str, rounds: int, before: str = "", bytecode: bool = True) -> float:
