@@ -293,7 +293,7 @@ class Client:
         sequence of `call.paid_call`, driven here with blocking I/O under the key's lock (and,
         across processes, its claim). `alias`: what the memo remembers the call's key under
         (default: the arguments themselves)."""
-        plan = self._recall(ep, params, max_items, alias)
+        plan = self.plan_call(ep, params, max_items, alias)
         if isinstance(plan, Found):
             return plan.value
         recorder = self._recorder
@@ -303,13 +303,23 @@ class Client:
                 return fetched.value
         try:
             with PROCESS_LOCKS(plan.key), contextlib.ExitStack() as claimed:
-                return drive(self._paid(plan), lambda action: self._do(action, claimed))
+                return drive(self.paid_flow(plan), lambda action: self._do(action, claimed))
         except OfflineMiss:
             if recorder is not None and not self.settings.offline:
                 recorder.miss(plan)
             raise
 
-    def _recall(
+    # -- what a driver of calls uses (this client's blocking `_body`; `AsyncClient`) ----------
+    # Public by contract for the drivers only: a call is planned (`plan_call`), its sequence
+    # made (`paid_flow`), and the actions every driver does alike done here (`book`); the
+    # driver itself only sends, waits and claims.
+
+    @property
+    def api_key(self) -> ApiKey:
+        """The key a driver puts on its requests' header (it never shows itself)."""
+        return self._shared.api_key
+
+    def plan_call(
         self,
         ep: Endpoint,
         params: dict[str, Any],
@@ -336,8 +346,9 @@ class Client:
         offline = self.settings.offline or self._recorder is not None
         return CallPlan(ep, key, payload, max_items, readable, offline, self._run, self.base_url)
 
-    def _paid(self, plan: CallPlan) -> Flow[Any]:
-        """The sequence of a call the memo could not answer (no I/O: see `call.paid_call`)."""
+    def paid_flow(self, plan: CallPlan) -> Flow[Any]:
+        """The sequence of a call the memo could not answer (no I/O: see `call.paid_call`),
+        for a driver to drive (`call.drive`, `call.drive_async`)."""
         transport = self._shared.transport
         return paid_call(plan, self._shared, _Desk(self), transport.policy, transport.rng)
 
@@ -355,11 +366,12 @@ class Client:
             except StoreError as failure:
                 raise self._cache_failed(action.endpoint, failure) from None
             return None
-        return self._book(action)
+        return self.book(action)
 
-    def _book(self, action: Action) -> Any:
-        """An action every driver does alike, at once (the store, the budget and the ledger:
-        SQLite or memory in this process): read the store, reserve, settle, save."""
+    def book(self, action: Action) -> Any:
+        """An action of `paid_flow` every driver does alike, at once (the store, the budget
+        and the ledger: SQLite or memory in this process): read the store, reserve, settle,
+        save. Its fact, for the driver to send into the flow."""
         if isinstance(action, ReadStore):
             return self._from_store(action.endpoint, action.key)
         if isinstance(action, Reserve):
