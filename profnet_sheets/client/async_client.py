@@ -19,6 +19,7 @@ from requests.utils import get_encoding_from_headers
 from profnet_sheets.client.answers import payload
 from profnet_sheets.client.call import (
     Action,
+    CallPlan,
     Claim,
     Found,
     Heard,
@@ -70,6 +71,10 @@ FetchFunction = Callable[[Fetch], Awaitable[Fetched]]
 Sleep = Callable[[float], Awaitable[None]]
 
 
+# Calls whose sequence may run at once, per call the pace may have in flight (`_Line.admitted`).
+PREPARED_AHEAD = 2
+
+
 class CancelledInLine(NeverSent):
     """A call cancelled while it waited for its turn in the pace: it never left, so the
     sequence settles it as nothing; the driver raises `cancelled` again once it has."""
@@ -86,11 +91,28 @@ class _Line:
 
     waiting: deque[asyncio.Future[None]]
     freed: asyncio.Event | None = None  # set when a call ends: the pace may let one start
+    admission: asyncio.Semaphore | None = None
+    loop: asyncio.AbstractEventLoop | None = None  # the loop the two above were made in
+
+    def _in_this_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self.loop is not loop:  # made anew in the loop that uses them
+            self.loop, self.freed, self.admission = loop, None, None
 
     def freed_event(self) -> asyncio.Event:
-        if self.freed is None:  # made in the loop that uses it
+        self._in_this_loop()
+        if self.freed is None:
             self.freed = asyncio.Event()
         return self.freed
+
+    def admitted(self, in_flight_cap: int) -> asyncio.Semaphore:
+        """The calls whose sequence runs (read, reserve, prepare, send, settle, keep): as many
+        again as may be in flight, ready in line; the rest wait before doing anything, so
+        that answers are not held up while a whole range is prepared (decision 364)."""
+        self._in_this_loop()
+        if self.admission is None:
+            self.admission = asyncio.Semaphore(PREPARED_AHEAD * in_flight_cap)
+        return self.admission
 
     def wake_first(self) -> None:
         if self.waiting and not self.waiting[0].done():
@@ -222,10 +244,11 @@ class AsyncClient:
         ep = endpoint(name)
         return payload(ep, await self._body(ep, dict(make()), alias=(name, raw)))
 
-    async def body(self, name: str, params: Mapping[str, Any], max_items: int | None = None) -> Any:
+    async def body(self, plan: CallPlan) -> Any:
         """The body of a successful answer (what `call` reads its payload from), as the
-        blocking client's `_body` gives it: for calls noted by a `Recorder`."""
-        return await self._body(endpoint(name), dict(params), max_items)
+        blocking client's `_body` gives it, for a call a `Recorder` noted (`plan`, made by a
+        recording view of this client: not prepared again)."""
+        return await self._settled(lambda: self.client.replan(plan))
 
     async def get_company_details(self, **params: Any) -> dict[str, Any]:
         """Company details (1 credit): see `Client.get_company_details`."""
@@ -246,9 +269,15 @@ class AsyncClient:
     ) -> Any:
         """The body of a successful answer: the memo, else the sequence of `call.paid_call`
         driven with awaited actions, once per key among the calls under way."""
+        return await self._settled(lambda: self.client.plan_call(ep, params, max_items, alias))
+
+    async def _settled(self, planned: Callable[[], CallPlan | Found]) -> Any:
+        """The memo's answer (`planned()`), else the call's sequence driven, once per key
+        among the calls under way (a call of the same key under way: its end awaited, then
+        `planned()` again)."""
         client = self.client
         while True:
-            plan = client.plan_call(ep, params, max_items, alias)
+            plan = planned()
             if isinstance(plan, Found):
                 return plan.value
             busy = self._in_flight.get(plan.key)
@@ -258,7 +287,8 @@ class AsyncClient:
         done = asyncio.get_running_loop().create_future()
         self._in_flight[plan.key] = done
         try:
-            return await drive_async(client.paid_flow(plan), self._do)
+            async with self._line.admitted(client.pace.core.cap):
+                return await drive_async(client.paid_flow(plan), self._do)
         except CancelledInLine as never:  # settled as nothing: still a cancellation
             raise never.cancelled from None
         finally:
@@ -275,7 +305,7 @@ class AsyncClient:
             await self.sleep(action.seconds)
             return None
         if isinstance(action, Claim):
-            return None  # one process: the in-flight map holds the key
+            return False  # one process: the in-flight map holds the key, no one else
         return self.client.book(action)
 
     async def _attempt(self, ep: Endpoint, params: dict[str, Any]) -> Heard | Failure:

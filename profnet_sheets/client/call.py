@@ -121,7 +121,9 @@ class ReadStore:
 
 @dataclass(frozen=True)
 class Claim:
-    """Claim `key` across the processes sharing the store, until the call ends -> None."""
+    """Claim `key` across the processes sharing the store, until the call ends -> None, or
+    False when no other process can share it (nothing to read again: one process, the
+    driver's own exclusion of identical calls)."""
 
     endpoint: Endpoint
     key: CallKey
@@ -352,8 +354,8 @@ def paid_call(
     refused = desk.gate(ep)
     if refused is not None:
         raise refused
-    yield Claim(ep, key)
-    if plan.readable:  # another process may have paid for it while this one waited
+    shared = yield Claim(ep, key)
+    if plan.readable and shared is not False:  # another process may have paid for it meanwhile
         found = yield from _held(plan, desk)
         if found is not None:
             return found.value

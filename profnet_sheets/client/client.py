@@ -329,18 +329,29 @@ class Client:
         """What the memo holds for a call (Found), or the call planned: prepared and keyed
         (InvalidParameter before anything is paid). Both drivers start here."""
         shared, policy = self._shared, self._policy
-        readable, stale = policy.may_read(ep), policy.stale_ok
         raw = alias if alias is not None else _frozen(ep.name, params)
-        if readable and raw is not None and alias is None:
-            memo = shared.memo.get_alias(raw, stale)
+        if policy.may_read(ep) and raw is not None and alias is None:
+            memo = shared.memo.get_alias(raw, policy.stale_ok)
             if memo is not None:
                 return Found(self._hand_out_memo(ep, memo))
         payload = prepare(ep, params, profile=self.profile)
         key = self._key(ep, payload)
         if raw is not None:
             shared.memo.alias(raw, key)
+        return self._planned(ep, key, payload, max_items)
+
+    def replan(self, plan: CallPlan) -> CallPlan | Found:
+        """`plan_call` for a call another view of this client planned (a recording one: see
+        `recorder.Recorder`), in this view's run and modes; not prepared again."""
+        return self._planned(plan.ep, plan.key, plan.payload, plan.max_items)
+
+    def _planned(
+        self, ep: Endpoint, key: CallKey, payload: dict[str, Any], max_items: int | None
+    ) -> CallPlan | Found:
+        """A prepared, keyed call: the memo's answer (Found), or its plan in this view."""
+        readable = self._policy.may_read(ep)
         if readable:
-            memo = shared.memo.get(key, stale)
+            memo = self._shared.memo.get(key, self._policy.stale_ok)
             if memo is not None:
                 return Found(self._hand_out_memo(ep, memo))
         offline = self.settings.offline or self._recorder is not None
