@@ -166,25 +166,21 @@ def _driver(current: ExcelSession) -> AsyncClient:
     return _lite.driven[1].driving(current.run)
 
 
+# Formulas that read what the session spent: in a recalculation they run after the formulas
+# fetching (Lite runs them all at once), so that they count what those spent.
+READS_SPENT: Final = frozenset({"PROFNET_CREDITS"})
+
+
 async def evaluate(formula: Callable[..., Result], *args: Any, **kwargs: Any) -> Result:
     """A formula's result in Lite: run against the caches, the calls missed fetched together,
-    run again, until nothing is missing (at most MAX_ROUNDS runs)."""
-    return await _evaluated(formula, args, kwargs)
-
-
-async def _evaluated(
-    formula: Callable[..., Result],
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
-    after_the_fetching: bool = False,
-) -> Result:
-    """`evaluate`; `after_the_fetching`: run once the formulas fetching now have settled."""
+    run again, until nothing is missing (at most MAX_ROUNDS runs). One of READS_SPENT runs
+    once the formulas fetching beside it have settled."""
     try:
         await _open_folder()
         current = _session()
     except Exception as error:  # settings that cannot be used: said in the cell
         return message_for(error, "lite")
-    if after_the_fetching:
+    if getattr(formula, "__name__", None) in READS_SPENT:
         await _after_the_fetching()
     if current.config.offline:
         return formula(*args, **kwargs)
@@ -208,18 +204,12 @@ async def _evaluated(
     return result
 
 
-# Formulas that read what the session spent: in a recalculation they run after the formulas
-# fetching (Lite runs them all at once), so that they count what those spent.
-READS_SPENT: Final = frozenset({"PROFNET_CREDITS"})
-
-
 def _twin(declared: Callable[..., Result]) -> Callable[..., Any]:
     """`declared` (an xlwings function of udfs.py) as an `async def` with its declaration."""
-    after_the_fetching = declared.__name__ in READS_SPENT
 
     @functools.wraps(declared)
     async def twin(*args: Any, **kwargs: Any) -> Result:
-        return await _evaluated(declared, args, kwargs, after_the_fetching)
+        return await evaluate(declared, *args, **kwargs)
 
     return twin
 
