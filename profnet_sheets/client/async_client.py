@@ -108,7 +108,7 @@ class _Line:
     def admitted(self, in_flight_cap: int) -> asyncio.Semaphore:
         """The calls whose sequence runs (read, reserve, prepare, send, settle, keep): as many
         again as may be in flight, ready in line; the rest wait before doing anything, so
-        that answers are not held up while a whole range is prepared (decision 364)."""
+        that answers are not held up while a whole range is prepared (decision 367)."""
         self._in_this_loop()
         if self.admission is None:
             self.admission = asyncio.Semaphore(PREPARED_AHEAD * in_flight_cap)
