@@ -7,16 +7,19 @@ from __future__ import annotations
 import asyncio
 import copy
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import requests
 from requests.structures import CaseInsensitiveDict
+from requests.utils import get_encoding_from_headers
 
 from profnet_sheets.client.answers import payload
 from profnet_sheets.client.call import (
     Action,
+    CallPlan,
     Claim,
     Found,
     Heard,
@@ -30,7 +33,7 @@ from profnet_sheets.client.client import Client
 from profnet_sheets.client.keys import CallKey
 from profnet_sheets.client.pace import Outcome, Ticket
 from profnet_sheets.client.policy import Failure
-from profnet_sheets.client.spend import Budget, Quote
+from profnet_sheets.client.spend import Budget, NeverSent, Quote
 from profnet_sheets.client.transport import USER_AGENT
 from profnet_sheets.spec import Endpoint, endpoint
 
@@ -66,6 +69,54 @@ class Unanswered(Exception):  # noqa: N818 - a fact, not a bug
 
 FetchFunction = Callable[[Fetch], Awaitable[Fetched]]
 Sleep = Callable[[float], Awaitable[None]]
+
+
+# Calls whose sequence may run at once, per call the pace may have in flight (`_Line.admitted`).
+PREPARED_AHEAD = 2
+
+
+class CancelledInLine(NeverSent):
+    """A call cancelled while it waited for its turn in the pace: it never left, so the
+    sequence settles it as nothing; the driver raises `cancelled` again once it has."""
+
+    def __init__(self, cancelled: asyncio.CancelledError) -> None:
+        super().__init__("cancelled while waiting for the service's pace")
+        self.cancelled = cancelled
+
+
+@dataclass
+class _Line:
+    """The calls waiting for their turn in the pace, first come first served: only the first
+    asks the pace (the others wait to be first), so that an answer wakes one call, not all."""
+
+    waiting: deque[asyncio.Future[None]]
+    freed: asyncio.Event | None = None  # set when a call ends: the pace may let one start
+    admission: asyncio.Semaphore | None = None
+    loop: asyncio.AbstractEventLoop | None = None  # the loop the two above were made in
+
+    def _in_this_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self.loop is not loop:  # made anew in the loop that uses them
+            self.loop, self.freed, self.admission = loop, None, None
+
+    def freed_event(self) -> asyncio.Event:
+        self._in_this_loop()
+        if self.freed is None:
+            self.freed = asyncio.Event()
+        return self.freed
+
+    def admitted(self, in_flight_cap: int) -> asyncio.Semaphore:
+        """The calls whose sequence runs (read, reserve, prepare, send, settle, keep): as many
+        again as may be in flight, ready in line; the rest wait before doing anything, so
+        that answers are not held up while a whole range is prepared (decision 367)."""
+        self._in_this_loop()
+        if self.admission is None:
+            self.admission = asyncio.Semaphore(PREPARED_AHEAD * in_flight_cap)
+        return self.admission
+
+    def wake_first(self) -> None:
+        if self.waiting and not self.waiting[0].done():
+            self.waiting[0].set_result(None)
 
 
 async def browser_fetch(request: Fetch) -> Fetched:
@@ -128,8 +179,7 @@ class AsyncClient:
         self.sleep: Sleep = sleep or asyncio.sleep
         self.clock = clock
         self._in_flight: dict[CallKey, asyncio.Future[None]] = {}
-        # Set when a call ends (the pace may let more start); made in the loop, shared by views.
-        self._freed: dict[str, asyncio.Event] = {}
+        self._line = _Line(deque())  # shared by views, as the pace is
 
     # -- views, limits and spend: the client's ------------------------------------------------
 
@@ -194,10 +244,11 @@ class AsyncClient:
         ep = endpoint(name)
         return payload(ep, await self._body(ep, dict(make()), alias=(name, raw)))
 
-    async def body(self, name: str, params: Mapping[str, Any], max_items: int | None = None) -> Any:
+    async def body(self, plan: CallPlan) -> Any:
         """The body of a successful answer (what `call` reads its payload from), as the
-        blocking client's `_body` gives it: for calls noted by a `Recorder`."""
-        return await self._body(endpoint(name), dict(params), max_items)
+        blocking client's `_body` gives it, for a call a `Recorder` noted (`plan`, made by a
+        recording view of this client: not prepared again)."""
+        return await self._settled(lambda: self.client.replan(plan))
 
     async def get_company_details(self, **params: Any) -> dict[str, Any]:
         """Company details (1 credit): see `Client.get_company_details`."""
@@ -218,9 +269,15 @@ class AsyncClient:
     ) -> Any:
         """The body of a successful answer: the memo, else the sequence of `call.paid_call`
         driven with awaited actions, once per key among the calls under way."""
+        return await self._settled(lambda: self.client.plan_call(ep, params, max_items, alias))
+
+    async def _settled(self, planned: Callable[[], CallPlan | Found]) -> Any:
+        """The memo's answer (`planned()`), else the call's sequence driven, once per key
+        among the calls under way (a call of the same key under way: its end awaited, then
+        `planned()` again)."""
         client = self.client
         while True:
-            plan = client._recall(ep, params, max_items, alias)
+            plan = planned()
             if isinstance(plan, Found):
                 return plan.value
             busy = self._in_flight.get(plan.key)
@@ -230,7 +287,10 @@ class AsyncClient:
         done = asyncio.get_running_loop().create_future()
         self._in_flight[plan.key] = done
         try:
-            return await drive_async(client._paid(plan), self._do)
+            async with self._line.admitted(client.pace.core.cap):
+                return await drive_async(client.paid_flow(plan), self._do)
+        except CancelledInLine as never:  # settled as nothing: still a cancellation
+            raise never.cancelled from None
         finally:
             del self._in_flight[plan.key]
             done.set_result(None)
@@ -238,18 +298,20 @@ class AsyncClient:
     async def _do(self, action: Action) -> Any:
         """An action of the sequence: an attempt or a wait awaited; the rest at once."""
         if isinstance(action, Request):
-            return await self._attempt(action.endpoint, action.payload)
+            answer = await self._attempt(action.endpoint, action.payload)
+            await _let_the_next_start()
+            return answer
         if isinstance(action, Wait):
             await self.sleep(action.seconds)
             return None
         if isinstance(action, Claim):
-            return None  # one process: the in-flight map holds the key
-        return self.client._book(action)
+            return False  # one process: the in-flight map holds the key, no one else
+        return self.client.book(action)
 
     async def _attempt(self, ep: Endpoint, params: dict[str, Any]) -> Heard | Failure:
         """One attempt when the pace lets it start: the answer, or how it failed; the pace
         learns how it went."""
-        settings, key = self.client.settings, self.client._shared.api_key
+        settings, key = self.client.settings, self.client.api_key
         get = ep.method == "GET"
         prepared = requests.Request(
             ep.method,
@@ -283,46 +345,68 @@ class AsyncClient:
                 return "read"
             kept = _kept(fetched, ep.method, url, plain)
             answer = heard(fetched.status, kept.headers, kept.text, key.reveal(), kept)
-            outcome, retry_after = lesson(
-                answer, self.client._shared.transport.policy.retry_after_cap
-            )
+            outcome, retry_after = lesson(answer, settings.retry_after_cap)
             return answer
         finally:
             self.client.pace.core.finish(ticket, self.clock(), outcome, retry_after)
-            self._freed_event().set()
+            self._line.freed_event().set()
 
     async def _turn(self) -> Ticket:
-        """Wait, without blocking the loop, until the pace lets a call start."""
-        core = self.client.pace.core
+        """Wait, without blocking the loop, until the pace lets a call start: in line, first
+        come first served. Cancelled meanwhile: CancelledInLine (nothing was sent)."""
+        core, line = self.client.pace.core, self._line
+        mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        line.waiting.append(mine)
         core.waiting += 1
         try:
+            if line.waiting[0] is not mine:
+                await mine  # until the calls before this one have started
             while True:
                 got = core.start(self.clock())
                 if isinstance(got, Ticket):
                     return got
-                freed = self._freed_event()
+                freed = line.freed_event()
                 freed.clear()
                 if got is None:
                     await freed.wait()
                 else:
                     await asyncio.sleep(got)
+        except asyncio.CancelledError as cancelled:
+            raise CancelledInLine(cancelled) from None
         finally:
             core.waiting -= 1
+            line.waiting.remove(mine)
+            line.wake_first()  # the next in line asks the pace now
 
-    def _freed_event(self) -> asyncio.Event:
-        return self._freed.setdefault("event", asyncio.Event())
+
+async def _let_the_next_start() -> None:
+    """Let the loop run once, so that the call the pace let start when this one's answer came
+    sends its request before this answer is settled and kept (the in-flight limit is the
+    service's, not a limit on this process's work). A cancellation meanwhile is put off to
+    the next wait: the answer is in hand, to be settled and kept first."""
+    try:
+        await asyncio.sleep(0)
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+            task.cancel()  # again: delivered at this task's next wait
 
 
 def _kept(fetched: Fetched, method: str, url: str, headers: Mapping[str, str]) -> Any:
     """A fetched answer as the store keeps it (requests-cache's CachedResponse), and as the
-    sequence reads it (`text` decoded as requests decodes it)."""
+    sequence reads it (`text` decoded as requests decodes it: the charset the headers name,
+    UTF-8 for JSON or when
+    they name none; never guessed from the bytes, which costs more than the rest together)."""
     from requests_cache.models.request import CachedRequest
     from requests_cache.models.response import CachedResponse
 
+    kept_headers = CaseInsensitiveDict(fetched.headers)
     return CachedResponse(
         status_code=fetched.status,
         content=fetched.content,
-        headers=CaseInsensitiveDict(fetched.headers),
+        headers=kept_headers,
         url=url,
+        encoding=get_encoding_from_headers(kept_headers) or "utf-8",
         request=CachedRequest(method=method, url=url, headers=CaseInsensitiveDict(headers)),
     )

@@ -128,7 +128,9 @@ class ReadStore:
 
 @dataclass(frozen=True)
 class Claim:
-    """Claim `key` across the processes sharing the store, until the call ends -> None."""
+    """Claim `key` across the processes sharing the store, until the call ends -> None, or
+    False when no other process can share it (nothing to read again: one process, the
+    driver's own exclusion of identical calls)."""
 
     endpoint: Endpoint
     key: CallKey
@@ -360,8 +362,8 @@ def paid_call(
     if refused is not None:
         raise refused
     for _ in range(CLAIM_TRIES):
-        yield Claim(ep, key)
-        if plan.readable:  # another process may have paid for it while this one waited
+        shared = yield Claim(ep, key)
+        if plan.readable and shared is not False:  # another process may have paid meanwhile
             found = yield from _held(plan, desk)
             if found is not None:
                 return found.value

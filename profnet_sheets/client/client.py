@@ -294,7 +294,7 @@ class Client:
         sequence of `call.paid_call`, driven here with blocking I/O under the key's lock (and,
         across processes, its claim). `alias`: what the memo remembers the call's key under
         (default: the arguments themselves)."""
-        plan = self._recall(ep, params, max_items, alias)
+        plan = self.plan_call(ep, params, max_items, alias)
         if isinstance(plan, Found):
             return plan.value
         recorder = self._recorder
@@ -304,13 +304,23 @@ class Client:
                 return fetched.value
         try:
             with PROCESS_LOCKS(plan.key), _Claimed() as claimed:
-                return drive(self._paid(plan), lambda action: self._do(action, claimed))
+                return drive(self.paid_flow(plan), lambda action: self._do(action, claimed))
         except OfflineMiss:
             if recorder is not None and not self.settings.offline:
                 recorder.miss(plan)
             raise
 
-    def _recall(
+    # -- what a driver of calls uses (this client's blocking `_body`; `AsyncClient`) ----------
+    # Public by contract for the drivers only: a call is planned (`plan_call`), its sequence
+    # made (`paid_flow`), and the actions every driver does alike done here (`book`); the
+    # driver itself only sends, waits and claims.
+
+    @property
+    def api_key(self) -> ApiKey:
+        """The key a driver puts on its requests' header (it never shows itself)."""
+        return self._shared.api_key
+
+    def plan_call(
         self,
         ep: Endpoint,
         params: dict[str, Any],
@@ -320,25 +330,37 @@ class Client:
         """What the memo holds for a call (Found), or the call planned: prepared and keyed
         (InvalidParameter before anything is paid). Both drivers start here."""
         shared, policy = self._shared, self._policy
-        readable, stale = policy.may_read(ep), policy.stale_ok
         raw = alias if alias is not None else _frozen(ep.name, params)
-        if readable and raw is not None and alias is None:
-            memo = shared.memo.get_alias(raw, stale)
+        if policy.may_read(ep) and raw is not None and alias is None:
+            memo = shared.memo.get_alias(raw, policy.stale_ok)
             if memo is not None:
                 return Found(self._hand_out_memo(ep, memo))
         payload = prepare(ep, params, profile=self.profile)
         key = self._key(ep, payload)
         if raw is not None:
             shared.memo.alias(raw, key)
+        return self._planned(ep, key, payload, max_items)
+
+    def replan(self, plan: CallPlan) -> CallPlan | Found:
+        """`plan_call` for a call another view of this client planned (a recording one: see
+        `recorder.Recorder`), in this view's run and modes; not prepared again."""
+        return self._planned(plan.ep, plan.key, plan.payload, plan.max_items)
+
+    def _planned(
+        self, ep: Endpoint, key: CallKey, payload: dict[str, Any], max_items: int | None
+    ) -> CallPlan | Found:
+        """A prepared, keyed call: the memo's answer (Found), or its plan in this view."""
+        readable = self._policy.may_read(ep)
         if readable:
-            memo = shared.memo.get(key, stale)
+            memo = self._shared.memo.get(key, self._policy.stale_ok)
             if memo is not None:
                 return Found(self._hand_out_memo(ep, memo))
         offline = self.settings.offline or self._recorder is not None
         return CallPlan(ep, key, payload, max_items, readable, offline, self._run, self.base_url)
 
-    def _paid(self, plan: CallPlan) -> Flow[Any]:
-        """The sequence of a call the memo could not answer (no I/O: see `call.paid_call`)."""
+    def paid_flow(self, plan: CallPlan) -> Flow[Any]:
+        """The sequence of a call the memo could not answer (no I/O: see `call.paid_call`),
+        for a driver to drive (`call.drive`, `call.drive_async`)."""
         transport = self._shared.transport
         return paid_call(plan, self._shared, _Desk(self), transport.policy, transport.rng)
 
@@ -359,11 +381,12 @@ class Client:
             except StoreError as failure:
                 raise self._cache_failed(action.endpoint, failure) from None
             return None
-        return self._book(action)
+        return self.book(action)
 
-    def _book(self, action: Action) -> Any:
-        """An action every driver does alike, at once (the store, the budget and the ledger:
-        SQLite or memory in this process): read the store, reserve, settle, save."""
+    def book(self, action: Action) -> Any:
+        """An action of `paid_flow` every driver does alike, at once (the store, the budget
+        and the ledger: SQLite or memory in this process): read the store, reserve, settle,
+        save. Its fact, for the driver to send into the flow."""
         if isinstance(action, ReadStore):
             return self._from_store(action.endpoint, action.key)
         if isinstance(action, Reserve):

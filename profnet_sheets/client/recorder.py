@@ -46,7 +46,7 @@ class Recorder:
         """Fetch `plans` together through `driver` (identical keys under way paid once, the
         pace and the spend policy as the driver keeps them); note each answer or error."""
         done = await asyncio.gather(
-            *(driver.body(plan.ep.name, plan.payload, plan.max_items) for plan in plans),
+            *(driver.body(plan) for plan in plans),
             return_exceptions=True,
         )
         for plan, result in zip(plans, done, strict=True):

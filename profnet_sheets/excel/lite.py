@@ -45,6 +45,11 @@ class _Lite:
     # open the session before the folder is named and read back (decision 330).
     opening: asyncio.Future[None] | None = None
     driven: tuple[ExcelSession, AsyncClient] | None = None
+    # The formulas fetching now (one recalculation, give or take): `burst` is done once the
+    # last of them has ended and what they paid for is written to IndexedDB, once for all.
+    fetching: int = 0
+    burst: asyncio.Future[None] | None = None
+    writing: asyncio.Future[None] | None = None  # the last write: one at a time
 
 
 _lite = _Lite()
@@ -53,13 +58,7 @@ _lite = _Lite()
 def configure(fetch: FetchFunction | None = None, folder: str | None = None) -> None:
     """Use another fetch function (tests: Node's, a loopback one) or cache folder; forgets the
     session, so that the next formula opens one with them."""
-    _lite.fetch, _lite.folder, _lite.mounted, _lite.opening, _lite.driven = (
-        fetch,
-        folder or LITE_FOLDER,
-        False,
-        None,
-        None,
-    )
+    vars(_lite).update(vars(_Lite(fetch, folder or LITE_FOLDER)))  # every field anew
     session.reset()
 
 
@@ -111,6 +110,46 @@ async def _keep() -> None:
         await _syncfs(fs, False)
 
 
+def _join_burst() -> asyncio.Future[None]:
+    """A formula starts fetching: the burst it belongs to (a new one when none is on)."""
+    _lite.fetching += 1
+    if _lite.burst is None:
+        _lite.burst = asyncio.get_running_loop().create_future()
+    return _lite.burst
+
+
+async def _leave_burst(burst: asyncio.Future[None]) -> None:
+    """A formula is done fetching; the last one of its burst writes what they all paid for to
+    IndexedDB, once; each returns once that is written (a cell shows nothing that a restart
+    would not find)."""
+    _lite.fetching -= 1
+    if _lite.fetching == 0:
+        _lite.burst = None
+        _lite.writing = asyncio.ensure_future(_write(burst, _lite.writing))
+    await asyncio.shield(burst)
+
+
+async def _write(burst: asyncio.Future[None], before: asyncio.Future[None] | None) -> None:
+    """`burst` written to IndexedDB after the write `before` it (Emscripten's syncfs runs one
+    at a time); its error said by each of its formulas."""
+    if before is not None:
+        await asyncio.wait({before})
+    try:
+        await _keep()
+    except Exception as error:  # said in the cells of the burst
+        burst.set_exception(error)
+    else:
+        burst.set_result(None)
+
+
+async def _after_the_fetching() -> None:
+    """Once the formulas fetching now (those of this recalculation called before this one)
+    have settled what they spent: what PROFNET_CREDITS reads."""
+    await asyncio.sleep(0)  # the formulas called together with this one start fetching
+    while _lite.burst is not None:
+        await asyncio.wait({_lite.burst})
+
+
 def _session() -> ExcelSession:
     """The formulas' session, its ranges row by row. Lite's settings come from its
     environment variables (no workbook sheet is read: a formula cannot read cells)."""
@@ -127,18 +166,26 @@ def _driver(current: ExcelSession) -> AsyncClient:
     return _lite.driven[1].driving(current.run)
 
 
+# Formulas that read what the session spent: in a recalculation they run after the formulas
+# fetching (Lite runs them all at once), so that they count what those spent.
+READS_SPENT: Final = frozenset({"PROFNET_CREDITS"})
+
+
 async def evaluate(formula: Callable[..., Result], *args: Any, **kwargs: Any) -> Result:
     """A formula's result in Lite: run against the caches, the calls missed fetched together,
-    run again, until nothing is missing (at most MAX_ROUNDS runs)."""
+    run again, until nothing is missing (at most MAX_ROUNDS runs). One of READS_SPENT runs
+    once the formulas fetching beside it have settled."""
     try:
         await _open_folder()
         current = _session()
     except Exception as error:  # settings that cannot be used: said in the cell
         return message_for(error, "lite")
+    if getattr(formula, "__name__", None) in READS_SPENT:
+        await _after_the_fetching()
     if current.config.offline:
         return formula(*args, **kwargs)
     recorder = Recorder()
-    fetched = False
+    burst: asyncio.Future[None] | None = None
     try:
         for _ in range(MAX_ROUNDS):
             current.recorder = recorder
@@ -149,11 +196,11 @@ async def evaluate(formula: Callable[..., Result], *args: Any, **kwargs: Any) ->
             missed = recorder.take()
             if not missed:
                 break
-            fetched = True
+            burst = burst or _join_burst()
             await recorder.fetch(_driver(current), missed)
     finally:
-        if fetched:
-            await _keep()
+        if burst is not None:
+            await _leave_burst(burst)
     return result
 
 

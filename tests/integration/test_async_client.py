@@ -206,3 +206,39 @@ def test_a_cache_and_ledger_on_files_are_made_without_os_link(
     assert (client.spent(), client.quote(0).cap_left) == (1, 4)
     client.close()
     assert sorted(p.name for p in tmp_path.glob("*.sqlite"))
+
+
+def test_a_call_cancelled_in_line_settles_as_nothing_one_under_way_as_maybe(
+    scripted: Scripted, tmp_path: Path, no_thread: None
+) -> None:
+    """Cancelled while it waits for its turn in the pace, a call never left: nothing spent,
+    nothing uncertain (before: one maybe credit); cancelled under way, it may have been
+    charged: one uncertain credit."""
+    scripted.answer(DETAILS, COMPANY)
+    client = async_client(scripted, tmp_path, [], concurrency=1)
+    never = asyncio.Event()
+
+    async def at_work(request: Fetch) -> Fetched:  # the service answers no one in this test
+        await never.wait()
+        return await loopback_fetch(request)  # pragma: no cover
+
+    client.fetch = at_work
+
+    async def run() -> None:
+        first = asyncio.ensure_future(client.get_company_details(domain="a.example"))
+        second = asyncio.ensure_future(client.get_company_details(domain="b.example"))
+        for _ in range(50):  # the first under way, the second in line
+            await asyncio.sleep(0)
+        assert (client.client.pace.core.in_flight, client.client.pace.core.waiting) == (1, 1)
+        second.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await second
+        assert (client.spent(), client.spent(uncertain=True)) == (0, 0)
+        first.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await first
+
+    asyncio.run(run())
+    assert (client.spent(), client.spent(uncertain=True), client.budget.reserved) == (0, 1, 0)
+    assert scripted.times(DETAILS) == 0
+    client.close()

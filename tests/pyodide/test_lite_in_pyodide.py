@@ -126,6 +126,7 @@ def _check_paid_once(said: dict[str, Any], sandbox: RunningSandbox, folder: Path
     first, second = said["first"], said["second"]
     assert [cell[0] for cell in first[:5]] == names
     assert first[:6] == second[:6]  # the second recalculation: the same cells
+    assert first[6][0][:2] == [2, 998]  # PROFNET_CREDITS counts the cells fetching beside it
     assert second[6][0][:2] == [2, 998]  # PROFNET_CREDITS: spent, budget left
     assert sandbox.usage()["credits_charged"] == 2  # identical keys paid once, repeats 0
     assert first[5] == _desktop(sandbox, folder)  # the range spills as on desktop
@@ -199,6 +200,7 @@ def _check_recovered(said: dict[str, Any], sandbox: RunningSandbox) -> None:
         "Globex",
         "Acme",
     ]
+    assert said["after"][6][0][:2] == [2, 998]  # what the recalculation after it spent
     usage = sandbox.usage()["calls"]["get-company-details"]
     # the 402s (each company once), none while the stop held, then each company paid once
     assert (usage["calls"], usage["errors"], usage["credits"]) == (4, 2, 2)
@@ -232,6 +234,7 @@ def test_lite_range_of_50_new_keys_goes_out_together_within_the_in_flight_limit(
         said = kit.run(
             env, tmp_path, PROFNET_LITE_SCENARIO="range", PROFNET_LITE_KEYS=",".join(RANGE_KEYS)
         )
+        assert str(said["warm_up"][0][0]).startswith("#")  # refused before anything is paid
         assert len(said["range"]) == 50
         assert not [row for row in said["range"] if str(row[0]).startswith("#")], said["range"]
         assert (slow.calls(), slow.charged()) == (50, 50)  # each new key sent once
