@@ -6,7 +6,7 @@ The service's rate limit is "not shown" and differs by plan, so it is found, not
 - **Slow start.** A client starts with `INITIAL_WINDOW` calls in flight and no rate. Before
   the first answer, every `EARLY_SECONDS` without a 429 (a gateway refuses at once) doubles
   the window, up to `EARLY_MOST`; then each answer that comes back without a 429, its latency
-  flat, widens it by `SLOW_START_GAIN` (x16 per round trip), the calls paced over a quarter of
+  flat, widens it by `SLOW_START_GAIN` (x4 per round trip), the calls paced over a quarter of
   the latency, up to the cap.
 - **A 429 is the service's rate.** The first 429 ends the slow start: from then on calls are
   paced by rate (a token bucket whose rate adapts), `BETA` (95%) of what the service let
@@ -58,7 +58,7 @@ Outcome = Literal["answered", "throttled", "timeout", "failed"]
 INITIAL_WINDOW = 8  # calls in flight before anything is known (the earlier fixed default)
 EARLY_SECONDS = 0.25  # before the first answer, the window doubles this often without a 429...
 EARLY_MOST = 32  # ...up to this many in flight
-SLOW_START_GAIN = 15.0  # window growth per answer while learning: x16 per round trip
+SLOW_START_GAIN = 3.0  # window growth per answer while learning: x4 per round trip
 SLOW_START_PACE = 4.0  # while learning, a window's calls start over a quarter of the latency
 BETA = 0.95  # after a 429: this share of the rate the service let through
 FLOOR = 0.5  # a cut never takes more than half of the rate it replaces

@@ -63,6 +63,24 @@ def test_before_the_first_answer_no_429_widens_the_window_a_little() -> None:
     assert other.start(0.5) is None, "a 429 came back: no widening before an answer"
 
 
+def test_a_cluster_of_first_answers_opens_the_window_at_most_four_fold() -> None:
+    """The first round's answers arriving at once (a busy service, then silence) must not let
+    a burst many times the calls it answered go out blind before any 429 can come back: the
+    window grows x4 per round trip (it was x16: 128 in flight after 8 answers, a third of a
+    150-key run refused by a 20/s limit whose 429s came back late)."""
+    core = PaceCore(cap=128)
+    first = [started(core, 0.0) for _ in range(pace.INITIAL_WINDOW)]
+    for ticket in first:
+        core.finish(ticket, 0.1, "answered")
+    now, flying = 0.1, 0
+    while (got := core.start(now)) is not None:
+        if isinstance(got, float):
+            now += got
+        else:
+            flying += 1
+    assert flying <= 4 * pace.INITIAL_WINDOW
+
+
 def test_answers_without_429_widen_the_window_up_to_the_cap_only() -> None:
     core = PaceCore(cap=20)
     now = 0.0
@@ -255,7 +273,7 @@ def test_a_timeout_halves_the_window_and_the_rate() -> None:
 def test_slower_answers_stop_the_growth_and_shrink_the_window() -> None:
     core = PaceCore(cap=128)
     now = 0.0
-    for _ in range(30):  # flat latency: the window grows
+    for _ in range(50):  # flat latency: the window grows
         ticket = started_when_let(core, now)
         now = ticket.started + 0.01
         core.finish(ticket, ticket.started + 1.0, "answered")
