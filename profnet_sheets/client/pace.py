@@ -33,6 +33,10 @@ The service's rate limit is "not shown" and differs by plan, so it is found, not
 - **Shared.** Every call of a client goes through its one pace; a client on a cache on disk
   keeps the rate it learnt beside it (`remember_in`), and the next client on that cache (any
   process, within `REMEMBERED_SECONDS`) starts paced at it: no slow start, no overshoot.
+  On a Redis cache the processes on one key go at one pace (`share_through`, the board in
+  `pace_redis.py`): a new one starts at the team's rate, every call draws its slot from the
+  team's schedule at that rate, and a cut by any process is everyone's (its admitted rate told
+  by the share it refused, its own calls being only part of the key's).
 
 `PaceCore` decides, with the time passed in (tests drive it with a fake clock); `Pace` makes it
 thread-safe: `acquire()` blocks until a call may start, `release()` says how it went.
@@ -42,6 +46,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import math
 import os
 import threading
@@ -51,7 +56,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from profnet_sheets.client.pace_redis import RedisPaceBoard, Slot, TeamRate
 
 Outcome = Literal["answered", "throttled", "timeout", "failed"]
 
@@ -69,6 +77,7 @@ SPAN = 1.0  # seconds over which the service's admitted rate is measured (a per-
 MARGIN = 2.0  # a call is decided once older than twice the time a 429 takes on average
 MIN_RATE = 0.1  # calls per second: never slower
 OVERLOADED = 0.25  # a share of 429s this high cuts again as soon as the last cut shows
+TEAM_OVERLOADED = 0.1  # ...on a team's shared schedule, this high over a second since the cut
 NOISE = 0.03  # 429s spread this thickly over a whole cycle come whatever the pace: no cut
 NOISE_CALLS = 100  # ...told over at least this many calls since the last cut
 RECENT_CALLS = 20  # ...counted over a second, or over this many calls when a second has fewer
@@ -80,6 +89,10 @@ KEPT_SECONDS = 10.0  # how long sent calls are remembered for the estimates
 REMEMBERED_SECONDS = 600.0  # a rate learnt this lately starts the next client (any process)
 WRITTEN_EVERY = 5.0  # seconds between two writes of the rate learnt
 LAST_STRETCH_SECONDS = 3.0  # no probing when the calls left take less than this at the pace
+PUBLISHED_EVERY = 1.0  # seconds between two raises of the team's rate by one process
+LEARNING_WAIT = 3.0  # on a team: while another process finds the key's rate, wait this long...
+LEARNING_STEP = 0.1  # ...looking this often
+LOG = logging.getLogger("profnet_sheets")
 
 
 @dataclass
@@ -131,7 +144,7 @@ class PaceCore:
         self.hold_until = -math.inf  # a long Retry-After: nothing starts before
         self.cut_at = -math.inf  # when the rate or window was last cut
         self.shrunk_at = -math.inf  # when the window last shrank for latency
-        self.since_cut = 0  # answers since the last cut
+        self.since_cut = 0.0  # answers since the last cut (a team's: its share counted whole)
         self.sent: deque[Ticket] = deque()  # calls started in the last KEPT_SECONDS
         self.first_started = math.inf  # when the first call started
         self.answered: deque[float] = deque()  # when calls were answered, SHOWN_SECONDS back
@@ -144,6 +157,8 @@ class PaceCore:
         self.calls = 0
         self.waiting = 0  # callers waiting for their turn (the thread-safe Pace counts them)
         self.left: int | None = None  # calls a run still has to start (None: not known)
+        self.team = False  # the rate is the team's, its calls paced by the team's schedule
+        self.share = 1.0  # this process's share of the key's calls lately (1: alone)
         if rate_cap is not None:  # the user knows the service's limit: no slow start
             self.learning = False
             self.known = rate_cap
@@ -160,6 +175,20 @@ class PaceCore:
         if self.rate_cap is not None:
             self.rate = min(self.rate, self.rate_cap)
         self.window = float(self.cap)
+
+    def adopt(self, known: float, rate: float, now: float) -> None:
+        """Go at the rate other processes on the key learnt (the team's): a lower one is a cut
+        (the 429s of calls sent before it are its echoes), a higher one their probing."""
+        lower = self.rate is None or rate < self.rate
+        self.learning = False
+        self.team = True
+        self.known = max(MIN_RATE, known)
+        self.floor = max(MIN_RATE, FLOOR * self.known)
+        self.rate = max(MIN_RATE, rate if self.rate_cap is None else min(rate, self.rate_cap))
+        self.window = float(self.cap)
+        if lower:
+            self.cut_at = now
+            self.since_cut = 0
 
     # -- starting a call ------------------------------------------------------------------------
 
@@ -190,7 +219,10 @@ class PaceCore:
 
     def _pacing(self) -> float | None:
         """Calls per second allowed to start: the rate, and while learning the window spread
-        over a quarter of the latency (no bursts of a whole window at once)."""
+        over a quarter of the latency (no bursts of a whole window at once). None when the
+        team's schedule paces the calls (the driver draws their slots)."""
+        if self.team and not self.learning:
+            return None
         if self.learning and self.samples:
             spread = SLOW_START_PACE * self.window / self.latency
             return spread if self.rate is None else min(spread, self.rate)
@@ -243,12 +275,14 @@ class PaceCore:
             if self.rate < BETA * self.known:
                 self.rate += 1.0 / RECOVER_SECONDS
             elif not self._last_stretch():
-                self.rate *= 1 + PROBE * 2 ** min(10.0, self.since_cut / ACCELERATE)
+                # Each answer here stands for 1/share of the key's (a team's other processes).
+                step = 1 + PROBE * 2 ** min(10.0, self.since_cut / ACCELERATE)
+                self.rate *= step ** (1 / self.share)
             if self.rate_cap is not None:
                 self.rate = min(self.rate, self.rate_cap)
         else:
             self.window = min(self.cap, self.window + 1 / self.window)
-        self.since_cut += 1
+        self.since_cut += 1 / self.share
 
     def _last_stretch(self) -> bool:
         """The run's last calls start within LAST_STRETCH_SECONDS at this rate: probing could
@@ -287,16 +321,18 @@ class PaceCore:
         # What the service lets through: counted since the last cut (or over a second), and
         # the pace less the share it refused of the last calls; both err high, so the lower.
         current = self._current(now)
+        own = self._admitted(now, ticket, since_cut=True)  # this process's: its share of the key's
         admitted = min(
-            self._admitted(now, ticket, since_cut=True) or math.inf,
+            math.inf if own is None else own / self.share,
             current * (1 - self._last_share(now, ticket)),
         )
         since = now - self.cut_at
         share = self._refused_share(now, ticket)
         settled = self.rate is None or (
             since >= self.reject_delay * MARGIN  # the verdicts of the calls before it are in
+            and (not self.team or since >= SPAN)  # a team's calls are many: a second's worth
             and (
-                share >= OVERLOADED
+                share >= (TEAM_OVERLOADED if self.team else OVERLOADED)
                 or (since >= SPAN and self.since_cut >= ACCELERATE and not self._noise(ticket))
             )
         )
@@ -307,7 +343,7 @@ class PaceCore:
             self.cut_at = now
             self.next_at = now + 1.0 / self.rate
             self.since_cut = 0
-        elif self.rate is not None and self._quick_refusals():
+        elif self.rate is not None and self._quick_refusals() and not self.team:
             # The same overload, told better by refusals that come at once (a gateway's).
             self.known = max(self.floor, min(self.known, admitted))
             self.rate = max(BETA * self.floor, BETA * min(self.rate, admitted))
@@ -413,6 +449,24 @@ class Pace:
         self._ready = threading.Condition(threading.Lock())
         self._memory: Path | None = None  # where the rate learnt is kept for the next clients
         self._written = (0.0, -math.inf)  # the rate last written, and when (this clock)
+        self._board: RedisPaceBoard | None = None  # the team's pace, when the cache is Redis
+        self._seen = 0  # the team's rate's version this process goes by
+        self._published = (0.0, -math.inf)  # the rate this process last said, and when
+        self._learner_due: float | None = None  # waiting for another process to learn: until
+        self._drawn: deque[tuple[float, int]] = deque()  # this process's slots: when, team's count
+
+    def share_through(self, board: RedisPaceBoard) -> None:
+        """Go at one pace with every process on the key (the cache's Redis): start at the
+        team's rate learnt lately, draw each call's slot from the team's schedule, say the rate
+        learnt here. Redis out of reach: this process paces alone (said once)."""
+        self._board = board
+        try:
+            team = board.team()
+        except Exception as error:  # any of redis-py's errors: the local pace goes on
+            self._lose_board(error)
+            return
+        if team is not None:
+            self._go_by(team)
 
     def remember_in(self, path: Path) -> None:
         """Keep the rate learnt in `path` (beside the cache, so every process on it shares it),
@@ -444,10 +498,125 @@ class Pace:
                     got = self.core.start(self._clock())
                     if isinstance(got, Ticket):
                         self._ready.notify()  # the next in line may be able to start too
-                        return got
+                        break
                     self._ready.wait(got)
             finally:
                 self.core.waiting -= 1
+        if self._board is not None:
+            with self._ready:  # not sent yet: no estimate counts it until its slot comes
+                started, got.started = got.started, math.inf
+            try:
+                self._take_slot(got, stop)
+            finally:
+                with self._ready:
+                    got.started = started if got.started == math.inf else got.started
+        return got
+
+    def _take_slot(self, ticket: Ticket, stop: threading.Event | None) -> None:
+        """Wait for this call's slot on the team's schedule (none while the team has no
+        rate); the call starts then. Raises Stopped (the call given back) when its run stops."""
+        while True:
+            board = self._board
+            try:
+                slot: Slot | str = "learn" if board is None else board.draw()
+            except Exception as error:  # Redis gone: the local pace goes on (said once)
+                self._lose_board(error)
+                return
+            if not isinstance(slot, str):
+                break
+            if slot == "learn" or not self._may_wait_for_learner():
+                return  # this process finds the rate (alone, or after waiting long enough)
+            # Another process is finding the key's rate: its 429s will be the team's lesson.
+            if stop is None:
+                time.sleep(LEARNING_STEP)
+            elif stop.wait(LEARNING_STEP):
+                self.release(ticket, "failed")
+                raise Stopped("stopped while waiting for the team's pace")
+        self._go_by(slot.team)
+        self._count_share(slot.drawn)
+        if slot.wait > 0:
+            if stop is None:
+                time.sleep(slot.wait)
+            elif stop.wait(slot.wait):
+                self.release(ticket, "failed")
+                raise Stopped("stopped while waiting for the team's pace")
+        with self._ready:
+            ticket.started = self._clock()
+
+    def _count_share(self, drawn: int) -> None:
+        """This process's share of the slots drawn over the last SPAN (what it sees of the
+        service's answers is that share of the key's)."""
+        now = self._clock()
+        with self._ready:
+            self._drawn.append((now, drawn))
+            while self._drawn[0][0] <= now - SPAN:
+                self._drawn.popleft()
+            counts = [count for _, count in self._drawn]  # threads may append out of order
+            team = max(len(counts), max(counts) - min(counts) + 1)
+            self.core.share = max(0.01, len(counts) / team)
+
+    def _may_wait_for_learner(self) -> bool:
+        """Whether this process still waits for another to find the rate (LEARNING_WAIT from
+        the first time it was told to, in all: then it finds it itself)."""
+        now = self._clock()
+        with self._ready:
+            if self._learner_due is None:
+                self._learner_due = now + LEARNING_WAIT
+            return now < self._learner_due
+
+    def _go_by(self, team: TeamRate) -> None:
+        """Adopt the team's rate when it changed since this process last looked."""
+        with self._ready:
+            if team.version == self._seen:
+                return
+            self._seen = team.version
+            self.core.adopt(team.known, team.rate, self._clock())
+            self._published = (self.core.rate or 0.0, self._published[1])
+
+    def _lose_board(self, error: Exception) -> None:
+        """Redis out of reach: this process paces alone from now on, and says so once."""
+        with self._ready:
+            if self._board is None:
+                return
+            self._board = None
+            self.core.team = False
+        LOG.warning(
+            "The team's pace on Redis is out of reach (%s): this process paces its calls "
+            "alone from now on.",
+            type(error).__name__,
+        )
+
+    def _publish(self, now: float) -> tuple[float, float, bool, int] | None:
+        """What to tell the team after a call (held lock): the rate learnt here when it was
+        cut (at once) or raised (at most every PUBLISHED_EVERY), else None."""
+        rate, known = self.core.rate, self.core.known
+        if self._board is None or rate is None or self.core.learning or not math.isfinite(known):
+            return None
+        said, when = self._published
+        lower = rate < said
+        if rate == said or (not lower and now - when < PUBLISHED_EVERY):
+            return None
+        self._published = (rate, now)
+        self.core.team = True
+        return known, rate, lower, self._seen
+
+    def _tell_team(self, told: tuple[float, float, bool, int]) -> None:
+        """Publish the rate learnt here; go by the team's (another's cut kept over a probe)."""
+        board = self._board
+        if board is None:
+            return
+        try:
+            team = board.publish(*told)
+        except Exception as error:  # Redis gone: the local pace goes on (said once)
+            self._lose_board(error)
+            return
+        if team is None:
+            return
+        with self._ready:
+            if team.rate == told[1]:
+                self._seen = team.version  # its own: nothing to adopt
+                return
+        self._go_by(team)
 
     def release(self, ticket: Ticket, outcome: Outcome, retry_after: float | None = None) -> None:
         """How a started call went: answered (any answer but a 429 or a 5xx), throttled (a
@@ -457,8 +626,11 @@ class Pace:
             self.core.finish(ticket, now, outcome, retry_after)
             self._ready.notify()
             rate = self._rate_to_write(now, WRITTEN_EVERY)
+            told = self._publish(now)
         if rate is not None:
             self._keep(rate)
+        if told is not None:
+            self._tell_team(told)
 
     def _rate_to_write(self, now: float, every: float) -> float | None:
         """The rate learnt (from the service's 429s), when it changed and the last write is

@@ -15,9 +15,10 @@ from profnet_sheets.client.cache import CachePolicy
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
 from profnet_sheets.client.ledger import Ledger
 from profnet_sheets.client.memo import MemoCache
+from profnet_sheets.client.pace_redis import RedisPaceBoard
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.spend import Budget, Charge, Quote, RunStopKind, SpendPolicy
-from profnet_sheets.client.store import AnswerStore
+from profnet_sheets.client.store import AnswerStore, namespace
 from profnet_sheets.client.transport import Transport
 from profnet_sheets.config import ApiKey, Settings, unusable_cache
 from profnet_sheets.errors import ConfigurationError, ProfnetError, StoppedBuying
@@ -69,7 +70,10 @@ class Shared:
             raise unusable_cache(error, settings) from None
         self.transport = Transport(settings, base_url)
         self.transport.reached = self.count_reached
-        if not in_memory:  # processes sharing the cache share the pace learnt (client/pace.py)
+        if self.store.redis is not None:  # one pace for the team's processes on the key
+            prefix = f"{namespace(service)}:{key.fingerprint}:pace"
+            self.transport.pace.share_through(RedisPaceBoard(self.store.redis, prefix))
+        elif not in_memory:  # processes sharing the cache share the pace learnt (client/pace.py)
             pace_file = f"{service}-{key.fingerprint}-pace.json"
             self.transport.pace.remember_in(settings.cache_dir / pace_file)
         self.settings = settings

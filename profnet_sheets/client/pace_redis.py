@@ -1,0 +1,125 @@
+"""One pace for every process on a key through the team's Redis: the rate learnt, shared, and
+the slots each call draws from it (a shared schedule at that rate, on Redis's own clock)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any, Literal
+
+REMEMBERED_MS = 600_000  # a rate learnt this lately starts the next process (as on disk)
+LEARNING_MS = 3_000  # while no rate is known, one process learns it; the others wait this long
+
+# One call's slot: the next free moment on Redis's clock (TIME: machines' clocks may differ),
+# moved on by 1/rate. While no process has learnt a rate: 'learn' for the one process holding
+# the learner's lease (taken if free), 'wait' for the others.
+_DRAW = """
+local rate = tonumber(redis.call('HGET', KEYS[2], 'rate'))
+if not rate or rate <= 0 then
+  local learner = redis.call('GET', KEYS[3])
+  if not learner then
+    redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
+    return {'learn'}
+  end
+  if learner == ARGV[1] then return {'learn'} end
+  return {'wait'}
+end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local slot = tonumber(redis.call('GET', KEYS[1])) or now
+if slot < now then slot = now end
+redis.call('SET', KEYS[1], tostring(slot + 1 / rate), 'PX', 60000)
+local drawn = redis.call('INCR', KEYS[4])
+redis.call('PEXPIRE', KEYS[4], 60000)
+return {tostring(slot - now), redis.call('HGET', KEYS[2], 'known'), tostring(rate),
+        redis.call('HGET', KEYS[2], 'version'), drawn}
+"""
+
+# A process's new rate: a lower one always (a cut), a higher one (a probe) only when no other
+# process has published since the writer last looked (a probe never undoes another's cut).
+_PUBLISH = """
+local version = tonumber(redis.call('HGET', KEYS[1], 'version')) or 0
+local rate = tonumber(redis.call('HGET', KEYS[1], 'rate'))
+if ARGV[3] == '1' or not rate or version == tonumber(ARGV[4]) then
+  version = version + 1
+  redis.call('HSET', KEYS[1], 'known', ARGV[1], 'rate', ARGV[2], 'version', version)
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  return {tostring(version), ARGV[1], ARGV[2]}
+end
+return {tostring(version), redis.call('HGET', KEYS[1], 'known'), tostring(rate)}
+"""
+
+
+@dataclass(frozen=True)
+class TeamRate:
+    """The rate the team's processes learnt on one key: `known` (the service's admitted rate as
+    estimated), `rate` (what calls start at) and `version` (one more at each change)."""
+
+    known: float
+    rate: float
+    version: int
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A call's turn on the team's schedule: in `wait` seconds, at the team's rate; `drawn`:
+    the slots every process drew so far (this process's share of the key's calls told)."""
+
+    wait: float
+    team: TeamRate
+    drawn: int
+
+
+class RedisPaceBoard:
+    """The team's pace of one key in Redis (`prefix`:rate, a hash; `prefix`:slot, the next free
+    moment). Every method may raise redis-py's errors: the driver (pace.Pace) decides."""
+
+    def __init__(self, connection: Any, prefix: str) -> None:
+        self._rate_key = f"{prefix}:rate"
+        self._slot_key = f"{prefix}:slot"
+        self._learner_key = f"{prefix}:learner"
+        self._drawn_key = f"{prefix}:drawn"
+        self._token = uuid.uuid4().hex  # this process, as the learner
+        self._draw = connection.register_script(_DRAW)
+        self._publish = connection.register_script(_PUBLISH)
+        self._connection = connection
+
+    def team(self) -> TeamRate | None:
+        """The rate learnt by the team within REMEMBERED_MS, or None."""
+        kept = self._connection.hmget(self._rate_key, "known", "rate", "version")
+        return _team(kept)
+
+    def draw(self) -> Slot | Literal["learn", "wait"]:
+        """This call's slot on the team's schedule; while no rate is learnt, 'learn' (this
+        process finds it) or 'wait' (another one does, for LEARNING_MS at most)."""
+        got = self._draw(
+            keys=[self._slot_key, self._rate_key, self._learner_key, self._drawn_key],
+            args=[self._token, LEARNING_MS],
+        )
+        first = got[0].decode() if isinstance(got[0], bytes) else str(got[0])
+        if first == "learn":
+            return "learn"
+        if first == "wait":
+            return "wait"
+        team = _team(got[1:4])
+        return "learn" if team is None else Slot(max(0.0, float(first)), team, int(got[4]))
+
+    def publish(self, known: float, rate: float, lower: bool, seen: int) -> TeamRate | None:
+        """Say the rate this process learnt (`lower`: a cut, always kept; else kept when the
+        team's version is still `seen`); the team's rate after it."""
+        got = self._publish(
+            keys=[self._rate_key],
+            args=[repr(known), repr(rate), "1" if lower else "0", seen, REMEMBERED_MS],
+        )
+        return _team([got[1], got[2], got[0]])
+
+
+def _team(values: list[Any]) -> TeamRate | None:
+    """A TeamRate from Redis's (known, rate, version) as bytes or strings, or None."""
+    if len(values) < 3 or any(value is None for value in values):
+        return None
+    try:
+        known, rate, version = float(values[0]), float(values[1]), int(values[2])
+    except (TypeError, ValueError):
+        return None
+    return TeamRate(known, rate, version) if rate > 0 and known > 0 else None
