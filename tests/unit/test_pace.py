@@ -485,3 +485,32 @@ def test_a_stale_or_unreadable_rate_is_learnt_again(tmp_path: Path, text: str) -
     fresh = Pace(cap=64)
     fresh.remember_in(kept)
     assert (fresh.view().rate, fresh.core.learning) == (None, True)
+
+
+def test_a_teams_lower_rate_is_a_cut_whose_echoes_do_not_cut_again() -> None:
+    core = PaceCore(cap=128)
+    core.start_from(20.0)
+    before = [started_when_let(core, 0.0) for _ in range(5)]
+    core.adopt(known=10.0, rate=9.5, now=1.0)  # another process on the key cut
+    assert core.rate == 9.5
+    assert core.team
+    assert core._pacing() is None, "the team's schedule paces the calls, not this process"
+    for ticket in before:  # 429s of calls sent before the team's cut: its echoes
+        core.finish(ticket, 1.1, "throttled")
+    assert core.rate == 9.5
+
+
+def test_a_process_with_a_third_of_the_keys_calls_estimates_the_keys_rate() -> None:
+    """What a team's process sees the service let through is its share of the key's calls:
+    scaled by that share, a cut lands at the key's rate, not at a third of it."""
+    core = PaceCore(cap=128)
+    core.adopt(known=24.0, rate=24.0, now=0.0)
+    core.share = 1 / 3
+    now, n = 0.0, 0
+    while core.known == 24.0 and n < 100:  # this process's third of 24/s: 8/s, 1 in 6 refused
+        ticket = started(core, now)
+        now += 1 / 8
+        core.finish(ticket, now + 0.05, "throttled" if n % 6 == 5 else "answered")
+        n += 1
+    assert core.known == pytest.approx(20.0, rel=0.15), "the key's 20/s, not this process's 7"
+    assert n >= 8, "a team's cut waits for a second of its verdicts"
