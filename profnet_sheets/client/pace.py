@@ -159,6 +159,7 @@ class PaceCore:
         self.left: int | None = None  # calls a run still has to start (None: not known)
         self.team = False  # the rate is the team's, its calls paced by the team's schedule
         self.share = 1.0  # this process's share of the key's calls lately (1: alone)
+        self.early_most = EARLY_MOST  # the window before any answer (a team's learner: less)
         if rate_cap is not None:  # the user knows the service's limit: no slow start
             self.learning = False
             self.known = rate_cap
@@ -198,9 +199,10 @@ class PaceCore:
         early = self.learning and not self.samples and not self.throttles and self.calls > 0
         if early:  # no answer yet, and no 429 either (a gateway's would be back by now): widen
             doublings = math.floor((now - self.first_started) / EARLY_SECONDS)
-            self.window = max(self.window, min(self.cap, EARLY_MOST, INITIAL_WINDOW * 2**doublings))
+            most = min(self.cap, self.early_most)
+            self.window = max(self.window, min(most, INITIAL_WINDOW * 2**doublings))
         if self.in_flight >= min(self.cap, int(self.window)):
-            if early and self.window < min(self.cap, EARLY_MOST):  # ask again at the next doubling
+            if early and self.window < most:  # ask again at the next doubling
                 return self.first_started + (doublings + 1) * EARLY_SECONDS - now
             return None
         rate = self._pacing()
@@ -321,9 +323,11 @@ class PaceCore:
         # What the service lets through: counted since the last cut (or over a second), and
         # the pace less the share it refused of the last calls; both err high, so the lower.
         current = self._current(now)
-        own = self._admitted(now, ticket, since_cut=True)  # this process's: its share of the key's
+        # What this process's calls were let through tells the service's rate when they are
+        # all of the key's; a team's schedule sends at its rate: the share refused tells it.
+        own = self._admitted(now, ticket, since_cut=True) if self.share >= 1 else None
         admitted = min(
-            math.inf if own is None else own / self.share,
+            math.inf if own is None else own,
             current * (1 - self._last_share(now, ticket)),
         )
         since = now - self.cut_at
@@ -453,6 +457,8 @@ class Pace:
         self._seen = 0  # the team's rate's version this process goes by
         self._published = (0.0, -math.inf)  # the rate this process last said, and when
         self._learner_due: float | None = None  # waiting for another process to learn: until
+        self._learner_told = -math.inf  # when a thread last heard that another one learns
+        self._drawing = threading.Lock()  # held by the thread drawing (and awaiting) a slot
         self._drawn: deque[tuple[float, int]] = deque()  # this process's slots: when, team's count
 
     def share_through(self, board: RedisPaceBoard) -> None:
@@ -460,6 +466,8 @@ class Pace:
         team's rate learnt lately, draw each call's slot from the team's schedule, say the rate
         learnt here. Redis out of reach: this process paces alone (said once)."""
         self._board = board
+        with self._ready:  # the team's learner sends nothing blind: its 429s are everyone's
+            self.core.early_most = INITIAL_WINDOW
         try:
             team = board.team()
         except Exception as error:  # any of redis-py's errors: the local pace goes on
@@ -506,17 +514,32 @@ class Pace:
             with self._ready:  # not sent yet: no estimate counts it until its slot comes
                 started, got.started = got.started, math.inf
             try:
-                self._take_slot(got, stop)
+                self._take_turn(got, stop)
             finally:
                 with self._ready:
                     got.started = started if got.started == math.inf else got.started
         return got
+
+    def _take_turn(self, ticket: Ticket, stop: threading.Event | None) -> None:
+        """Draw this call's slot when no other thread of the process holds one it waits for:
+        a slot drawn is at most one per process ahead, so a cut paces the very next calls."""
+        while not self._drawing.acquire(timeout=LEARNING_STEP):
+            if stop is not None and stop.is_set():
+                self.release(ticket, "failed")
+                raise Stopped("stopped while waiting for the team's pace")
+        try:
+            self._take_slot(ticket, stop)
+        finally:
+            self._drawing.release()
 
     def _take_slot(self, ticket: Ticket, stop: threading.Event | None) -> None:
         """Wait for this call's slot on the team's schedule (none while the team has no
         rate); the call starts then. Raises Stopped (the call given back) when its run stops."""
         while True:
             board = self._board
+            if board is not None and self._learner_told_lately():  # one question per step
+                self._pause(LEARNING_STEP, ticket, stop)
+                continue
             try:
                 slot: Slot | str = "learn" if board is None else board.draw()
             except Exception as error:  # Redis gone: the local pace goes on (said once)
@@ -527,21 +550,28 @@ class Pace:
             if slot == "learn" or not self._may_wait_for_learner():
                 return  # this process finds the rate (alone, or after waiting long enough)
             # Another process is finding the key's rate: its 429s will be the team's lesson.
-            if stop is None:
-                time.sleep(LEARNING_STEP)
-            elif stop.wait(LEARNING_STEP):
-                self.release(ticket, "failed")
-                raise Stopped("stopped while waiting for the team's pace")
+            self._pause(LEARNING_STEP, ticket, stop)
         self._go_by(slot.team)
         self._count_share(slot.drawn)
         if slot.wait > 0:
-            if stop is None:
-                time.sleep(slot.wait)
-            elif stop.wait(slot.wait):
-                self.release(ticket, "failed")
-                raise Stopped("stopped while waiting for the team's pace")
+            self._pause(slot.wait, ticket, stop)
         with self._ready:
             ticket.started = self._clock()
+
+    def _pause(self, seconds: float, ticket: Ticket, stop: threading.Event | None) -> None:
+        """Wait for the team's pace; Stopped (the call given back) when the run stops."""
+        if stop is None:
+            time.sleep(seconds)
+        elif stop.wait(seconds):
+            self.release(ticket, "failed")
+            raise Stopped("stopped while waiting for the team's pace")
+
+    def _learner_told_lately(self) -> bool:
+        """Another thread heard within LEARNING_STEP that another process learns the rate."""
+        with self._ready:
+            told, due = self._learner_told, self._learner_due
+        now = self._clock()
+        return due is not None and now < due and now - told < LEARNING_STEP
 
     def _count_share(self, drawn: int) -> None:
         """This process's share of the slots drawn over the last SPAN (what it sees of the
@@ -562,6 +592,7 @@ class Pace:
         with self._ready:
             if self._learner_due is None:
                 self._learner_due = now + LEARNING_WAIT
+            self._learner_told = now
             return now < self._learner_due
 
     def _go_by(self, team: TeamRate) -> None:

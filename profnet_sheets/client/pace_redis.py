@@ -35,12 +35,14 @@ return {tostring(slot - now), redis.call('HGET', KEYS[2], 'known'), tostring(rat
         redis.call('HGET', KEYS[2], 'version'), drawn}
 """
 
-# A process's new rate: a lower one always (a cut), a higher one (a probe) only when no other
-# process has published since the writer last looked (a probe never undoes another's cut).
+# A process's new rate: a lower one always (a cut), a higher one (a probe) only above the team's
+# and when no process has published since the writer last looked (a probe never undoes another's
+# cut, nor lowers another's probe).
 _PUBLISH = """
 local version = tonumber(redis.call('HGET', KEYS[1], 'version')) or 0
 local rate = tonumber(redis.call('HGET', KEYS[1], 'rate'))
-if ARGV[3] == '1' or not rate or version == tonumber(ARGV[4]) then
+local new = tonumber(ARGV[2])
+if ARGV[3] == '1' or not rate or (version == tonumber(ARGV[4]) and new > rate) then
   version = version + 1
   redis.call('HSET', KEYS[1], 'known', ARGV[1], 'rate', ARGV[2], 'version', version)
   redis.call('PEXPIRE', KEYS[1], ARGV[5])
