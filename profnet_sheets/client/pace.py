@@ -159,6 +159,7 @@ class PaceCore:
         self.left: int | None = None  # calls a run still has to start (None: not known)
         self.team = False  # the rate is the team's, its calls paced by the team's schedule
         self.share = 1.0  # this process's share of the key's calls lately (1: alone)
+        self.took = 0.0  # on a team: calls the service answered in the last whole second, in all
         self.early_most = EARLY_MOST  # the window before any answer (a team's learner: less)
         if rate_cap is not None:  # the user knows the service's limit: no slow start
             self.learning = False
@@ -341,14 +342,16 @@ class PaceCore:
             )
         )
         if ticket.started >= self.cut_at and settled:  # a new overload: cut to what it admits
-            self.floor = max(MIN_RATE, FLOOR * current)
+            # Never below what the service demonstrably took (a team's answers, counted).
+            self.floor = max(MIN_RATE, FLOOR * current, self.took if self.team else 0.0)
             self.known = max(self.floor, min(current, admitted))
             self.rate = max(MIN_RATE, BETA * self.known)
             self.cut_at = now
             self.next_at = now + 1.0 / self.rate
             self.since_cut = 0
-        elif self.rate is not None and self._quick_refusals() and not self.team:
-            # The same overload, told better by refusals that come at once (a gateway's).
+        elif self.rate is not None and self._quick_refusals() and self.share >= 1:
+            # The same overload, told better by refusals that come at once (a gateway's); on
+            # a team, by the process whose calls are still the only ones (the learner).
             self.known = max(self.floor, min(self.known, admitted))
             self.rate = max(BETA * self.floor, BETA * min(self.rate, admitted))
         if self.rate_cap is not None and self.rate is not None:
@@ -553,6 +556,8 @@ class Pace:
             self._pause(LEARNING_STEP, ticket, stop)
         self._go_by(slot.team)
         self._count_share(slot.drawn)
+        with self._ready:
+            self.core.took = float(slot.took)
         if slot.wait > 0:
             self._pause(slot.wait, ticket, stop)
         with self._ready:
@@ -662,6 +667,11 @@ class Pace:
             self._keep(rate)
         if told is not None:
             self._tell_team(told)
+        if outcome == "answered" and self._board is not None:
+            try:
+                self._board.answered()
+            except Exception as error:  # Redis gone: the local pace goes on (said once)
+                self._lose_board(error)
 
     def _rate_to_write(self, now: float, every: float) -> float | None:
         """The rate learnt (from the service's 429s), when it changed and the last write is

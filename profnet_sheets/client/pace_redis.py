@@ -31,8 +31,20 @@ if slot < now then slot = now end
 redis.call('SET', KEYS[1], tostring(slot + 1 / rate), 'PX', 60000)
 local drawn = redis.call('INCR', KEYS[4])
 redis.call('PEXPIRE', KEYS[4], 60000)
+local second = math.floor(now)
+local last = tonumber(redis.call('GET', KEYS[5] .. ':' .. tostring(second - 1)) or '0')
+local before = tonumber(redis.call('GET', KEYS[5] .. ':' .. tostring(second - 2)) or '0')
+local took = tostring(math.min(last, before))
 return {tostring(slot - now), redis.call('HGET', KEYS[2], 'known'), tostring(rate),
-        redis.call('HGET', KEYS[2], 'version'), drawn}
+        redis.call('HGET', KEYS[2], 'version'), drawn, took}
+"""
+
+# A call the service answered (not a 429), counted in its second on Redis's clock.
+_TOOK = """
+local t = redis.call('TIME')
+local key = KEYS[1] .. ':' .. t[1]
+redis.call('INCR', key)
+redis.call('EXPIRE', key, 10)
 """
 
 # A process's new rate: a lower one always (a cut), a higher one (a probe) only above the team's
@@ -70,6 +82,8 @@ class Slot:
     wait: float
     team: TeamRate
     drawn: int
+    took: int  # calls the service answered (not 429) in each of the last two whole seconds, at
+    # the least (a bucket's first burst is not a rate), every process's
 
 
 class RedisPaceBoard:
@@ -81,6 +95,8 @@ class RedisPaceBoard:
         self._slot_key = f"{prefix}:slot"
         self._learner_key = f"{prefix}:learner"
         self._drawn_key = f"{prefix}:drawn"
+        self._took_key = f"{prefix}:took"
+        self._took = connection.register_script(_TOOK)
         self._token = uuid.uuid4().hex  # this process, as the learner
         self._draw = connection.register_script(_DRAW)
         self._publish = connection.register_script(_PUBLISH)
@@ -95,7 +111,13 @@ class RedisPaceBoard:
         """This call's slot on the team's schedule; while no rate is learnt, 'learn' (this
         process finds it) or 'wait' (another one does, for LEARNING_MS at most)."""
         got = self._draw(
-            keys=[self._slot_key, self._rate_key, self._learner_key, self._drawn_key],
+            keys=[
+                self._slot_key,
+                self._rate_key,
+                self._learner_key,
+                self._drawn_key,
+                self._took_key,
+            ],
             args=[self._token, LEARNING_MS],
         )
         first = got[0].decode() if isinstance(got[0], bytes) else str(got[0])
@@ -104,7 +126,13 @@ class RedisPaceBoard:
         if first == "wait":
             return "wait"
         team = _team(got[1:4])
-        return "learn" if team is None else Slot(max(0.0, float(first)), team, int(got[4]))
+        if team is None:
+            return "learn"
+        return Slot(max(0.0, float(first)), team, int(got[4]), int(got[5]))
+
+    def answered(self) -> None:
+        """Count a call the service answered (not a 429): what the team demonstrably took."""
+        self._took(keys=[self._took_key])
 
     def publish(self, known: float, rate: float, lower: bool, seen: int) -> TeamRate | None:
         """Say the rate this process learnt (`lower`: a cut, always kept; else kept when the
