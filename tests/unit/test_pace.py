@@ -37,6 +37,17 @@ def started_when_let(core: PaceCore, now: float) -> Ticket:
     return got
 
 
+def started_until_full(core: PaceCore, now: float) -> tuple[int, float]:
+    """Calls started as the pace lets them until it waits for an answer: how many, and when."""
+    flying = 0
+    while (got := core.start(now)) is not None:
+        if isinstance(got, float):
+            now += got
+        else:
+            flying += 1
+    return flying, now
+
+
 def test_it_starts_with_a_few_calls_in_flight_and_no_rate() -> None:
     core = PaceCore(cap=128)
     tickets = [started(core, 0.0) for _ in range(pace.INITIAL_WINDOW)]
@@ -49,12 +60,7 @@ def test_it_starts_with_a_few_calls_in_flight_and_no_rate() -> None:
 
 def test_before_the_first_answer_no_429_widens_the_window_a_little() -> None:
     core = PaceCore(cap=128)
-    now, flying = 0.0, 0
-    while (got := core.start(now)) is not None:
-        if isinstance(got, float):
-            now += got
-        else:
-            flying += 1
+    flying, now = started_until_full(core, 0.0)
     assert flying == pace.EARLY_MOST, "then it waits for an answer"
     assert now == pytest.approx(pace.EARLY_SECONDS * math.log2(pace.EARLY_MOST / 8))
     other = PaceCore(cap=128)
@@ -72,12 +78,7 @@ def test_a_cluster_of_first_answers_opens_the_window_at_most_four_fold() -> None
     first = [started(core, 0.0) for _ in range(pace.INITIAL_WINDOW)]
     for ticket in first:
         core.finish(ticket, 0.1, "answered")
-    now, flying = 0.1, 0
-    while (got := core.start(now)) is not None:
-        if isinstance(got, float):
-            now += got
-        else:
-            flying += 1
+    flying, _ = started_until_full(core, 0.1)
     assert flying <= 4 * pace.INITIAL_WINDOW
 
 
