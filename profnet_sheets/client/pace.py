@@ -333,11 +333,12 @@ class PaceCore:
         )
         since = now - self.cut_at
         share = self._refused_share(now, ticket)
+        alone = not self.team or self.share >= 1  # its calls are all of the key's
         settled = self.rate is None or (
             since >= self.reject_delay * MARGIN  # the verdicts of the calls before it are in
-            and (not self.team or since >= SPAN)  # a team's calls are many: a second's worth
+            and (alone or since >= SPAN)  # a team's calls are many: a second's worth
             and (
-                share >= (TEAM_OVERLOADED if self.team else OVERLOADED)
+                share >= (OVERLOADED if alone else TEAM_OVERLOADED)
                 or (since >= SPAN and self.since_cut >= ACCELERATE and not self._noise(ticket))
             )
         )
@@ -351,9 +352,11 @@ class PaceCore:
             self.since_cut = 0
         elif self.rate is not None and self._quick_refusals() and self.share >= 1:
             # The same overload, told better by refusals that come at once (a gateway's); on
-            # a team, by the process whose calls are still the only ones (the learner).
-            self.known = max(self.floor, min(self.known, admitted))
-            self.rate = max(BETA * self.floor, BETA * min(self.rate, admitted))
+            # a team, by the process whose calls are still the only ones (the learner), from
+            # what the service let through since the cut (echoes of before it not counted again).
+            told = own if self.team and own is not None else admitted
+            self.known = max(self.floor, min(self.known, told))
+            self.rate = max(BETA * self.floor, BETA * min(self.rate, told))
         if self.rate_cap is not None and self.rate is not None:
             self.rate = min(self.rate, self.rate_cap)
 
