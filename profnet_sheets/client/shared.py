@@ -18,7 +18,7 @@ from profnet_sheets.client.memo import MemoCache
 from profnet_sheets.client.pace_redis import RedisPaceBoard
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.spend import Budget, Charge, Quote, RunStopKind, SpendPolicy
-from profnet_sheets.client.store import AnswerStore, namespace
+from profnet_sheets.client.store import AnswerStore
 from profnet_sheets.client.transport import Transport
 from profnet_sheets.config import ApiKey, Settings, unusable_cache
 from profnet_sheets.errors import ConfigurationError, ProfnetError, StoppedBuying
@@ -71,7 +71,7 @@ class Shared:
         self.transport = Transport(settings, base_url)
         self.transport.reached = self.count_reached
         if self.store.redis is not None:  # one pace for the team's processes on the key
-            prefix = f"{namespace(service)}:{key.fingerprint}:pace"
+            prefix = f"profnet-pace:{service}:{key.fingerprint}"  # beside the cache's keys
             self.transport.pace.share_through(RedisPaceBoard(self.store.redis, prefix))
         elif not in_memory:  # processes sharing the cache share the pace learnt (client/pace.py)
             pace_file = f"{service}-{key.fingerprint}-pace.json"
