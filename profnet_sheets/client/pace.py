@@ -92,6 +92,10 @@ LAST_STRETCH_SECONDS = 3.0  # no probing when the calls left take less than this
 PUBLISHED_EVERY = 1.0  # seconds between two raises of the team's rate by one process
 LEARNING_WAIT = 3.0  # on a team: while another process finds the key's rate, wait this long...
 LEARNING_STEP = 0.1  # ...looking this often
+CLIMB = 1.03  # a team's rate known as a lower bound grows this much per second not refused
+SENT_AS_DRAWN = 0.9  # a team's second tells the rate when this share of its slots was sent
+SETTLING = 0.4  # the team's learner refines its first cut this long before telling the team
+VERDICT_LAG = 0.5  # seconds a team's verdicts of a second may take beyond twice the latency
 LOG = logging.getLogger("profnet_sheets")
 
 
@@ -101,6 +105,7 @@ class Ticket:
 
     started: float
     throttled: bool = False
+    sent_in: int | None = None  # on a team: the second of Redis's clock its slot was in
 
 
 @dataclass(frozen=True)
@@ -159,8 +164,14 @@ class PaceCore:
         self.left: int | None = None  # calls a run still has to start (None: not known)
         self.team = False  # the rate is the team's, its calls paced by the team's schedule
         self.share = 1.0  # this process's share of the key's calls lately (1: alone)
-        self.took = 0.0  # on a team: calls the service answered in the last whole second, in all
+        self.second = -1  # on a team: the last whole second on Redis's clock seen
+        self.cut_second = -1  # ...the last one holding calls sent before the team's last cut
         self.early_most = EARLY_MOST  # the window before any answer (a team's learner: less)
+        self.spread = SLOW_START_PACE  # while learning, a window's calls start over 1/this latency
+        self.first_refused = math.inf  # when the first call the service refused started
+        self.climbing = False  # a team's rate is a lower bound: raised each second not refused
+        self.ceiling = math.inf  # ...up to this (the learner's first estimate)
+        self.settling = 0.0  # seconds a first cut is refined before the team hears of it
         if rate_cap is not None:  # the user knows the service's limit: no slow start
             self.learning = False
             self.known = rate_cap
@@ -184,6 +195,7 @@ class PaceCore:
         lower = self.rate is None or rate < self.rate
         self.learning = False
         self.team = True
+        self.settling = 0.0  # another process learnt it
         self.known = max(MIN_RATE, known)
         self.floor = max(MIN_RATE, FLOOR * self.known)
         self.rate = max(MIN_RATE, rate if self.rate_cap is None else min(rate, self.rate_cap))
@@ -191,6 +203,66 @@ class PaceCore:
         if lower:
             self.cut_at = now
             self.since_cut = 0
+            self.cut_second = self.second + 1
+
+    def settle(self, now: float) -> None:
+        """A team's learner, SETTLING after its first cut: the service's rate is what it let
+        through of the calls sent since the first one it refused (its bucket empty from then,
+        its first burst not counted), unless too few were sent to tell."""
+        decided = now - self.reject_delay * MARGIN
+        seconds = decided - self.first_refused
+        window = [sent for sent in self.sent if self.first_refused <= sent.started <= decided]
+        self.settling = 0.0
+        if len(window) < RECENT_CUT_CALLS or seconds <= 0 or self.rate is None:
+            return
+        measured = sum(not sent.throttled for sent in window) / seconds
+        # The calls may have gone out below the service's rate (the measure is then below it):
+        # the team climbs from it (team_second) until a second is refused.
+        self.climbing = True
+        self.ceiling = self.known  # the first cut's estimate (its first burst counted): above
+        self.known = max(MIN_RATE, min(measured, self.known))
+        self.floor = max(MIN_RATE, FLOOR * self.known)
+        self.rate = max(MIN_RATE, BETA * self.known)
+        if self.rate_cap is not None:
+            self.rate = min(self.rate, self.rate_cap)
+        self.cut_at = now
+        self.since_cut = 0
+
+    def team_second(self, second: int, answered: int, refused: int, now: float) -> None:
+        """Learn from the team's verdicts in a whole second on Redis's clock (every process's
+        calls on the key): a second the service refused calls in, all sent after the last cut,
+        tells its rate, the calls it answered then (its bucket empty: its first burst, or a
+        process's share of the key's calls, is not a rate). A cut to BETA of it; never above."""
+        if second <= self.second:
+            return
+        if self.second < 0:  # the first second seen: the ones before hold the learner's start
+            self.cut_second = max(self.cut_second, second + 1)
+        self.second = second
+        if not self.team or self.rate is None or second <= self.cut_second:
+            return
+        if answered + refused < SENT_AS_DRAWN * self.rate:
+            return  # fewer calls went out than the schedule drew: a second tells little
+        if not refused:
+            if self.climbing:  # a whole second at the rate, none refused: above it, maybe
+                self.known = min(self.ceiling, self.known * CLIMB)
+                self.rate = BETA * self.known
+                self.climbing = self.known < self.ceiling
+                self.cut_second = second + 1
+            return
+        self.climbing = False
+        # What got through: the calls answered, or the schedule's rate less the share refused
+        # (fewer calls sent in that second than the schedule had: their 429s tell less).
+        known = max(MIN_RATE, answered, self.rate * answered / (answered + refused))
+        if BETA * known >= self.rate:
+            return
+        self.known = known
+        self.floor = max(MIN_RATE, FLOOR * known)
+        self.rate = max(MIN_RATE, BETA * known)
+        if self.rate_cap is not None:
+            self.rate = min(self.rate, self.rate_cap)
+        self.cut_at = now
+        self.since_cut = 0
+        self.cut_second = second + 1
 
     # -- starting a call ------------------------------------------------------------------------
 
@@ -227,7 +299,7 @@ class PaceCore:
         if self.team and not self.learning:
             return None
         if self.learning and self.samples:
-            spread = SLOW_START_PACE * self.window / self.latency
+            spread = self.spread * self.window / self.latency
             return spread if self.rate is None else min(spread, self.rate)
         return self.rate
 
@@ -277,6 +349,10 @@ class PaceCore:
         elif self.rate is not None:
             if self.rate < BETA * self.known:
                 self.rate += 1.0 / RECOVER_SECONDS
+            elif self.team and not self._last_stretch():
+                # A team's probe does not accelerate: its bucket, refilled below its rate,
+                # hides an overshoot for seconds, then refuses it all at once.
+                self.rate *= (1 + PROBE) ** (1 / self.share)
             elif not self._last_stretch():
                 # Each answer here stands for 1/share of the key's (a team's other processes).
                 step = 1 + PROBE * 2 ** min(10.0, self.since_cut / ACCELERATE)
@@ -310,6 +386,7 @@ class PaceCore:
         self.throttles += 1
         self.throttled_at = now
         first = self.throttles == 1
+        self.first_refused = min(self.first_refused, ticket.started)
         self.reject_delay = took if first else self.reject_delay + 0.2 * (took - self.reject_delay)
         if retry_after is not None and retry_after > HOLD_ABOVE:
             self.hold_until = max(self.hold_until, now + retry_after)
@@ -321,6 +398,8 @@ class PaceCore:
             self.cut_at = now
             return
         self.window = float(self.cap)
+        if self.team and self.rate is not None:
+            return  # the team's verdicts second by second tell its rate (team_second)
         # What the service lets through: counted since the last cut (or over a second), and
         # the pace less the share it refused of the last calls; both err high, so the lower.
         current = self._current(now)
@@ -344,13 +423,23 @@ class PaceCore:
         )
         if ticket.started >= self.cut_at and settled:  # a new overload: cut to what it admits
             # Never below what the service demonstrably took (a team's answers, counted).
-            self.floor = max(MIN_RATE, FLOOR * current, self.took if self.team else 0.0)
+            self.floor = max(MIN_RATE, FLOOR * current)
             self.known = max(self.floor, min(current, admitted))
             self.rate = max(MIN_RATE, BETA * self.known)
+            if self.settling and self.throttles == 1:
+                # A team's learner: its first burst counted, the estimate is above the rate;
+                # less that burst (a full bucket: SPAN at the rate), below. It measures
+                # between the two (settle), fewer calls refused meanwhile.
+                self.rate = max(MIN_RATE, (self.known + self._past_burst(ticket)) / 2)
             self.cut_at = now
             self.next_at = now + 1.0 / self.rate
             self.since_cut = 0
-        elif self.rate is not None and self._quick_refusals() and self.share >= 1:
+        elif (
+            self.rate is not None
+            and self._quick_refusals()
+            and self.share >= 1
+            and not self.settling  # a team's learner measures its first cut (settle) instead
+        ):
             # The same overload, told better by refusals that come at once (a gateway's); on
             # a team, by the process whose calls are still the only ones (the learner), from
             # what the service let through since the cut (echoes of before it not counted again).
@@ -359,6 +448,12 @@ class PaceCore:
             self.rate = max(BETA * self.floor, BETA * min(self.rate, told))
         if self.rate_cap is not None and self.rate is not None:
             self.rate = min(self.rate, self.rate_cap)
+
+    def _past_burst(self, ticket: Ticket) -> float:
+        """The rate told by the first 429 if the service's bucket held SPAN at its rate at the
+        start and the calls before drew on it all along (they did not: it errs low)."""
+        before = sum(not sent.throttled for sent in self.sent if sent.started < ticket.started)
+        return before / (max(0.0, ticket.started - self.first_started) + SPAN)
 
     def _noise(self, ticket: Ticket) -> bool:
         """The 429s since the last cut are spread over the whole cycle, as thickly as NOISE:
@@ -474,6 +569,8 @@ class Pace:
         self._board = board
         with self._ready:  # the team's learner sends nothing blind: its 429s are everyone's
             self.core.early_most = INITIAL_WINDOW
+            self.core.settling = SETTLING
+            self.core.spread = 1.0  # a whole latency: fewer calls on their way when one is refused
         try:
             team = board.team()
         except Exception as error:  # any of redis-py's errors: the local pace goes on
@@ -547,7 +644,7 @@ class Pace:
                 self._pause(LEARNING_STEP, ticket, stop)
                 continue
             try:
-                slot: Slot | str = "learn" if board is None else board.draw()
+                slot: Slot | str = "learn" if board is None else board.draw(self._lag())
             except Exception as error:  # Redis gone: the local pace goes on (said once)
                 self._lose_board(error)
                 return
@@ -558,13 +655,22 @@ class Pace:
             # Another process is finding the key's rate: its 429s will be the team's lesson.
             self._pause(LEARNING_STEP, ticket, stop)
         self._go_by(slot.team)
+        ticket.sent_in = slot.sent_in
         self._count_share(slot.drawn)
         with self._ready:
-            self.core.took = float(slot.took)
+            self.core.team_second(slot.second, slot.answered, slot.refused, self._clock())
+            told = self._publish(self._clock())
+        if told is not None:
+            self._tell_team(told)
         if slot.wait > 0:
             self._pause(slot.wait, ticket, stop)
         with self._ready:
             ticket.started = self._clock()
+
+    def _lag(self) -> float:
+        """How long a call's verdict may take to come back (the team's seconds wait for it)."""
+        with self._ready:
+            return MARGIN * max(self.core.latency, self.core.reject_delay) + VERDICT_LAG
 
     def _pause(self, seconds: float, ticket: Ticket, stop: threading.Event | None) -> None:
         """Wait for the team's pace; Stopped (the call given back) when the run stops."""
@@ -631,6 +737,11 @@ class Pace:
         rate, known = self.core.rate, self.core.known
         if self._board is None or rate is None or self.core.learning or not math.isfinite(known):
             return None
+        if self.core.settling:
+            if now - self.core.cut_at < self.core.settling:
+                return None  # the learner's first cut, until measured (settle)
+            self.core.settle(now)
+            rate, known = self.core.rate or rate, self.core.known
         said, when = self._published
         lower = rate < said
         if rate == said or (not lower and now - when < PUBLISHED_EVERY):
@@ -670,9 +781,10 @@ class Pace:
             self._keep(rate)
         if told is not None:
             self._tell_team(told)
-        if outcome == "answered" and self._board is not None:
+        if outcome in ("answered", "throttled") and ticket.sent_in is not None:
             try:
-                self._board.answered()
+                if self._board is not None:
+                    self._board.verdict(outcome == "throttled", ticket.sent_in)
             except Exception as error:  # Redis gone: the local pace goes on (said once)
                 self._lose_board(error)
 

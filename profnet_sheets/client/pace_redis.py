@@ -31,18 +31,19 @@ if slot < now then slot = now end
 redis.call('SET', KEYS[1], tostring(slot + 1 / rate), 'PX', 60000)
 local drawn = redis.call('INCR', KEYS[4])
 redis.call('PEXPIRE', KEYS[4], 60000)
-local second = math.floor(now)
-local last = tonumber(redis.call('GET', KEYS[5] .. ':' .. tostring(second - 1)) or '0')
-local before = tonumber(redis.call('GET', KEYS[5] .. ':' .. tostring(second - 2)) or '0')
-local took = tostring(math.min(last, before))
+local second = math.floor(now - tonumber(ARGV[3])) - 1
+local took = redis.call('GET', KEYS[5] .. ':took:' .. tostring(second)) or '0'
+local refused = redis.call('GET', KEYS[5] .. ':refused:' .. tostring(second)) or '0'
 return {tostring(slot - now), redis.call('HGET', KEYS[2], 'known'), tostring(rate),
-        redis.call('HGET', KEYS[2], 'version'), drawn, took}
+        redis.call('HGET', KEYS[2], 'version'), drawn, tostring(second), took, refused,
+        tostring(math.floor(slot))}
 """
 
-# A call the service answered (not a 429), counted in its second on Redis's clock.
-_TOOK = """
-local t = redis.call('TIME')
-local key = KEYS[1] .. ':' .. t[1]
+# A call's verdict ('took': answered, not a 429; 'refused': a 429), counted in the second of
+# Redis's clock its slot was in: what the service let through of the calls sent in each second,
+# every process together.
+_VERDICT = """
+local key = KEYS[1] .. ':' .. ARGV[1] .. ':' .. ARGV[2]
 redis.call('INCR', key)
 redis.call('EXPIRE', key, 10)
 """
@@ -82,8 +83,10 @@ class Slot:
     wait: float
     team: TeamRate
     drawn: int
-    took: int  # calls the service answered (not 429) in each of the last two whole seconds, at
-    # the least (a bucket's first burst is not a rate), every process's
+    second: int  # the last whole second on Redis's clock whose verdicts are in, and of the
+    answered: int  # calls sent in it, every process's: those the service answered (not 429)...
+    refused: int  # ...and those it refused (429)
+    sent_in: int  # the second (Redis's clock) of this slot: its verdict is counted there
 
 
 class RedisPaceBoard:
@@ -95,8 +98,8 @@ class RedisPaceBoard:
         self._slot_key = f"{prefix}:slot"
         self._learner_key = f"{prefix}:learner"
         self._drawn_key = f"{prefix}:drawn"
-        self._took_key = f"{prefix}:took"
-        self._took = connection.register_script(_TOOK)
+        self._seconds_key = f"{prefix}:second"
+        self._verdict = connection.register_script(_VERDICT)
         self._token = uuid.uuid4().hex  # this process, as the learner
         self._draw = connection.register_script(_DRAW)
         self._publish = connection.register_script(_PUBLISH)
@@ -107,18 +110,19 @@ class RedisPaceBoard:
         kept = self._connection.hmget(self._rate_key, "known", "rate", "version")
         return _team(kept)
 
-    def draw(self) -> Slot | Literal["learn", "wait"]:
+    def draw(self, lag: float = 0.0) -> Slot | Literal["learn", "wait"]:
         """This call's slot on the team's schedule; while no rate is learnt, 'learn' (this
-        process finds it) or 'wait' (another one does, for LEARNING_MS at most)."""
+        process finds it) or 'wait' (another one does, for LEARNING_MS at most). `lag`: the
+        seconds a call's verdict may take."""
         got = self._draw(
             keys=[
                 self._slot_key,
                 self._rate_key,
                 self._learner_key,
                 self._drawn_key,
-                self._took_key,
+                self._seconds_key,
             ],
-            args=[self._token, LEARNING_MS],
+            args=[self._token, LEARNING_MS, repr(lag)],
         )
         first = got[0].decode() if isinstance(got[0], bytes) else str(got[0])
         if first == "learn":
@@ -128,11 +132,13 @@ class RedisPaceBoard:
         team = _team(got[1:4])
         if team is None:
             return "learn"
-        return Slot(max(0.0, float(first)), team, int(got[4]), int(got[5]))
+        second, answered, refused, sent_in = (int(value) for value in got[5:9])
+        return Slot(max(0.0, float(first)), team, int(got[4]), second, answered, refused, sent_in)
 
-    def answered(self) -> None:
-        """Count a call the service answered (not a 429): what the team demonstrably took."""
-        self._took(keys=[self._took_key])
+    def verdict(self, refused: bool, sent_in: int) -> None:
+        """Count a call's verdict in the second its slot was in (Redis's clock): answered
+        (what the team demonstrably took), or refused (a 429)."""
+        self._verdict(keys=[self._seconds_key], args=["refused" if refused else "took", sent_in])
 
     def publish(self, known: float, rate: float, lower: bool, seen: int) -> TeamRate | None:
         """Say the rate this process learnt (`lower`: a cut, always kept; else kept when the

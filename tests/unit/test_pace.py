@@ -501,17 +501,66 @@ def test_a_teams_lower_rate_is_a_cut_whose_echoes_do_not_cut_again() -> None:
     assert core.rate == 9.5
 
 
-def test_a_process_with_a_third_of_the_keys_calls_estimates_the_keys_rate() -> None:
-    """What a team's process sees the service let through is its share of the key's calls:
-    scaled by that share, a cut lands at the key's rate, not at a third of it."""
+def test_a_teams_second_with_429s_tells_the_keys_rate_whatever_this_processs_share() -> None:
+    """What the service let through of the calls sent in a whole second (Redis's clock, every
+    process's) is the key's rate when it refused some: a cut to BETA of it, whatever this
+    process's own share of the calls; its own 429s cut nothing on a team."""
     core = PaceCore(cap=128)
     core.adopt(known=24.0, rate=24.0, now=0.0)
     core.share = 1 / 3
-    now, n = 0.0, 0
-    while core.known == 24.0 and n < 100:  # this process's third of 24/s: 8/s, 1 in 6 refused
-        ticket = started(core, now)
-        now += 1 / 8
-        core.finish(ticket, now + 0.05, "throttled" if n % 6 == 5 else "answered")
-        n += 1
-    assert core.known == pytest.approx(20.0, rel=0.15), "the key's 20/s, not this process's 7"
-    assert n >= 8, "a team's cut waits for a second of its verdicts"
+    core.team_second(100, answered=24, refused=0, now=0.5)  # first seen: the learner's start
+    for n in range(6):  # this process's own 429s: the team's seconds decide
+        core.finish(started(core, 1.0 + n / 8), 1.1 + n / 8, "throttled" if n % 2 else "answered")
+    assert core.rate == pytest.approx(24.0, rel=0.01)
+    core.team_second(101, answered=19, refused=5, now=2.0)  # still holds calls before it: skip
+    core.team_second(102, answered=20, refused=4, now=3.0)
+    assert core.known == pytest.approx(20.0, rel=0.01), "the key's 20/s, not a third of it"
+    assert core.rate == pytest.approx(pace.BETA * 20.0, rel=0.01)
+    core.team_second(103, answered=19, refused=1, now=4.0)  # sent before this cut took hold
+    assert core.rate == pytest.approx(pace.BETA * 20.0, rel=0.01)
+
+
+def test_a_teams_second_sent_below_its_schedule_tells_nothing() -> None:
+    core = PaceCore(cap=128)
+    core.adopt(known=20.0, rate=19.0, now=0.0)
+    core.team_second(10, answered=0, refused=0, now=0.0)
+    core.team_second(12, answered=11, refused=1, now=1.0)  # 12 sent of 19 drawn: a stall
+    assert core.rate == 19.0
+
+
+def test_a_teams_learner_measures_its_first_cut_past_the_services_first_burst() -> None:
+    """The learner's first 429 comes after the service's full bucket (a second's calls) let a
+    burst through: its first estimate counts it; SETTLING later, what was let through of the
+    calls sent since the first refusal is the rate (the bucket empty from then)."""
+    core = PaceCore(cap=1000)
+    core.settling, core.window = pace.SETTLING, 1000.0
+    core.learning, core.samples, core.latency, core.reject_delay = False, 10, 0.1, 0.005
+    core.first_started = 0.0
+    for n in range(36):  # the first second: 20 in the bucket + 20/s, at 36/s
+        ticket = started_when_let(core, n / 36)
+        ticket.throttled = False
+    core.known, core.rate, core.cut_at = 36.0, pace.BETA * 36.0, 1.0
+    core.first_refused = 1.0
+    now, tokens = 1.0, 0.0
+    while now < 1.0 + pace.SETTLING:  # at 34/s against 20/s: what is let through is 20/s
+        ticket = started_when_let(core, now)
+        tokens += 20 / 34
+        ticket.throttled = tokens < 1
+        tokens -= 0 if ticket.throttled else 1
+        now += 1 / 34
+    core.settle(now + 0.02)
+    assert core.known == pytest.approx(20.0, rel=0.1)
+    assert not core.climbing, "refused to the end: the measure is the rate, not a bound"
+
+
+def test_a_team_rate_known_only_as_a_lower_bound_climbs_each_second_not_refused() -> None:
+    core = PaceCore(cap=128)
+    core.adopt(known=15.0, rate=pace.BETA * 15.0, now=0.0)
+    core.climbing, core.ceiling = True, 30.0
+    core.team_second(0, answered=14, refused=0, now=0.0)
+    for second in range(1, 6):
+        core.team_second(second, answered=15, refused=0, now=float(second))
+    assert core.known > 15.0 * 1.05, "raised while no second was refused"
+    core.team_second(7, answered=16, refused=2, now=7.0)
+    assert core.known == pytest.approx(16.0, rel=0.02)
+    assert not core.climbing, "refused: the rate found"
