@@ -110,5 +110,9 @@ def test_three_processes_on_one_redis_go_at_one_pace(
     wall = max(r["ended"] for r in reports) - min(r["began"] for r in reports)
     bound = distinct / LIMIT + (LATENCY_MS + JITTER_MS) / 1000
     ratio, refused = bound / wall, counted["errors"] / counted["calls"]
+    print(
+        f"team pace: {counted['calls']} calls, {counted['errors']} 429s ({refused:.1%}), "
+        f"{ratio:.2f} of the bound ({wall:.1f} s for {bound:.1f} s)"
+    )
     assert refused <= 0.02, f"{counted['errors']} of {counted['calls']} calls answered 429"
     assert ratio >= 0.9, f"together {ratio:.2f} of the bound ({wall:.1f} s for {bound:.1f} s)"
