@@ -1,5 +1,5 @@
 """`python -m profnet_sheets` runs the command line."""
 
-from profnet_sheets.cli import main
+from profnet_sheets.launch import main
 
 main()

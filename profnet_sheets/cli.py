@@ -21,12 +21,14 @@ from profnet_sheets.client import wal
 from profnet_sheets.client.jobs import SearchJob, status_bar
 from profnet_sheets.client.shared import STOPS_LOG
 from profnet_sheets.client.spend import BUDGET_SETTING
+from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.sandbox.limits import PLANS
 from profnet_sheets.spec import Endpoint, Param, search_endpoint
 from profnet_sheets.spec.endpoints import SearchKind
+from profnet_sheets.spec.profile import LITE_ORIGIN
 from profnet_sheets.stops import Stops
 from profnet_sheets.words import command, counted, spend_said
 
@@ -217,6 +219,13 @@ def _end_if_stopped(
     default=None,
     help="SQLite file for jobs, credits and usage (default: in memory).",
 )
+@click.option(
+    "--cors-origin",
+    "cors_origins",
+    multiple=True,
+    help=f"A web origin that may call it from a browser (repeatable; * for any). Default: "
+    f"{LITE_ORIGIN} (xlwings Lite).",
+)
 def sandbox(
     host: str,
     port: int,
@@ -238,6 +247,7 @@ def sandbox(
     retry_after: int,
     hostile_rate: float,
     db: str | None,
+    cors_origins: tuple[str, ...],
 ) -> None:
     """Run the sandbox of the service in the foreground (Ctrl-C stops it)."""
     from profnet_sheets.sandbox.controls import SettingError
@@ -264,6 +274,7 @@ def sandbox(
         "retry_after": retry_after,
         "hostile_rate": hostile_rate,
         "db": db,
+        "cors_origins": cors_origins or (LITE_ORIGIN,),
     }
     for name, value in (PLANS[plan] if plan else {}).items():  # options typed win
         if given(name) is not click.core.ParameterSource.COMMANDLINE:
@@ -271,7 +282,8 @@ def sandbox(
     try:
         config = SandboxConfig(**options)
     except SettingError as error:  # what the control endpoints would refuse too
-        option = "--api-key" if error.name == "key" else "--" + error.name.replace("_", "-")
+        named = {"key": "--api-key", "cors_origins": "--cors-origin"}
+        option = named.get(error.name, "--" + error.name.replace("_", "-"))
         raise click.BadParameter(str(error), param_hint=option) from None
 
     def announce(base_url: str) -> None:
@@ -313,7 +325,11 @@ def sandbox(
 @click.option(
     "--spending-cap",
     default=None,
-    help="Credits ALL runs sharing the ledger may spend: 500/day, 5000/month or 20000 (in all).",
+    help="Credits ALL runs sharing the ledger may spend: 500/day, 5000/month or 20000 (in all); "
+    "on a Redis cache, every machine of the team together.",
+)
+@click.option(
+    "--machine", default=None, help="This computer's name in the team's spend (default: host name)."
 )
 @click.option("--path", "config_path", default=None, help="Config file (default: yours).")
 def config(
@@ -322,6 +338,7 @@ def config(
     cache: str | None,
     budget: int | None,
     spending_cap: str | None,
+    machine: str | None,
     config_path: str | None,
 ) -> None:
     """Keep settings in your config file (readable by you only); with no option, show them.
@@ -337,6 +354,7 @@ def config(
         "cache": cache,
         "budget": budget,
         "spending_cap": spending_cap,
+        "machine": machine,
     }
     if any(value is not None for value in values.values()):
         checked = _load(config_path, **values)  # a value that cannot be used is refused
@@ -353,6 +371,7 @@ def config(
     budget, cap = settings.budget, settings.spending_cap
     click.echo(f"budget:   {budget if budget is not None else 'not set (no limit per run)'}")
     click.echo(f"spending cap: {cap if cap is not None else 'not set (no cap)'}")
+    click.echo(f"machine:  {settings.machine}")
 
 
 def _key_asked_for(given: str | None) -> str | None:
@@ -391,6 +410,26 @@ def sample_path() -> Path:
         if (folder / SAMPLE).exists():
             return folder / SAMPLE
     raise click.ClickException(f"{SAMPLE} is missing from this installation")
+
+
+@main.command()
+@click.argument("folder", default="profnet-lite", type=click.Path(file_okay=False))
+def lite(folder: str) -> None:
+    """Write an xlwings Lite template: main.py (the PROFNET_* functions) and requirements.txt
+    (this package's core, pinned), to paste into Lite's editor. FOLDER: default profnet-lite."""
+    from profnet_sheets.excel.lite_template import write
+
+    try:
+        written = write(Path(folder))
+    except ProfnetError as error:
+        raise _failure(error) from None
+    for path in written:
+        click.echo(f"Wrote {path}")
+    click.echo(
+        "In Excel: xlwings Lite > paste main.py into its editor and requirements.txt into its "
+        "requirements; set PROFNET_API_KEY under Environment Variables, scope Local (never in "
+        "the workbook); restart xlwings Lite."
+    )
 
 
 @main.command()
@@ -650,15 +689,25 @@ def lookup(
 
 @main.command()
 def credits() -> None:
-    """What was spent, by endpoint and day, and what the budget leaves."""
+    """What was spent, by endpoint and day, and what the budget leaves; on a Redis cache, the
+    team's spend too, per day and period and per machine, and what the team cap leaves."""
     with _client() as client:
-        rows = client.ledger.by_endpoint_and_day(service=client.service)
+        ledger = client.ledger
+        rows = ledger.by_endpoint_and_day(service=client.service)
         total = client.spent()
         uncertain = client.spent(uncertain=True)
         budget = client.settings.budget
         cap = client.settings.spending_cap
-        cap_left = client.quote(0).cap_left
-        in_flight = client.ledger.in_flight(client.service)
+        try:
+            cap_left = client.quote(0).cap_left
+            in_flight = ledger.in_flight(client.service)
+            team = ledger.team_spend() if isinstance(ledger, TeamLedger) else None
+        except ProfnetError as error:
+            raise _failure(error) from None
+        except ledger.failures as error:
+            raise click.ClickException(ledger.cap_failure(error)) from None
+    if team is not None:
+        click.echo(f"this machine ({client.settings.machine}):")
     if rows or not uncertain:
         click.echo(str(rows))
     click.echo(
@@ -670,12 +719,25 @@ def credits() -> None:
             "process that stopped count as possibly spent once the longest a call can take "
             "has passed)"
         )
+    if team is not None and isinstance(ledger, TeamLedger):
+        click.echo(f"the team (every machine on the Redis cache {ledger.where}):")
+        for spend in team:
+            click.echo(f"  {spend.line()}")
+        if not team:
+            click.echo("  No credits spent yet.")
     if budget is not None:
         click.echo(f"budget: {budget} per run (PROFNET_BUDGET; each run starts anew)")
-    if cap is not None:
+    if cap is None:
+        return
+    if team is not None:
         click.echo(
-            f"spending cap: {cap} for every run on this ledger (PROFNET_SPENDING_CAP): "
+            f"team cap: {cap} for every machine on the team's Redis (PROFNET_SPENDING_CAP): "
             f"{cap_left} left"
+        )
+    else:
+        click.echo(
+            f"spending cap: {cap} for every run on this computer's ledger (PROFNET_SPENDING_CAP; "
+            f"a Redis cache makes it the team's): {cap_left} left"
         )
 
 

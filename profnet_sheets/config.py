@@ -9,6 +9,7 @@ import json
 import math
 import os
 import re
+import socket
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -183,6 +184,8 @@ class Settings:
     # Credits all runs sharing the ledger may spend per period ("500/day", "5000/month",
     # "20000" in all): held across processes; None: no cap.
     spending_cap: SpendingCap | None = None
+    # This computer's name in the team's spend (a Redis cache): `credits` shows each machine's.
+    machine: str = field(default_factory=socket.gethostname)
     offline: bool = False
     refresh: bool = False
     # Answers stay in use after their freshness ran out: only calls never answered are paid
@@ -387,6 +390,8 @@ def _coerce(name: str, value: Any) -> Any:
             return _count(name, value)
         if name == "spending_cap":
             return SpendingCap.parse(value)
+        if name == "machine":
+            return _machine(value)
         if name in _PROFILE:
             return _PROFILE[name](value)
         if name in ("offline", "refresh", "stale_ok", "quiet"):
@@ -420,6 +425,16 @@ def _coerce(name: str, value: Any) -> Any:
         ) from None
 
 
+def _machine(value: Any) -> str:
+    """A machine's name as the team's spend shows it: a word of printable characters."""
+    text = str(value).strip()
+    if not text or len(text) > MACHINE_NAME_MAX or not text.isprintable():
+        raise ValueError(
+            f"it must be a name of 1 to {MACHINE_NAME_MAX} printable characters, such as laptop-ana"
+        )
+    return text
+
+
 def _seconds(value: Any, unit: str = "seconds") -> float:
     """A number from 0 to MOST_SECONDS (of seconds or hours): more than the operating system
     can wait (`time.sleep(1e300)`) is refused here, not met there."""
@@ -445,6 +460,7 @@ def _path(value: Any) -> str:
 
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+)://")  # two letters at least: `C:/` is a drive
 CACHE_WORDS = ("memory", "off")
+MACHINE_NAME_MAX = 64  # characters of a machine's name in the team's spend
 NAME_MAX = 255  # bytes of one file or folder name (most file systems)
 MOST_SECONDS = 10_000_000  # ~115 days: the longest wait, timeout or backoff a setting may ask
 REDIS_SCHEMES = ("redis", "rediss", "unix")

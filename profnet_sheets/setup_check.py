@@ -17,13 +17,16 @@ import re
 import time
 from dataclasses import dataclass, field
 
+import requests
+
+from profnet_sheets.client.call import Sent
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
-from profnet_sheets.client.transport import Sent, Transport, is_loopback
+from profnet_sheets.client.transport import Transport, is_loopback
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TransportError
 from profnet_sheets.redact import masked, masked_url
 from profnet_sheets.spec import ENDPOINTS, search_endpoint
-from profnet_sheets.spec.profile import DEFAULT_NETWORK_HOSTS
+from profnet_sheets.spec.profile import DEFAULT_NETWORK_HOSTS, LITE_ORIGIN
 from profnet_sheets.words import command
 
 PROBE = search_endpoint("leads", "status")  # free, whatever the profile says
@@ -47,6 +50,7 @@ class CheckReport:
     problem: str | None = None
     notes: list[str] = field(default_factory=list)
     credits: int = 0  # what the check cost: a search's status is free
+    lite: bool | None = None  # whether it lets xlwings Lite call it (CORS); None: not known
 
     @property
     def ok(self) -> bool:
@@ -64,6 +68,7 @@ class CheckReport:
             f"reachable:   {reached}",
             f"key:         {key}",
             f"spent:       {self.credits} credits (a search's status is free)",
+            f"lite:        {_LITE_SAID[self.lite]}",
             *(f"note:        {note}" for note in self.notes),
             verdict,
         ]
@@ -122,6 +127,8 @@ def check_setup(settings: Settings) -> CheckReport:
     transport = Transport(quick, base_url)
     try:
         _probe(transport, key, profile.key_header, report)
+        if report.reachable:
+            report.lite = _lets_lite_call(transport, profile.key_header)
     finally:
         transport.close()
     return report
@@ -170,6 +177,39 @@ def _probe(transport: Transport, key: ApiKey, header: str, report: CheckReport) 
         report.problem = _other_answer(masked_url(transport.base_url), sent.status, said)
     if sent.status in (402, 429):  # the key was known: its account is what stops it
         report.key_accepted = True
+
+
+_LITE_SAID = {
+    True: f"allowed: the service lets xlwings Lite ({LITE_ORIGIN}) send the key header (CORS)",
+    False: f"not allowed: the service does not let xlwings Lite ({LITE_ORIGIN}) call it "
+    "(CORS), so the formulas cannot run there; see docs/excel.md",
+    None: "not known: the service did not answer a CORS preflight",
+}
+
+
+def _lets_lite_call(transport: Transport, header: str) -> bool | None:
+    """Whether the service lets xlwings Lite's origin call it with the key header, as a
+    browser asks first: an OPTIONS preflight, free (no key, no parameters; nothing is done).
+    None when it did not answer."""
+    asked = {
+        "Origin": LITE_ORIGIN,
+        "Access-Control-Request-Method": PROBE.method,
+        "Access-Control-Request-Headers": header.lower(),
+        **dict.fromkeys(transport.session.headers, None),  # a browser sends none of these
+    }
+    try:
+        answer = transport.session.options(
+            transport.base_url + PROBE.path,
+            headers=asked,
+            allow_redirects=False,
+            timeout=(transport.settings.connect_timeout, transport.settings.timeout),
+        )
+    except requests.RequestException:
+        return None
+    origin = answer.headers.get("Access-Control-Allow-Origin", "").strip()
+    headers = answer.headers.get("Access-Control-Allow-Headers", "")
+    allowed = {name.strip().lower() for name in headers.split(",")}
+    return answer.ok and origin in (LITE_ORIGIN, "*") and bool({header.lower(), "*"} & allowed)
 
 
 def _is_answer(sent: Sent) -> bool:

@@ -5,6 +5,7 @@ clock (tests/unit/test_spend_policy.py) and against the threaded client over loo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -188,6 +189,19 @@ SCENARIOS = (
 )
 
 
+def calls_of(
+    scenario: Scenario, sleep: Callable[[float], None]
+) -> Iterator[tuple[int, tuple[Answer, ...]]]:
+    """Each call of a scenario: its number and what the service does to its attempts; the
+    clock moved on (`sleep`) where the scenario says a day passes."""
+    for number, step in enumerate(scenario.calls):
+        if step == A_DAY_LATER:
+            sleep(DAY)
+            continue
+        assert not isinstance(step, str)
+        yield number, step
+
+
 def heard(answer: Answer) -> bool:
     """Whether the transport hears an answer to this attempt (False: it went out, no answer
     can be read: cut, or a body that cannot be decoded)."""
@@ -228,3 +242,14 @@ def answer_of(endpoint: str, answer: Answer) -> tuple[int, Any, dict[str, str]] 
     if endpoint == "search-posts":
         return 200, {"data": {"posts": [], "paging": {}}}, {}
     return 200, {"data": {"name": "Acme", "domain": "acme.example"}}, {}
+
+
+def assert_settled(scenario: Scenario, client: Any, sent: int, errors: list[str | None]) -> None:
+    """What a driver's client ended with after `scenario` (`sent`: the attempts the service
+    heard, `errors`: each call's error name or None): the scenario's own figures, nothing
+    left reserved. Closes the client."""
+    sure, maybe = client.spent(), client.spent(uncertain=True)
+    client.close()
+    assert (sure, maybe, sent) == (scenario.sure, scenario.maybe, scenario.sent)
+    assert tuple(errors) == scenario.errors
+    assert client.budget.reserved == 0, "every reservation settled"

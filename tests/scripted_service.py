@@ -23,6 +23,7 @@ class Scripted:
     def __init__(self) -> None:
         self.script: dict[str, list[Answer]] = {}
         self.asked: list[str] = []
+        self.heard: list[tuple[str, dict[str, str]]] = []  # (method, headers) of each request
         self.base_url = ""
         self.arrived = threading.Event()  # set at each request
         self.let_go = threading.Event()  # ends every HOLD
@@ -50,6 +51,7 @@ def serving(scripted: Scripted) -> Iterator[Scripted]:
             length = int(self.headers.get("Content-Length") or 0)
             self.rfile.read(length)
             scripted.asked.append(self.path)
+            scripted.heard.append((self.command, dict(self.headers)))
             scripted.arrived.set()
             answer = scripted.next_for(self.path.split("?", 1)[0])
             if answer == HOLD:
@@ -73,6 +75,9 @@ def serving(scripted: Scripted) -> Iterator[Scripted]:
             self._answer()
 
         def do_POST(self) -> None:
+            self._answer()
+
+        def do_OPTIONS(self) -> None:
             self._answer()
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -72,6 +72,7 @@ class Outcome:
     # "interrupted"
     reason: str | None = None  # what stopped the buying, when it stopped
     unkept: int = 0  # answers this run paid for that the cache could not keep
+    cache_failed: bool = False  # the cache itself failed: what it held may not come back
 
     @property
     def exit_code(self) -> int:
@@ -90,12 +91,18 @@ class Outcome:
 
     def rerun(self) -> str:
         """What running again pays for what this run paid: nothing, or the answers not kept."""
+        if not self.unkept and self.cache_failed:
+            return (
+                "the answers were saved in the cache before it failed, so running again is "
+                "free only if it comes back with its data"
+            )
         if not self.unkept:
             return "the answers are cached, so running again is free"
-        return (
+        said = (
             f"{counted(self.unkept, 'paid answer')} could not be kept in the cache, so running "
             f"again pays {'it' if self.unkept == 1 else 'them'} again"
         )
+        return said + (", and the rest too if it comes back without its data" * self.cache_failed)
 
     def advice(self) -> str | None:
         """What to do when the run ended early, in the user's words; None when it did not."""
@@ -104,7 +111,7 @@ class Outcome:
             if self.done
             else "nothing was lost"
         )
-        if self.unkept:
+        if self.unkept or (self.done and self.cache_failed):
             kept = f"the {self.done:,} done are in the result, but {self.rerun()}"
         return stop_advice(self.ending, self.reason, counted(self.not_done, "row"), kept)
 
@@ -225,6 +232,7 @@ class Enrichment:
             ending=ending,
             reason=client.unreachable if ending == "unreachable" else client.stopped,
             unkept=unkept,
+            cache_failed=client.cache_failed,
         )
 
 

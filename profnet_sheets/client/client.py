@@ -19,38 +19,51 @@ from typing import Any
 from profnet_sheets.client import jobs
 from profnet_sheets.client.answers import conformed, missing, payload, unfinished
 from profnet_sheets.client.cache import CachePolicy
+from profnet_sheets.client.call import (
+    Action,
+    CallPlan,
+    Claim,
+    Flow,
+    Found,
+    ReadStore,
+    Request,
+    Reserve,
+    Save,
+    Sent,
+    Settle,
+    Wait,
+    drive,
+    json_or_none,
+    paid_call,
+)
 from profnet_sheets.client.jobs import SearchJob
 from profnet_sheets.client.keylocks import PROCESS_LOCKS
-from profnet_sheets.client.keys import CallKey, call_key, canonical_json
+from profnet_sheets.client.keys import CallKey, call_key
 from profnet_sheets.client.ledger import Ledger
 from profnet_sheets.client.memo import Memo
 from profnet_sheets.client.pace import Pace
 from profnet_sheets.client.policy import error_for
 from profnet_sheets.client.prepare import prepare
+from profnet_sheets.client.recorder import Recorder
 from profnet_sheets.client.shared import Shared
 from profnet_sheets.client.spend import (
-    Attempt,
     Budget,
-    Charge,
     Estimate,
     PlannedCall,
     Quote,
 )
-from profnet_sheets.client.transport import Sent
+from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import (
-    BudgetExceeded,
     OfflineMiss,
     ProfnetError,
     ServiceError,
     StoppedBuying,
     StoreError,
-    TransportError,
 )
 from profnet_sheets.redact import masked_url
 from profnet_sheets.spec import Endpoint, PriceTable, ServiceProfile, endpoint
 from profnet_sheets.spec.endpoints import SearchKind
-from profnet_sheets.spec.errors import is_foreign
 
 LOG = logging.getLogger("profnet_sheets")
 
@@ -94,6 +107,7 @@ class Client:
         self._budget = self._shared.budget
         self._run: int | None = None  # calls outside any run: each asks the service anew
         self._policy = CachePolicy(self.settings)
+        self._recorder: Recorder | None = None  # set: calls the caches miss are noted, not sent
         self.profile: ServiceProfile = self.settings.profile
 
     # -- the client itself ----------------------------------------------------------------------
@@ -113,6 +127,14 @@ class Client:
         changes = {k: v for k, v in (("refresh", refresh), ("offline", offline)) if v is not None}
         view.settings = self.settings.with_changes(**changes)
         view._policy = CachePolicy(view.settings)
+        return view
+
+    def recording(self, recorder: Recorder) -> Client:
+        """A view of this client (same caches, budget, ledger and run) that sends nothing: a
+        call the caches cannot answer is noted in `recorder` and raises OfflineMiss, and a call
+        `recorder` holds an answer or error for reads it (see `client.recorder`)."""
+        view = copy.copy(self)
+        view._recorder = recorder
         return view
 
     @property
@@ -170,6 +192,12 @@ class Client:
         return self._shared.spend.stops.unkept
 
     @property
+    def cache_failed(self) -> bool:
+        """Whether the cache itself failed (a read, a claim or a save): what it held before
+        may not come back, so a re-run is free only if it does."""
+        return self._shared.spend.stops.cache_failed
+
+    @property
     def out_of_credits(self) -> bool:
         """Whether the service said, in this run, that the account has no credits left (the
         run stopped; the client itself: in the last run that stopped for it)."""
@@ -181,7 +209,8 @@ class Client:
         return self.ledger.total(service=self._shared.service, uncertain=uncertain)
 
     @property
-    def ledger(self) -> Ledger:
+    def ledger(self) -> Ledger | TeamLedger:
+        """This machine's ledger, or on a team's Redis the team's (with this machine's in it)."""
         return self._shared.ledger
 
     @property
@@ -260,15 +289,42 @@ class Client:
         max_items: int | None = None,
         alias: Hashable | None = None,
     ) -> Any:
-        """The body of a successful answer, from the memo, the store or the service. `alias`:
-        what the memo remembers the call's key under (default: the arguments themselves)."""
+        """The body of a successful answer, from the memo, the store or the service: the
+        sequence of `call.paid_call`, driven here with blocking I/O under the key's lock (and,
+        across processes, its claim). `alias`: what the memo remembers the call's key under
+        (default: the arguments themselves)."""
+        plan = self._recall(ep, params, max_items, alias)
+        if isinstance(plan, Found):
+            return plan.value
+        recorder = self._recorder
+        if recorder is not None:
+            fetched = recorder.recalled(plan.key)
+            if fetched is not None:
+                return fetched.value
+        try:
+            with PROCESS_LOCKS(plan.key), contextlib.ExitStack() as claimed:
+                return drive(self._paid(plan), lambda action: self._do(action, claimed))
+        except OfflineMiss:
+            if recorder is not None and not self.settings.offline:
+                recorder.miss(plan)
+            raise
+
+    def _recall(
+        self,
+        ep: Endpoint,
+        params: dict[str, Any],
+        max_items: int | None = None,
+        alias: Hashable | None = None,
+    ) -> CallPlan | Found:
+        """What the memo holds for a call (Found), or the call planned: prepared and keyed
+        (InvalidParameter before anything is paid). Both drivers start here."""
         shared, policy = self._shared, self._policy
         readable, stale = policy.may_read(ep), policy.stale_ok
         raw = alias if alias is not None else _frozen(ep.name, params)
         if readable and raw is not None and alias is None:
             memo = shared.memo.get_alias(raw, stale)
             if memo is not None:
-                return self._hand_out_memo(ep, memo)
+                return Found(self._hand_out_memo(ep, memo))
         payload = prepare(ep, params, profile=self.profile)
         key = self._key(ep, payload)
         if raw is not None:
@@ -276,41 +332,46 @@ class Client:
         if readable:
             memo = shared.memo.get(key, stale)
             if memo is not None:
-                return self._hand_out_memo(ep, memo)
-        with PROCESS_LOCKS(key):
-            if readable:
-                found = self._answer_held(ep, key)
-                if found is not None:
-                    return found
-            if self.settings.offline:
-                raise OfflineMiss(
-                    f"{ep.name}: offline, and this call is not in the cache "
-                    f"({canonical_json(payload)[:200]}). Go online (offline=False) to fetch it.",
-                    endpoint=ep.name,
-                )
-            refused = self._gate(ep)
-            if refused is not None:
-                raise refused
-            with contextlib.ExitStack() as claimed:
-                try:
-                    claimed.enter_context(shared.store.claim(key))
-                except StoreError as failure:
-                    raise self._stopped(ep, str(failure)) from None
-                if readable:  # another process may have paid for it while this one waited
-                    found = self._answer_held(ep, key)
-                    if found is not None:
-                        return found
-                ceiling = shared.spend.ceiling(ep, payload, max_items)
-                sent = self._send(ep, key, payload, ceiling)
-            return self._hand_out(ep, key, sent)
+                return Found(self._hand_out_memo(ep, memo))
+        offline = self.settings.offline or self._recorder is not None
+        return CallPlan(ep, key, payload, max_items, readable, offline, self._run, self.base_url)
 
-    def _answer_held(self, ep: Endpoint, key: CallKey) -> Any | None:
-        """The answer the memo or the store holds for `key` (kept in the memo), or None."""
-        memo = self._shared.memo.get(key, self._policy.stale_ok)
-        if memo is not None:
-            return self._hand_out_memo(ep, memo)
-        sent = self._from_store(ep, key)
-        return None if sent is None else self._hand_out(ep, key, sent)
+    def _paid(self, plan: CallPlan) -> Flow[Any]:
+        """The sequence of a call the memo could not answer (no I/O: see `call.paid_call`)."""
+        transport = self._shared.transport
+        return paid_call(plan, self._shared, _Desk(self), transport.policy, transport.rng)
+
+    def _do(self, action: Action, claimed: contextlib.ExitStack) -> Any:
+        """An action of the sequence, done with blocking I/O: the claim held in `claimed`."""
+        shared = self._shared
+        if isinstance(action, Request):
+            return shared.transport.attempt(action.endpoint, action.payload, shared.api_key)
+        if isinstance(action, Wait):
+            shared.transport.sleep(action.seconds)
+            return None
+        if isinstance(action, Claim):
+            try:
+                claimed.enter_context(shared.store.claim(action.key))
+            except StoreError as failure:
+                raise self._cache_failed(action.endpoint, failure) from None
+            return None
+        return self._book(action)
+
+    def _book(self, action: Action) -> Any:
+        """An action every driver does alike, at once (the store, the budget and the ledger:
+        SQLite or memory in this process): read the store, reserve, settle, save."""
+        if isinstance(action, ReadStore):
+            return self._from_store(action.endpoint, action.key)
+        if isinstance(action, Reserve):
+            return self._shared.reserve(self._budget, action.credits, action.endpoint)
+        if isinstance(action, Settle):
+            reservations = list(action.reservations)
+            self._shared.settle(self._budget, action.endpoint, action.charge, reservations)
+            return None
+        if isinstance(action, Save):
+            self._save(action.endpoint, action.key, action.response, action.seconds)
+            return None
+        raise TypeError(f"{action!r} is not done at once")  # pragma: no cover
 
     def _is_held(self, ep: Endpoint, key: CallKey) -> bool:
         """Whether the memo or the store holds an answer for `key` (a stored one is kept in the
@@ -327,60 +388,11 @@ class Client:
         try:
             held = self._shared.store.get(key, stale_ok=self._policy.stale_ok)
         except StoreError as failure:
-            raise self._stopped(ep, str(failure)) from None
+            raise self._cache_failed(ep, failure) from None
         if held is None:
             return None
-        body = _json_or_none(held.text)
+        body = json_or_none(held.text)
         return Sent(held.status, held.text, body, held.headers, True, expires=held.expires)
-
-    def _send(self, ep: Endpoint, key: CallKey, payload: dict[str, Any], ceiling: int) -> Sent:
-        """Send a call the caches cannot answer: decide (reserve its most), act (the transport),
-        settle (the spend policy, from what the attempts met); keep what the cache policy
-        says to keep."""
-        shared, spend, budget = self._shared, self._shared.spend, self._budget
-        reservations = [shared.reserve(budget, ceiling, ep)]
-
-        def may_retry(attempt: Attempt) -> bool:
-            """Another attempt after `attempt`: allowed by the spend policy, and (after one
-            that may have been charged) within the limits once its most is reserved again."""
-            if not spend.may_repeat(ep, attempt):
-                return False
-            if spend.maybe_charged(ep, attempt):
-                try:
-                    reservations.append(shared.reserve(budget, ceiling, ep))
-                except BudgetExceeded:
-                    return False
-            return True
-
-        attempts: list[Attempt] = []  # what the transport met, known whatever is raised
-        charge: Charge | None = None
-        try:
-            try:
-                sent = shared.transport.send(ep, payload, shared.api_key, may_retry, attempts)
-            except TransportError as error:
-                charge = spend.settle(ep, attempts, ceiling)
-                error.uncertain_attempts = charge.maybe_attempts
-                if error.details == "connect" and self._run is not None:
-                    shared.stop_unreachable()  # a call gave up, never reaching it
-                raise
-            shared.count_answer(sent.status, is_foreign(sent.status, sent.body))
-            if sent.out_of_credits:
-                shared.stop_runs(
-                    "credits",
-                    "the account has no credits left: top up, then run again (what was done "
-                    "is kept and will not be paid again)",
-                    self._error(ep, sent.status, sent.body, sent.headers, out_of_credits=True),
-                )
-            understood = missing(ep, sent.body) is None and not unfinished(ep, sent.body)
-            charge = spend.settle(ep, attempts, ceiling, sent.body, understood)
-            if sent.status == 200 and spend.price(ep).kind != "free":
-                shared.count_reading(understood)
-        finally:
-            # Anything else raised (a redirect refused, Ctrl-C during an attempt): what the
-            # attempts met so far, an attempt under way as one that may have been charged.
-            shared.settle(budget, ep, charge or spend.settle(ep, attempts, ceiling), reservations)
-        self._save(ep, key, sent)
-        return sent
 
     def quote(self, credits: int) -> Quote:
         """What a call or a run that may cost up to `credits` meets: the budget left, then the
@@ -394,16 +406,13 @@ class Client:
         if refused is not None:
             raise refused
 
-    def _save(self, ep: Endpoint, key: CallKey, sent: Sent) -> None:
-        """Save an answer in the store for as long as the policy says. A save that fails (a
-        disk full, a database locked past its busy timeout, Redis gone) is never raised: the
-        answer is paid for, and the caller still gets (and counts) it; but nothing more is
-        bought, since it could not be kept either."""
-        seconds = self._policy.keep_for(ep, sent.status, sent.body)
-        if seconds <= 0 or sent.response is None:
-            return
+    def _save(self, ep: Endpoint, key: CallKey, response: Any, seconds: float) -> None:
+        """Save an answer in the store for `seconds` (the cache policy's word). A save that
+        fails (a disk full, a database locked past its busy timeout, Redis gone) is never
+        raised: the answer is paid for, and the caller still gets (and counts) it; but nothing
+        more is bought, since it could not be kept either."""
         try:
-            self._shared.store.save(key, sent.response, seconds)
+            self._shared.store.save(key, response, seconds)
         except StoreError as failure:
             self._shared.count_unkept(failure)
         except Exception as error:  # anything else: this answer is not kept, the rest go on
@@ -422,8 +431,8 @@ class Client:
         with shared.lock:
             return shared.spend.gate(ep, self._run)
 
-    def _stopped(self, ep: Endpoint, reason: str) -> StoppedBuying:
-        return self._shared.stopped(ep, reason)
+    def _cache_failed(self, ep: Endpoint, failure: StoreError) -> StoppedBuying:
+        return self._shared.stopped(ep, str(failure), cache_failed=True)
 
     def kept_said(self) -> str:
         """Whether a re-run pays again: what was paid is kept, or how many answers were not."""
@@ -841,11 +850,30 @@ def _frozen(name: str, params: Mapping[str, Any]) -> Hashable | None:
     return frozen
 
 
-def _json_or_none(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
+class _Desk:
+    """A client's parts in memory, as the sans-IO call asks them (`call.Desk`)."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    def recalled(self, ep: Endpoint, key: CallKey) -> Any | None:
+        client = self.client
+        memo = client._shared.memo.get(key, client._policy.stale_ok)
+        return None if memo is None else client._hand_out_memo(ep, memo)
+
+    def gate(self, ep: Endpoint) -> ProfnetError | None:
+        return self.client._gate(ep)
+
+    def hand_out(self, ep: Endpoint, key: CallKey, sent: Sent) -> Any:
+        return self.client._hand_out(ep, key, sent)
+
+    def answer_error(
+        self, ep: Endpoint, status: int, body: Any, headers: Any, out_of_credits: bool
+    ) -> ProfnetError:
+        return self.client._error(ep, status, body, headers, out_of_credits=out_of_credits)
+
+    def keep_for(self, ep: Endpoint, status: int, body: Any) -> float:
+        return self.client._policy.keep_for(ep, status, body)
 
 
 def _json(ep: Endpoint, text: str) -> Any:

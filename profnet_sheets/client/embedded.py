@@ -11,6 +11,8 @@ from pathlib import Path
 
 from profnet_sheets.client.wal import ensure_wal
 from profnet_sheets.config import Settings, unusable_cache
+from profnet_sheets.errors import ConfigurationError
+from profnet_sheets.extras import missing_extra
 from profnet_sheets.words import command
 
 SANDBOX_KEY = "embedded-sandbox-key"
@@ -30,7 +32,13 @@ def embedded_base_url(settings: Settings) -> str:
     """The base URL of this process's embedded sandbox, started on first use (and announced).
     It plays the settings' service profile, so that the client talks to it as to that service;
     each profile has a sandbox (and a state file) of its own."""
-    from profnet_sheets.sandbox.server import start_sandbox
+    try:
+        from profnet_sheets.sandbox.server import start_sandbox
+    except ModuleNotFoundError as error:
+        said = missing_extra(error, "the built-in sandbox (no API key is configured)")
+        if said is None:
+            raise
+        raise ConfigurationError(f"{said}; or set PROFNET_API_KEY and PROFNET_BASE_URL") from None
 
     profile = settings.profile
     name = "sandbox-state"

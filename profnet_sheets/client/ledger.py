@@ -85,6 +85,8 @@ class SpendTable(list[Spend]):
 class Ledger:
     """The credits actually spent, call by call, in SQLite beside the cache (or in memory)."""
 
+    failures: tuple[type[BaseException], ...] = (sqlite3.Error,)  # what its calls may raise
+
     def __init__(self, path: Path | None, clock: Callable[[], float] = time.time) -> None:
         self.path = path
         self.clock = clock
@@ -259,6 +261,15 @@ class Ledger:
         with self._lock:
             held: int = self._write(reserve)
         return held
+
+    def cap_failure(self, error: BaseException) -> str:
+        """Why nothing more is bought when the ledger failed the spending cap."""
+        return f"the ledger could not hold the spending cap ({error})"
+
+    def record_failure(self, error: BaseException) -> str:
+        """Why nothing more is bought when the ledger failed to count a call's spend (never:
+        `record` says so in the log and goes on)."""
+        return f"the ledger could not count the spend ({error})"
 
     def release(self, reservation: int) -> None:
         """Drop a reservation (its call is recorded, or was never sent)."""

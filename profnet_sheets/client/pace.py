@@ -61,6 +61,8 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from profnet_sheets.client.pace_redis import RedisPaceBoard, Slot, TeamRate
 
+from profnet_sheets.client.spend import NeverSent
+
 Outcome = Literal["answered", "throttled", "timeout", "failed"]
 
 INITIAL_WINDOW = 8  # calls in flight before anything is known (the earlier fixed default)
@@ -532,7 +534,7 @@ class PaceCore:
         )
 
 
-class Stopped(KeyboardInterrupt):
+class Stopped(NeverSent):
     """The run a thread works for stopped while its call waited for its turn: nothing was sent
     (a KeyboardInterrupt, as Ctrl-C, so that the run ends the same way)."""
 

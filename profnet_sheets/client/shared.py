@@ -19,6 +19,7 @@ from profnet_sheets.client.pace_redis import RedisPaceBoard
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.spend import Budget, Charge, Quote, RunStopKind, SpendPolicy
 from profnet_sheets.client.store import AnswerStore
+from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.client.transport import Transport
 from profnet_sheets.config import ApiKey, Settings, unusable_cache
 from profnet_sheets.errors import ConfigurationError, ProfnetError, StoppedBuying
@@ -62,10 +63,14 @@ class Shared:
         in_memory = settings.cache in ("memory", "off")
         try:
             self.store = AnswerStore(settings, service, key.fingerprint, CachePolicy(settings))
-            self.ledger = Ledger(None if in_memory else ledger_path(settings, service))
+            local = Ledger(None if in_memory else ledger_path(settings, service))
             if not in_memory and not settings.uses_sandbox:  # spend under an older spelling
                 former = ledger_path(settings, former_service_name(base_url))
-                self.ledger.absorb(former, service)
+                local.absorb(former, service)
+            self.ledger: Ledger | TeamLedger = local
+            if self.store.redis is not None:  # a team's Redis: its spend and cap held there
+                where = masked_url(str(self.store.where))
+                self.ledger = TeamLedger(local, self.store.redis, service, settings.machine, where)
         except (OSError, sqlite3.Error) as error:  # no such folder, no right; not a database
             raise unusable_cache(error, settings) from None
         self.transport = Transport(settings, base_url)
@@ -85,7 +90,10 @@ class Shared:
     def quote(self, credits: int, budget: Budget) -> Quote:
         """What `credits` meets: `budget`, then the spending cap (what the ledger holds)."""
         cap = self.settings.spending_cap
-        use = None if cap is None else self.ledger.cap_use(cap, self.service)
+        try:
+            use = None if cap is None else self.ledger.cap_use(cap, self.service)
+        except self.ledger.failures as error:  # no silent fallback to a cap of its own
+            raise self.stopped(None, self.ledger.cap_failure(error)) from None
         with self.lock:
             return self.spend.quote(credits, budget, use)
 
@@ -109,15 +117,17 @@ class Shared:
         except BaseException as error:  # refused, or the ledger failed: nothing is held
             with self.lock:
                 self.spend.release(budget, credits)
-            if isinstance(error, sqlite3.Error):
-                reason = f"the ledger could not hold the spending cap ({error})"
-                raise self.stopped(ep, reason) from None
+            if isinstance(error, self.ledger.failures):
+                raise self.stopped(ep, self.ledger.cap_failure(error)) from None
             raise
         return Reservation(credits, held)
 
-    def stopped(self, ep: Endpoint, reason: str) -> StoppedBuying:
-        """Stop buying for `reason`; the error of the call not sent."""
-        self.stop_buying(reason)
+    def stopped(
+        self, ep: Endpoint | None, reason: str, *, cache_failed: bool = False
+    ) -> StoppedBuying:
+        """Stop buying for `reason` (`cache_failed`: the cache itself failed); the error of
+        the call not sent (None: of a quote)."""
+        self.stop_buying(reason, cache_failed=cache_failed)
         with self.lock:
             return self.spend.stopped_error(ep, reason)
 
@@ -126,22 +136,26 @@ class Shared:
     ) -> None:
         """Record what a call charged (sure, maybe), then give back what it reserved."""
         for credits, uncertain in ((charge.sure, False), (charge.maybe, True)):
-            if credits:
-                items = None if uncertain else charge.items
+            if not credits:
+                continue
+            items = None if uncertain else charge.items
+            try:
                 self.ledger.record(
                     self.service, self.api_key.fingerprint, ep.name, credits, items, uncertain
                 )
+            except self.ledger.failures as error:  # kept on this machine; the team's is not
+                self.stop_buying(self.ledger.record_failure(error))
         with self.lock:
             self.spend.settled(budget, sum(it.credits for it in reservations), charge)
         for reservation in reservations:  # the spend is recorded now: the reservations go
             if reservation.ledger_id is not None:
                 self.ledger.release(reservation.ledger_id)
 
-    def stop_buying(self, reason: str) -> None:
+    def stop_buying(self, reason: str, *, cache_failed: bool = False) -> None:
         """Send nothing more that costs credits, for `reason`, in any run (said once, in the
         log too): asking again might pay for what cannot be kept or read."""
         with self.lock:
-            new = self.spend.stop_buying(reason)
+            new = self.spend.stop_buying(reason, cache_failed)
         if new:
             STOPS_LOG.error("profnet-sheets stopped buying: %s", reason)
 
@@ -149,7 +163,7 @@ class Shared:
         """One more answer paid for and not kept (`failure`: why); nothing more is bought."""
         with self.lock:
             why = self.spend.unkept()
-        self.stop_buying(f"{failure}: {why}")
+        self.stop_buying(f"{failure}: {why}", cache_failed=True)
 
     def start_run(self) -> int:
         with self.lock:

@@ -48,6 +48,12 @@ RunStopKind = Literal["credits", "unreachable"]
 # -- facts reported by the drivers ----------------------------------------------------------
 
 
+class NeverSent(KeyboardInterrupt):
+    """An attempt stopped before it left (its run stopped while it waited for its turn): it
+    cost nothing, and there is nothing of it to settle. A KeyboardInterrupt, as Ctrl-C, so that
+    the run ends the same way."""
+
+
 @dataclass(frozen=True)
 class Attempt:
     """What the transport knows of one attempt, and nothing it decided: whether the request
@@ -66,6 +72,7 @@ class CapUse:
     credits: int  # the cap's credits in its period
     name: str  # `500/day`
     used: int
+    team: bool = False  # held in the team's Redis for every machine on it, not in one ledger
 
     @property
     def left(self) -> int:
@@ -80,8 +87,9 @@ class Limit:
     """A limit on spending, what it leaves now, and where it is set."""
 
     left: int | None  # None: not set
-    name: str  # `the budget`, `the spending cap 500/day`
+    name: str  # `the budget`, `the spending cap 500/day`, `the team cap 500/day`
     setting: str  # `PROFNET_SPENDING_CAP`
+    team: bool = False  # a cap every machine on the team's Redis shares
 
     def preview(self) -> str:
         """What a cost preview says when a run may cost more than the limit leaves."""
@@ -129,6 +137,12 @@ class Quote:
     def cap_left(self) -> int | None:
         """What the spending cap leaves in its period (None: no cap set)."""
         return next((it.left for it in self.limits if it.setting == CAP_SETTING), None)
+
+    @property
+    def team_cap_left(self) -> int | None:
+        """What the team's spending cap (held in Redis) leaves in its period (None: no team
+        cap: none set, or one held per ledger file)."""
+        return next((it.left for it in self.limits if it.team), None)
 
     @property
     def nothing_left(self) -> bool:
@@ -234,6 +248,7 @@ class Stops:
     unreached_in_a_row: int = 0
     foreign_in_a_row: int = 0
     unkept: int = 0  # answers paid for that could not be kept (a re-run pays them)
+    cache_failed: bool = False  # the cache itself failed: what it held may not come back
 
     def run_stop(self, run: int | None, kind: RunStopKind) -> RunStop | None:
         """The stop of `kind` that holds for `run`, or None; for None (the client itself,
@@ -271,7 +286,8 @@ class SpendPolicy:
         """What `credits` meets: the budget's left, then the spending cap's."""
         limits = [Limit(budget.left, "the budget", BUDGET_SETTING)]
         if cap is not None:
-            limits.append(Limit(cap.left, f"the spending cap {cap.name}", CAP_SETTING))
+            name = f"the {'team' if cap.team else 'spending'} cap {cap.name}"
+            limits.append(Limit(cap.left, name, CAP_SETTING, cap.team))
         return Quote(credits, tuple(limits))
 
     def gate(self, ep: Endpoint, run: int | None) -> ProfnetError | None:
@@ -399,8 +415,10 @@ class SpendPolicy:
         self.stops.runs += 1
         return self.stops.runs
 
-    def stop_buying(self, reason: str) -> bool:
-        """Buy nothing more, in any run, for `reason`; whether this stop is new (to be said)."""
+    def stop_buying(self, reason: str, cache_failed: bool = False) -> bool:
+        """Buy nothing more, in any run, for `reason` (`cache_failed`: the cache itself failed,
+        so what it held may not come back); whether this stop is new (to be said)."""
+        self.stops.cache_failed |= cache_failed
         if self.stops.stopped is not None:
             return False
         self.stops.stopped = reason
@@ -460,24 +478,30 @@ class SpendPolicy:
         self.stops.unkept += 1
         return "what it buys could not be kept"
 
-    def stopped_error(self, ep: Endpoint, reason: str) -> StoppedBuying:
-        """The error of a call not sent because buying stopped for `reason`."""
+    def stopped_error(self, ep: Endpoint | None, reason: str) -> StoppedBuying:
+        """The error of a call not sent (None: of a quote) because buying stopped for
+        `reason`."""
         return StoppedBuying(
-            f"{ep.name}: not sent: profnet-sheets stopped buying ({reason}). "
-            f"{self.kept_said()}; fix that and run again.",
+            f"{ep.name + ': not sent' if ep else 'Nothing sent'}: profnet-sheets stopped buying "
+            f"({reason}). {self.kept_said()}; fix that and run again.",
             reason=reason,
-            endpoint=ep.name,
+            endpoint=ep.name if ep else None,
         )
 
     def kept_said(self) -> str:
         """Whether a re-run pays again: what was paid is kept, or how many answers were not."""
-        unkept = self.stops.unkept
+        unkept, cache_failed = self.stops.unkept, self.stops.cache_failed
+        if not unkept and cache_failed:
+            return (
+                "What was paid before the cache failed was saved in it: a re-run pays nothing "
+                "for it only if the cache comes back with its data"
+            )
         if not unkept:
             return "What was paid is kept: the calls done are not paid again"
         return (
             f"{counted(unkept, 'paid answer')} could not be kept in the cache: a re-run pays "
             f"{'it' if unkept == 1 else 'them'} again"
-        )
+        ) + (", and the rest too if the cache comes back without its data" * cache_failed)
 
 
 def ceiling(
@@ -500,9 +524,13 @@ def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | No
     if cap.used + credits <= cap.credits:
         return None
     left = cap.left
+    shared_by = (
+        "every machine on the team's Redis" if cap.team else "every run on this service's ledger"
+    )
     return BudgetExceeded(
-        f"{endpoint} may cost {counted(credits, 'credit')} and only {left} of the spending cap of "
-        f"{cap.name} are left (for every run on this service's ledger); nothing was sent. "
+        f"{endpoint} may cost {counted(credits, 'credit')} and only {left} of the "
+        f"{'team' if cap.team else 'spending'} cap of {cap.name} are left (for {shared_by}); "
+        "nothing was sent. "
         f"Raise the cap ({CAP_SETTING}, config --spending-cap) or wait for the next period.",
         endpoint=endpoint,
         needed=credits,

@@ -1,35 +1,37 @@
 """The HTTP layer: a plain requests session, the key header (the profile's) put on last, no
-redirects, the retry loop of `policy`, each attempt at the service's pace (`pace`). It sends
-and reports what happened (`Attempt`); it never decides what is kept, nor what was charged."""
+redirects, each attempt at the service's pace (`pace`): the blocking driver of the attempts
+of `call.attempts_of` (the retry loop). It sends and reports what happened (`Attempt`); it
+never decides what is kept, nor what was charged."""
 
 from __future__ import annotations
 
-import json
 import logging
 import random
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 import requests
 
+from profnet_sheets.client.call import (
+    Action,
+    Heard,
+    Request,
+    Sent,
+    Wait,
+    attempts_of,
+    drive,
+    heard,
+    lesson,
+    told,
+)
 from profnet_sheets.client.deadline import Deadline, DeadlineAdapter
 from profnet_sheets.client.pace import Outcome, Pace
-from profnet_sheets.client.policy import (
-    NEVER_SENT,
-    Failure,
-    RetryPolicy,
-    parse_retry_after,
-    says_out_of_credits,
-)
+from profnet_sheets.client.policy import Failure, RetryPolicy
 from profnet_sheets.client.spend import Attempt
 from profnet_sheets.config import ApiKey, Settings
-from profnet_sheets.errors import ServiceError, TransportError
-from profnet_sheets.redact import masked, masked_url, shown
 from profnet_sheets.spec import Endpoint
-from profnet_sheets.words import counted
 
 LOG = logging.getLogger("profnet_sheets")
 USER_AGENT = "profnet-sheets"
@@ -56,36 +58,6 @@ class KeyHeader(requests.auth.AuthBase):
 
     def __repr__(self) -> str:
         return f"KeyHeader({self.header}: {self.key!r})"
-
-
-@dataclass
-class Sent:
-    """One answer, from the wire or the HTTP cache: its body parsed once (None: not JSON).
-    `expires`: until when a cached one is fresh (unix time); `attempts`: what each attempt of
-    the call met (none for a cached answer), for the spend policy to settle."""
-
-    status: int
-    text: str
-    body: Any
-    headers: Mapping[str, str]
-    from_cache: bool
-    attempts: tuple[Attempt, ...] = ()
-    expires: float | None = None
-    response: requests.Response | None = None  # from the wire: what the store keeps
-    out_of_credits: bool = False  # the answer says the account cannot pay (decided once)
-
-
-@dataclass(frozen=True)
-class _Heard:
-    """One attempt's answer: its body parsed once (None: not JSON), and whether it says the
-    account cannot pay (`says_out_of_credits`, decided once for the retry, the pace and the
-    client)."""
-
-    response: requests.Response
-    body: Any
-    out_of_credits: bool
-    text: str  # the body's text, the key masked where the service quoted it back
-    quoted_key: bool = False  # it did: the answer is never kept (the store saves `response`)
 
 
 class Transport:
@@ -122,7 +94,7 @@ class Transport:
             retry_after_cap=settings.retry_after_cap,
         )
         self.sleep: Callable[[float], None] = time.sleep
-        self._random = random.Random()
+        self.rng = random.Random()
         # Told after each attempt whether it reached the service; False back: the service is
         # deemed unreachable, and a call that could not connect is not tried again.
         self.reached: Callable[[bool], bool] = lambda reached: True
@@ -145,65 +117,30 @@ class Transport:
         attempt met as it happens: an attempt under way is there as one that went out with no
         answer yet, until its end says otherwise. Raises TransportError when no answer came.
         """
-        attempts = [] if attempts is None else attempts
-        while True:
-            number = len(attempts)
-            attempts.append(Attempt(went_out=True))  # under way: it may reach the service
-            answer = self._attempt(endpoint, payload, key)
-            attempts.pop()
-            if isinstance(answer, str):
-                failure: Failure = answer
-                # Returned, not raised, by _attempt: the error (which holds the request and its
-                # headers) must not ride along as the __context__ of what is raised.
-                fact = Attempt(went_out=failure not in NEVER_SENT)
-                attempts.append(fact)
-                wait = self.policy.after_failure(number, failure, self._random)
-                if not self.reached(fact.went_out):
-                    wait = None
-                held_back = wait is not None and may_retry is not None and not may_retry(fact)
-                if wait is None or held_back:
-                    raise self._transport_error(endpoint, failure, attempts, held_back)
-            else:
-                self.reached(True)
-                response, body = answer.response, answer.body
-                status = response.status_code
-                if 300 <= status < 400:
-                    raise ServiceError(
-                        f"{endpoint.name}: the service answered with a redirect "
-                        f"({status}) to {shown(response.headers.get('Location'))}; "
-                        "it is not followed, so that the API key is never sent elsewhere. "
-                        "Check the base URL (PROFNET_BASE_URL).",
-                        endpoint=endpoint.name,
-                        status=status,
-                    )
-                fact = Attempt(went_out=True, status=status)
-                attempts.append(fact)
-                wait = self.policy.after_status(
-                    number,
-                    status,
-                    response.headers,
-                    body,
-                    self._random,
-                    out_of_credits=answer.out_of_credits,
-                )
-                if wait is not None and may_retry is not None and not may_retry(fact):
-                    wait = None
-                if wait is None:
-                    return Sent(
-                        status,
-                        answer.text,
-                        body,
-                        response.headers,
-                        False,
-                        tuple(attempts),
-                        response=None if answer.quoted_key else response,
-                        out_of_credits=answer.out_of_credits,
-                    )
-            self.sleep(wait)
+        flow = attempts_of(
+            endpoint,
+            payload,
+            self.policy,
+            self.rng,
+            self.base_url,
+            self.reached,
+            None if may_retry is None else (lambda fact: told(may_retry(fact))),
+            attempts,
+        )
+        return drive(flow, lambda action: self._do(action, key))
 
-    def _attempt(
+    def _do(self, action: Action, key: ApiKey | None) -> Heard | Failure | None:
+        """An action of the attempts: one attempt, or a wait before the next."""
+        if isinstance(action, Request):
+            return self.attempt(action.endpoint, action.payload, key)
+        if isinstance(action, Wait):
+            self.sleep(action.seconds)
+            return None
+        raise TypeError(f"not an action of the attempts: {action!r}")  # pragma: no cover
+
+    def attempt(
         self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey | None
-    ) -> _Heard | Failure:
+    ) -> Heard | Failure:
         """One attempt when the pace lets it start: the answer, or how it failed; the pace
         learns how it went."""
         ticket = self.pace.acquire()
@@ -219,37 +156,12 @@ class Transport:
                 outcome = "timeout"
             return failure
         else:
-            text, body = response.text, _json_or_none(response)
             secret = key.reveal() if key is not None else ""
-            quoted_key = bool(secret) and response.status_code != 200 and secret in text
-            if quoted_key:  # a key quoted back in an error reaches no message, log nor cache
-                text = masked(text, (secret,))
-                body = _json_or_none_of(text)
-            said = body if body is not None else text  # a quota told in plain text
-            heard = _Heard(
-                response,
-                body,
-                says_out_of_credits(response.status_code, said),
-                text,
-                quoted_key,
-            )
-            outcome, retry_after = self._lesson(heard)
-            return heard
+            answer = heard(response.status_code, response.headers, response.text, secret, response)
+            outcome, retry_after = lesson(answer, self.policy.retry_after_cap)
+            return answer
         finally:
             self.pace.release(ticket, outcome, retry_after)
-
-    def _lesson(self, heard: _Heard) -> tuple[Outcome, float | None]:
-        """What an answer tells the pace: a 429 about speed (with its Retry-After, capped),
-        a 5xx nothing, any other answer that the service answered."""
-        status = heard.response.status_code
-        if status >= 500:
-            return "failed", None
-        if status != 429:
-            return "answered", None
-        if heard.out_of_credits:
-            return "failed", None  # out of credits: not a question of speed
-        wait = parse_retry_after(heard.response.headers.get("Retry-After"))
-        return "throttled", None if wait is None else min(wait, self.policy.retry_after_cap)
 
     def _request(
         self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey | None
@@ -268,37 +180,8 @@ class Transport:
         response.content  # noqa: B018 - read the body now, so a cut connection fails here
         return response
 
-    def _transport_error(
-        self, endpoint: Endpoint, failure: Failure, attempts: list[Attempt], held_back: bool
-    ) -> TransportError:
-        what = {
-            "connect": "could not reach the service",
-            "refused": "could not reach the service (the connection was refused)",
-            "read": "lost the connection while waiting for the answer",
-            "timeout": "timed out waiting for the answer (PROFNET_TIMEOUT)",
-            "deadline": "timed out waiting for the answer: no whole answer within the call's "
-            "deadline (PROFNET_DEADLINE), so it was not tried again",
-        }[failure]
-        if held_back:
-            advice = " It was not retried because the service may already have charged for it."
-        else:
-            advice = f" Tried {counted(len(attempts), 'time')}."
-        error = TransportError(
-            f"{endpoint.name}: {what} at {masked_url(self.base_url)}.{advice} "
-            "Check the network and PROFNET_BASE_URL, then try again.",
-            endpoint=endpoint.name,
-            details="connect" if failure in NEVER_SENT else _DETAILS.get(failure, failure),
-        )
-        error.attempts = tuple(attempts)
-        return error
-
     def close(self) -> None:
         self.session.close()
-
-
-# An error's details name how it failed: a deadline passed is a timeout there (check and the
-# front ends read "connect", "read", "timeout").
-_DETAILS: dict[Failure, str] = {"deadline": "timeout"}
 
 
 def _failure(error: requests.exceptions.RequestException, expired: bool) -> Failure:
@@ -332,17 +215,3 @@ def _never_sent(error: Exception) -> bool:
             "ConnectTimeout",
         )
     )
-
-
-def _json_or_none(response: requests.Response) -> Any:
-    try:
-        return response.json()
-    except ValueError:
-        return None
-
-
-def _json_or_none_of(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None

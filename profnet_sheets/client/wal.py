@@ -74,8 +74,10 @@ def create(path: Path, script: str = "") -> None:
             db.execute("PRAGMA journal_mode=WAL")
             if script:
                 db.executescript(script)
-        with contextlib.suppress(FileExistsError):
-            os.link(building, path)
+        link = getattr(os, "link", None)  # none under Pyodide: made in place, as SQLite does
+        if link is not None:
+            with contextlib.suppress(FileExistsError):
+                link(building, path)
     except OSError:  # a file system without hard links: made in place, as SQLite does
         pass
     finally:

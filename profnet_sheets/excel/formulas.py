@@ -360,7 +360,8 @@ def companies(request_id: Any, fields: Any = None, header: Any = None) -> Result
 @formula
 def credits(header: Any = None) -> Result:
     """Credits this Excel session has spent, what its budget leaves, and where the data comes
-    from (the SANDBOX's synthetic data when no API key is set)."""
+    from (the SANDBOX's synthetic data when no API key is set); with a team cap (a spending
+    cap on a Redis cache), what it leaves: `team cap: N left`."""
     client = session.current().client
     values: list[cells.CellValue] = [
         client.budget.spent,
@@ -368,4 +369,8 @@ def credits(header: Any = None) -> Result:
         session.data_source(client),
     ]
     top: list[cells.CellValue] = ["credits spent", "budget left", "data"]
+    team_left = client.quote(0).team_cap_left
+    if team_left is not None:
+        values.append(f"team cap: {team_left} left")
+        top.append("team cap")
     return [top, values] if cells.flag(header, "header") else [values]

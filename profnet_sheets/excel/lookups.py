@@ -115,7 +115,8 @@ def lookup(
     else:
         columns = _columns(spec, grids, len(main.cells))
         ranged = {name for name, grid in grids.items() if not grid.single}
-        answers = fetch_many(session, spec.kind, columns, given, ranged)
+        many = fetch_rows if session.one_by_one else fetch_many
+        answers = many(session, spec.kind, columns, given, ranged)
     if main.single and (answers[0] is None or isinstance(answers[0], str)):
         return answers[0] or ""  # one blank key, or one key's error: nothing to spill
     if spec.items is None:
@@ -176,6 +177,23 @@ def _key_rows(
         for name, text in zip(columns, row, strict=True):
             texts[name].append(text)
     return texts, invalid
+
+
+def fetch_rows(
+    session: ExcelSession,
+    kind: Kind,
+    columns: Mapping[str, Sequence[Any]],
+    options: Mapping[str, Any],
+    ranged: set[str] | None = None,
+) -> list[Answer]:
+    """fetch_many() without the batch engine (no polars, no thread: xlwings Lite): each
+    row's record by fetch_one(), identical keys answered once by the client's caches."""
+    texts, invalid = _key_rows(columns, set(columns) if ranged is None else ranged)
+    answers: list[Answer] = []
+    for index in range(len(next(iter(texts.values()), []))):
+        row = {name: values[index] for name, values in texts.items()}
+        answers.append(invalid.get(index) or fetch_one(session, kind, row, options))
+    return answers
 
 
 def _frame(texts: Mapping[str, list[str | None]]) -> Any:

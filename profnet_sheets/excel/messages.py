@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from profnet_sheets.errors import (
     ArgumentError,
@@ -19,53 +20,97 @@ from profnet_sheets.errors import (
     Unauthorized,
 )
 from profnet_sheets.excel.cells import error_text
-from profnet_sheets.excel.session import BUDGET_KEY, OFFLINE_KEY, STOP_HOLD
+from profnet_sheets.excel.session import BUDGET_KEY, OFFLINE_KEY, STOP_HOLD, Host, current_host
 from profnet_sheets.words import command
 
 log = logging.getLogger("profnet_sheets.excel")
 
+
+@dataclass(frozen=True)
+class Remedy:
+    """A host's words for what to do: where its settings are changed (`settings`; said after
+    a switch's name as `switch_where`), how its Python reads them again, how a refused key
+    is replaced."""
+
+    settings: str
+    switch_where: str
+    restart: str
+    new_key: str
+
+
 RESTART = "then restart the UDF server (xlwings tab; in LibreOffice, LibreOffice itself)"
-BUDGET_SPENT = (
-    f"the budget of this Excel session is spent: nothing was sent. Raise {BUDGET_KEY} "
-    f"(xlwings.conf sheet or environment), {RESTART}; what was fetched stays free"
-)
+LITE_SETTINGS = "xlwings Lite > Environment Variables, scope Local"
+LITE_RESTART = "then restart xlwings Lite"
+REMEDIES: dict[Host, Remedy] = {
+    "desktop": Remedy(
+        "xlwings.conf sheet or environment",
+        "",
+        RESTART,
+        f"run {command('config --api-key')} (it asks for it), {RESTART} (a changed "
+        "environment variable needs Excel itself restarted)",
+    ),
+    "lite": Remedy(
+        LITE_SETTINGS,
+        f" ({LITE_SETTINGS})",
+        LITE_RESTART,
+        f"set PROFNET_API_KEY under {LITE_SETTINGS}, {LITE_RESTART}",
+    ),
+}
+
+
+def budget_spent(host: Host = "desktop") -> str:
+    remedy = REMEDIES[host]
+    return (
+        f"the budget of this Excel session is spent: nothing was sent. Raise {BUDGET_KEY} "
+        f"({remedy.settings}), {remedy.restart}; what was fetched stays free"
+    )
+
+
+def offline(host: Host = "desktop") -> str:
+    remedy = REMEDIES[host]
+    return (
+        "offline: not in the cache yet. To fetch it (it costs credits), set "
+        f"{OFFLINE_KEY} to FALSE{remedy.switch_where}, {remedy.restart}"
+    )
+
+
+def unauthorized(host: Host = "desktop") -> str:
+    return f"the service refused the API key: {REMEDIES[host].new_key}"
+
+
+BUDGET_SPENT = budget_spent()
 CAP_SPENT = (
     "the spending cap is reached (PROFNET_SPENDING_CAP, for every run on this service): "
     "nothing was sent. Raise it, or wait for its next period; what was fetched stays free"
 )
-OFFLINE = (
-    f"offline: not in the cache yet. To fetch it (it costs credits), set {OFFLINE_KEY} to "
-    f"FALSE, {RESTART}"
-)
+OFFLINE = offline()
 NOT_FOUND = "not found: check the id, URL or name it was looked up by"
 INTERRUPTED = "interrupted before it was fetched: recalculate"
 UNREACHABLE = (
     "the service cannot be reached: check the network and the base URL "
     f"({command('check')}), then recalculate (formulas ask again {STOP_HOLD:g} s after this)"
 )
-UNAUTHORIZED = (
-    f"the service refused the API key: run {command('config --api-key')} (it asks for it), "
-    f"{RESTART} (a changed environment variable needs Excel itself restarted)"
-)
+UNAUTHORIZED = unauthorized()
 # How the batch engine words a row's error (batch/engine.py) -> the same words as one key's.
 _ENGINE_SERVICE = "service error: "
 _ENGINE_CREDITS = "out of credits: "
 _ENGINE_NOT_FOUND = "not found"
 
 
-def message_for(error: BaseException) -> str:
-    """The `#PROFNET! ...` text for an error raised while a formula ran."""
-    return error_text(_explain(error))
+def message_for(error: BaseException, host: Host | None = None) -> str:
+    """The `#PROFNET! ...` text for an error raised while a formula ran, in the words of
+    `host` (default: the session's, see `session.current_host`)."""
+    return error_text(_explain(error, host or current_host()))
 
 
-def _explain(error: BaseException) -> str:
+def _explain(error: BaseException, host: Host) -> str:
     if isinstance(error, BudgetExceeded):
         from profnet_sheets.client.spend import CAP_SETTING  # not at import: formulas stay light
 
-        spent = CAP_SPENT if error.limit == CAP_SETTING else BUDGET_SPENT
+        spent = CAP_SPENT if error.limit == CAP_SETTING else budget_spent(host)
         return f"{spent} ({error.needed} needed, {error.left} left)"
     if isinstance(error, OfflineMiss):
-        return OFFLINE
+        return offline(host)
     if isinstance(error, ArgumentError | SearchError | ConfigurationError):
         return str(error)
     if isinstance(error, InvalidParameter | NormalizationError):
@@ -73,7 +118,7 @@ def _explain(error: BaseException) -> str:
     if isinstance(error, NotFound):
         return NOT_FOUND
     if isinstance(error, Unauthorized):
-        return UNAUTHORIZED
+        return unauthorized(host)
     if isinstance(error, InsufficientCredits):
         return out_of_credits(str(error))
     if isinstance(error, ServiceUnreachable):

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import urlsplit
 
 from profnet_sheets.client import cell_values
@@ -19,6 +19,7 @@ from profnet_sheets.words import command
 if TYPE_CHECKING:
     from profnet_sheets.client.client import Client
     from profnet_sheets.client.jobs import SearchStatus
+    from profnet_sheets.client.recorder import Recorder
     from profnet_sheets.config import Settings
 
 BUDGET_KEY: Final = "PROFNET_EXCEL_BUDGET"
@@ -44,6 +45,9 @@ PROFILE_KEYS: Final = (
     "PROFNET_PRICES",
 )
 
+# Which Excel runs the formulas: xlwings' UDF server (or LibreOffice), or xlwings Lite; the
+# messages name that host's remedies (where settings are changed, how Python restarts).
+Host = Literal["desktop", "lite"]
 Source = tuple[str, Mapping[str, Any]]  # (where, its settings), e.g. the xlwings.conf sheet
 WorkbookConfig = Callable[[], Mapping[str, Any]]
 
@@ -146,6 +150,11 @@ class ExcelSession:
     completed: dict[str, SearchStatus] = field(default_factory=dict)  # searches seen completed
     clock: Callable[[], float] = time.monotonic
     stopped_since: float | None = None  # when a formula first met this run stopped
+    # Set while a formula runs in xlwings Lite's recording round: calls are noted, not sent.
+    recorder: Recorder | None = None
+    # Ranges looked up row by row, not through the batch engine (polars, threads): Lite.
+    one_by_one: bool = False
+    host: Host = "desktop"
 
     @classmethod
     def start(
@@ -163,7 +172,7 @@ class ExcelSession:
             self.stopped_since = self.clock()
         elif self.clock() - self.stopped_since >= STOP_HOLD:
             self.run, self.stopped_since = self.run.new_run(), None
-        return self.run
+        return self.run if self.recorder is None else self.run.recording(self.recorder)
 
 
 def data_source(client: Client) -> str:
@@ -255,6 +264,12 @@ def install(
     with _lock:
         _state["session"] = ExcelSession.start(client, config or SessionConfig(), clock)
         return _state["session"]
+
+
+def current_host() -> Host:
+    """The host of this process's session, if one has started; else the desktop."""
+    session = _state.get("session")
+    return "desktop" if session is None else session.host
 
 
 def reset() -> None:

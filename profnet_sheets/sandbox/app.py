@@ -13,10 +13,12 @@ from urllib.parse import parse_qsl
 
 from profnet_sheets.sandbox.backend import Backend, Reply
 from profnet_sheets.sandbox.controls import SettingError, check_all
+from profnet_sheets.sandbox.cors import Cors
 from profnet_sheets.sandbox.params import Unreadable, read_json
 from profnet_sheets.spec import errors
 from profnet_sheets.spec.endpoints import BY_PATH
 from profnet_sheets.spec.openapi import openapi_document
+from profnet_sheets.spec.profile import LITE_ORIGIN
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -47,13 +49,18 @@ class _WatchedSend:
 class SandboxApp:
     """ASGI application serving the 20 endpoints, /openapi.json and the /_sandbox/ controls."""
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: Backend, cors: Cors | None = None) -> None:
         self.backend = backend
         self._random = random.Random(backend.world.seed + 1)
         self._openapi = json.dumps(openapi_document(profile=backend.profile)).encode()
         # ASGI gives header names in lower case: the key's, and those the profile requires.
         self._key_header = backend.profile.key_header.lower().encode()
         self._required = {name: name.lower().encode() for name, _ in backend.profile.headers}
+        self.cors = cors or Cors((LITE_ORIGIN,), (backend.profile.key_header, *self._required))
+        # Calls to the endpoints arrived and not yet answered, now and at the most (tests
+        # read how many a client had in flight at once).
+        self.under_way = 0
+        self.most_under_way = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -61,7 +68,16 @@ class SandboxApp:
             return
         if scope["type"] != "http":
             return
-        watched = _WatchedSend(send)
+        origin = _header(scope, b"origin")
+        if scope["method"] == "OPTIONS":  # a preflight: answered before anything is counted
+            await _send(send, 204, b"", self.cors.preflight_headers(origin))
+            return
+        answer = self.cors.sending_to(origin, send)
+        watched = _WatchedSend(answer)
+        counted = not scope["path"].startswith(CONTROL_PREFIX)
+        if counted:
+            self.under_way += 1
+            self.most_under_way = max(self.most_under_way, self.under_way)
         try:
             await self._serve(scope, receive, watched)
         except DroppedConnectionError:
@@ -71,7 +87,10 @@ class SandboxApp:
             _log.exception("the sandbox failed on %s %s", scope["method"], scope["path"])
             if watched.started:
                 raise
-            await _send(send, 500, json.dumps(errors.server_error(INTERNAL_ERROR)).encode())
+            await _send(answer, 500, json.dumps(errors.server_error(INTERNAL_ERROR)).encode())
+        finally:
+            if counted:
+                self.under_way -= 1
 
     async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope["path"]

@@ -14,8 +14,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from profnet_sheets.sandbox.cors import allowed_origins
 from profnet_sheets.sandbox.params import finite_number, shown
 from profnet_sheets.spec.profile import (
+    LITE_ORIGIN,
     MAX_PRICE,
     PriceTable,
     header_name,
@@ -161,6 +163,9 @@ SETTINGS: dict[str, Setting] = {
     "required_headers": Profiled(
         "a table of header names and values of printable ASCII (none the sandbox sets)",
         header_table,
+    ),
+    "cors_origins": Profiled(
+        f"origins (scheme://host[:port]) such as {LITE_ORIGIN}, or * for any", allowed_origins
     ),
     "prices": Profiled(
         f"a table of endpoints that are not free and whole numbers of credits (0 to {MAX_PRICE})",

@@ -7,18 +7,24 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, fields
 from types import TracebackType
 from typing import Any
 
 import uvicorn
 
-from profnet_sheets.sandbox.app import DroppedConnectionError, SandboxApp
+from profnet_sheets.sandbox.app import DroppedConnectionError, Receive, SandboxApp, Scope, Send
 from profnet_sheets.sandbox.backend import Backend, Faults
 from profnet_sheets.sandbox.controls import SETTINGS, check
+from profnet_sheets.sandbox.cors import Cors
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
-from profnet_sheets.spec.profile import API_KEY_HEADER, DEFAULT_NETWORK_HOSTS, ServiceProfile
+from profnet_sheets.spec.profile import (
+    API_KEY_HEADER,
+    DEFAULT_NETWORK_HOSTS,
+    LITE_ORIGIN,
+    ServiceProfile,
+)
 
 __all__ = [
     "DEFAULT_KEY",
@@ -28,6 +34,8 @@ __all__ = [
     "serve_forever",
     "start_sandbox",
 ]
+
+Asgi = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,8 @@ class SandboxConfig:
     prices: Mapping[str, int] = field(default_factory=dict)
     rate_limit_per_minute: float | None = None
     limit_retry_after: bool = True  # the limits' 429s say Retry-After
+    # The web origins that may call it from a browser (cors.py): xlwings Lite's by default.
+    cors_origins: tuple[str, ...] = (LITE_ORIGIN,)
 
     def __post_init__(self) -> None:
         """Refuse at once what the sandbox cannot mean (controls.SETTINGS): SettingError."""
@@ -81,6 +91,10 @@ class SandboxConfig:
             prices=check("prices", self.prices),
         )
 
+    def cors(self) -> Cors:
+        """Who may call it from a browser, with the key header and the headers it requires."""
+        return Cors(self.cors_origins, (self.key_header, *self.required_headers))
+
     def backend(self) -> Backend:
         return Backend(
             api_keys=self.api_keys,
@@ -101,7 +115,7 @@ class _QuietDrops(logging.Filter):
         return not (record.exc_info and isinstance(record.exc_info[1], DroppedConnectionError))
 
 
-def _uvicorn_config(app: SandboxApp, config: SandboxConfig, log_level: str) -> uvicorn.Config:
+def _uvicorn_config(app: Asgi, config: SandboxConfig, log_level: str) -> uvicorn.Config:
     logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
     return uvicorn.Config(
         app,
@@ -154,16 +168,23 @@ def base_url(sock: socket.socket) -> str:
 
 
 class RunningSandbox:
-    """A sandbox serving in a background thread; `base_url` to call it, `stop()` to end it."""
+    """A sandbox serving in a background thread; `base_url` to call it, `stop()` to end it.
+    `around`: a layer served in front of its app (tests: one that notes every request)."""
 
-    def __init__(self, config: SandboxConfig, log_level: str = "warning") -> None:
+    def __init__(
+        self,
+        config: SandboxConfig,
+        log_level: str = "warning",
+        around: Callable[[SandboxApp], Asgi] | None = None,
+    ) -> None:
         self.config = config
         self.backend = config.backend()
-        self.app = SandboxApp(self.backend)
+        self.app = SandboxApp(self.backend, config.cors())
         self._socket = listening_socket(config.host, config.port)
         self.base_url = base_url(self._socket)
         port = self._socket.getsockname()[1]
-        self._server = uvicorn.Server(_uvicorn_config(self.app, config, log_level))
+        served = self.app if around is None else around(self.app)
+        self._server = uvicorn.Server(_uvicorn_config(served, config, log_level))
         self._thread = threading.Thread(
             target=self._server.run,
             kwargs={"sockets": [self._socket]},
@@ -207,6 +228,11 @@ class RunningSandbox:
             return sum(entry["calls"] for entry in self.usage(key)["calls"].values())
         return self.counted(endpoint, key)["calls"]
 
+    def most_in_flight(self) -> int:
+        """The most calls to the endpoints it has had under way at once (arrived, not yet
+        answered) since it started: how many a client had in flight."""
+        return self.app.most_under_way
+
     def stop(self) -> None:
         self._server.should_exit = True
         self._thread.join(timeout=10)
@@ -246,7 +272,7 @@ def serve_forever(
     """Run the sandbox in the foreground until interrupted (the `sandbox` command).
 
     `on_listening(base_url)` is called once the socket listens, with the port it really has."""
-    app = SandboxApp(config.backend())
+    app = SandboxApp(config.backend(), config.cors())
     with listening_socket(config.host, config.port) as sock:
         if on_listening is not None:
             on_listening(base_url(sock))

@@ -23,6 +23,9 @@ from profnet_sheets.spec.endpoints import ENDPOINTS, NETWORK_HOST, Endpoint, Pri
 
 API_KEY_HEADER = "X-SERVICE-API-KEY"  # section 5, as the spec writes it
 DEFAULT_NETWORK_HOSTS: tuple[str, ...] = (NETWORK_HOST,)
+# The web origin of the xlwings Lite add-in (lite.xlwings.org, "Web API Requests"): a service
+# must allow it (CORS) for the formulas to call it from Excel on the Mac and the web.
+LITE_ORIGIN = "https://addin.xlwings.org"
 MAX_PRICE = 1_000_000  # credits a call may be priced at, at most
 
 # Headers the HTTP layer sets itself: neither the key nor an extra header may take their name.

@@ -78,7 +78,7 @@ def run_enrichment(
         bar.finish(ok=False)
         kept = (
             f"the lookups done are in the table, but {outcome.rerun()}"
-            if outcome.unkept
+            if outcome.unkept or outcome.cache_failed
             else "the lookups done are kept (and cached); enrich again to finish, the done "
             "ones are free"
         )

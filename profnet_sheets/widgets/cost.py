@@ -13,9 +13,12 @@ def credits_text(number: int) -> str:
 
 
 def budget_text(quote: Quote | None) -> str:
-    """`Budget left: 1,000.`, and a warning when what is quoted would pass a limit."""
+    """`Budget left: 1,000.` (`...; team cap: 20 left.` when a team cap is set), and a warning
+    when what is quoted would pass a limit."""
     left = None if quote is None else quote.budget_left
-    head = "No budget set." if left is None else f"Budget left: {credits_text(left)}."
+    head = "No budget set" if left is None else f"Budget left: {credits_text(left)}"
+    team_left = None if quote is None else quote.team_cap_left
+    head += "." if team_left is None else f"; team cap: {team_left} left."
     short = None if quote is None else quote.short
     if short is None:
         return head

@@ -27,7 +27,6 @@ from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "03_lead_search.ipynb"
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
-CHROMIUM = Path("/usr/bin/chromium")
 KEY, CHECK_KEY = "e2e-key", "e2e-check-key"  # the notebook's, and the test's own
 TITLES = ["Head of Data", "=2+3"]  # a hostile title: shown as text, escaped in exports
 PLACE = "Germany"
@@ -53,22 +52,6 @@ def free_port() -> int:
 
 def voila_options(port: int) -> list[str]:
     return ["--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1"]
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Path:
-    """Debian's chromium; without it a skip that says how to get it, and a failure in CI."""
-    if not CHROMIUM.exists():
-        reason = f"no browser at {CHROMIUM}: install it with `apt-get install chromium`"
-        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
-            pytest.fail(f"{reason} (.ci/run does; in CI a missing browser fails the run)")
-        pytest.skip(reason)
-    version = subprocess.run(
-        [str(CHROMIUM), "--version"], capture_output=True, text=True, timeout=60, check=False
-    )
-    if version.returncode != 0:
-        pytest.fail(f"{CHROMIUM} does not run: {version.stderr or version.stdout}")
-    return CHROMIUM
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ def test_every_benchmark_is_covered_here() -> None:
         "batch_enrich.py",
         "client_cache.py",
         "excel_udfs.py",
+        "lite.py",
         "money_core.py",
         "sandbox_overhead.py",
         "store_threads.py",

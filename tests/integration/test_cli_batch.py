@@ -333,7 +333,7 @@ def test_the_spending_cap_is_kept_shown_and_holds_across_runs(
         run(env, "enrich", str(source), "--kind", "company", "--out", str(tmp_path / "o.csv"))
     assert sandbox.charged(KEY) == 4
     shown = run(env, "credits")
-    assert "spending cap: 4/day for every run on this ledger" in shown.stdout
+    assert "spending cap: 4/day for every run on this computer's ledger" in shown.stdout
     assert "0 left" in shown.stdout
     bad = run(env, "config", "--spending-cap", "5/week")
     assert bad.returncode == 1

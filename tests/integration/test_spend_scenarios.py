@@ -18,12 +18,12 @@ from profnet_sheets import Client, ProfnetError, StoppedBuying
 from profnet_sheets.spec import endpoint
 from tests.clocks import FakeClock
 from tests.money_scenarios import (
-    A_DAY_LATER,
-    DAY,
     SCENARIOS,
     START,
     Scenario,
     answer_of,
+    assert_settled,
+    calls_of,
     params_of,
 )
 from tests.scripted_service import HOLD, Scripted, serving
@@ -59,11 +59,7 @@ def test_the_threaded_client_keeps_the_money_guarantees(
     waits: list[float] = []
     client._shared.transport.sleep = waits.append  # told, not slept
     errors: list[str | None] = []
-    for number, step in enumerate(scenario.calls):
-        if step == A_DAY_LATER:
-            clock.sleep(DAY)
-            continue
-        assert not isinstance(step, str)
+    for number, step in calls_of(scenario, clock.sleep):
         scripted.answer(path, *(answer_of(scenario.endpoint, it) for it in step))
         try:
             client.call(scenario.endpoint, params_of(scenario.endpoint, number))
@@ -71,11 +67,7 @@ def test_the_threaded_client_keeps_the_money_guarantees(
             errors.append(type(error).__name__)
         else:
             errors.append(None)
-    sure, maybe = client.spent(), client.spent(uncertain=True)
-    client.close()
-    assert (sure, maybe, scripted.times(path)) == (scenario.sure, scenario.maybe, scenario.sent)
-    assert tuple(errors) == scenario.errors
-    assert client.budget.reserved == 0, "every reservation settled"
+    assert_settled(scenario, client, scripted.times(path), errors)
 
 
 def test_a_call_stopped_by_ctrl_c_while_under_way_counts_as_maybe_charged(

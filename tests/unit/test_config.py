@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import socket
 import stat
 from pathlib import Path
 
@@ -79,6 +80,21 @@ def test_a_number_of_seconds_not_a_number_is_said_in_words(tmp_path: Path, name:
     assert "it must be a number of seconds from 0 to 10,000,000, such as 30 or 2.5" in said
     assert f"PROFNET_{name}" in said
     assert "float" not in said
+
+
+def test_a_machines_name_is_the_host_name_unless_set(tmp_path: Path) -> None:
+    """The name the team's spend (`credits` on Redis) shows for this computer."""
+    config = tmp_path / "x.toml"
+    assert Settings.load(config_path=config, environ={}).machine == socket.gethostname()
+    named = Settings.load(config_path=config, environ={"PROFNET_MACHINE": " ci-box "})
+    assert named.machine == "ci-box"
+    with pytest.raises(ConfigurationError) as refused:
+        Settings.load(config_path=config, environ={"PROFNET_MACHINE": "a\tb"})
+    said = str(refused.value)
+    assert "\n" not in said
+    assert "Setting machine = " in said
+    assert "1 to 64 printable characters" in said
+    assert "PROFNET_MACHINE" in said
 
 
 @pytest.mark.parametrize("value", ["lots", "5/week", "-5/day", "2.5"])

@@ -17,9 +17,10 @@ def test_every_fault_and_start_option_of_a_control_has_its_range() -> None:
     faults = {setting.name for setting in fields(Faults)}
     others = {"key", "credits", "advance", "rate", "hostile_rate"}
     played = {"network_host", "key_header", "required_headers", "prices"}  # another service
-    assert faults | others | played == set(SETTINGS)
+    web = {"cors_origins"}  # who may call it from a browser
+    assert faults | others | played | web == set(SETTINGS)
     options = {setting.name for setting in fields(SandboxConfig)}
-    assert played <= options
+    assert played | web <= options
 
 
 @pytest.mark.parametrize(
@@ -42,6 +43,7 @@ def test_every_fault_and_start_option_of_a_control_has_its_range() -> None:
             {"X-Gateway-Host": "data.example"},
             {"X-Gateway-Host": "data.example"},
         ),
+        ("cors_origins", ["https://addin.xlwings.org/", "*"], ("https://addin.xlwings.org", "*")),
     ],
 )
 def test_values_in_range_are_kept_as_the_sandbox_uses_them(

@@ -29,12 +29,11 @@ from profnet_sheets.errors import BudgetExceeded, InsufficientCredits, ProfnetEr
 from profnet_sheets.spec import Endpoint, PriceTable, endpoint
 from tests.clocks import FakeClock
 from tests.money_scenarios import (
-    A_DAY_LATER,
-    DAY,
     SCENARIOS,
     START,
     Scenario,
     answer_of,
+    calls_of,
     heard,
     params_of,
 )
@@ -85,11 +84,7 @@ class CoreDriver:
 
     def drive(self) -> Driven:
         driven = Driven()
-        for number, step in enumerate(self.scenario.calls):
-            if step == A_DAY_LATER:
-                self.clock.sleep(DAY)
-                continue
-            assert not isinstance(step, str)
+        for number, step in calls_of(self.scenario, self.clock.sleep):
             driven.errors.append(self.call(endpoint(self.scenario.endpoint), number, step, driven))
         driven.sure = self.budget.spent - self.budget.uncertain
         driven.maybe = self.budget.uncertain
@@ -246,6 +241,18 @@ def test_counts_in_a_row_stop_buying() -> None:
     assert "What was paid is kept" in str(refused)
     spend.unkept()
     assert "1 paid answer could not be kept" in spend.kept_said()
+
+
+def test_a_cache_that_failed_is_not_said_to_keep_what_it_held() -> None:
+    """A store that failed (Redis gone) may not come back with what it held: the words say
+    so rather than that a re-run is free."""
+    spend = SpendPolicy(PriceTable(), "http://127.0.0.1:9")
+    assert spend.stop_buying("the cache failed", cache_failed=True)
+    said = spend.kept_said()
+    assert "only if the cache comes back with its data" in said
+    assert "What was paid is kept" not in said
+    assert not spend.stop_buying("a later failure", cache_failed=False)
+    assert spend.stops.cache_failed, "once failed, the cache stays in doubt"
 
 
 # Comparisons of credits with what a limit leaves, as they were written before the spend

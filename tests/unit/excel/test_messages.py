@@ -6,6 +6,8 @@ import pytest
 
 from profnet_sheets import errors
 from profnet_sheets.batch import engine
+from profnet_sheets.client.client import Client
+from profnet_sheets.excel import session
 from profnet_sheets.excel.messages import message_for, row_message
 
 
@@ -36,3 +38,34 @@ def test_the_messages_say_what_to_do() -> None:
     assert "restart the UDF server" in refused
     assert "Excel itself restarted" in refused, "the UDF server inherits Excel's environment"
     assert not refused.startswith("#PROFNET! the service refused the API key: set PROFNET_API_KEY")
+
+
+LITE_REMEDIES = [
+    errors.BudgetExceeded("over", needed=1, left=0, limit="PROFNET_EXCEL_BUDGET"),
+    errors.OfflineMiss("offline"),
+    errors.Unauthorized("x: refused"),
+]
+
+
+@pytest.mark.parametrize("error", LITE_REMEDIES, ids=lambda error: type(error).__name__)
+def test_in_lite_the_messages_name_lites_remedies_not_the_udf_servers(
+    error: errors.ProfnetError,
+) -> None:
+    lite = message_for(error, "lite")
+    assert "restart xlwings Lite" in lite
+    assert "xlwings Lite > Environment Variables, scope Local" in lite
+    for desktop_words in ("UDF server", "xlwings tab", "xlwings.conf"):
+        assert desktop_words not in lite
+    assert "UDF server" in message_for(error, "desktop")
+
+
+@pytest.mark.parametrize("error", LITE_REMEDIES, ids=lambda error: type(error).__name__)
+def test_the_sessions_host_chooses_the_words(error: errors.ProfnetError) -> None:
+    assert message_for(error) == message_for(error, "desktop")  # no session: the desktop's
+    client = Client(api_key="k", base_url="http://127.0.0.1:9", cache="memory")
+    try:
+        session.install(client).host = "lite"
+        assert message_for(error) == message_for(error, "lite")
+    finally:
+        session.reset()
+        client.close()

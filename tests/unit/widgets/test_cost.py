@@ -97,3 +97,16 @@ def test_lookup_cost() -> None:
     assert lookup_cost_text(Estimate(1, 1, 0, quoted(1, 10))) == (
         "At most 1 credit (free next time: answers are cached). Budget left: 10 credits."
     )
+
+
+def test_a_team_cap_says_what_it_leaves() -> None:
+    """A spending cap held on the team's Redis: the cost line says `team cap: N left`, as the
+    spend policy quotes it; one per ledger file does not."""
+    team = SPEND.quote(2, Budget(None), CapUse(20, "20/day", 12, team=True))
+    assert budget_text(team) == "No budget set; team cap: 8 left."
+    over = SPEND.quote(10, Budget(30), CapUse(20, "20/day", 12, team=True))
+    assert budget_text(over) == (
+        "Budget left: 30 credits; team cap: 8 left. Over the team cap 20/day (8 left): "
+        "lower the limit or raise it."
+    )
+    assert "team cap" not in budget_text(SPEND.quote(2, Budget(None), CapUse(20, "20/day", 12)))

@@ -1,0 +1,483 @@
+"""One paid call as a sequence free of I/O: it yields what is to be done (actions) and is sent
+what happened (facts); a driver does the actions, with threads and blocking I/O
+(`client.Client`, `transport.Transport`) or with asyncio and the browser's fetch
+(`async_client.AsyncClient`).
+
+The sequence (after the memo, under the driver's exclusion of identical calls): the store ->
+offline -> the gate -> the claim -> the store again -> the ceiling -> reserve -> attempts (the
+retry policy says when to repeat, the spend policy whether it may) -> settle -> the stops ->
+save -> hand out. Decisions are the spend policy's, the retry policy's and the cache policy's;
+no socket, no thread, no clock, no sleep here. An action the driver could not do is thrown
+into the sequence (`generator.throw`), so that what was reserved is always settled.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Awaitable, Callable, Generator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
+
+from profnet_sheets.client.answers import missing, unfinished
+from profnet_sheets.client.keys import CallKey, canonical_json
+from profnet_sheets.client.policy import (
+    NEVER_SENT,
+    Failure,
+    RetryPolicy,
+    parse_retry_after,
+    says_out_of_credits,
+)
+from profnet_sheets.client.spend import Attempt, Charge, NeverSent, RunStopKind, SpendPolicy
+from profnet_sheets.errors import (
+    BudgetExceeded,
+    OfflineMiss,
+    ProfnetError,
+    ServiceError,
+    TransportError,
+)
+from profnet_sheets.redact import masked, masked_url, shown
+from profnet_sheets.spec import Endpoint
+from profnet_sheets.spec.errors import is_foreign
+from profnet_sheets.words import counted
+
+if TYPE_CHECKING:
+    from profnet_sheets.client.pace import Outcome
+
+T = TypeVar("T")
+
+# -- facts ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Sent:
+    """One answer, from the wire or the HTTP cache: its body parsed once (None: not JSON).
+    `expires`: until when a cached one is fresh (unix time); `attempts`: what each attempt of
+    the call met (none for a cached answer), for the spend policy to settle."""
+
+    status: int
+    text: str
+    body: Any
+    headers: Mapping[str, str]
+    from_cache: bool
+    attempts: tuple[Attempt, ...] = ()
+    expires: float | None = None
+    response: Any = None  # from the wire: what the store keeps (None: never kept)
+    out_of_credits: bool = False  # the answer says the account cannot pay (decided once)
+
+
+@dataclass(frozen=True)
+class Heard:
+    """One attempt's answer: its body parsed once (None: not JSON), and whether it says the
+    account cannot pay (`says_out_of_credits`, decided once for the retry, the pace and the
+    client). `response`: what the store would keep (the driver's own kind of answer)."""
+
+    status: int
+    headers: Mapping[str, str]
+    text: str  # the body's text, the key masked where the service quoted it back
+    body: Any
+    out_of_credits: bool
+    response: Any
+    quoted_key: bool = False  # it did: the answer is never kept
+
+
+def heard(status: int, headers: Mapping[str, str], text: str, secret: str, response: Any) -> Heard:
+    """What an attempt's answer says, from its status, headers and text; a key quoted back in
+    an error answer (`secret`) masked where it arrives: it reaches no message, log nor cache."""
+    body = json_or_none(text)
+    quoted_key = bool(secret) and status != 200 and secret in text
+    if quoted_key:
+        text = masked(text, (secret,))
+        body = json_or_none(text)
+    said = body if body is not None else text  # a quota told in plain text
+    return Heard(
+        status, headers, text, body, says_out_of_credits(status, said), response, quoted_key
+    )
+
+
+def lesson(answer: Heard, retry_after_cap: float) -> tuple[Outcome, float | None]:
+    """What an answer tells the pace: a 429 about speed (with its Retry-After, capped),
+    a 5xx nothing, any other answer that the service answered."""
+    if answer.status >= 500:
+        return "failed", None
+    if answer.status != 429:
+        return "answered", None
+    if answer.out_of_credits:
+        return "failed", None  # out of credits: not a question of speed
+    wait = parse_retry_after(answer.headers.get("Retry-After"))
+    return "throttled", None if wait is None else min(wait, retry_after_cap)
+
+
+# -- actions -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReadStore:
+    """Read the store under `key` -> a Sent (from the cache) or None."""
+
+    endpoint: Endpoint
+    key: CallKey
+
+
+@dataclass(frozen=True)
+class Claim:
+    """Claim `key` across the processes sharing the store, until the call ends -> None."""
+
+    endpoint: Endpoint
+    key: CallKey
+
+
+@dataclass(frozen=True)
+class Reserve:
+    """Reserve `credits` in the budget and under the cap -> a Reservation (or the refusal
+    thrown in)."""
+
+    endpoint: Endpoint
+    credits: int
+
+
+@dataclass(frozen=True)
+class Request:
+    """Make one attempt when the pace lets it start -> a Heard, or how it failed (a Failure)."""
+
+    endpoint: Endpoint
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Wait `seconds` before the next attempt -> None."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Settle:
+    """Record what a call charged and give back what it reserved -> None."""
+
+    endpoint: Endpoint
+    charge: Charge
+    reservations: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Save:
+    """Keep `response` under `key` for `seconds` -> None (a failure is the driver's to count)."""
+
+    endpoint: Endpoint
+    key: CallKey
+    response: Any
+    seconds: float
+
+
+Action = ReadStore | Claim | Reserve | Request | Wait | Settle | Save
+Flow = Generator[Action, Any, T]
+
+
+# -- the attempts of one call --------------------------------------------------------------
+
+
+def told(answer: bool) -> Flow[bool]:
+    """A flow that decides at once: a plain `may_retry` answer, as a step of the sequence."""
+    return answer
+    yield  # pragma: no cover - makes this a generator
+
+
+def attempts_of(
+    ep: Endpoint,
+    payload: dict[str, Any],
+    retry: RetryPolicy,
+    rng: random.Random,
+    where: str,
+    reached: Callable[[bool], bool] = lambda reached: True,
+    may_retry: Callable[[Attempt], Flow[bool]] | None = None,
+    attempts: list[Attempt] | None = None,
+) -> Flow[Sent]:
+    """The call's attempts, retried as the retry policy says; the final answer, whatever its
+    status. `reached` is told after each attempt whether it reached the service (False back:
+    deemed unreachable, not tried again); `may_retry` is asked before each repeat (the spend
+    policy's say). `attempts` (the caller's list, known whatever is raised) gets what each
+    attempt met as it happens: one under way counts as one that went out with no answer yet.
+    Raises TransportError when no answer came, ServiceError on a redirect (never followed)."""
+    attempts = [] if attempts is None else attempts
+    while True:
+        number = len(attempts)
+        attempts.append(Attempt(went_out=True))  # under way: it may reach the service
+        try:
+            answer: Heard | Failure = yield Request(ep, payload)
+        except NeverSent:
+            attempts.pop()  # stopped while it waited for its turn: it never left
+            raise
+        attempts.pop()
+        if isinstance(answer, str):
+            failure: Failure = answer
+            fact = Attempt(went_out=failure not in NEVER_SENT)
+            attempts.append(fact)
+            wait = retry.after_failure(number, failure, rng)
+            if not reached(fact.went_out):
+                wait = None
+            held_back = (
+                wait is not None and may_retry is not None and not (yield from may_retry(fact))
+            )
+            if wait is None or held_back:
+                raise transport_error(ep, failure, attempts, held_back, where)
+        else:
+            reached(True)
+            status = answer.status
+            if 300 <= status < 400:
+                raise ServiceError(
+                    f"{ep.name}: the service answered with a redirect "
+                    f"({status}) to {shown(answer.headers.get('Location'))}; "
+                    "it is not followed, so that the API key is never sent elsewhere. "
+                    "Check the base URL (PROFNET_BASE_URL).",
+                    endpoint=ep.name,
+                    status=status,
+                )
+            fact = Attempt(went_out=True, status=status)
+            attempts.append(fact)
+            wait = retry.after_status(
+                number,
+                status,
+                answer.headers,
+                answer.body,
+                rng,
+                out_of_credits=answer.out_of_credits,
+            )
+            if wait is not None and may_retry is not None and not (yield from may_retry(fact)):
+                wait = None
+            if wait is None:
+                return Sent(
+                    status,
+                    answer.text,
+                    answer.body,
+                    answer.headers,
+                    False,
+                    tuple(attempts),
+                    response=None if answer.quoted_key else answer.response,
+                    out_of_credits=answer.out_of_credits,
+                )
+        yield Wait(wait)
+
+
+def transport_error(
+    ep: Endpoint, failure: Failure, attempts: list[Attempt], held_back: bool, where: str
+) -> TransportError:
+    """The error of a call no answer came to, and what to do."""
+    what = {
+        "connect": "could not reach the service",
+        "refused": "could not reach the service (the connection was refused)",
+        "read": "lost the connection while waiting for the answer",
+        "timeout": "timed out waiting for the answer (PROFNET_TIMEOUT)",
+        "deadline": "timed out waiting for the answer: no whole answer within the call's "
+        "deadline (PROFNET_DEADLINE), so it was not tried again",
+    }[failure]
+    if held_back:
+        advice = " It was not retried because the service may already have charged for it."
+    else:
+        advice = f" Tried {counted(len(attempts), 'time')}."
+    error = TransportError(
+        f"{ep.name}: {what} at {masked_url(where)}.{advice} "
+        "Check the network and PROFNET_BASE_URL, then try again.",
+        endpoint=ep.name,
+        details="connect" if failure in NEVER_SENT else _DETAILS.get(failure, failure),
+    )
+    error.attempts = tuple(attempts)
+    return error
+
+
+# An error's details name how it failed: a deadline passed is a timeout there (check and the
+# front ends read "connect", "read", "timeout").
+_DETAILS: dict[Failure, str] = {"deadline": "timeout"}
+
+
+# -- one paid call -------------------------------------------------------------------------
+
+
+class Books(Protocol):
+    """The spend policy as a driver shares it between calls (`shared.Shared`): asked under
+    its lock, the stops said when new. In memory: no I/O."""
+
+    spend: SpendPolicy
+
+    def count_reached(self, reached: bool) -> bool: ...
+    def stop_unreachable(self) -> None: ...
+    def count_answer(self, status: int, foreign: bool) -> None: ...
+    def stop_runs(
+        self, kind: RunStopKind, reason: str, said: ProfnetError | None = None
+    ) -> None: ...
+    def count_reading(self, understood: bool) -> None: ...
+
+
+class Desk(Protocol):
+    """What a client gives the sequence, in memory: the memo's answer, the gate of its run,
+    the hand-out, the error of an answer, how long the cache policy keeps one."""
+
+    def recalled(self, ep: Endpoint, key: CallKey) -> Any | None: ...
+    def gate(self, ep: Endpoint) -> ProfnetError | None: ...
+    def hand_out(self, ep: Endpoint, key: CallKey, sent: Sent) -> Any: ...
+    def answer_error(
+        self, ep: Endpoint, status: int, body: Any, headers: Any, out_of_credits: bool
+    ) -> ProfnetError: ...
+    def keep_for(self, ep: Endpoint, status: int, body: Any) -> float: ...
+
+
+class CallPlan(NamedTuple):
+    """One call as its driver hands it over: prepared, keyed, in a run, under modes."""
+
+    ep: Endpoint
+    key: CallKey
+    payload: dict[str, Any]
+    max_items: int | None
+    readable: bool  # the caches may answer it
+    offline: bool
+    run: int | None
+    where: str  # the service's base URL, for messages
+
+
+def paid_call(
+    plan: CallPlan, books: Books, desk: Desk, retry: RetryPolicy, rng: random.Random
+) -> Flow[Any]:
+    """The sequence of one call the memo could not answer: its payload (or its error)."""
+    ep, key = plan.ep, plan.key
+    if plan.readable:
+        found = yield from _held(plan, desk)
+        if found is not None:
+            return found.value
+    if plan.offline:
+        raise OfflineMiss(
+            f"{ep.name}: offline, and this call is not in the cache "
+            f"({canonical_json(plan.payload)[:200]}). Go online (offline=False) to fetch it.",
+            endpoint=ep.name,
+        )
+    refused = desk.gate(ep)
+    if refused is not None:
+        raise refused
+    yield Claim(ep, key)
+    if plan.readable:  # another process may have paid for it while this one waited
+        found = yield from _held(plan, desk)
+        if found is not None:
+            return found.value
+    ceiling = books.spend.ceiling(ep, plan.payload, plan.max_items)
+    sent = yield from _bought(plan, books, desk, retry, rng, ceiling)
+    return desk.hand_out(ep, key, sent)
+
+
+class Found(NamedTuple):
+    """An answer the caches held, handed out."""
+
+    value: Any
+
+
+def _held(plan: CallPlan, desk: Desk) -> Flow[Found | None]:
+    """The answer the memo or the store holds (handed out), or None."""
+    found = desk.recalled(plan.ep, plan.key)
+    if found is not None:
+        return Found(found)
+    sent: Sent | None = yield ReadStore(plan.ep, plan.key)
+    return None if sent is None else Found(desk.hand_out(plan.ep, plan.key, sent))
+
+
+def _bought(
+    plan: CallPlan, books: Books, desk: Desk, retry: RetryPolicy, rng: random.Random, ceiling: int
+) -> Flow[Sent]:
+    """Decide (reserve its most), act (the attempts), settle (the spend policy, from what
+    the attempts met), count the stops; keep what the cache policy says to keep."""
+    ep, spend = plan.ep, books.spend
+    reservations = [(yield Reserve(ep, ceiling))]
+
+    def may_retry(attempt: Attempt) -> Flow[bool]:
+        """Another attempt after `attempt`: allowed by the spend policy, and (after one that
+        may have been charged) within the limits once its most is reserved again."""
+        if not spend.may_repeat(ep, attempt):
+            return False
+        if spend.maybe_charged(ep, attempt):
+            try:
+                reservations.append((yield Reserve(ep, ceiling)))
+            except BudgetExceeded:
+                return False
+        return True
+
+    attempts: list[Attempt] = []  # what the attempts met, known whatever is raised
+    charge: Charge | None = None
+    try:
+        try:
+            sent = yield from attempts_of(
+                ep, plan.payload, retry, rng, plan.where, books.count_reached, may_retry, attempts
+            )
+        except TransportError as error:
+            charge = spend.settle(ep, attempts, ceiling)
+            error.uncertain_attempts = charge.maybe_attempts
+            if error.details == "connect" and plan.run is not None:
+                books.stop_unreachable()  # a call gave up, never reaching it
+            raise
+        books.count_answer(sent.status, is_foreign(sent.status, sent.body))
+        if sent.out_of_credits:
+            books.stop_runs(
+                "credits",
+                "the account has no credits left: top up, then run again (what was done "
+                "is kept and will not be paid again)",
+                desk.answer_error(ep, sent.status, sent.body, sent.headers, True),
+            )
+        understood = missing(ep, sent.body) is None and not unfinished(ep, sent.body)
+        charge = spend.settle(ep, attempts, ceiling, sent.body, understood)
+        if sent.status == 200 and spend.price(ep).kind != "free":
+            books.count_reading(understood)
+    finally:
+        # Anything else raised (a redirect refused, Ctrl-C during an attempt): what the
+        # attempts met so far, an attempt under way as one that may have been charged.
+        settled = charge or spend.settle(ep, attempts, ceiling)
+        yield Settle(ep, settled, tuple(reservations))
+    seconds = desk.keep_for(ep, sent.status, sent.body)
+    if seconds > 0 and sent.response is not None:
+        yield Save(ep, plan.key, sent.response, seconds)
+    return sent
+
+
+# -- driving a flow ------------------------------------------------------------------------
+
+
+def _step(flow: Flow[T], fact: Any, error: BaseException | None) -> tuple[bool, Any]:
+    """The flow's next action after `fact` (or `error` thrown in): (False, action), or
+    (True, its result) when it has ended."""
+    try:
+        return False, (flow.send(fact) if error is None else flow.throw(error))
+    except StopIteration as done:
+        return True, done.value
+
+
+def drive(flow: Flow[T], do: Callable[[Action], Any]) -> T:
+    """Run `flow` to its end with blocking actions: `do(action)` is its fact; what `do`
+    raises is thrown into the flow (which settles, then raises it or decides otherwise)."""
+    fact: Any = None
+    error: BaseException | None = None
+    while True:
+        ended, action = _step(flow, fact, error)
+        if ended:
+            return action  # type: ignore[no-any-return]
+        fact, error = None, None
+        try:
+            fact = do(action)
+        except BaseException as failure:  # Ctrl-C too: thrown in, to settle
+            error = failure
+
+
+async def drive_async(flow: Flow[T], do: Callable[[Action], Awaitable[Any]]) -> T:
+    """`drive`, with actions awaited (asyncio: no thread, no blocking call)."""
+    fact: Any = None
+    error: BaseException | None = None
+    while True:
+        ended, action = _step(flow, fact, error)
+        if ended:
+            return action  # type: ignore[no-any-return]
+        fact, error = None, None
+        try:
+            fact = await do(action)
+        except BaseException as failure:  # cancelled too: thrown in, to settle
+            error = failure
+
+
+def json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None

@@ -1,0 +1,245 @@
+"""The team's spend on its Redis: the spending cap's reservations and every machine's spend per
+day, month and in all, dated by the Redis server's clock (facts gathered for SpendPolicy)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from profnet_sheets.client.ledger import UNSETTLED, Ledger, SpendTable
+from profnet_sheets.client.spend import CapUse, cap_refusal
+from profnet_sheets.config import SpendingCap
+from profnet_sheets.words import counted
+
+# The reservations held (by id: credits, lease end, when, machine, endpoint), and the ids of
+# those whose lease ran out.
+Held = tuple[dict[str, dict[str, Any]], list[str]]
+SURE, MAYBE = "sure", "maybe"  # the two kinds of spend a machine's fields hold
+DAYS_SHOWN = 7  # the days the team's view shows, today's included
+
+
+@dataclass(frozen=True)
+class MachineSpend:
+    """What one machine spent in one day or period, for sure and maybe."""
+
+    period: str  # `2025-05-17`, `2025-05`, `in all`
+    machine: str
+    sure: int
+    maybe: int
+
+    def line(self) -> str:
+        maybe = f" (+{self.maybe} possibly)" if self.maybe else ""
+        return f"{self.period:10}  {self.machine:24} {counted(self.sure, 'credit'):>14}{maybe}"
+
+
+def period_keys(moment: float) -> dict[str, str]:
+    """The names of the day, the month and the whole that `moment` (unix time) falls in."""
+    day = datetime.fromtimestamp(moment, UTC)
+    return {"day": day.strftime("%Y-%m-%d"), "month": day.strftime("%Y-%m"), "total": "in all"}
+
+
+class TeamLedger:
+    """The ledger of a team on one Redis: this machine's spend in its own SQLite ledger
+    (`local`, what `total` and `by_endpoint_and_day` read), and the team's in Redis, where the
+    spending cap's reservations are held for every machine (`reserve_within`, `cap_use`).
+
+    The period a credit counts in is the Redis server's (TIME), never a machine's clock. A
+    reservation not released within its lease (its process died) is then counted as spent,
+    maybe, in the period it was made in, under its machine's name. Each decision is taken in
+    one optimistic transaction (WATCH / MULTI, repeated when another machine wrote meanwhile):
+    what Redis holds is read, `spend.cap_refusal` decides, the reservation is written.
+    """
+
+    def __init__(
+        self,
+        local: Ledger,
+        connection: Any,
+        service: str,
+        machine: str,
+        where: str,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        import redis
+
+        self.local = local
+        self.redis = connection
+        self.prefix = f"profnet:team-spend:{service}"
+        self.machine = machine
+        self.where = where  # the Redis URL, its password masked, for messages
+        self.clock = clock  # None: the Redis server's TIME (tests move it on)
+        self.failures: tuple[type[BaseException], ...] = (*local.failures, redis.RedisError)
+
+    @property
+    def path(self) -> Path | None:
+        return self.local.path
+
+    @property
+    def held_key(self) -> str:
+        return f"{self.prefix}:held"
+
+    def spend_key(self, period: str, name: str) -> str:
+        return f"{self.prefix}:{period}:{name}"
+
+    def cap_failure(self, error: BaseException) -> str:
+        """Why nothing more is bought when the team's Redis failed the spending cap."""
+        return f"the team's Redis cache {self.where} could not hold the spending cap ({error})"
+
+    def record_failure(self, error: BaseException) -> str:
+        """Why nothing more is bought when the team's Redis failed to count a call's spend."""
+        return f"the team's Redis cache {self.where} could not count the spend ({error})"
+
+    # -- time and what Redis holds ------------------------------------------------------------
+
+    def _now(self, redis: Any) -> float:
+        if self.clock is not None:
+            return self.clock()
+        seconds, micros = redis.time()
+        return int(seconds) + int(micros) / 1_000_000
+
+    def _spent(self, redis: Any, key: str) -> int:
+        return sum(int(value) for value in redis.hvals(key))
+
+    def _held(self, redis: Any, now: float) -> Held:
+        """The reservations held (by id), and those whose lease ran out."""
+        held = {
+            _text(name): json.loads(value) for name, value in redis.hgetall(self.held_key).items()
+        }
+        return held, [name for name, it in held.items() if it["until"] <= now]
+
+    def _used(self, redis: Any, cap: SpendingCap, now: float, holding: Held) -> int:
+        """Spent in the cap's period (sure and maybe, lapsed reservations of the period as
+        maybe) and held by calls under way (`holding`), on every machine."""
+        period = period_keys(now)[cap.period]
+        held, lapsed = holding
+        reserved = sum(
+            int(it["credits"])
+            for name, it in held.items()
+            if name not in lapsed or period_keys(it["at"])[cap.period] == period
+        )
+        return self._spent(redis, self.spend_key(cap.period, period)) + reserved
+
+    def _count(self, pipe: Any, moment: float, machine: str, kind: str, credits: int) -> None:
+        """Queue `credits` spent by `machine` at `moment` into its day, month and whole."""
+        for period, name in period_keys(moment).items():
+            pipe.hincrby(self.spend_key(period, name), f"{kind}:{machine}", credits)
+
+    def _settle_lapsed(self, pipe: Any, holding: Held) -> None:
+        """Queue the reservations whose lease ran out as spent, maybe, in their own period."""
+        held, lapsed = holding
+        for name in lapsed:
+            it = held[name]
+            self._count(pipe, it["at"], it["machine"], MAYBE, it["credits"])
+            pipe.hdel(self.held_key, name)
+
+    # -- the ledger's interface -----------------------------------------------------------------
+
+    def reserve_within(
+        self,
+        cap: SpendingCap,
+        service: str,
+        credits: int,
+        endpoint: str,
+        lease: float,
+        key: str = "",
+    ) -> int:
+        """Reserve `credits` under the team's spending cap, or raise the BudgetExceeded of
+        `spend.cap_refusal`; returns the reservation, to `release` once the call is recorded."""
+        reservation = secrets.randbits(62)
+        refused = None
+
+        def attempt(pipe: Any) -> None:
+            nonlocal refused
+            now = self._now(pipe)
+            pipe.watch(self.spend_key(cap.period, period_keys(now)[cap.period]))
+            holding = self._held(pipe, now)
+            use = CapUse(cap.credits, str(cap), self._used(pipe, cap, now, holding), team=True)
+            refused = cap_refusal(use, credits, endpoint)
+            pipe.multi()
+            self._settle_lapsed(pipe, holding)
+            if refused is None:
+                made: dict[str, Any] = {"credits": credits, "until": now + lease, "at": now}
+                made |= {"machine": self.machine, "endpoint": endpoint or UNSETTLED, "key": key}
+                pipe.hset(self.held_key, str(reservation), json.dumps(made))
+
+        self.redis.transaction(attempt, self.held_key)
+        if refused is not None:
+            raise refused
+        return reservation
+
+    def release(self, reservation: int) -> None:
+        """Drop a reservation (its call is recorded, or was never sent). A Redis gone keeps
+        it until its lease runs out: it then counts as maybe spent, never as nothing."""
+        with contextlib.suppress(*self.failures):
+            self.redis.hdel(self.held_key, str(reservation))
+
+    def record(
+        self,
+        service: str,
+        key: str,
+        endpoint: str,
+        credits: int,
+        items: int | None,
+        uncertain: bool = False,
+    ) -> None:
+        """Note credits spent in this machine's ledger, then in the team's (raises Redis's
+        error when that fails: the spend is this machine's to tell, and the cap no longer
+        holds)."""
+        self.local.record(service, key, endpoint, credits, items, uncertain)
+        with self.redis.pipeline() as pipe:
+            self._count(
+                pipe, self._now(self.redis), self.machine, MAYBE if uncertain else SURE, credits
+            )
+            pipe.execute()
+
+    def cap_use(self, cap: SpendingCap, service: str) -> CapUse:
+        """What the team holds against the spending cap now (spent in its period, reserved)."""
+        now = self._now(self.redis)
+        used = self._used(self.redis, cap, now, self._held(self.redis, now))
+        return CapUse(cap.credits, str(cap), used, team=True)
+
+    def in_flight(self, service: str) -> int:
+        """Credits held now by calls under way on every machine of the team."""
+        held, _ = self._held(self.redis, self._now(self.redis))
+        return sum(int(it["credits"]) for it in held.values())
+
+    def team_spend(self, days: int = DAYS_SHOWN) -> list[MachineSpend]:
+        """Each machine's spend in the last `days` days (the server's), this month and in all."""
+        now = self._now(self.redis)
+        periods = [("day", period_keys(now - back * 86_400)["day"]) for back in range(days)][::-1]
+        periods += [("month", period_keys(now)["month"]), ("total", "in all")]
+        found = []
+        for period, name in periods:
+            by_machine: dict[str, dict[str, int]] = {}
+            for field, value in self.redis.hgetall(self.spend_key(period, name)).items():
+                kind, _, machine = _text(field).partition(":")
+                by_machine.setdefault(machine, {SURE: 0, MAYBE: 0})[kind] = int(value)
+            found += [
+                MachineSpend(name, machine, spend[SURE], spend[MAYBE])
+                for machine, spend in sorted(by_machine.items())
+            ]
+        return found
+
+    def total(
+        self, *, service: str | None = None, since: float = 0.0, uncertain: bool = False
+    ) -> int:
+        return self.local.total(service=service, since=since, uncertain=uncertain)
+
+    def by_endpoint_and_day(self, *, service: str | None = None) -> SpendTable:
+        return self.local.by_endpoint_and_day(service=service)
+
+    def absorb(self, former: Path, service: str) -> int:
+        return self.local.absorb(former, service)
+
+    def close(self) -> None:
+        self.local.close()  # the connection is the store's: it closes it
+
+
+def _text(name: bytes | str) -> str:
+    """A hash field's name as text (redis-py gives bytes unless told to decode)."""
+    return name.decode() if isinstance(name, bytes) else name

@@ -1,0 +1,19 @@
+"""The `profnet-sheets` command's entry: the command line, or which extra it needs."""
+
+from __future__ import annotations
+
+import sys
+
+from profnet_sheets.extras import missing_extra
+
+
+def main() -> None:
+    """Run the command line; without its extra (a core install), say which one to install."""
+    try:
+        from profnet_sheets.cli import main as command_line
+    except ModuleNotFoundError as error:
+        said = missing_extra(error, "the profnet-sheets command")
+        if said is None:
+            raise
+        sys.exit(f"profnet-sheets: {said}")
+    command_line()

@@ -1,0 +1,199 @@
+"""The team's spending cap on Redis (client/team_ledger.py): a killed process's reservation
+freed within its lease and counted as maybe spent, the day taken from the Redis server's
+clock, no silent fallback to a cap of the machine's own, and `credits`' view of the team."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+import time_machine
+
+from profnet_sheets import BudgetExceeded, Client, ConfigurationError, StoppedBuying
+from profnet_sheets.client.ledger import Ledger
+from profnet_sheets.client.team_ledger import MachineSpend, TeamLedger, period_keys
+from profnet_sheets.config import SpendingCap
+from profnet_sheets.excel import formulas, session
+from profnet_sheets.excel.session import SessionConfig
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+
+from ...conftest import RedisServer
+from ..conftest import cli_env, run_cli
+
+pytestmark = pytest.mark.integration
+KEY = "team-cap-key"
+CAP = SpendingCap(20, "day")
+DETAILS = "get-company-details"
+# A process that reserves 5 credits under the team cap, says so, and then waits to be killed.
+HOLDER = """
+import sys
+import redis
+from profnet_sheets.client.ledger import Ledger
+from profnet_sheets.client.team_ledger import TeamLedger
+from profnet_sheets.config import SpendingCap
+from profnet_sheets.excel import formulas, session
+from profnet_sheets.excel.session import SessionConfig
+
+url, service = sys.argv[1:3]
+ledger = TeamLedger(Ledger(None), redis.Redis.from_url(url), service, "killed-box", url)
+ledger.reserve_within(SpendingCap(20, "day"), service, 5, "get-company-details", 30.0)
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.fixture
+def sandbox() -> Iterator[RunningSandbox]:
+    with start_sandbox(api_keys=(KEY,), credits=1_000, job_seconds=0.0, seed=4) as running:
+        yield running
+
+
+def server_time(url: str) -> Callable[[], float]:
+    """The Redis server's clock (TIME), as unix time."""
+    connection = redis.Redis.from_url(url)
+
+    def now() -> float:
+        seconds, micros = connection.time()
+        return float(seconds) + micros / 1_000_000
+
+    return now
+
+
+def team_ledger(
+    url: str, service: str, machine: str, clock: Callable[[], float] | None = None
+) -> TeamLedger:
+    return TeamLedger(Ledger(None), redis.Redis.from_url(url), service, machine, url, clock)
+
+
+def team_client(
+    sandbox: RunningSandbox, server: RedisServer, folder: Path, machine: str = "here"
+) -> Client:
+    """A machine's client on the team's Redis, under a team cap of 20/day."""
+    return Client(
+        api_key=KEY,
+        base_url=sandbox.base_url,
+        cache=server.url,
+        cache_dir=folder,
+        spending_cap="20/day",
+        machine=machine,
+    )
+
+
+def test_a_killed_process_frees_its_reservation_within_the_lease_as_maybe_spent(
+    redis_url: str,
+) -> None:
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, redis_url, service],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None
+    assert holder.stdout.readline().strip() == "held"
+    holder.kill()  # SIGKILL: its reservation is never released
+    holder.wait(timeout=10)
+    server, later = server_time(redis_url), 0.0
+    survivor = team_ledger(redis_url, service, "survivor", lambda: server() + later)
+    assert survivor.in_flight(service) == 5, "held while its lease runs"
+    assert survivor.cap_use(CAP, service).used == 5
+    later = 31.0  # the Redis server's clock past the 30 s lease
+    assert survivor.cap_use(CAP, service).used == 5, "counted as spent, maybe, not as nothing"
+    held = survivor.reserve_within(CAP, service, 15, DETAILS, 30.0)
+    assert survivor.in_flight(service) == 15, "the dead process's reservation is freed"
+    with pytest.raises(BudgetExceeded, match="team cap of 20/day"):
+        survivor.reserve_within(CAP, service, 1, DETAILS, 30.0)
+    survivor.release(held)
+    today = period_keys(server() + later)["day"]
+    assert MachineSpend(today, "killed-box", 0, 5) in survivor.team_spend(days=1)
+
+
+def test_the_day_of_the_cap_is_the_redis_servers_not_the_machines(redis_url: str) -> None:
+    """Machines whose clocks are days (or minutes) off count in the server's day, together."""
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    today = period_keys(server_time(redis_url)())["day"]
+    with time_machine.travel(time.time() - 3 * 86_400 - 300, tick=True):  # a clock days behind
+        behind = team_ledger(redis_url, service, "slow-clock")
+        behind.record(service, "", DETAILS, 12, 12)
+        behind.reserve_within(CAP, service, 5, DETAILS, 60.0)
+    with time_machine.travel(time.time() + 86_400 + 300, tick=True):  # one a day ahead
+        ahead = team_ledger(redis_url, service, "fast-clock")
+        assert ahead.cap_use(CAP, service).used == 17
+        with pytest.raises(BudgetExceeded, match="only 3 of the team cap"):
+            ahead.reserve_within(CAP, service, 4, DETAILS, 60.0)
+        ahead.reserve_within(CAP, service, 3, DETAILS, 60.0)
+    assert team_ledger(redis_url, service, "any").team_spend(days=1)[0] == MachineSpend(
+        today, "slow-clock", 12, 0
+    )
+
+
+def test_a_redis_gone_refuses_to_spend_in_one_line_without_a_cap_of_its_own(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    client = team_client(sandbox, killable_redis, tmp_path)
+    client.get_company_details(domain="one.io")
+    assert client.quote(1).team_cap_left == 19
+    killable_redis.kill()
+    with pytest.raises(StoppedBuying) as refused:
+        client.quote(1)  # never what the machine's own ledger would leave
+    said = str(refused.value)
+    assert "\n" not in said
+    assert "the team's Redis cache redis://127.0.0.1" in said
+    assert "could not hold the spending cap" in said
+    with pytest.raises(StoppedBuying, match="stopped buying"):
+        client.get_company_details(domain="two.io")
+    assert sandbox.charged(KEY) == 1, "nothing bought without the team cap"
+    assert client.spent() == 1, "this machine's spend is kept"
+    client.close()
+    with pytest.raises(ConfigurationError, match="Cannot use the Redis cache") as unreachable:
+        Client(api_key=KEY, base_url=sandbox.base_url, cache=killable_redis.url, cache_dir=tmp_path)
+    assert "\n" not in str(unreachable.value)
+
+
+def test_credits_shows_the_teams_spend_per_machine_and_the_team_cap_left(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    for machine, domains in (("ci-box", 3), ("laptop-ana", 5)):
+        with team_client(sandbox, killable_redis, tmp_path / machine, machine) as client:
+            for n in range(domains):
+                client.get_company_details(domain=f"{machine}-{n}.io")
+    env = cli_env(sandbox.base_url, KEY, tmp_path / "laptop-ana")
+    env.update(PROFNET_CACHE=killable_redis.url, PROFNET_SPENDING_CAP="20/day")
+    env.update(PROFNET_MACHINE="laptop-ana", PROFNET_CACHE_DIR=str(tmp_path / "laptop-ana"))
+    shown = run_cli(env, "credits")
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[0] == "this machine (laptop-ana):"
+    assert "total: 5 credits" in lines
+    assert any(line.startswith("the team (every machine on the Redis cache") for line in lines)
+    day = period_keys(time.time())["day"]
+    today = [line.split() for line in lines if line.startswith(f"  {day}")]  # the team's
+    assert [(it[1], it[2]) for it in today] == [("ci-box", "3"), ("laptop-ana", "5")]
+    assert lines[-1] == (
+        "team cap: 20/day for every machine on the team's Redis (PROFNET_SPENDING_CAP): 12 left"
+    )
+    env.update(PROFNET_CACHE=str(tmp_path / "own"))  # on SQLite: this computer's ledger
+    alone = run_cli(env, "credits")
+    assert "spending cap: 20/day for every run on this computer's ledger" in alone.stdout
+    assert "team" not in alone.stdout.replace("the team's", "")
+
+
+def test_profnet_credits_says_what_the_team_cap_leaves(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    client = team_client(sandbox, killable_redis, tmp_path)
+    session.install(client, SessionConfig(None, False, "the test"))
+    try:
+        client.get_company_details(domain="one.io")
+        top, values = formulas.credits(True)
+        assert top[-1] == "team cap"
+        assert values[-1] == "team cap: 19 left"
+    finally:
+        session.reset()
+        client.close()

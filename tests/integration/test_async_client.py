@@ -1,0 +1,208 @@
+"""AsyncClient, the driver without threads (xlwings Lite under Pyodide), against the scripted
+service over loopback: the money scenarios of tests/money_scenarios.py as the threaded client
+keeps them, identical calls under way paid once, a range sent together within the pace, a 402
+then a new run, a budget that refuses before anything is sent; and no thread started."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from profnet_sheets import BudgetExceeded, InsufficientCredits, ProfnetError
+from profnet_sheets.client.async_client import AsyncClient, Fetch, Fetched
+from profnet_sheets.spec import endpoint
+from tests.clocks import FakeClock
+from tests.loopback_fetch import loopback_fetch
+from tests.money_scenarios import (
+    SCENARIOS,
+    START,
+    Scenario,
+    answer_of,
+    assert_settled,
+    calls_of,
+    params_of,
+)
+from tests.scripted_service import Scripted, serving
+
+DETAILS = "/get-company-details"
+COMPANY = (200, {"data": {"name": "Acme", "domain": "acme.example"}})
+
+
+@pytest.fixture
+def scripted() -> Iterator[Scripted]:
+    with serving(Scripted()) as service:
+        yield service
+
+
+@pytest.fixture
+def no_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Starting a thread from the test's own thread fails, as under Pyodide (the scripted
+    service's threads, started from its own, still serve)."""
+    start = threading.Thread.start
+
+    def refused(thread: threading.Thread) -> None:
+        if threading.current_thread() is threading.main_thread():
+            raise RuntimeError("can't start new thread")
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", refused)
+
+
+def async_client(
+    scripted: Scripted, folder: Path, waits: list[float], **options: Any
+) -> AsyncClient:
+    """An AsyncClient of the scripted service over asyncio streams, its cache and ledger in
+    `folder`; the waits before retries told, not slept."""
+
+    async def told(seconds: float) -> None:
+        waits.append(seconds)
+
+    return AsyncClient(
+        api_key="scripted-key",
+        base_url=scripted.base_url,
+        cache=str(folder),
+        cache_dir=folder,
+        fetch=loopback_fetch,
+        sleep=told,
+        **options,
+    )
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda it: it.name)
+def test_the_async_client_keeps_the_money_guarantees(
+    scenario: Scenario, scripted: Scripted, tmp_path: Path, no_thread: None
+) -> None:
+    path = endpoint(scenario.endpoint).path
+    waits: list[float] = []
+    client = async_client(
+        scripted, tmp_path, waits, budget=scenario.budget, spending_cap=scenario.cap, backoff=0.5
+    ).new_run()
+    clock = FakeClock(START)
+    client.client.ledger.clock = clock
+
+    async def run() -> list[str | None]:
+        errors: list[str | None] = []
+        for number, step in calls_of(scenario, clock.sleep):
+            scripted.answer(path, *(answer_of(scenario.endpoint, it) for it in step))
+            try:
+                await client.call(scenario.endpoint, params_of(scenario.endpoint, number))
+            except ProfnetError as error:
+                errors.append(type(error).__name__)
+            else:
+                errors.append(None)
+        return errors
+
+    errors = asyncio.run(run())
+    assert_settled(scenario, client, scripted.times(path), errors)
+
+
+def test_identical_calls_in_one_recalculation_are_paid_once(
+    scripted: Scripted, tmp_path: Path, no_thread: None
+) -> None:
+    scripted.answer(DETAILS, COMPANY)
+    client = async_client(scripted, tmp_path, [])
+    cells = ["acme.example", "beta.example", "acme.example", "ACME.example", "beta.example"]
+
+    async def recalculate() -> list[Any]:
+        calls = (client.get_company_details(domain=cell) for cell in cells)
+        return list(await asyncio.gather(*calls))
+
+    assert [it["name"] for it in asyncio.run(recalculate())] == ["Acme"] * 5
+    assert (scripted.times(DETAILS), client.spent()) == (2, 2)
+    asyncio.run(recalculate())
+    assert (scripted.times(DETAILS), client.spent()) == (2, 2), "the second one pays nothing"
+    client.close()
+    again = async_client(scripted, tmp_path, [])  # a new process on the same cache file
+    asyncio.run(again.call("get-company-details", domain="beta.example"))
+    assert scripted.times(DETAILS) == 2
+    again.close()
+
+
+def test_a_range_of_new_keys_goes_out_together_within_the_pace(
+    scripted: Scripted, tmp_path: Path, no_thread: None
+) -> None:
+    scripted.answer(DETAILS, COMPANY)
+    under_way, most = 0, 0
+
+    async def counted(request: Fetch) -> Fetched:
+        nonlocal under_way, most
+        under_way += 1
+        most = max(most, under_way)
+        try:
+            await asyncio.sleep(0.02)  # the service at work: the others get their turn
+            return await loopback_fetch(request)
+        finally:
+            under_way -= 1
+
+    client = async_client(scripted, tmp_path, [], concurrency=4)
+    client.fetch = counted
+
+    async def range_of(count: int) -> None:
+        await asyncio.gather(
+            *(
+                client.call_as("get-company-details", n, lambda n=n: {"domain": f"c{n}.example"})
+                for n in range(count)
+            )
+        )
+
+    asyncio.run(range_of(20))
+    assert scripted.times(DETAILS) == 20
+    assert most == 4, "as many in flight as the pace lets, no more"
+    client.close()
+
+
+def test_a_402_stops_the_run_and_a_new_run_asks_again(
+    scripted: Scripted, tmp_path: Path, no_thread: None
+) -> None:
+    scripted.answer(DETAILS, (402, {"message": "insufficient_credits"}))
+    run = async_client(scripted, tmp_path, []).new_run()
+
+    async def two(client: AsyncClient) -> list[BaseException | Any]:
+        first = await asyncio.gather(
+            client.call("get-company-details", domain="a.example"), return_exceptions=True
+        )
+        second = await asyncio.gather(
+            client.call("get-company-details", domain="b.example"), return_exceptions=True
+        )
+        return [*first, *second]
+
+    first, second = asyncio.run(two(run))
+    assert isinstance(first, InsufficientCredits)
+    assert isinstance(second, InsufficientCredits)
+    assert scripted.times(DETAILS) == 1, "the run stopped: the second call was not sent"
+    scripted.answer(DETAILS, COMPANY)  # topped up
+    topped = run.new_run()
+    found = asyncio.run(topped.get_company_details(domain="b.example"))
+    assert found["name"] == "Acme"
+    assert (scripted.times(DETAILS), topped.spent()) == (2, 1)
+    run.close()
+
+
+def test_a_budget_refuses_before_anything_is_sent(
+    scripted: Scripted, tmp_path: Path, no_thread: None
+) -> None:
+    scripted.answer(DETAILS, COMPANY)
+    client = async_client(scripted, tmp_path, [], budget=1)
+    asyncio.run(client.get_company_details(domain="a.example"))
+    with pytest.raises(BudgetExceeded, match="budget"):
+        asyncio.run(client.get_company_details(domain="b.example"))
+    assert (scripted.times(DETAILS), client.spent(), client.budget.reserved) == (1, 1, 0)
+    client.close()
+
+
+def test_a_cache_and_ledger_on_files_are_made_without_os_link(
+    scripted: Scripted, tmp_path: Path, no_thread: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delattr(os, "link")  # Pyodide has none
+    scripted.answer(DETAILS, COMPANY)
+    client = async_client(scripted, tmp_path, [], spending_cap="5/day")
+    asyncio.run(client.get_company_details(domain="a.example"))
+    assert (client.spent(), client.quote(0).cap_left) == (1, 4)
+    client.close()
+    assert sorted(p.name for p in tmp_path.glob("*.sqlite"))

@@ -1,0 +1,38 @@
+"""`profnet-sheets lite`: the xlwings Lite template (main.py, requirements.txt), never written
+over a user's files; its main.py names every PROFNET_* formula."""
+
+from __future__ import annotations
+
+import ast
+from importlib.metadata import version
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from profnet_sheets.cli import main
+from profnet_sheets.excel.formulas import FORMULAS
+
+
+def test_lite_writes_main_and_requirements(tmp_path: Path) -> None:
+    folder = tmp_path / "lite"
+    result = CliRunner().invoke(main, ["lite", str(folder)])
+    assert result.exit_code == 0, result.output
+    tree = ast.parse((folder / "main.py").read_text())
+    (imported,) = [node for node in tree.body if isinstance(node, ast.ImportFrom)]
+    assert imported.module == "profnet_sheets.excel.lite"
+    assert [alias.name for alias in imported.names] == list(FORMULAS)
+    requirements = (folder / "requirements.txt").read_text()
+    assert f"profnet-sheets=={version('profnet-sheets')}\n" in requirements
+    assert "[" not in requirements.split("\n")[-2]  # the core: no extras
+    text = (folder / "main.py").read_text() + requirements
+    assert "PROFNET_API_KEY=" not in text  # the key is named, never given
+
+
+def test_lite_never_writes_over_a_users_files(tmp_path: Path) -> None:
+    (tmp_path / "main.py").write_text("my code")
+    result = CliRunner().invoke(main, ["lite", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "already exist" in result.output
+    assert "Traceback" not in result.output
+    assert (tmp_path / "main.py").read_text() == "my code"
+    assert not (tmp_path / "requirements.txt").exists()

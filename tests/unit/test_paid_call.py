@@ -1,0 +1,204 @@
+"""The sequence of one paid call (client/call.py) driven by hand: no socket, no thread, no
+clock; the facts given, the actions it asks for checked in order."""
+
+from __future__ import annotations
+
+import ast
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import profnet_sheets
+from profnet_sheets.client.call import (
+    Action,
+    CallPlan,
+    Claim,
+    Heard,
+    ReadStore,
+    Request,
+    Reserve,
+    Save,
+    Sent,
+    Settle,
+    Wait,
+    heard,
+    paid_call,
+)
+from profnet_sheets.client.keys import CallKey, call_key
+from profnet_sheets.client.pace import Stopped
+from profnet_sheets.client.policy import RetryPolicy
+from profnet_sheets.client.spend import Charge, NeverSent, RunStopKind, SpendPolicy
+from profnet_sheets.errors import BudgetExceeded, OfflineMiss, ProfnetError, TransportError
+from profnet_sheets.spec import Endpoint, PriceTable, endpoint
+
+DETAILS, POSTS = endpoint("get-company-details"), endpoint("search-posts")
+COMPANY = {"data": {"name": "Acme", "domain": "acme.example"}}
+
+
+class Books:
+    """The spend policy with no lock (one thread) and the stops it was told."""
+
+    def __init__(self) -> None:
+        self.spend = SpendPolicy(PriceTable(), "the service")
+        self.told: list[str] = []
+
+    def count_reached(self, reached: bool) -> bool:
+        return self.spend.reached(reached)
+
+    def stop_unreachable(self) -> None:
+        self.told.append("unreachable")
+
+    def count_answer(self, status: int, foreign: bool) -> None:
+        self.spend.answered(status, foreign)
+
+    def stop_runs(self, kind: RunStopKind, reason: str, said: ProfnetError | None = None) -> None:
+        self.told.append(kind)
+
+    def count_reading(self, understood: bool) -> None:
+        self.spend.read(understood)
+
+
+class Desk:
+    """A client's memory with nothing in it; answers handed out as their bodies."""
+
+    def recalled(self, ep: Endpoint, key: CallKey) -> Any | None:
+        return None
+
+    def gate(self, ep: Endpoint) -> ProfnetError | None:
+        return None
+
+    def hand_out(self, ep: Endpoint, key: CallKey, sent: Sent) -> Any:
+        return sent.body
+
+    def answer_error(
+        self, ep: Endpoint, status: int, body: Any, headers: Any, out_of_credits: bool
+    ) -> ProfnetError:
+        return ProfnetError(f"HTTP {status}")
+
+    def keep_for(self, ep: Endpoint, status: int, body: Any) -> float:
+        return 3600.0 if status == 200 else 0.0
+
+
+def plan(ep: Endpoint, *, offline: bool = False) -> CallPlan:
+    payload = {"domain": "acme.example"} if ep is DETAILS else {"keyword": "x"}
+    key = call_key("svc", "fp", ep, payload)
+    return CallPlan(ep, key, payload, None, True, offline, 1, "http://service.example")
+
+
+def ok(body: Any = COMPANY) -> Heard:
+    return heard(200, {}, json.dumps(body), "", response="the response")
+
+
+def run(ep: Endpoint, facts: dict[type, list[Any]], **planned: Any) -> tuple[list[Action], Any]:
+    """Drive the sequence, each action's fact taken in turn from `facts` by its kind (an
+    exception is thrown in); the actions asked for, and the payload or the error raised."""
+    books, asked = Books(), list[Action]()
+    flow = paid_call(plan(ep, **planned), books, Desk(), RetryPolicy(), random.Random(0))
+    fact: Any = None
+    try:
+        while True:
+            action = flow.throw(fact) if isinstance(fact, BaseException) else flow.send(fact)
+            asked.append(action)
+            queue = facts.get(type(action))
+            fact = queue.pop(0) if queue else None
+    except StopIteration as done:
+        return asked, done.value
+    except ProfnetError as error:
+        return asked, error
+
+
+def kinds(actions: list[Action]) -> list[str]:
+    return [type(it).__name__ for it in actions]
+
+
+def test_a_cheap_get_cut_once_is_reserved_again_tried_again_settled_and_saved() -> None:
+    asked, answer = run(DETAILS, {Reserve: ["r1", "r2"], Request: ["read", ok()]})
+    assert answer == COMPANY
+    assert kinds(asked) == [
+        "ReadStore", "Claim", "ReadStore", "Reserve", "Request", "Reserve", "Wait", "Request",
+        "Settle", "Save",
+    ]  # fmt: skip
+    settle = next(it for it in asked if isinstance(it, Settle))
+    assert settle.charge == Charge(1, 1, None, 1)
+    assert settle.reservations == ("r1", "r2")
+    save = asked[-1]
+    assert isinstance(save, Save)
+    assert save.response == "the response"
+
+
+def test_a_dear_call_cut_is_settled_as_maybe_and_not_repeated() -> None:
+    asked, error = run(POSTS, {Reserve: ["r1"], Request: ["read"]})
+    assert isinstance(error, TransportError)
+    assert error.uncertain_attempts == 1
+    assert kinds(asked)[-2:] == ["Request", "Settle"]
+    settle = asked[-1]
+    assert isinstance(settle, Settle)
+    assert settle.charge == Charge(0, 5, None, 1)
+
+
+def test_a_refused_reservation_sends_nothing_and_settles_nothing() -> None:
+    refused = BudgetExceeded("no", needed=1, left=0)
+    asked, error = run(DETAILS, {Reserve: [refused]})
+    assert error is refused
+    assert not any(isinstance(it, Request | Settle) for it in asked)
+
+
+def test_a_stored_answer_is_handed_out_with_nothing_reserved() -> None:
+    stored = Sent(200, json.dumps(COMPANY), COMPANY, {}, True)
+    asked, answer = run(DETAILS, {ReadStore: [stored]})
+    assert (kinds(asked), answer) == (["ReadStore"], COMPANY)
+
+
+def test_offline_and_not_stored_asks_nothing_more() -> None:
+    asked, error = run(DETAILS, {}, offline=True)
+    assert isinstance(error, OfflineMiss)
+    assert kinds(asked) == ["ReadStore"]
+
+
+def test_ctrl_c_during_an_attempt_settles_it_as_maybe_then_goes_on() -> None:
+    flow = paid_call(plan(DETAILS), Books(), Desk(), RetryPolicy(), random.Random(0))
+    assert isinstance(flow.send(None), ReadStore)
+    assert isinstance(flow.send(None), Claim)
+    assert isinstance(flow.send(None), ReadStore)
+    assert isinstance(flow.send(None), Reserve)
+    assert isinstance(flow.send("r1"), Request)
+    settle = flow.throw(KeyboardInterrupt())
+    assert isinstance(settle, Settle)
+    assert settle.charge.maybe == 1
+    with pytest.raises(KeyboardInterrupt):
+        flow.send(None)
+
+
+def test_a_call_stopped_while_it_waits_for_its_turn_settles_as_nothing() -> None:
+    """A run stopped (Cancel) while a call waited for the pace: it never left, so nothing
+    may have been charged (before: counted as one maybe credit the service never saw)."""
+    assert issubclass(Stopped, NeverSent)
+    flow = paid_call(plan(DETAILS), Books(), Desk(), RetryPolicy(), random.Random(0))
+    assert isinstance(flow.send(None), ReadStore)
+    assert isinstance(flow.send(None), Claim)
+    assert isinstance(flow.send(None), ReadStore)
+    assert isinstance(flow.send(None), Reserve)
+    assert isinstance(flow.send("r1"), Request)
+    settle = flow.throw(Stopped("stopped while waiting for the service's pace"))
+    assert isinstance(settle, Settle)
+    assert (settle.charge.sure, settle.charge.maybe) == (0, 0)
+    with pytest.raises(Stopped):
+        flow.send(None)
+
+
+def test_the_call_module_imports_no_io_no_thread_no_clock() -> None:
+    source = Path(profnet_sheets.__file__).parent / "client" / "call.py"
+    tree = ast.parse(source.read_text())
+    imported = {
+        (node.module or "") if isinstance(node, ast.ImportFrom) else alias.name
+        for node in tree.body  # module level: what importing it loads
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    io = {"requests", "sqlite3", "socket", "threading", "time", "asyncio", "os", "pathlib"}
+    assert not {name.split(".")[0] for name in imported} & io
+    assert "profnet_sheets.client.pace" not in imported, "its Outcome only for types"
+    assert Wait(1.0).seconds == 1.0
