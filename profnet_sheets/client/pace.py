@@ -45,6 +45,7 @@ thread-safe: `acquire()` blocks until a call may start, `release()` says how it 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import logging
 import math
@@ -82,6 +83,10 @@ OVERLOADED = 0.25  # a share of 429s this high cuts again as soon as the last cu
 TEAM_OVERLOADED = 0.1  # ...on a team's shared schedule, this high over a second since the cut
 NOISE = 0.03  # 429s spread this thickly over a whole cycle come whatever the pace: no cut
 NOISE_CALLS = 100  # ...told over at least this many calls since the last cut
+NOISE_SAMPLE = 40  # 429s at this share of the calls sent below the rate are the noise's...
+NOISE_MOST = 0.5  # ...up to this share (more refused below the rate: the rate is lower)
+NOISE_SIGMAS = 3.0  # 429s beyond the noise's share count when more than chance explains...
+NOISE_BEYOND = 0.05  # ...and a long cycle is cut when this share beyond it is refused
 RECENT_CALLS = 20  # ...counted over a second, or over this many calls when a second has fewer
 RECENT_CUT_CALLS = 5  # calls sent since a cut that tell what the service lets through since
 TOLERANCE = 1.5  # latency counts as inflated above this many times its long average
@@ -108,6 +113,8 @@ class Ticket:
     started: float
     throttled: bool = False
     sent_in: int | None = None  # on a team: the second of Redis's clock its slot was in
+    paced_at: float = math.inf  # the rate it started at (inf: not paced by a rate)
+    taken: bool = False  # the service took it: any verdict but a 429 (answered, 5xx, cut)
 
 
 @dataclass(frozen=True)
@@ -174,6 +181,7 @@ class PaceCore:
         self.climbing = False  # a team's rate is a lower bound: raised each second not refused
         self.ceiling = math.inf  # ...up to this (the learner's first estimate)
         self.settling = 0.0  # seconds a first cut is refined before the team hears of it
+        self.noise = 0.0  # the share of 429s that come whatever the pace, as last measured
         if rate_cap is not None:  # the user knows the service's limit: no slow start
             self.learning = False
             self.known = rate_cap
@@ -287,7 +295,7 @@ class PaceCore:
             self.next_at = max(self.next_at, now) + 1.0 / rate
         self.in_flight += 1
         self.calls += 1
-        ticket = Ticket(now)
+        ticket = Ticket(now, paced_at=math.inf if rate is None else rate)
         self.first_started = min(self.first_started, now)
         self.sent.append(ticket)
         while self.sent[0].started <= now - KEPT_SECONDS:
@@ -312,6 +320,7 @@ class PaceCore:
     ) -> None:
         self.in_flight = max(0, self.in_flight - 1)
         took = max(1e-4, now - ticket.started)  # a clock that did not move: not zero
+        ticket.taken = outcome in ("answered", "failed")
         if outcome == "answered":
             self._answered(took, now)
         elif outcome == "throttled":
@@ -405,27 +414,34 @@ class PaceCore:
         # What the service lets through: counted since the last cut (or over a second), and
         # the pace less the share it refused of the last calls; both err high, so the lower.
         current = self._current(now)
+        # 429s that come whatever the pace (noise) say nothing of the rate: only the share
+        # refused above theirs does, and what was let through is counted as if they had not.
+        noise = self._noise_share(now, ticket)
         # What this process's calls were let through tells the service's rate when they are
         # all of the key's; a team's schedule sends at its rate: the share refused tells it.
         own = self._admitted(now, ticket, since_cut=True) if self.share >= 1 else None
         admitted = min(
-            math.inf if own is None else own,
-            current * (1 - self._last_share(now, ticket)),
+            math.inf if own is None else own / (1 - noise),
+            current * (1 - _above(self._last_share(now, ticket), noise)),
         )
         since = now - self.cut_at
-        share = self._refused_share(now, ticket)
+        share = self._refused_beyond(now, ticket, noise)
         alone = not self.team or self.share >= 1  # its calls are all of the key's
         settled = self.rate is None or (
             since >= self.reject_delay * MARGIN  # the verdicts of the calls before it are in
             and (alone or since >= SPAN)  # a team's calls are many: a second's worth
             and (
                 share >= (OVERLOADED if alone else TEAM_OVERLOADED)
-                or (since >= SPAN and self.since_cut >= ACCELERATE and not self._noise(ticket))
+                or (
+                    since >= SPAN
+                    and self.since_cut >= ACCELERATE
+                    and not self._noise(ticket, share)
+                )
             )
         )
         if ticket.started >= self.cut_at and settled:  # a new overload: cut to what it admits
-            # Never below what the service demonstrably took (a team's answers, counted).
-            self.floor = max(MIN_RATE, FLOOR * current)
+            # Never below what the service demonstrably took (its answers, counted).
+            self.floor = max(MIN_RATE, FLOOR * current, BETA * self._took(now, ticket))
             self.known = max(self.floor, min(current, admitted))
             self.rate = max(MIN_RATE, BETA * self.known)
             if self.settling and self.throttles == 1:
@@ -457,9 +473,52 @@ class PaceCore:
         before = sum(not sent.throttled for sent in self.sent if sent.started < ticket.started)
         return before / (max(0.0, ticket.started - self.first_started) + SPAN)
 
-    def _noise(self, ticket: Ticket) -> bool:
+    def _noise_share(self, now: float, ticket: Ticket) -> float:
+        """The share of 429s that come whatever the pace: among the calls (verdicts in) sent
+        no faster than the service's rate as estimated at the last cut, when NOISE_SAMPLE of
+        them tell it and it is at least NOISE (0 below); fewer: the last measure; before a
+        first cut, 0 (nothing tells)."""
+        if not math.isfinite(self.known):
+            self.noise = 0.0
+            return 0.0
+        decided = max(ticket.started, now - self.reject_delay * MARGIN)
+        below = [
+            sent
+            for sent in self.sent
+            if sent.started <= decided
+            and sent.paced_at <= self.known
+            and (sent.taken or sent.throttled)  # its verdict in
+        ]
+        if len(below) >= NOISE_SAMPLE:  # else the last measure holds (probing sends above)
+            share = sum(sent.throttled for sent in below) / len(below)
+            self.noise = min(NOISE_MOST, share) if share >= NOISE else 0.0
+        return self.noise
+
+    def _took(self, now: float, ticket: Ticket) -> float:
+        """What the service demonstrably took lately: the calls it did not refuse (a 5xx or a
+        lost connection comes whatever the pace) of those sent in a whole second since its
+        first 429 (its first burst spent), the lower of two seconds in a row (a bucket refilled
+        meanwhile is not a rate), the most over the last KEPT_SECONDS."""
+        decided = max(ticket.started, now - self.reject_delay * MARGIN)
+        whole = math.floor(decided - self.first_refused)
+        if not math.isfinite(self.first_refused) or whole < 2:
+            return 0.0
+        seconds = [0] * whole
+        for sent in self.sent:
+            second = math.floor(sent.started - self.first_refused)
+            if sent.taken and 0 <= second < whole:
+                seconds[second] += 1
+        lowest = min(KEPT_SECONDS, whole)  # the seconds kept whole (older ones are gone)
+        counted = seconds[whole - int(lowest) + 1 :] if lowest < whole else seconds
+        return float(max((min(pair) for pair in itertools.pairwise(counted)), default=0))
+
+    def _noise(self, ticket: Ticket, beyond: float) -> bool:
         """The 429s since the last cut are spread over the whole cycle, as thickly as NOISE:
-        they come whatever the pace (a limit refuses in a burst when the probe passes it)."""
+        they come whatever the pace (a limit refuses in a burst when the probe passes it);
+        or, when their share below the rate is known (`_noise_share`), the last ones are
+        fewer than NOISE_BEYOND more (`beyond`, `_refused_beyond`)."""
+        if self.noise:
+            return beyond < NOISE_BEYOND
         cycle = [sent for sent in self.sent if self.cut_at <= sent.started <= ticket.started]
         if len(cycle) < NOISE_CALLS:
             return False
@@ -498,7 +557,15 @@ class PaceCore:
         seconds = min(SPAN, max(decided - self.first_started, self.latency, 1e-3))
         return sum(not sent.throttled for sent in window) / seconds
 
-    def _refused_share(self, now: float, ticket: Ticket) -> float:
+    def _refused_beyond(self, now: float, ticket: Ticket, noise: float) -> float:
+        """The share of calls refused lately beyond the `noise`'s (`_above`), when more than
+        chance explains (NOISE_SIGMAS binomial deviations over the calls counted); else 0."""
+        share, counted = self._refused_share(now, ticket)
+        beyond = _above(share, noise)
+        chance = NOISE_SIGMAS * math.sqrt(noise * (1 - noise) / counted) / (1 - noise)
+        return beyond if beyond > chance else 0.0
+
+    def _refused_share(self, now: float, ticket: Ticket) -> tuple[float, int]:
         """The share of 429s among the calls started over the last SPAN, or the last
         RECENT_CALLS when a second holds fewer (verdicts in)."""
         decided = max(ticket.started, now - self.reject_delay * MARGIN)
@@ -509,7 +576,8 @@ class PaceCore:
             if sent.started <= decided - SPAN and len(window) >= RECENT_CALLS:
                 break
             window.append(sent)
-        return sum(sent.throttled for sent in window) / max(RECENT_CALLS, len(window))
+        counted = max(RECENT_CALLS, len(window))
+        return sum(sent.throttled for sent in window) / counted, counted
 
     def _last_share(self, now: float, ticket: Ticket) -> float:
         """The share of 429s among the last RECENT_CALLS calls whose verdicts are in."""
@@ -532,6 +600,12 @@ class PaceCore:
             calls=self.calls,
             waiting=self.waiting,
         )
+
+
+def _above(share: float, noise: float) -> float:
+    """The share of calls refused above the noise's (429s that come whatever the pace), as a
+    share of the calls the noise did not refuse."""
+    return max(0.0, share - noise) / (1 - noise)
 
 
 class Stopped(NeverSent):

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from profnet_sheets.client import pace
-from profnet_sheets.client.pace import Pace, PaceCore, Stopped, Ticket
+from profnet_sheets.client.pace import Outcome, Pace, PaceCore, Stopped, Ticket
+from profnet_sheets.client.policy import RetryPolicy
 from profnet_sheets.config import Settings
 from profnet_sheets.errors import ConfigurationError
 
@@ -357,10 +358,12 @@ class Service:
 
     rate: float | None
     rng: random.Random = field(default_factory=lambda: random.Random(7))
+    faults: FaultMix | None = None
     tokens: float = 0.0
     last: float = 0.0
     refused: int = 0
     calls: int = 0
+    noise: int = 0
 
     def __post_init__(self) -> None:
         self.tokens = self.rate or 0.0
@@ -376,11 +379,34 @@ class Service:
             self.tokens -= 1
         return True, 0.8 + 0.4 * self.rng.random()
 
+    def fault(self) -> Outcome:
+        """What became of a call the limit let through (as the sandbox: it took a token)."""
+        mix = self.faults
+        if mix is not None and self.rng.random() < mix.drop + mix.fail:
+            return "failed"  # a dropped connection or a 500/503: no lesson
+        if mix is not None and self.rng.random() < mix.throttle:
+            self.noise += 1
+            return "throttled"  # a 429 whatever the pace, after the work (Retry-After 1)
+        return "answered"
 
-def simulate(rate: float | None, keys: int, cap: int = 128) -> tuple[float, Service]:
+
+@dataclass(frozen=True)
+class FaultMix:
+    """Faults the service answers whatever the pace, as shares of the calls it let through."""
+
+    fail: float = 0.2  # 500 / 503
+    throttle: float = 0.1  # 429 with Retry-After: 1, not a rate limit
+    drop: float = 0.05  # the connection cut
+
+
+def simulate(
+    rate: float | None, keys: int, cap: int = 128, faults: FaultMix | None = None, seed: int = 7
+) -> tuple[float, Service, PaceCore]:
     """Seconds `keys` calls take through the controller (workers up to the cap; a 429 retried
-    after its Retry-After of 1 s), and the service's counts."""
-    core, service = PaceCore(cap), Service(rate)
+    after its Retry-After of 1 s, a 5xx or a cut connection after the client's backoff, at most
+    the client's retries), the service's counts and the pace at the end."""
+    core, service = PaceCore(cap), Service(rate, random.Random(seed), faults)
+    retry, rng = RetryPolicy(), random.Random(seed)
     events: list[tuple[float, int, Callable[[], None]]] = []
     order = itertools.count()
     now, left, parked = 0.0, keys, []
@@ -392,49 +418,95 @@ def simulate(rate: float | None, keys: int, cap: int = 128) -> tuple[float, Serv
         nonlocal left
         if left:
             left -= 1
-            ask()
+            ask(0)
 
-    def ask() -> None:
+    def ask(attempt: int) -> None:
         got = core.start(now)
         if got is None:
-            parked.append(ask)
+            parked.append(lambda: ask(attempt))
         elif isinstance(got, float):
-            at(now + got, ask)
+            at(now + got, lambda: ask(attempt))
         else:
             ok, latency = service.arrive(now)
-            at(now + latency, lambda: done(got, ok))
+            outcome: Outcome = service.fault() if ok else "throttled"
+            at(now + latency, lambda: done(got, outcome, attempt))
 
-    def done(ticket: Ticket, ok: bool) -> None:
-        core.finish(ticket, now, "answered" if ok else "throttled", None if ok else 1.0)
+    def done(ticket: Ticket, outcome: Outcome, attempt: int) -> None:
+        core.finish(ticket, now, outcome, 1.0 if outcome == "throttled" else None)
         waiting = parked[:]
         parked.clear()
         for again in waiting:
             again()
-        if ok:
-            take()
+        if outcome == "answered" or attempt >= retry.retries:
+            take()  # answered, or given up (an error on the row)
         else:
-            at(now + 1.0, ask)
+            wait = 1.0 if outcome == "throttled" else retry.wait_before(attempt, rng)
+            at(now + wait, lambda: ask(attempt + 1))
 
     for _ in range(cap):
         at(0.0, take)
     while events:
         now, _, then = heapq.heappop(events)
         then()
-    return now, service
+    return now, service, core
 
 
 @pytest.mark.parametrize("rate", [5.0, 20.0, 80.0])
 def test_against_a_limit_it_is_not_told_it_keeps_the_pace_with_few_429s(rate: float) -> None:
     keys = 2000
-    seconds, service = simulate(rate, keys)
+    seconds, service, _ = simulate(rate, keys)
     assert keys / rate / seconds >= 0.9
     assert service.refused <= 0.02 * service.calls
 
 
 def test_without_a_limit_it_fills_the_cap() -> None:
-    seconds, service = simulate(None, 2000)
+    seconds, service, _ = simulate(None, 2000)
     assert 2000 * 1.0 / 128 / seconds >= 0.85
     assert service.refused == 0
+
+
+# The fault mix of issue 24 (20% 5xx, 10% 429 whatever the pace, 5% cut connections) needs
+# 1 / (0.95 x 0.8 x 0.9) = 1.46 attempts a key, each taking a token of the service's limit as
+# the sandbox's do: 1.46 x the time without faults is the least any pace can do.
+FAULTY_ATTEMPTS = 1 / (0.95 * 0.8 * 0.9)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_faults_that_come_whatever_the_pace_do_not_drive_it_down(seed: int) -> None:
+    """5xx and cut connections teach nothing; 429s at a steady share below the rate are noise;
+    a cut never goes below what the service took: the learnt rate stays within 2x of the one
+    learnt without faults (it fell to 0.4 calls/s, a 1,000-key run took 28 minutes)."""
+    keys, rate = 1000, 20.0
+    _, _, calm_pace = simulate(rate, keys, seed=seed)
+    faulty, service, faulty_pace = simulate(rate, keys, faults=FaultMix(), seed=seed)
+    assert calm_pace.known >= 0.9 * rate, "without faults, the service's limit is learnt"
+    learnt = faulty_pace.known
+    assert learnt >= calm_pace.known / 2, f"learnt {learnt:.1f}/s against {calm_pace.known:.1f}"
+    assert faulty_pace.rate is not None
+    assert faulty_pace.rate >= calm_pace.known / 2
+    assert service.noise > 0.05 * service.calls, "the noise was there"
+    assert service.calls / rate / faulty >= 0.6, f"{faulty:.0f} s for {service.calls} calls"
+
+
+@pytest.mark.xfail(strict=True, reason="open (decision 351): a first cut by a random 429")
+def test_faults_cost_at_most_half_the_time_again() -> None:
+    """Issue 24: within 1.5x the time without faults, retries included. The fault mix alone
+    needs FAULTY_ATTEMPTS (1.46) x the attempts through a limit each takes a token of; a first
+    cut by a random 429 in the slow start (seed 1: 12/s) climbs back too slowly: 2.1x."""
+    ratios = []
+    for seed in range(6):
+        calm, _, _ = simulate(20.0, 1000, seed=seed)
+        faulty, _, _ = simulate(20.0, 1000, faults=FaultMix(), seed=seed)
+        ratios.append(faulty / calm)
+    assert max(ratios) <= 1.5, [round(ratio, 2) for ratio in ratios]
+
+
+def test_without_faults_the_simulated_run_keeps_to_the_limit() -> None:
+    """The same simulation without faults: the bound, few 429s, the limit learnt."""
+    seconds, service, core = simulate(20.0, 1000, seed=0)
+    assert 1000 / 20.0 / seconds >= 0.95
+    assert service.refused <= 0.02 * service.calls
+    assert core.known == pytest.approx(20.0, rel=0.1)
 
 
 # -- the user's caps in the settings ------------------------------------------------------------
