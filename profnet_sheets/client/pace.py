@@ -157,6 +157,7 @@ class PaceCore:
         self.next_at = -math.inf  # when the paced rate lets the next call start
         self.hold_until = -math.inf  # a long Retry-After: nothing starts before
         self.cut_at = -math.inf  # when the rate or window was last cut
+        self.lowered_at = -math.inf  # ...or the rate lowered (told better by quick 429s)
         self.shrunk_at = -math.inf  # when the window last shrank for latency
         self.since_cut = 0.0  # answers since the last cut (a team's: its share counted whole)
         self.sent: deque[Ticket] = deque()  # calls started in the last KEPT_SECONDS
@@ -182,6 +183,9 @@ class PaceCore:
         self.ceiling = math.inf  # ...up to this (the learner's first estimate)
         self.settling = 0.0  # seconds a first cut is refined before the team hears of it
         self.noise = 0.0  # the share of 429s that come whatever the pace, as last measured
+        # A cut made before the noise was measured: the rate before it, and the share refused
+        # (of how many calls) that made it; undone once the noise explains it.
+        self.undo: tuple[float, float, float, int] | None = None
         if rate_cap is not None:  # the user knows the service's limit: no slow start
             self.learning = False
             self.known = rate_cap
@@ -425,7 +429,8 @@ class PaceCore:
             current * (1 - _above(self._last_share(now, ticket), noise)),
         )
         since = now - self.cut_at
-        share = self._refused_beyond(now, ticket, noise)
+        refused = self._refused_share(now, ticket)
+        share = _beyond(*refused, noise)
         alone = not self.team or self.share >= 1  # its calls are all of the key's
         settled = self.rate is None or (
             since >= self.reject_delay * MARGIN  # the verdicts of the calls before it are in
@@ -440,6 +445,9 @@ class PaceCore:
             )
         )
         if ticket.started >= self.cut_at and settled:  # a new overload: cut to what it admits
+            # Cut while the noise was not measured yet: undone if it explains the 429s.
+            before = self.rate is not None and not noise
+            self.undo = (self.known, self.rate or 0.0, *refused) if before else None
             # Never below what the service demonstrably took (its answers, counted).
             self.floor = max(MIN_RATE, FLOOR * current, BETA * self._took(now, ticket))
             self.known = max(self.floor, min(current, admitted))
@@ -449,7 +457,7 @@ class PaceCore:
                 # less that burst (a full bucket: SPAN at the rate), below. It measures
                 # between the two (settle), fewer calls refused meanwhile.
                 self.rate = max(MIN_RATE, (self.known + self._past_burst(ticket)) / 2)
-            self.cut_at = now
+            self.cut_at = self.lowered_at = now
             self.next_at = now + 1.0 / self.rate
             self.since_cut = 0
         elif (
@@ -463,7 +471,10 @@ class PaceCore:
             # what the service let through since the cut (echoes of before it not counted again).
             told = own if self.team and own is not None else admitted
             self.known = max(self.floor, min(self.known, told))
-            self.rate = max(BETA * self.floor, BETA * min(self.rate, told))
+            lowered = max(BETA * self.floor, BETA * min(self.rate, told))
+            if lowered < self.rate:
+                self.lowered_at = now
+            self.rate = lowered
         if self.rate_cap is not None and self.rate is not None:
             self.rate = min(self.rate, self.rate_cap)
 
@@ -492,6 +503,12 @@ class PaceCore:
         if len(below) >= NOISE_SAMPLE:  # else the last measure holds (probing sends above)
             share = sum(sent.throttled for sent in below) / len(below)
             self.noise = min(NOISE_MOST, share) if share >= NOISE else 0.0
+        if self.undo is not None and self.noise:
+            known, rate, refused, counted = self.undo
+            self.undo = None
+            if not _beyond(refused, counted, self.noise):  # the last cut was the noise's
+                self.known, self.rate = max(self.known, known), max(self.rate or 0.0, rate)
+                self.floor = max(MIN_RATE, FLOOR * self.known)
         return self.noise
 
     def _took(self, now: float, ticket: Ticket) -> float:
@@ -557,23 +574,18 @@ class PaceCore:
         seconds = min(SPAN, max(decided - self.first_started, self.latency, 1e-3))
         return sum(not sent.throttled for sent in window) / seconds
 
-    def _refused_beyond(self, now: float, ticket: Ticket, noise: float) -> float:
-        """The share of calls refused lately beyond the `noise`'s (`_above`), when more than
-        chance explains (NOISE_SIGMAS binomial deviations over the calls counted); else 0."""
-        share, counted = self._refused_share(now, ticket)
-        beyond = _above(share, noise)
-        chance = NOISE_SIGMAS * math.sqrt(noise * (1 - noise) / counted) / (1 - noise)
-        return beyond if beyond > chance else 0.0
-
     def _refused_share(self, now: float, ticket: Ticket) -> tuple[float, int]:
         """The share of 429s among the calls started over the last SPAN, or the last
-        RECENT_CALLS when a second holds fewer (verdicts in)."""
+        RECENT_CALLS when a second holds fewer (verdicts in), since the last cut (the 429s of
+        calls sent before it are its echoes), and how many calls that counts."""
         decided = max(ticket.started, now - self.reject_delay * MARGIN)
         window: list[Ticket] = []
         for sent in reversed(self.sent):
             if sent.started > decided:
                 continue
-            if sent.started <= decided - SPAN and len(window) >= RECENT_CALLS:
+            if sent.started < max(self.cut_at, self.lowered_at) or (
+                sent.started <= decided - SPAN and len(window) >= RECENT_CALLS
+            ):
                 break
             window.append(sent)
         counted = max(RECENT_CALLS, len(window))
@@ -600,6 +612,14 @@ class PaceCore:
             calls=self.calls,
             waiting=self.waiting,
         )
+
+
+def _beyond(share: float, counted: int, noise: float) -> float:
+    """The share of `counted` calls refused beyond the `noise`'s (`_above`), when more than
+    chance explains (NOISE_SIGMAS binomial deviations); else 0."""
+    beyond = _above(share, noise)
+    chance = NOISE_SIGMAS * math.sqrt(noise * (1 - noise) / counted) / (1 - noise)
+    return beyond if beyond > chance else 0.0
 
 
 def _above(share: float, noise: float) -> float:

@@ -485,14 +485,16 @@ def test_faults_that_come_whatever_the_pace_do_not_drive_it_down(seed: int) -> N
     assert faulty_pace.rate is not None
     assert faulty_pace.rate >= calm_pace.known / 2
     assert service.noise > 0.05 * service.calls, "the noise was there"
-    assert service.calls / rate / faulty >= 0.6, f"{faulty:.0f} s for {service.calls} calls"
+    # Every attempt takes a token of the limit: the time they take at it is the bound.
+    taken = service.calls - service.refused
+    assert taken / rate / faulty >= 0.85, f"{faulty:.0f} s for {taken} attempts let through"
 
 
-@pytest.mark.xfail(strict=True, reason="open (decision 351): a first cut by a random 429")
+@pytest.mark.xfail(strict=True, reason="open (decision 353): 1.46x is the attempts' own cost")
 def test_faults_cost_at_most_half_the_time_again() -> None:
     """Issue 24: within 1.5x the time without faults, retries included. The fault mix alone
-    needs FAULTY_ATTEMPTS (1.46) x the attempts through a limit each takes a token of; a first
-    cut by a random 429 in the slow start (seed 1: 12/s) climbs back too slowly: 2.1x."""
+    needs FAULTY_ATTEMPTS (1.46) x the attempts through a limit each takes a token of; the
+    pace at 0.9-1.0 of the limit and the last keys' retries (backoff) make it 1.53-1.65x."""
     ratios = []
     for seed in range(6):
         calm, _, _ = simulate(20.0, 1000, seed=seed)
