@@ -9,11 +9,19 @@ with a limit, >= 0.9 without; >= 0.9 with a limit in --quick), the 429s the sand
 as a share of the calls (goal <= 2%), the credits it charged (exactly the unique keys), the
 pace the client ended at, and the load average beside each figure (2 shared cores). The last
 line is `worst ratio: R`. `--quick`: 200 keys, the same rates (about a minute).
+
+`--faults`: instead, the pace under issue 24's fault mix (20% 5xx, 10% 429 whatever the pace,
+5% cut connections) on the 20 calls/s limit: 1,000 keys without faults, then 1,000 others with
+them (a new Client on an empty cache each); printed: the time with faults against the time
+without (goal <= 1.5x, retries included; the mix alone needs 1.46x the attempts, each taking a
+token of the limit) and the rate learnt with faults against the one learnt without (goal:
+within 2x), the load beside each (`--quick`: 300 keys).
 """
 
 from __future__ import annotations
 
 import http.client
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -60,6 +68,7 @@ class Run:
     row_errors: int
     pace: str
     load: str
+    learnt: float = math.nan  # the service's rate as the pace estimated it at the end
 
     @property
     def bound_s(self) -> float:
@@ -90,6 +99,7 @@ def run_once(base_url: str, rate: float | None, keys: int, cache: Path) -> Run:
         out = enrich(frame, "site", "company", client=client, progress=False)
         wall = time.perf_counter() - started
         view = client.pace.view()
+        learnt = client.pace.core.known
     load = load_average()
     pace = (
         f"ended paced at {view.rate:.1f}/s" if view.rate is not None else "ended unpaced"
@@ -102,6 +112,7 @@ def run_once(base_url: str, rate: float | None, keys: int, cache: Path) -> Run:
         int(out["company_error"].is_not_null().sum()),
         pace,
         load,
+        learnt,
     )
 
 
@@ -130,6 +141,43 @@ def report_run(report: Report, run: Run, quick: bool) -> None:
     report.detail(f"{run.row_errors} rows with an error; load average {run.load}")
 
 
+FAULT_MIX = {"fail_rate": 0.2, "throttle_rate": 0.1, "drop_rate": 0.05, "retry_after": 1.0}
+FAULT_RATE, FAULT_KEYS, QUICK_FAULT_KEYS = 20.0, 1_000, 300
+FAULT_TIME_GOAL, FAULT_LEARNT_GOAL = 1.5, 2.0
+
+
+def fault_runs(report: Report, base_url: str, keys: int) -> list[str]:
+    """The pace under the fault mix against the same run without faults: the time ratio
+    against FAULT_TIME_GOAL, the rate learnt against FAULT_LEARNT_GOAL; the rows in error."""
+    runs: list[Run] = []
+    for mix in (runs_calm(), FAULT_MIX):
+        set_faults(base_url, **mix)
+        with fresh_dir("faults") as cache:
+            runs.append(run_once(base_url, FAULT_RATE, keys, cache))
+    calm, faulty = runs
+    set_faults(base_url, **runs_calm())
+    for label, run in (("without faults", calm), ("with faults", faulty)):
+        report.detail(
+            f"{label}: {keys} keys at {FAULT_RATE:g} calls/s, wall {run.wall_s:.1f} s, "
+            f"{run.server.calls} calls ({run.server.errors} 429s), learnt "
+            f"{run.learnt:.1f}/s; {run.pace}; {run.row_errors} rows in error; "
+            f"load average {run.load}"
+        )
+    report.line("faults_time_ratio", faulty.wall_s / calm.wall_s, "x", FAULT_TIME_GOAL)
+    report.detail(f"with faults against without; load average {faulty.load}")
+    report.line("faults_learnt_ratio", calm.learnt / faulty.learnt, "x", FAULT_LEARNT_GOAL)
+    report.detail(
+        f"rate learnt without faults {calm.learnt:.1f}/s over with them "
+        f"{faulty.learnt:.1f}/s; load average {faulty.load}"
+    )
+    return [f"{run.row_errors} rows with an error" for run in runs if run.row_errors]
+
+
+def runs_calm() -> dict[str, float]:
+    """The sandbox's fault settings with no fault."""
+    return dict.fromkeys(FAULT_MIX, 0.0) | {"retry_after": 1.0}
+
+
 def main() -> None:
     parser = make_parser(__doc__, f"{QUICK_KEYS} keys instead of {KEYS} (about a minute)")
     parser.add_argument(
@@ -137,8 +185,15 @@ def main() -> None:
         default=",".join("none" if rate is None else f"{rate:g}" for rate in RATES),
         help="the runs, comma-separated calls/s or none (default: all)",
     )
+    parser.add_argument(
+        "--faults",
+        action="store_true",
+        help="the pace under issue 24's fault mix instead of the runs by rate",
+    )
     args = parser.parse_args()
     rates = [None if rate == "none" else float(rate) for rate in args.rates.split(",")]
+    if args.faults:
+        rates = []
     exit_on_sigterm()
     os.environ["PROFNET_QUIET"] = "1"
     keys = QUICK_KEYS if args.quick else KEYS
@@ -165,6 +220,8 @@ def main() -> None:
                 ratios.append(run.ratio)
                 if run.row_errors:
                     errors.append(f"{run.row_errors} rows with an error at rate {rate}")
+            if args.faults:
+                errors += fault_runs(report, base, QUICK_FAULT_KEYS if args.quick else FAULT_KEYS)
             errors += server.exit_errors()
     except (SandboxError, ProfnetError, OSError, http.client.HTTPException) as error:
         errors.append(f"{type(error).__name__}: {error}")
