@@ -102,6 +102,8 @@ LEARNING_STEP = 0.1  # ...looking this often
 CLIMB = 1.05  # a team's rate known as a lower bound grows this much per second not refused
 SENT_AS_DRAWN = 0.9  # a team's second tells the rate when this share of its slots was sent
 SETTLING = 0.4  # the team's learner refines its first cut this long before telling the team
+REMEASURED = 2  # ...measured again at most this many times when sent below the rate...
+REMEASURE_FASTER = 1.25  # ...this much faster each time
 VERDICT_LAG = 0.5  # seconds a team's verdicts of a second may take beyond twice the latency
 LOG = logging.getLogger("profnet_sheets")
 
@@ -182,6 +184,8 @@ class PaceCore:
         self.climbing = False  # a team's rate is a lower bound: raised each second not refused
         self.ceiling = math.inf  # ...up to this (the learner's first estimate)
         self.settling = 0.0  # seconds a first cut is refined before the team hears of it
+        self.measured_from = -math.inf  # ...measured from then (or its first 429)...
+        self.remeasured = 0  # ...measured again this many times (sent below the rate)
         self.noise = 0.0  # the share of 429s that come whatever the pace, as last measured
         # A cut made before the noise was measured: the rate before it, and the share refused
         # (of how many calls) that made it; undone once the noise explains it.
@@ -222,13 +226,25 @@ class PaceCore:
     def settle(self, now: float) -> None:
         """A team's learner, SETTLING after its first cut: the service's rate is what it let
         through of the calls sent since the first one it refused (its bucket empty from then,
-        its first burst not counted), unless too few were sent to tell."""
+        its first burst not counted), unless too few were sent to tell; when none of the
+        later half was refused, measured again at a faster pace (at most REMEASURED times)."""
         decided = now - self.reject_delay * MARGIN
-        seconds = decided - self.first_refused
-        window = [sent for sent in self.sent if self.first_refused <= sent.started <= decided]
-        self.settling = 0.0
+        since = max(self.first_refused, self.measured_from)
+        seconds = decided - since
+        window = [sent for sent in self.sent if since <= sent.started <= decided]
         if len(window) < RECENT_CUT_CALLS or seconds <= 0 or self.rate is None:
+            self.settling = 0.0
             return
+        late = [sent for sent in window if sent.started >= since + seconds / 2]
+        if late and not any(sent.throttled for sent in late) and self.remeasured < REMEASURED:
+            # None refused lately: sent below the service's rate, the measure would only be a
+            # lower bound (a climb of seconds for the team). Faster, towards the first estimate
+            # (its burst counted: above the rate), and measured again from now.
+            self.remeasured += 1
+            self.rate = min(self.known, self.rate * REMEASURE_FASTER)
+            self.measured_from = self.cut_at = now
+            return
+        self.settling = 0.0
         measured = sum(not sent.throttled for sent in window) / seconds
         # The calls may have gone out below the service's rate (the measure is then below it):
         # the team climbs from it (team_second) until a second is refused.
@@ -837,6 +853,8 @@ class Pace:
             if now - self.core.cut_at < self.core.settling:
                 return None  # the learner's first cut, until measured (settle)
             self.core.settle(now)
+            if self.core.settling:
+                return None  # measured again (sent below the service's rate)
             rate, known = self.core.rate or rate, self.core.known
         said, when = self._published
         lower = rate < said

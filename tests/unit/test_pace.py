@@ -627,6 +627,35 @@ def test_a_teams_learner_measures_its_first_cut_past_the_services_first_burst() 
     assert core.climbing, "it may have been sent below the rate: the team climbs till refused"
 
 
+def test_a_teams_learner_sent_below_the_rate_measures_again_faster() -> None:
+    """Its first cut paced below the service's rate (17/s against 20): none of the later half
+    of its window refused, the measure would be a lower bound (a climb of seconds for the team:
+    0.89 of the bound). It goes faster and measures again, until the rate refuses calls."""
+    core = PaceCore(cap=1000)
+    core.settling, core.window = pace.SETTLING, 1000.0
+    core.learning, core.samples, core.latency, core.reject_delay = False, 10, 0.1, 0.005
+    core.first_started = core.first_refused = 0.0
+    core.known, core.rate, core.cut_at = 36.0, 17.0, 0.0
+    bucket = {"tokens": 0.0, "at": 0.0}
+
+    def send(now: float) -> Ticket:  # the service's bucket: 20/s, empty at its first 429
+        ticket = started_when_let(core, now)
+        tokens = min(20.0, bucket["tokens"] + (ticket.started - bucket["at"]) * 20.0)
+        ticket.throttled = tokens < 1
+        bucket["tokens"], bucket["at"] = tokens - (0 if ticket.throttled else 1), ticket.started
+        return ticket
+
+    now, measures = 0.0, 0
+    while core.settling and measures < 5:
+        while now < core.cut_at + pace.SETTLING:
+            now = send(now).started + 1e-9
+        core.settle(now + 0.02)
+        measures += 1
+    assert measures > 1, "measured again: none of its later calls was refused"
+    assert not core.settling
+    assert core.known == pytest.approx(20.0, rel=0.1), "the service's rate, not the pace's"
+
+
 def test_a_team_rate_known_only_as_a_lower_bound_climbs_each_second_not_refused() -> None:
     core = PaceCore(cap=128)
     core.adopt(known=15.0, rate=pace.BETA * 15.0, now=0.0)
