@@ -13,8 +13,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from profnet_sheets.batch import enrich
 from profnet_sheets import Client
+from profnet_sheets.batch import enrich
 from profnet_sheets.sandbox import RunningSandbox
 from tests.integration.client.conftest import MakeClient, set_faults
 
