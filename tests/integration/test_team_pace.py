@@ -41,9 +41,11 @@ sys.stdin.readline()
 began = time.time()
 out = enrich(pl.DataFrame({"site": keys}), "site", "company", client=client, progress=False)
 ended = time.time()
+core = client.pace.core
 client.close()
 print(json.dumps({"began": began, "ended": ended, "errors": out["company_error"].null_count(),
-                  "rows": out.height}), flush=True)
+                  "rows": out.height, "known": core.known, "remeasured": core.remeasured}),
+      flush=True)
 """
 
 
@@ -112,7 +114,9 @@ def test_three_processes_on_one_redis_go_at_one_pace(
     ratio, refused = bound / wall, counted["errors"] / counted["calls"]
     print(
         f"team pace: {counted['calls']} calls, {counted['errors']} 429s ({refused:.1%}), "
-        f"{ratio:.2f} of the bound ({wall:.1f} s for {bound:.1f} s)"
+        f"{ratio:.2f} of the bound ({wall:.1f} s for {bound:.1f} s); learnt "
+        + ", ".join(f"{r['known']:.1f}/s (measured again {r['remeasured']}x)" for r in reports)
+        + f"; load {os.getloadavg()}"
     )
     assert refused <= 0.02, f"{counted['errors']} of {counted['calls']} calls answered 429"
     assert ratio >= 0.9, f"together {ratio:.2f} of the bound ({wall:.1f} s for {bound:.1f} s)"
