@@ -17,13 +17,16 @@ Client on one Redis and one API key, enrich 1,000 keys every one of them has plu
 own (--quick: 60 + 20), all started at one go, on an empty Redis. Printed: the combined ratio
 to the bound (unique keys / the limit, plus one round trip, 1.2 s), the 429 share of the
 calls, the keys paid twice (credits charged - unique keys, exactly 0), each beside the
-1-process figure at that rate (run first, asked or not) and the load average; then a table.
+1-process figure at that rate (run first, asked or not), the CPU seconds the processes used
+(their start and imports included)
+and the load average; then a table. `--rates` and `--port` as above.
 """
 
 from __future__ import annotations
 
 import http.client
 import os
+import resource
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,6 +164,7 @@ class TeamFigures:
     wall_s: float
     server: Usage
     failed_rows: int
+    cpu_s: float  # the machines' processes, user + system
     load: str
 
     @property
@@ -204,14 +208,19 @@ def run_team(
         connection.flushall()  # the cache, the claims and the learnt pace of the last run
     common = [f"team{n}.example.com" for n in range(shared)]
     keys = [overlapping_keys(name, common, own, "own") for name in range(processes)]
-    before = usage(base_url)
+    before, cpu_before = usage(base_url), _children_cpu_s()
     with fresh_dir("team") as work:
         run = run_machines(base_url, store.url, API_KEY, keys, work)
-    load = load_average()
+    cpu, load = _children_cpu_s() - cpu_before, load_average()
     unique = shared + processes * own
-    return TeamFigures(
-        rate, processes, unique, run.wall_s, usage(base_url) - before, run.failed_rows, load
-    )
+    server = usage(base_url) - before
+    return TeamFigures(rate, processes, unique, run.wall_s, server, run.failed_rows, cpu, load)
+
+
+def _children_cpu_s() -> float:
+    """CPU seconds (user + system) of the child processes waited for so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def report_team(report: Report, figures: TeamFigures, alone: TeamFigures, quick: bool) -> None:
@@ -224,7 +233,7 @@ def report_team(report: Report, figures: TeamFigures, alone: TeamFigures, quick:
     report.detail(
         f"1 process: {alone.ratio:.3f}; wall {figures.wall_s:.2f} s, bound {figures.bound_s:.2f} s "
         f"({figures.unique} unique keys / {figures.rate:g} calls/s + {ROUND_TRIP_S:g} s); "
-        f"load average {figures.load}"
+        f"the machines used {figures.cpu_s:.1f} CPU s; load average {figures.load}"
     )
     report.line(
         f"team_throttled_{name}",
@@ -247,13 +256,14 @@ def report_team(report: Report, figures: TeamFigures, alone: TeamFigures, quick:
 def print_team_table(runs: list[tuple[TeamFigures, TeamFigures]]) -> None:
     """The runs side by side: each N-process figure beside the 1-process one (in brackets)."""
     print("table: rate | processes | unique keys | wall s | bound s | ratio (1 process) | "
-          "429 % (1 process) | paid twice | load average")  # fmt: skip
+          "429 % (1 process) | paid twice | CPU s | load average")  # fmt: skip
     for figures, alone in runs:
         print(
             f"    {figures.rate:g}/s | {figures.processes} | {figures.unique} | "
             f"{figures.wall_s:.1f} | {figures.bound_s:.1f} | {figures.ratio:.3f} "
             f"({alone.ratio:.3f}) | {figures.throttled_percent:.2f} "
-            f"({alone.throttled_percent:.2f}) | {figures.paid_twice} | {figures.load}"
+            f"({alone.throttled_percent:.2f}) | {figures.paid_twice} | {figures.cpu_s:.0f} | "
+            f"{figures.load}"
         )
 
 
