@@ -18,8 +18,9 @@ own (--quick: 60 + 20), all started at one go, on an empty Redis. Printed: the c
 to the bound (unique keys / the limit, plus one round trip, 1.2 s), the 429 share of the
 calls, the keys paid twice (credits charged - unique keys, exactly 0), each beside the
 1-process figure at that rate (run first, asked or not), the CPU seconds the processes used
-(their start and imports included)
-and the load average; then a table. `--rates` and `--port` as above.
+(their start and imports included) and the load average; then a table. `--rates` and `--port`
+as above; the goals: >= 0.9 of the bound (issue 24's), 429s <= 2%, 0 keys paid twice.
+`--quick --processes 1,2 --rates 20` is what the tests run (about 30 s).
 """
 
 from __future__ import annotations
