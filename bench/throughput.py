@@ -65,8 +65,27 @@ LIMITED_GOAL, QUICK_LIMITED_GOAL, UNLIMITED_GOAL = 0.95, 0.9, 0.9
 THROTTLED_GOAL_PERCENT = 2.0
 
 
+class Measured:
+    """A run's wall time against its bound, and the share of its calls answered 429."""
+
+    wall_s: float
+    server: Usage
+
+    @property
+    def bound_s(self) -> float:
+        raise NotImplementedError
+
+    @property
+    def ratio(self) -> float:
+        return self.bound_s / self.wall_s
+
+    @property
+    def throttled_percent(self) -> float:
+        return 100 * self.server.errors / max(1, self.server.calls)
+
+
 @dataclass(frozen=True)
-class Run:
+class Run(Measured):
     """One enrichment against one plan: what it took and what the sandbox counted."""
 
     rate: float | None
@@ -82,14 +101,6 @@ class Run:
         if self.rate is not None:
             return self.keys / self.rate
         return self.keys * LATENCY_S / DEFAULT_CONCURRENCY
-
-    @property
-    def ratio(self) -> float:
-        return self.bound_s / self.wall_s
-
-    @property
-    def throttled_percent(self) -> float:
-        return 100 * self.server.errors / max(1, self.server.calls)
 
 
 def run_once(base_url: str, rate: float | None, keys: int, cache: Path) -> Run:
@@ -156,7 +167,7 @@ ROUND_TRIP_S = (LATENCY_MS + JITTER_MS) / 1000
 
 
 @dataclass(frozen=True)
-class TeamFigures:
+class TeamFigures(Measured):
     """Processes on one Redis and one key against one limit: what they took together."""
 
     rate: float
@@ -171,14 +182,6 @@ class TeamFigures:
     @property
     def bound_s(self) -> float:
         return self.unique / self.rate + ROUND_TRIP_S
-
-    @property
-    def ratio(self) -> float:
-        return self.bound_s / self.wall_s
-
-    @property
-    def throttled_percent(self) -> float:
-        return 100 * self.server.errors / max(1, self.server.calls)
 
     @property
     def paid_twice(self) -> int:
