@@ -27,9 +27,10 @@ sys.stdin.readline()
 began = time.time()
 out = enrich(pl.DataFrame({"site": keys}), "site", "company", client=client, progress=False)
 ended = time.time()
+rate, spent, maybe = client.pace.view().rate, client.spent(), client.spent(uncertain=True)
 client.close()
 print(json.dumps({"began": began, "ended": ended, "answered": out["company_error"].null_count(),
-                  "rows": out.height}), flush=True)
+                  "rows": out.height, "rate": rate, "spent": spent, "maybe": maybe}), flush=True)
 """
 
 
@@ -39,13 +40,17 @@ class MachineError(RuntimeError):
 
 @dataclass(frozen=True)
 class MachineRun:
-    """One machine's enrichment: when it began and ended (unix time), its rows and those
-    answered without an error."""
+    """One machine's enrichment: when it began and ended (unix time), its rows, those answered
+    without an error, the rate its pace ended at (None: not paced), and the credits its ledger
+    recorded (`maybe` of them uncertain)."""
 
     began: float
     ended: float
     answered: int
     rows: int
+    rate: float | None
+    spent: int
+    maybe: int
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,19 @@ class TeamRun:
     @property
     def failed_rows(self) -> int:
         return sum(m.rows - m.answered for m in self.machines)
+
+    @property
+    def spent(self) -> int:
+        """Credits the machines' ledgers recorded, sure and maybe."""
+        return sum(m.spent for m in self.machines)
+
+    @property
+    def maybe(self) -> int:
+        return sum(m.maybe for m in self.machines)
+
+    def rates(self) -> str:
+        """The rates the machines' paces ended at: `19.2/s, 19.5/s` (`unpaced` for none)."""
+        return ", ".join("unpaced" if m.rate is None else f"{m.rate:.1f}/s" for m in self.machines)
 
 
 def overlapping_keys(machine: int, shared: Sequence[str], own: int, prefix: str) -> list[str]:
@@ -120,4 +138,12 @@ def _finished(worker: subprocess.Popen[str], timeout: float) -> MachineRun:
     if worker.returncode != 0:
         raise MachineError(f"a machine exited {worker.returncode}: {err[-2000:]}")
     report = json.loads(out.strip().splitlines()[-1])
-    return MachineRun(report["began"], report["ended"], report["answered"], report["rows"])
+    return MachineRun(
+        report["began"],
+        report["ended"],
+        report["answered"],
+        report["rows"],
+        report["rate"],
+        report["spent"],
+        report["maybe"],
+    )

@@ -104,15 +104,14 @@ class TeamLedger:
 
     def _held(self, redis: Any, now: float) -> Held:
         """The reservations held (by id), and those whose lease ran out."""
-        return _holding(redis.hgetall(self.held_key), now)
+        found = redis.hgetall(self.held_key)
+        held = {_text(name): json.loads(value) for name, value in found.items()}
+        return held, [name for name, it in held.items() if it["until"] <= now]
 
-    def _read(self, cap: SpendingCap, now: float) -> tuple[Held, int]:
-        """The reservations held and the spend of the cap's period, in one round trip."""
-        with self.redis.pipeline(transaction=False) as reads:
-            reads.hgetall(self.held_key)
-            reads.hvals(self.spend_key(cap.period, period_keys(now)[cap.period]))
-            held, spent = reads.execute()
-        return _holding(held, now), sum(int(value) for value in spent)
+    def _spent(self, redis: Any, cap: SpendingCap, now: float) -> int:
+        """Spent in the cap's period (sure and maybe), on every machine."""
+        key = self.spend_key(cap.period, period_keys(now)[cap.period])
+        return sum(int(value) for value in redis.hvals(key))
 
     def _used(self, cap: SpendingCap, now: float, holding: Held, spent: int) -> int:
         """Spent in the cap's period (`spent`, sure and maybe; lapsed reservations of the
@@ -157,11 +156,11 @@ class TeamLedger:
 
         def attempt(pipe: Any) -> None:
             nonlocal refused
-            now = self._now(self.redis)
+            now = self._now(self.redis)  # before the watch: one WATCH for both keys
             pipe.watch(self.held_key, self.spend_key(cap.period, period_keys(now)[cap.period]))
-            # Read after the watch (on another connection: the watched one executes at once,
-            # a round trip each): a write meanwhile fails the EXEC, and the attempt is redone.
-            holding, spent = self._read(cap, now)
+            # Read on the watched connection, not on a second one from the pool: 64 threads
+            # holding a watch and waiting for another connection would wait for each other.
+            holding, spent = self._held(pipe, now), self._spent(pipe, cap, now)
             use = CapUse(cap.credits, str(cap), self._used(cap, now, holding, spent), team=True)
             refused = cap_refusal(use, credits, endpoint)
             pipe.multi()
@@ -204,7 +203,7 @@ class TeamLedger:
     def cap_use(self, cap: SpendingCap, service: str) -> CapUse:
         """What the team holds against the spending cap now (spent in its period, reserved)."""
         now = self._now(self.redis)
-        holding, spent = self._read(cap, now)
+        holding, spent = self._held(self.redis, now), self._spent(self.redis, cap, now)
         return CapUse(cap.credits, str(cap), self._used(cap, now, holding, spent), team=True)
 
     def in_flight(self, service: str) -> int:
@@ -242,12 +241,6 @@ class TeamLedger:
 
     def close(self) -> None:
         self.local.close()  # the connection is the store's: it closes it
-
-
-def _holding(found: dict[bytes | str, bytes | str], now: float) -> Held:
-    """The reservations in the held hash's fields (by id), and those whose lease ran out."""
-    held = {_text(name): json.loads(value) for name, value in found.items()}
-    return held, [name for name, it in held.items() if it["until"] <= now]
 
 
 def _text(name: bytes | str) -> str:

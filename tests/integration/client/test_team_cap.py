@@ -199,9 +199,9 @@ def test_profnet_credits_says_what_the_team_cap_leaves(
         client.close()
 
 
-def test_a_reservation_asks_the_teams_redis_four_times(killable_redis: RedisServer) -> None:
-    """TIME; WATCH of the held reservations and the period's spend together; HGETALL and HVALS
-    in one pipeline; MULTI, HSET, EXEC: 4 round trips (were 6: two WATCHes, reads one by one)."""
+def test_a_reservation_asks_the_teams_redis_five_times(killable_redis: RedisServer) -> None:
+    """TIME; one WATCH of the held reservations and the period's spend; HGETALL; HVALS; MULTI,
+    HSET, EXEC in one: 5 round trips (were 6: a WATCH before TIME and one after)."""
     service = f"svc-{uuid.uuid4().hex[:8]}"
     ledger = team_ledger(killable_redis.url, service, "here")
     ledger.reserve_within(CAP, service, 1, DETAILS, 30.0)  # the connections are open
