@@ -45,6 +45,13 @@ if TYPE_CHECKING:
     from profnet_sheets.client.pace import Outcome
 
 T = TypeVar("T")
+CLAIM_TRIES = 3  # claims lost before the call gives up (each time, nothing was sent)
+
+
+class ClaimLost(NeverSent):
+    """The call's claim was no longer this process's when its turn came (it lapsed, and another
+    process may be paying for the call): the attempt was not sent."""
+
 
 # -- facts ---------------------------------------------------------------------------------
 
@@ -352,14 +359,25 @@ def paid_call(
     refused = desk.gate(ep)
     if refused is not None:
         raise refused
-    yield Claim(ep, key)
-    if plan.readable:  # another process may have paid for it while this one waited
-        found = yield from _held(plan, desk)
-        if found is not None:
-            return found.value
-    ceiling = books.spend.ceiling(ep, plan.payload, plan.max_items)
-    sent = yield from _bought(plan, books, desk, retry, rng, ceiling)
-    return desk.hand_out(ep, key, sent)
+    for _ in range(CLAIM_TRIES):
+        yield Claim(ep, key)
+        if plan.readable:  # another process may have paid for it while this one waited
+            found = yield from _held(plan, desk)
+            if found is not None:
+                return found.value
+        ceiling = books.spend.ceiling(ep, plan.payload, plan.max_items)
+        try:
+            sent = yield from _bought(plan, books, desk, retry, rng, ceiling)
+        except ClaimLost:
+            continue  # nothing sent: claim again, and ask the store again under the claim
+        return desk.hand_out(ep, key, sent)
+    raise TransportError(
+        f"{ep.name}: this call's claim lapsed {CLAIM_TRIES} times before its turn came (the "
+        "machine is very busy, or the cache's Redis slow); nothing was sent, so that it is not "
+        "paid twice. Try again, with fewer calls in flight.",
+        endpoint=ep.name,
+        details="claim",
+    )
 
 
 class Found(NamedTuple):

@@ -31,7 +31,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
@@ -43,19 +43,35 @@ _FIRST_WAIT = 0.002
 _LONGEST_WAIT = 0.05
 
 
+class Held(Protocol):
+    """A claim held: asked, just before its call is sent, whether it is still this process's."""
+
+    def still_ours(self) -> bool: ...
+
+
 class Claims(Protocol):
     """Claims on calls, by cache key."""
 
-    def hold(self, key: str) -> Any:
-        """A context manager: the claim on `key` while inside (waiting for it if need be)."""
+    def hold(self, key: str) -> AbstractContextManager[Held]:
+        """The claim on `key` while inside (waiting for it if need be)."""
+
+
+class Kept:
+    """A claim that cannot be lost while held (none needed, or an OS lock of this process)."""
+
+    def still_ours(self) -> bool:
+        return True
+
+
+KEPT = Kept()
 
 
 class NoClaims:
     """No other process shares the cache: nothing to claim."""
 
     @contextmanager
-    def hold(self, key: str) -> Iterator[None]:
-        yield
+    def hold(self, key: str) -> Iterator[Held]:
+        yield KEPT
 
 
 Clock = Callable[[], float]
@@ -191,7 +207,7 @@ class FileClaims:
         return int(key[:8], 16) % STRIPES
 
     @contextmanager
-    def hold(self, key: str) -> Iterator[None]:
+    def hold(self, key: str) -> Iterator[Held]:
         stripe = self.stripe(key)
         deadline = self._clock() + self.lease
         turns = self._file.threads
@@ -200,7 +216,7 @@ class FileClaims:
         try:
             locked = self._lock(stripe, deadline)
             try:
-                yield
+                yield KEPT
             finally:
                 if locked:
                     _unlock(self._file.fd, stripe)
@@ -268,9 +284,9 @@ class RedisClaims:
         self._beating: threading.Thread | None = None
 
     @contextmanager
-    def hold(self, key: str) -> Iterator[None]:
+    def hold(self, key: str) -> Iterator[Held]:
         name, owner = f"{self.namespace}:claim:{key}", uuid.uuid4().hex
-        ttl_ms = max(1, int(self.ttl * 1000))
+        ttl_ms = self._ttl_ms
         started, said = self._clock(), False
 
         def claim() -> bool:
@@ -291,7 +307,7 @@ class RedisClaims:
             raise _waited_too_long(self.lease)
         self._keep_alive(name, owner)
         try:
-            yield
+            yield _RedisHeld(self, name, owner)
         finally:
             with self._guard:
                 self._held.pop(name, None)
@@ -313,11 +329,39 @@ class RedisClaims:
             self.renew_held()
 
     def renew_held(self) -> None:
-        """One beat: every claim this process holds lives `ttl` seconds from now."""
+        """One beat: every claim this process holds lives `ttl` seconds from now, renewed in
+        one round trip (one by one, a busy Redis pool let claims lapse before their turn)."""
         with self._guard:
             held = list(self._held.items())
-        for name, owner in held:
-            try:
-                self._renew(keys=[name], args=[owner, max(1, int(self.ttl * 1000))])
-            except Exception as error:  # Redis gone: the call's own save will say so
-                LOG.debug("claim %s not renewed: %s", name, error)
+        if not held:
+            return
+        try:
+            beat = self.connection.pipeline(transaction=False)
+            for name, owner in held:
+                self._renew(keys=[name], args=[owner, self._ttl_ms], client=beat)
+            beat.execute()
+        except Exception as error:  # Redis gone: the call's own save will say so
+            LOG.debug("%d claims not renewed: %s", len(held), error)
+
+    def renewed(self, name: str, owner: str) -> bool:
+        """Whether the claim `name` is still `owner`'s, renewed for `ttl` if it is (False also
+        when Redis cannot say: a call is never sent on a claim that may be another's)."""
+        try:
+            return bool(self._renew(keys=[name], args=[owner, self._ttl_ms]))
+        except Exception as error:
+            LOG.debug("claim %s not confirmed: %s", name, error)
+            return False
+
+    @property
+    def _ttl_ms(self) -> int:
+        return max(1, int(self.ttl * 1000))
+
+
+class _RedisHeld:
+    """A Redis claim held: still ours when its owner's token is still the key's value."""
+
+    def __init__(self, claims: RedisClaims, name: str, owner: str) -> None:
+        self._claims, self._name, self._owner = claims, name, owner
+
+    def still_ours(self) -> bool:
+        return self._claims.renewed(self._name, self._owner)

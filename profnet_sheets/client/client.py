@@ -36,6 +36,7 @@ from profnet_sheets.client.call import (
     json_or_none,
     paid_call,
 )
+from profnet_sheets.client.claims import KEPT, Held
 from profnet_sheets.client.jobs import SearchJob
 from profnet_sheets.client.keylocks import PROCESS_LOCKS
 from profnet_sheets.client.keys import CallKey, call_key
@@ -302,7 +303,7 @@ class Client:
             if fetched is not None:
                 return fetched.value
         try:
-            with PROCESS_LOCKS(plan.key), contextlib.ExitStack() as claimed:
+            with PROCESS_LOCKS(plan.key), _Claimed() as claimed:
                 return drive(self._paid(plan), lambda action: self._do(action, claimed))
         except OfflineMiss:
             if recorder is not None and not self.settings.offline:
@@ -341,17 +342,20 @@ class Client:
         transport = self._shared.transport
         return paid_call(plan, self._shared, _Desk(self), transport.policy, transport.rng)
 
-    def _do(self, action: Action, claimed: contextlib.ExitStack) -> Any:
-        """An action of the sequence, done with blocking I/O: the claim held in `claimed`."""
+    def _do(self, action: Action, claimed: _Claimed) -> Any:
+        """An action of the sequence, done with blocking I/O: the claim held in `claimed`,
+        asked when the attempt's turn comes whether it is still this process's."""
         shared = self._shared
         if isinstance(action, Request):
-            return shared.transport.attempt(action.endpoint, action.payload, shared.api_key)
+            return shared.transport.attempt(
+                action.endpoint, action.payload, shared.api_key, claimed.still_ours
+            )
         if isinstance(action, Wait):
             shared.transport.sleep(action.seconds)
             return None
         if isinstance(action, Claim):
             try:
-                claimed.enter_context(shared.store.claim(action.key))
+                claimed.held = claimed.enter_context(shared.store.claim(action.key))
             except StoreError as failure:
                 raise self._cache_failed(action.endpoint, failure) from None
             return None
@@ -848,6 +852,15 @@ def _frozen(name: str, params: Mapping[str, Any]) -> Hashable | None:
     except TypeError:
         return None
     return frozen
+
+
+class _Claimed(contextlib.ExitStack):
+    """The claims a call took (one, or another after one lapsed) and the one it holds now."""
+
+    held: Held = KEPT
+
+    def still_ours(self) -> bool:
+        return self.held.still_ours()
 
 
 class _Desk:

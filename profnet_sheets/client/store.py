@@ -1,14 +1,16 @@
 """Where answers live: requests-cache's cache (SQLite in WAL mode, Redis, or memory), as JSON.
 
 Everything goes through requests-cache's public API: a backend (`SQLiteCache`, `RedisCache`,
-`BaseCache`) with the JSON serializer; answers read with `get_response`, saved with
-`save_response`, purged with `delete(expired=True)`. Nothing is stored in a format that runs
-code when read (requests-cache's default serializer does: not in a cache a team shares).
+`BaseCache`) with the JSON serializer; answers read from and written to its `responses`
+mapping (a `CachedResponse`, its secret headers redacted), purged with
+`delete(expired=True)`. Nothing is stored in a format that runs code when read
+(requests-cache's default serializer does: not in a cache a team shares).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import queue
 import shutil
@@ -27,7 +29,7 @@ import requests
 from requests.structures import CaseInsensitiveDict
 
 from profnet_sheets.client.cache import KEPT_STATUSES, CachePolicy
-from profnet_sheets.client.claims import Claims, FileClaims, NoClaims, RedisClaims
+from profnet_sheets.client.claims import Claims, FileClaims, Held, NoClaims, RedisClaims
 from profnet_sheets.client.keys import CallKey
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared_redis import open_redis
@@ -88,7 +90,7 @@ class AnswerStore:
         self.where = _place(settings, service)
         self.redis: Any = None
         self.failures = _failures()
-        self.secret = {name.lower() for name in settings.profile.redacted_headers}
+        self.secret = _secret_headers(settings.profile.redacted_headers)
         self.opened: list[Any] = []  # every SQLite backend opened, to close them all
         self.idle: queue.SimpleQueue[Any] = queue.SimpleQueue()  # those no thread holds
         self.cache: Any = self._backend(service)  # SQLiteCache, RedisCache or BaseCache
@@ -125,7 +127,7 @@ class AnswerStore:
         return RedisCache(
             namespace=namespace(service),
             connection=self.redis,
-            serializer="json",
+            serializer=_json_serializer(),
             decode_content=True,
         )
 
@@ -134,7 +136,7 @@ class AnswerStore:
         from requests_cache.backends.sqlite import SQLiteCache
 
         cache = SQLiteCache(
-            self.where, serializer="json", decode_content=True, wal=True, timeout=30
+            self.where, serializer=_json_serializer(), decode_content=True, wal=True, timeout=30
         )
         self.opened.append(cache)
         return cache
@@ -172,7 +174,7 @@ class AnswerStore:
         """The answer stored under `key` while fresh (with `stale_ok`, also after), or None."""
         try:
             with self._lent() as cache:
-                cached = cache.get_response(key.digest)
+                cached = cache.responses.get(key.digest)  # no redirect aliases: none written
         except self.failures as error:
             raise self._failure("read from", error) from None
         except Exception as error:  # an entry this version cannot read: a miss
@@ -192,7 +194,7 @@ class AnswerStore:
         kept = self._redacted(response, expires)
         try:
             with self._lent() as cache:
-                cache.save_response(kept, cache_key=key.digest, expires=expires)
+                cache.responses[key.digest] = kept  # save_response would copy and redact again
                 if isinstance(self.where, Path) and not _written(cache, key, expires):
                     raise sqlite3.OperationalError(_not_written(self.where))
         except self.failures as error:
@@ -200,8 +202,8 @@ class AnswerStore:
 
     def _redacted(self, response: requests.Response, expires: datetime) -> Any:
         """`response` as requests-cache keeps it, the profile's secret headers (the key's, by
-        their names in any case) reading REDACTED in the request and in the answer; new
-        header dicts, so that the caller's response is left as it was."""
+        their names in any case) and those requests-cache redacts reading REDACTED in the
+        request and in the answer; new header dicts: the caller's response is left as it was."""
         from requests_cache.models.response import CachedResponse
 
         kept = CachedResponse.from_response(response, expires=expires)
@@ -210,15 +212,15 @@ class AnswerStore:
         return kept
 
     @contextmanager
-    def claim(self, key: CallKey) -> Iterator[None]:
+    def claim(self, key: CallKey) -> Iterator[Held]:
         """The claim on `key` across the processes sharing this store."""
         try:
             holding = self.claims.hold(key.digest)
-            holding.__enter__()
+            held = holding.__enter__()
         except self.failures as error:
             raise self._failure("claim a call in", error) from None
         try:
-            yield
+            yield held
         finally:
             with contextlib.suppress(*self.failures):
                 holding.__exit__(None, None, None)
@@ -284,6 +286,27 @@ class AnswerStore:
     def close(self) -> None:
         for cache in self.opened or [self.cache]:
             cache.close()
+
+
+def _json_serializer() -> Any:
+    """requests-cache's JSON serializer without its indentation: the same JSON in one line,
+    which the standard library writes in C (indented, it is written in Python, ~2 ms a save)."""
+    from requests_cache.serializers import SerializerPipeline, Stage
+    from requests_cache.serializers.preconf import json_preconf_stage
+
+    return SerializerPipeline(
+        [json_preconf_stage, Stage(dumps=json.dumps, loads=json.loads)],
+        name="json",
+        is_binary=False,
+    )
+
+
+def _secret_headers(profile_headers: tuple[str, ...]) -> set[str]:
+    """The names (lower case) of the headers kept as REDACTED: the profile's, and those
+    requests-cache's own `save_response` redacts (the store writes its rows directly)."""
+    from requests_cache import DEFAULT_IGNORED_PARAMS
+
+    return {name.lower() for name in (*profile_headers, *DEFAULT_IGNORED_PARAMS)}
 
 
 def _masked(headers: Mapping[str, str], secret: set[str]) -> CaseInsensitiveDict[str]:

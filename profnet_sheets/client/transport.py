@@ -16,6 +16,7 @@ import requests
 
 from profnet_sheets.client.call import (
     Action,
+    ClaimLost,
     Heard,
     Request,
     Sent,
@@ -139,11 +140,19 @@ class Transport:
         raise TypeError(f"not an action of the attempts: {action!r}")  # pragma: no cover
 
     def attempt(
-        self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey | None
+        self,
+        endpoint: Endpoint,
+        payload: dict[str, Any],
+        key: ApiKey | None,
+        still_ours: Callable[[], bool] = lambda: True,
     ) -> Heard | Failure:
         """One attempt when the pace lets it start: the answer, or how it failed; the pace
-        learns how it went."""
+        learns how it went. `still_ours` is asked when the turn comes (the call's claim):
+        False, and nothing is sent (ClaimLost)."""
         ticket = self.pace.acquire()
+        if not still_ours():
+            self.pace.release(ticket, "failed")
+            raise ClaimLost(f"{endpoint.name}: the call's claim lapsed before its turn came")
         outcome: Outcome = "failed"
         retry_after: float | None = None
         deadline = Deadline(self.settings.deadline)

@@ -3,7 +3,6 @@ stops, and what a re-run pays is said as it is (a real full file system: a small
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import subprocess
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ import pytest
 from profnet_sheets.batch.workflow import EXIT_STOPPED
 from profnet_sheets.sandbox import start_sandbox
 from tests.integration.conftest import cli_env, run_cli
+from tests.tools import missing_tool
 
 pytestmark = pytest.mark.integration
 KEY = "full-disk-key"
@@ -35,10 +35,10 @@ def small_disk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]
         check=False,
     )
     if mounted.returncode != 0:
-        reason = f"cannot mount a small tmpfs here ({mounted.stderr.strip() or 'not root'})"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{reason}: the full-disk test must run in CI (run it as root)")
-        pytest.skip(reason)
+        missing_tool(
+            f"cannot mount a small tmpfs here ({mounted.stderr.strip() or 'not root'}):"
+            " run the full-disk test as root"
+        )
     try:
         yield where
     finally:

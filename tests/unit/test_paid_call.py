@@ -13,9 +13,11 @@ import pytest
 
 import profnet_sheets
 from profnet_sheets.client.call import (
+    CLAIM_TRIES,
     Action,
     CallPlan,
     Claim,
+    ClaimLost,
     Heard,
     ReadStore,
     Request,
@@ -187,6 +189,35 @@ def test_a_call_stopped_while_it_waits_for_its_turn_settles_as_nothing() -> None
     assert (settle.charge.sure, settle.charge.maybe) == (0, 0)
     with pytest.raises(Stopped):
         flow.send(None)
+
+
+def test_a_claim_lost_before_the_turn_sends_nothing_and_claims_again() -> None:
+    lost = ClaimLost("lapsed")
+    asked, answer = run(DETAILS, {Reserve: ["r1", "r2"], Request: [lost, ok()]})
+    assert answer == COMPANY
+    assert kinds(asked) == [
+        "ReadStore", "Claim", "ReadStore", "Reserve", "Request", "Settle",
+        "Claim", "ReadStore", "Reserve", "Request", "Settle", "Save",
+    ]  # fmt: skip
+    settles = [it for it in asked if isinstance(it, Settle)]
+    assert settles[0].charge == Charge(0, 0, None, 0)  # the lost turn cost nothing
+    assert settles[1].charge == Charge(1, 0, None, 0)
+
+
+def test_after_a_claim_lost_an_answer_another_process_saved_is_taken() -> None:
+    stored = Sent(200, json.dumps(COMPANY), COMPANY, {}, True, ())
+    asked, answer = run(DETAILS, {ReadStore: [None, None, stored], Request: [ClaimLost("lapsed")]})
+    assert answer == COMPANY
+    assert kinds(asked)[-2:] == ["Claim", "ReadStore"]
+    assert kinds(asked).count("Request") == 1
+
+
+def test_claims_lost_again_and_again_give_up_having_sent_nothing() -> None:
+    asked, error = run(DETAILS, {Request: [ClaimLost("lapsed")] * CLAIM_TRIES})
+    assert isinstance(error, TransportError)
+    assert "nothing was sent" in str(error)
+    assert kinds(asked).count("Claim") == CLAIM_TRIES
+    assert all(it.charge == Charge(0, 0, None, 0) for it in asked if isinstance(it, Settle))
 
 
 def test_the_call_module_imports_no_io_no_thread_no_clock() -> None:

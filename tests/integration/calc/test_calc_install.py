@@ -20,9 +20,9 @@ from profnet_sheets.calc.environment import libreoffice_environment
 from tests.integration.calc.test_calc_engine import (  # noqa: F401 (a fixture)
     SLOW,
     as_user_of,
-    in_ci,
     libreoffice,
 )
+from tests.tools import missing_tool
 
 pytestmark = pytest.mark.integration
 
@@ -44,9 +44,7 @@ def folder() -> Iterator[Path]:
 def uv() -> str:
     found = os.environ.get("UV") or shutil.which("uv")
     if found is None:
-        if in_ci():
-            pytest.fail("no uv here: the test runs `uv run profnet-sheets calc install`")
-        pytest.skip("no uv here: the test runs `uv run profnet-sheets calc install`")
+        missing_tool("no uv here: the test runs `uv run profnet-sheets calc install`")
     return found
 
 

@@ -277,3 +277,66 @@ def test_a_forked_child_does_not_inherit_held_locks(tmp_path: Path) -> None:
     thread.join(10)
     _, status = os.waitpid(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_claim_that_lapsed_before_the_turn_is_not_paid_on(redis_url: str) -> None:
+    """A claim lapses while its call waits for its turn (a starved machine: the heartbeat came
+    too late), another process claims the key, pays and saves: the first one, when its turn
+    comes, finds the claim no longer its own, sends nothing, claims again and reads the
+    answer the other paid for. One call paid, not two."""
+    import redis
+
+    from profnet_sheets import Client
+    from profnet_sheets.sandbox import start_sandbox
+
+    connection = redis.Redis.from_url(redis_url)
+    with start_sandbox(api_keys=("lapse-key",), credits=1_000, seed=3) as sandbox:
+        client = Client(api_key="lapse-key", base_url=sandbox.base_url, cache=redis_url)
+        pace = client._shared.transport.pace  # the turn: where a starved call waits
+        turns = []
+        acquire = pace.acquire
+
+        def late_turn() -> object:
+            turns.append(1)
+            if len(turns) == 1:
+                for claim in connection.scan_iter("*:claim:*"):
+                    connection.delete(claim)  # lapsed: the heartbeat came too late
+                other = subprocess.run(
+                    [
+                        sys.executable,
+                        "-c",
+                        "from profnet_sheets import Client\n"
+                        f"Client(api_key='lapse-key', base_url={sandbox.base_url!r}, "
+                        f"cache={redis_url!r}).get_company_details(domain='lapse.example')",
+                    ],
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                    check=False,
+                )
+                assert other.returncode == 0, other.stderr
+            return acquire()
+
+        pace.acquire = late_turn  # type: ignore[method-assign]
+        try:
+            answer = client.get_company_details(domain="lapse.example")
+        finally:
+            client.close()
+        assert "lapse" in repr(answer), answer
+        assert sandbox.calls(endpoint="get-company-details") == 1, "paid once, by the other"
+        assert len(turns) == 1, "the turn's pace ticket given back when the claim was lost"
+
+
+def test_a_held_redis_claim_says_whether_it_is_still_ours(redis_url: str) -> None:
+    import redis
+
+    connection = redis.Redis.from_url(redis_url)
+    name = f"profnet:test-ours:claim:{KEY}"
+    claims = RedisClaims(connection, "profnet:test-ours", patience=30)
+    with claims.hold(KEY) as held:
+        connection.pexpire(name, 1_000)
+        assert held.still_ours()
+        assert connection.pttl(name) > 1_000 * 10, "asking renews it for a whole ttl"
+        connection.set(name, "another process")  # lapsed, and taken
+        assert not held.still_ours()
+        assert connection.get(name) == b"another process", "never renews another's claim"
