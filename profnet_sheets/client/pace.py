@@ -33,6 +33,10 @@ The service's rate limit is "not shown" and differs by plan, so it is found, not
 - **Shared.** Every call of a client goes through its one pace; a client on a cache on disk
   keeps the rate it learnt beside it (`remember_in`), and the next client on that cache (any
   process, within `REMEMBERED_SECONDS`) starts paced at it: no slow start, no overshoot.
+  On a Redis cache the processes on one key go at one pace (`share_through`, the board in
+  `pace_redis.py`): a new one starts at the team's rate, every call draws its slot from the
+  team's schedule at that rate, and a cut by any process is everyone's (its admitted rate told
+  by the share it refused, its own calls being only part of the key's).
 
 `PaceCore` decides, with the time passed in (tests drive it with a fake clock); `Pace` makes it
 thread-safe: `acquire()` blocks until a call may start, `release()` says how it went.
@@ -41,7 +45,9 @@ thread-safe: `acquire()` blocks until a call may start, `release()` says how it 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
+import logging
 import math
 import os
 import threading
@@ -51,7 +57,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from profnet_sheets.client.pace_redis import RedisPaceBoard, Slot, TeamRate
 
 from profnet_sheets.client.spend import NeverSent
 
@@ -71,8 +80,13 @@ SPAN = 1.0  # seconds over which the service's admitted rate is measured (a per-
 MARGIN = 2.0  # a call is decided once older than twice the time a 429 takes on average
 MIN_RATE = 0.1  # calls per second: never slower
 OVERLOADED = 0.25  # a share of 429s this high cuts again as soon as the last cut shows
+TEAM_OVERLOADED = 0.1  # ...on a team's shared schedule, this high over a second since the cut
 NOISE = 0.03  # 429s spread this thickly over a whole cycle come whatever the pace: no cut
 NOISE_CALLS = 100  # ...told over at least this many calls since the last cut
+NOISE_SAMPLE = 40  # 429s at this share of the calls sent below the rate are the noise's...
+NOISE_MOST = 0.5  # ...up to this share (more refused below the rate: the rate is lower)
+NOISE_SIGMAS = 3.0  # 429s beyond the noise's share count when more than chance explains...
+NOISE_BEYOND = 0.05  # ...and a long cycle is cut when this share beyond it is refused
 RECENT_CALLS = 20  # ...counted over a second, or over this many calls when a second has fewer
 RECENT_CUT_CALLS = 5  # calls sent since a cut that tell what the service lets through since
 TOLERANCE = 1.5  # latency counts as inflated above this many times its long average
@@ -82,6 +96,16 @@ KEPT_SECONDS = 10.0  # how long sent calls are remembered for the estimates
 REMEMBERED_SECONDS = 600.0  # a rate learnt this lately starts the next client (any process)
 WRITTEN_EVERY = 5.0  # seconds between two writes of the rate learnt
 LAST_STRETCH_SECONDS = 3.0  # no probing when the calls left take less than this at the pace
+PUBLISHED_EVERY = 1.0  # seconds between two raises of the team's rate by one process
+LEARNING_WAIT = 3.0  # on a team: while another process finds the key's rate, wait this long...
+LEARNING_STEP = 0.1  # ...looking this often
+CLIMB = 1.05  # a team's rate known as a lower bound grows this much per second not refused
+SENT_AS_DRAWN = 0.9  # a team's second tells the rate when this share of its slots was sent
+SETTLING = 0.4  # the team's learner refines its first cut this long before telling the team
+REMEASURED = 2  # ...measured again at most this many times when sent below the rate...
+REMEASURE_FASTER = 1.25  # ...this much faster each time
+VERDICT_LAG = 0.5  # seconds a team's verdicts of a second may take beyond twice the latency
+LOG = logging.getLogger("profnet_sheets")
 
 
 @dataclass
@@ -90,6 +114,9 @@ class Ticket:
 
     started: float
     throttled: bool = False
+    sent_in: int | None = None  # on a team: the second of Redis's clock its slot was in
+    paced_at: float = math.inf  # the rate it started at (inf: not paced by a rate)
+    taken: bool = False  # the service took it: any verdict but a 429 (answered, 5xx, cut)
 
 
 @dataclass(frozen=True)
@@ -132,8 +159,9 @@ class PaceCore:
         self.next_at = -math.inf  # when the paced rate lets the next call start
         self.hold_until = -math.inf  # a long Retry-After: nothing starts before
         self.cut_at = -math.inf  # when the rate or window was last cut
+        self.lowered_at = -math.inf  # ...or the rate lowered (told better by quick 429s)
         self.shrunk_at = -math.inf  # when the window last shrank for latency
-        self.since_cut = 0  # answers since the last cut
+        self.since_cut = 0.0  # answers since the last cut (a team's: its share counted whole)
         self.sent: deque[Ticket] = deque()  # calls started in the last KEPT_SECONDS
         self.first_started = math.inf  # when the first call started
         self.answered: deque[float] = deque()  # when calls were answered, SHOWN_SECONDS back
@@ -146,6 +174,22 @@ class PaceCore:
         self.calls = 0
         self.waiting = 0  # callers waiting for their turn (the thread-safe Pace counts them)
         self.left: int | None = None  # calls a run still has to start (None: not known)
+        self.team = False  # the rate is the team's, its calls paced by the team's schedule
+        self.share = 1.0  # this process's share of the key's calls lately (1: alone)
+        self.second = -1  # on a team: the last whole second on Redis's clock seen
+        self.cut_second = -1  # ...the last one holding calls sent before the team's last cut
+        self.early_most = EARLY_MOST  # the window before any answer (a team's learner: less)
+        self.spread = SLOW_START_PACE  # while learning, a window's calls start over 1/this latency
+        self.first_refused = math.inf  # when the first call the service refused started
+        self.climbing = False  # a team's rate is a lower bound: raised each second not refused
+        self.ceiling = math.inf  # ...up to this (the learner's first estimate)
+        self.settling = 0.0  # seconds a first cut is refined before the team hears of it
+        self.measured_from = -math.inf  # ...measured from then (or its first 429)...
+        self.remeasured = 0  # ...measured again this many times (sent below the rate)
+        self.noise = 0.0  # the share of 429s that come whatever the pace, as last measured
+        # A cut made before the noise was measured: the rate before it, and the share refused
+        # (of how many calls) that made it; undone once the noise explains it.
+        self.undo: tuple[float, float, float, int] | None = None
         if rate_cap is not None:  # the user knows the service's limit: no slow start
             self.learning = False
             self.known = rate_cap
@@ -163,6 +207,93 @@ class PaceCore:
             self.rate = min(self.rate, self.rate_cap)
         self.window = float(self.cap)
 
+    def adopt(self, known: float, rate: float, now: float) -> None:
+        """Go at the rate other processes on the key learnt (the team's): a lower one is a cut
+        (the 429s of calls sent before it are its echoes), a higher one their probing."""
+        lower = self.rate is None or rate < self.rate
+        self.learning = False
+        self.team = True
+        self.settling = 0.0  # another process learnt it
+        self.known = max(MIN_RATE, known)
+        self.floor = max(MIN_RATE, FLOOR * self.known)
+        self.rate = max(MIN_RATE, rate if self.rate_cap is None else min(rate, self.rate_cap))
+        self.window = float(self.cap)
+        if lower:
+            self.cut_at = now
+            self.since_cut = 0
+            self.cut_second = self.second + 1
+
+    def settle(self, now: float) -> None:
+        """A team's learner, SETTLING after its first cut: the service's rate is what it let
+        through of the calls sent since the first one it refused (its bucket empty from then,
+        its first burst not counted), unless too few were sent to tell; when none of the
+        later half was refused, measured again at a faster pace (at most REMEASURED times)."""
+        decided = now - self.reject_delay * MARGIN
+        since = max(self.first_refused, self.measured_from)
+        seconds = decided - since
+        window = [sent for sent in self.sent if since <= sent.started <= decided]
+        if len(window) < RECENT_CUT_CALLS or seconds <= 0 or self.rate is None:
+            self.settling = 0.0
+            return
+        late = [sent for sent in window if sent.started >= since + seconds / 2]
+        if late and not any(sent.throttled for sent in late) and self.remeasured < REMEASURED:
+            # None refused lately: sent below the service's rate, the measure would only be a
+            # lower bound (a climb of seconds for the team). Faster, towards the first estimate
+            # (its burst counted: above the rate), and measured again from now.
+            self.remeasured += 1
+            self.rate = min(self.known, self.rate * REMEASURE_FASTER)
+            self.measured_from = self.cut_at = now
+            return
+        self.settling = 0.0
+        measured = sum(not sent.throttled for sent in window) / seconds
+        # The calls may have gone out below the service's rate (the measure is then below it):
+        # the team climbs from it (team_second) until a second is refused.
+        self.climbing = True
+        self.ceiling = self.known  # the first cut's estimate (its first burst counted): above
+        self.known = max(MIN_RATE, min(measured, self.known))
+        self.floor = max(MIN_RATE, FLOOR * self.known)
+        self.rate = max(MIN_RATE, BETA * self.known)
+        if self.rate_cap is not None:
+            self.rate = min(self.rate, self.rate_cap)
+        self.cut_at = now
+        self.since_cut = 0
+
+    def team_second(self, second: int, answered: int, refused: int, now: float) -> None:
+        """Learn from the team's verdicts in a whole second on Redis's clock (every process's
+        calls on the key): a second the service refused calls in, all sent after the last cut,
+        tells its rate, the calls it answered then (its bucket empty: its first burst, or a
+        process's share of the key's calls, is not a rate). A cut to BETA of it; never above."""
+        if second <= self.second:
+            return
+        if self.second < 0:  # the first second seen: the ones before hold the learner's start
+            self.cut_second = max(self.cut_second, second + 1)
+        self.second = second
+        if not self.team or self.rate is None or second <= self.cut_second:
+            return
+        if answered + refused < SENT_AS_DRAWN * self.rate:
+            return  # fewer calls went out than the schedule drew: a second tells little
+        if not refused:
+            if self.climbing:  # a whole second at the rate, none refused: above it, maybe
+                self.known = min(self.ceiling, self.known * CLIMB)
+                self.rate = BETA * self.known
+                self.climbing = self.known < self.ceiling
+                self.cut_second = second + 1
+            return
+        self.climbing = False
+        # What got through: the calls answered, or the schedule's rate less the share refused
+        # (fewer calls sent in that second than the schedule had: their 429s tell less).
+        known = max(MIN_RATE, answered, self.rate * answered / (answered + refused))
+        if BETA * known >= self.rate:
+            return
+        self.known = known
+        self.floor = max(MIN_RATE, FLOOR * known)
+        self.rate = max(MIN_RATE, BETA * known)
+        if self.rate_cap is not None:
+            self.rate = min(self.rate, self.rate_cap)
+        self.cut_at = now
+        self.since_cut = 0
+        self.cut_second = second + 1
+
     # -- starting a call ------------------------------------------------------------------------
 
     def start(self, now: float) -> Ticket | float | None:
@@ -171,9 +302,10 @@ class PaceCore:
         early = self.learning and not self.samples and not self.throttles and self.calls > 0
         if early:  # no answer yet, and no 429 either (a gateway's would be back by now): widen
             doublings = math.floor((now - self.first_started) / EARLY_SECONDS)
-            self.window = max(self.window, min(self.cap, EARLY_MOST, INITIAL_WINDOW * 2**doublings))
+            most = min(self.cap, self.early_most)
+            self.window = max(self.window, min(most, INITIAL_WINDOW * 2**doublings))
         if self.in_flight >= min(self.cap, int(self.window)):
-            if early and self.window < min(self.cap, EARLY_MOST):  # ask again at the next doubling
+            if early and self.window < most:  # ask again at the next doubling
                 return self.first_started + (doublings + 1) * EARLY_SECONDS - now
             return None
         rate = self._pacing()
@@ -183,7 +315,7 @@ class PaceCore:
             self.next_at = max(self.next_at, now) + 1.0 / rate
         self.in_flight += 1
         self.calls += 1
-        ticket = Ticket(now)
+        ticket = Ticket(now, paced_at=math.inf if rate is None else rate)
         self.first_started = min(self.first_started, now)
         self.sent.append(ticket)
         while self.sent[0].started <= now - KEPT_SECONDS:
@@ -192,9 +324,12 @@ class PaceCore:
 
     def _pacing(self) -> float | None:
         """Calls per second allowed to start: the rate, and while learning the window spread
-        over a quarter of the latency (no bursts of a whole window at once)."""
+        over a quarter of the latency (no bursts of a whole window at once). None when the
+        team's schedule paces the calls (the driver draws their slots)."""
+        if self.team and not self.learning:
+            return None
         if self.learning and self.samples:
-            spread = SLOW_START_PACE * self.window / self.latency
+            spread = self.spread * self.window / self.latency
             return spread if self.rate is None else min(spread, self.rate)
         return self.rate
 
@@ -205,6 +340,7 @@ class PaceCore:
     ) -> None:
         self.in_flight = max(0, self.in_flight - 1)
         took = max(1e-4, now - ticket.started)  # a clock that did not move: not zero
+        ticket.taken = outcome in ("answered", "failed")
         if outcome == "answered":
             self._answered(took, now)
         elif outcome == "throttled":
@@ -244,13 +380,19 @@ class PaceCore:
         elif self.rate is not None:
             if self.rate < BETA * self.known:
                 self.rate += 1.0 / RECOVER_SECONDS
+            elif self.team and not self._last_stretch():
+                # A team's probe does not accelerate: its bucket, refilled below its rate,
+                # hides an overshoot for seconds, then refuses it all at once.
+                self.rate *= (1 + PROBE) ** (1 / self.share)
             elif not self._last_stretch():
-                self.rate *= 1 + PROBE * 2 ** min(10.0, self.since_cut / ACCELERATE)
+                # Each answer here stands for 1/share of the key's (a team's other processes).
+                step = 1 + PROBE * 2 ** min(10.0, self.since_cut / ACCELERATE)
+                self.rate *= step ** (1 / self.share)
             if self.rate_cap is not None:
                 self.rate = min(self.rate, self.rate_cap)
         else:
             self.window = min(self.cap, self.window + 1 / self.window)
-        self.since_cut += 1
+        self.since_cut += 1 / self.share
 
     def _last_stretch(self) -> bool:
         """The run's last calls start within LAST_STRETCH_SECONDS at this rate: probing could
@@ -275,6 +417,7 @@ class PaceCore:
         self.throttles += 1
         self.throttled_at = now
         first = self.throttles == 1
+        self.first_refused = min(self.first_refused, ticket.started)
         self.reject_delay = took if first else self.reject_delay + 0.2 * (took - self.reject_delay)
         if retry_after is not None and retry_after > HOLD_ABOVE:
             self.hold_until = max(self.hold_until, now + retry_after)
@@ -286,39 +429,129 @@ class PaceCore:
             self.cut_at = now
             return
         self.window = float(self.cap)
+        if self.team and self.rate is not None:
+            return  # the team's verdicts second by second tell its rate (team_second)
         # What the service lets through: counted since the last cut (or over a second), and
         # the pace less the share it refused of the last calls; both err high, so the lower.
         current = self._current(now)
+        # 429s that come whatever the pace (noise) say nothing of the rate: only the share
+        # refused above theirs does, and what was let through is counted as if they had not.
+        noise = self._noise_share(now, ticket)
+        # What this process's calls were let through tells the service's rate when they are
+        # all of the key's; a team's schedule sends at its rate: the share refused tells it.
+        own = self._admitted(now, ticket, since_cut=True) if self.share >= 1 else None
         admitted = min(
-            self._admitted(now, ticket, since_cut=True) or math.inf,
-            current * (1 - self._last_share(now, ticket)),
+            math.inf if own is None else own / (1 - noise),
+            current * (1 - _above(self._last_share(now, ticket), noise)),
         )
         since = now - self.cut_at
-        share = self._refused_share(now, ticket)
+        refused = self._refused_share(now, ticket)
+        share = _beyond(*refused, noise)
+        alone = not self.team or self.share >= 1  # its calls are all of the key's
         settled = self.rate is None or (
             since >= self.reject_delay * MARGIN  # the verdicts of the calls before it are in
+            and (alone or since >= SPAN)  # a team's calls are many: a second's worth
             and (
-                share >= OVERLOADED
-                or (since >= SPAN and self.since_cut >= ACCELERATE and not self._noise(ticket))
+                share >= (OVERLOADED if alone else TEAM_OVERLOADED)
+                or (
+                    since >= SPAN
+                    and self.since_cut >= ACCELERATE
+                    and not self._noise(ticket, share)
+                )
             )
         )
         if ticket.started >= self.cut_at and settled:  # a new overload: cut to what it admits
-            self.floor = max(MIN_RATE, FLOOR * current)
+            # Cut while the noise was not measured yet: undone if it explains the 429s.
+            before = self.rate is not None and not noise
+            self.undo = (self.known, self.rate or 0.0, *refused) if before else None
+            # Never below what the service demonstrably took (its answers, counted).
+            self.floor = max(MIN_RATE, FLOOR * current, BETA * self._took(now, ticket))
             self.known = max(self.floor, min(current, admitted))
             self.rate = max(MIN_RATE, BETA * self.known)
-            self.cut_at = now
+            if self.settling and self.throttles == 1:
+                # A team's learner: its first burst counted, the estimate is above the rate;
+                # less that burst (a full bucket: SPAN at the rate), below. It measures
+                # between the two (settle), fewer calls refused meanwhile.
+                self.rate = max(MIN_RATE, (self.known + self._past_burst(ticket)) / 2)
+            self.cut_at = self.lowered_at = now
             self.next_at = now + 1.0 / self.rate
             self.since_cut = 0
-        elif self.rate is not None and self._quick_refusals():
-            # The same overload, told better by refusals that come at once (a gateway's).
-            self.known = max(self.floor, min(self.known, admitted))
-            self.rate = max(BETA * self.floor, BETA * min(self.rate, admitted))
+        elif (
+            self.rate is not None
+            and self._quick_refusals()
+            and self.share >= 1
+            and not self.settling  # a team's learner measures its first cut (settle) instead
+        ):
+            # The same overload, told better by refusals that come at once (a gateway's); on
+            # a team, by the process whose calls are still the only ones (the learner), from
+            # what the service let through since the cut (echoes of before it not counted again).
+            told = own if self.team and own is not None else admitted
+            self.known = max(self.floor, min(self.known, told))
+            lowered = max(BETA * self.floor, BETA * min(self.rate, told))
+            if lowered < self.rate:
+                self.lowered_at = now
+            self.rate = lowered
         if self.rate_cap is not None and self.rate is not None:
             self.rate = min(self.rate, self.rate_cap)
 
-    def _noise(self, ticket: Ticket) -> bool:
+    def _past_burst(self, ticket: Ticket) -> float:
+        """The rate told by the first 429 if the service's bucket held SPAN at its rate at the
+        start and the calls before drew on it all along (they did not: it errs low)."""
+        before = sum(not sent.throttled for sent in self.sent if sent.started < ticket.started)
+        return before / (max(0.0, ticket.started - self.first_started) + SPAN)
+
+    def _noise_share(self, now: float, ticket: Ticket) -> float:
+        """The share of 429s that come whatever the pace: among the calls (verdicts in) sent
+        no faster than the service's rate as estimated at the last cut, when NOISE_SAMPLE of
+        them tell it and it is at least NOISE (0 below); fewer: the last measure; before a
+        first cut, 0 (nothing tells)."""
+        if not math.isfinite(self.known):
+            self.noise = 0.0
+            return 0.0
+        decided = max(ticket.started, now - self.reject_delay * MARGIN)
+        below = [
+            sent
+            for sent in self.sent
+            if sent.started <= decided
+            and sent.paced_at <= self.known
+            and (sent.taken or sent.throttled)  # its verdict in
+        ]
+        if len(below) >= NOISE_SAMPLE:  # else the last measure holds (probing sends above)
+            share = sum(sent.throttled for sent in below) / len(below)
+            self.noise = min(NOISE_MOST, share) if share >= NOISE else 0.0
+        if self.undo is not None and self.noise:
+            known, rate, refused, counted = self.undo
+            self.undo = None
+            if not _beyond(refused, counted, self.noise):  # the last cut was the noise's
+                self.known, self.rate = max(self.known, known), max(self.rate or 0.0, rate)
+                self.floor = max(MIN_RATE, FLOOR * self.known)
+        return self.noise
+
+    def _took(self, now: float, ticket: Ticket) -> float:
+        """What the service demonstrably took lately: the calls it did not refuse (a 5xx or a
+        lost connection comes whatever the pace) of those sent in a whole second since its
+        first 429 (its first burst spent), the lower of two seconds in a row (a bucket refilled
+        meanwhile is not a rate), the most over the last KEPT_SECONDS."""
+        decided = max(ticket.started, now - self.reject_delay * MARGIN)
+        whole = math.floor(decided - self.first_refused)
+        if not math.isfinite(self.first_refused) or whole < 2:
+            return 0.0
+        seconds = [0] * whole
+        for sent in self.sent:
+            second = math.floor(sent.started - self.first_refused)
+            if sent.taken and 0 <= second < whole:
+                seconds[second] += 1
+        lowest = min(KEPT_SECONDS, whole)  # the seconds kept whole (older ones are gone)
+        counted = seconds[whole - int(lowest) + 1 :] if lowest < whole else seconds
+        return float(max((min(pair) for pair in itertools.pairwise(counted)), default=0))
+
+    def _noise(self, ticket: Ticket, beyond: float) -> bool:
         """The 429s since the last cut are spread over the whole cycle, as thickly as NOISE:
-        they come whatever the pace (a limit refuses in a burst when the probe passes it)."""
+        they come whatever the pace (a limit refuses in a burst when the probe passes it);
+        or, when their share below the rate is known (`_noise_share`), the last ones are
+        fewer than NOISE_BEYOND more (`beyond`, `_refused_beyond`)."""
+        if self.noise:
+            return beyond < NOISE_BEYOND
         cycle = [sent for sent in self.sent if self.cut_at <= sent.started <= ticket.started]
         if len(cycle) < NOISE_CALLS:
             return False
@@ -357,18 +590,22 @@ class PaceCore:
         seconds = min(SPAN, max(decided - self.first_started, self.latency, 1e-3))
         return sum(not sent.throttled for sent in window) / seconds
 
-    def _refused_share(self, now: float, ticket: Ticket) -> float:
+    def _refused_share(self, now: float, ticket: Ticket) -> tuple[float, int]:
         """The share of 429s among the calls started over the last SPAN, or the last
-        RECENT_CALLS when a second holds fewer (verdicts in)."""
+        RECENT_CALLS when a second holds fewer (verdicts in), since the last cut (the 429s of
+        calls sent before it are its echoes), and how many calls that counts."""
         decided = max(ticket.started, now - self.reject_delay * MARGIN)
         window: list[Ticket] = []
         for sent in reversed(self.sent):
             if sent.started > decided:
                 continue
-            if sent.started <= decided - SPAN and len(window) >= RECENT_CALLS:
+            if sent.started < max(self.cut_at, self.lowered_at) or (
+                sent.started <= decided - SPAN and len(window) >= RECENT_CALLS
+            ):
                 break
             window.append(sent)
-        return sum(sent.throttled for sent in window) / max(RECENT_CALLS, len(window))
+        counted = max(RECENT_CALLS, len(window))
+        return sum(sent.throttled for sent in window) / counted, counted
 
     def _last_share(self, now: float, ticket: Ticket) -> float:
         """The share of 429s among the last RECENT_CALLS calls whose verdicts are in."""
@@ -393,6 +630,20 @@ class PaceCore:
         )
 
 
+def _beyond(share: float, counted: int, noise: float) -> float:
+    """The share of `counted` calls refused beyond the `noise`'s (`_above`), when more than
+    chance explains (NOISE_SIGMAS binomial deviations); else 0."""
+    beyond = _above(share, noise)
+    chance = NOISE_SIGMAS * math.sqrt(noise * (1 - noise) / counted) / (1 - noise)
+    return beyond if beyond > chance else 0.0
+
+
+def _above(share: float, noise: float) -> float:
+    """The share of calls refused above the noise's (429s that come whatever the pace), as a
+    share of the calls the noise did not refuse."""
+    return max(0.0, share - noise) / (1 - noise)
+
+
 class Stopped(NeverSent):
     """The run a thread works for stopped while its call waited for its turn: nothing was sent
     (a KeyboardInterrupt, as Ctrl-C, so that the run ends the same way)."""
@@ -415,6 +666,30 @@ class Pace:
         self._ready = threading.Condition(threading.Lock())
         self._memory: Path | None = None  # where the rate learnt is kept for the next clients
         self._written = (0.0, -math.inf)  # the rate last written, and when (this clock)
+        self._board: RedisPaceBoard | None = None  # the team's pace, when the cache is Redis
+        self._seen = 0  # the team's rate's version this process goes by
+        self._published = (0.0, -math.inf)  # the rate this process last said, and when
+        self._learner_due: float | None = None  # waiting for another process to learn: until
+        self._learner_told = -math.inf  # when a thread last heard that another one learns
+        self._drawing = threading.Lock()  # held by the thread drawing (and awaiting) a slot
+        self._drawn: deque[tuple[float, int]] = deque()  # this process's slots: when, team's count
+
+    def share_through(self, board: RedisPaceBoard) -> None:
+        """Go at one pace with every process on the key (the cache's Redis): start at the
+        team's rate learnt lately, draw each call's slot from the team's schedule, say the rate
+        learnt here. Redis out of reach: this process paces alone (said once)."""
+        self._board = board
+        with self._ready:  # the team's learner sends nothing blind: its 429s are everyone's
+            self.core.early_most = INITIAL_WINDOW
+            self.core.settling = SETTLING
+            self.core.spread = 1.0  # a whole latency: fewer calls on their way when one is refused
+        try:
+            team = board.team()
+        except Exception as error:  # any of redis-py's errors: the local pace goes on
+            self._lose_board(error)
+            return
+        if team is not None:
+            self._go_by(team)
 
     def remember_in(self, path: Path) -> None:
         """Keep the rate learnt in `path` (beside the cache, so every process on it shares it),
@@ -446,10 +721,166 @@ class Pace:
                     got = self.core.start(self._clock())
                     if isinstance(got, Ticket):
                         self._ready.notify()  # the next in line may be able to start too
-                        return got
+                        break
                     self._ready.wait(got)
             finally:
                 self.core.waiting -= 1
+        if self._board is not None:
+            with self._ready:  # not sent yet: no estimate counts it until its slot comes
+                started, got.started = got.started, math.inf
+            try:
+                self._take_turn(got, stop)
+            finally:
+                with self._ready:
+                    got.started = started if got.started == math.inf else got.started
+        return got
+
+    def _take_turn(self, ticket: Ticket, stop: threading.Event | None) -> None:
+        """Draw this call's slot when no other thread of the process holds one it waits for:
+        a slot drawn is at most one per process ahead, so a cut paces the very next calls."""
+        while not self._drawing.acquire(timeout=LEARNING_STEP):
+            if stop is not None and stop.is_set():
+                self.release(ticket, "failed")
+                raise Stopped("stopped while waiting for the team's pace")
+        try:
+            self._take_slot(ticket, stop)
+        finally:
+            self._drawing.release()
+
+    def _take_slot(self, ticket: Ticket, stop: threading.Event | None) -> None:
+        """Wait for this call's slot on the team's schedule (none while the team has no
+        rate); the call starts then. Raises Stopped (the call given back) when its run stops."""
+        while True:
+            board = self._board
+            if board is not None and self._learner_told_lately():  # one question per step
+                self._pause(LEARNING_STEP, ticket, stop)
+                continue
+            try:
+                slot: Slot | str = "learn" if board is None else board.draw(self._lag())
+            except Exception as error:  # Redis gone: the local pace goes on (said once)
+                self._lose_board(error)
+                return
+            if not isinstance(slot, str):
+                break
+            if slot == "learn" or not self._may_wait_for_learner():
+                return  # this process finds the rate (alone, or after waiting long enough)
+            # Another process is finding the key's rate: its 429s will be the team's lesson.
+            self._pause(LEARNING_STEP, ticket, stop)
+        self._go_by(slot.team)
+        ticket.sent_in = slot.sent_in
+        self._count_share(slot.drawn)
+        with self._ready:
+            self.core.team_second(slot.second, slot.answered, slot.refused, self._clock())
+            told = self._publish(self._clock())
+        if told is not None:
+            self._tell_team(told)
+        if slot.wait > 0:
+            self._pause(slot.wait, ticket, stop)
+        with self._ready:
+            ticket.started = self._clock()
+
+    def _lag(self) -> float:
+        """How long a call's verdict may take to come back (the team's seconds wait for it)."""
+        with self._ready:
+            return MARGIN * max(self.core.latency, self.core.reject_delay) + VERDICT_LAG
+
+    def _pause(self, seconds: float, ticket: Ticket, stop: threading.Event | None) -> None:
+        """Wait for the team's pace; Stopped (the call given back) when the run stops."""
+        if stop is None:
+            time.sleep(seconds)
+        elif stop.wait(seconds):
+            self.release(ticket, "failed")
+            raise Stopped("stopped while waiting for the team's pace")
+
+    def _learner_told_lately(self) -> bool:
+        """Another thread heard within LEARNING_STEP that another process learns the rate."""
+        with self._ready:
+            told, due = self._learner_told, self._learner_due
+        now = self._clock()
+        return due is not None and now < due and now - told < LEARNING_STEP
+
+    def _count_share(self, drawn: int) -> None:
+        """This process's share of the slots drawn over the last SPAN (what it sees of the
+        service's answers is that share of the key's)."""
+        now = self._clock()
+        with self._ready:
+            self._drawn.append((now, drawn))
+            while self._drawn[0][0] <= now - SPAN:
+                self._drawn.popleft()
+            counts = [count for _, count in self._drawn]  # threads may append out of order
+            team = max(len(counts), max(counts) - min(counts) + 1)
+            self.core.share = max(0.01, len(counts) / team)
+
+    def _may_wait_for_learner(self) -> bool:
+        """Whether this process still waits for another to find the rate (LEARNING_WAIT from
+        the first time it was told to, in all: then it finds it itself)."""
+        now = self._clock()
+        with self._ready:
+            if self._learner_due is None:
+                self._learner_due = now + LEARNING_WAIT
+            self._learner_told = now
+            return now < self._learner_due
+
+    def _go_by(self, team: TeamRate) -> None:
+        """Adopt the team's rate when it changed since this process last looked."""
+        with self._ready:
+            if team.version == self._seen:
+                return
+            self._seen = team.version
+            self.core.adopt(team.known, team.rate, self._clock())
+            self._published = (self.core.rate or 0.0, self._published[1])
+
+    def _lose_board(self, error: Exception) -> None:
+        """Redis out of reach: this process paces alone from now on, and says so once."""
+        with self._ready:
+            if self._board is None:
+                return
+            self._board = None
+            self.core.team = False
+        LOG.warning(
+            "The team's pace on Redis is out of reach (%s): this process paces its calls "
+            "alone from now on.",
+            type(error).__name__,
+        )
+
+    def _publish(self, now: float) -> tuple[float, float, bool, int] | None:
+        """What to tell the team after a call (held lock): the rate learnt here when it was
+        cut (at once) or raised (at most every PUBLISHED_EVERY), else None."""
+        rate, known = self.core.rate, self.core.known
+        if self._board is None or rate is None or self.core.learning or not math.isfinite(known):
+            return None
+        if self.core.settling:
+            if now - self.core.cut_at < self.core.settling:
+                return None  # the learner's first cut, until measured (settle)
+            self.core.settle(now)
+            if self.core.settling:
+                return None  # measured again (sent below the service's rate)
+            rate, known = self.core.rate or rate, self.core.known
+        said, when = self._published
+        lower = rate < said
+        if rate == said or (not lower and now - when < PUBLISHED_EVERY):
+            return None
+        self._published = (rate, now)
+        self.core.team = True
+        return known, rate, lower, self._seen
+
+    def _tell_team(self, told: tuple[float, float, bool, int]) -> None:
+        """Publish the rate learnt here; go by the team's (another's cut kept over a probe)."""
+        board = self._board
+        if board is None:
+            return
+        try:
+            team = board.publish(*told)
+        except Exception as error:  # Redis gone: the local pace goes on (said once)
+            self._lose_board(error)
+            return
+        if team is None:
+            return
+        with self._ready:
+            if team.rate == told[1]:
+                self._seen = team.version  # its own: nothing to adopt
+                return
+        self._go_by(team)
 
     def release(self, ticket: Ticket, outcome: Outcome, retry_after: float | None = None) -> None:
         """How a started call went: answered (any answer but a 429 or a 5xx), throttled (a
@@ -459,8 +890,17 @@ class Pace:
             self.core.finish(ticket, now, outcome, retry_after)
             self._ready.notify()
             rate = self._rate_to_write(now, WRITTEN_EVERY)
+            told = self._publish(now)
         if rate is not None:
             self._keep(rate)
+        if told is not None:
+            self._tell_team(told)
+        if outcome in ("answered", "throttled") and ticket.sent_in is not None:
+            try:
+                if self._board is not None:
+                    self._board.verdict(outcome == "throttled", ticket.sent_in)
+            except Exception as error:  # Redis gone: the local pace goes on (said once)
+                self._lose_board(error)
 
     def _rate_to_write(self, now: float, every: float) -> float | None:
         """The rate learnt (from the service's 429s), when it changed and the last write is

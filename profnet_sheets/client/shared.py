@@ -15,6 +15,7 @@ from profnet_sheets.client.cache import CachePolicy
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
 from profnet_sheets.client.ledger import Ledger
 from profnet_sheets.client.memo import MemoCache
+from profnet_sheets.client.pace_redis import RedisPaceBoard
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.spend import Budget, Charge, Quote, RunStopKind, SpendPolicy
 from profnet_sheets.client.store import AnswerStore
@@ -74,7 +75,10 @@ class Shared:
             raise unusable_cache(error, settings) from None
         self.transport = Transport(settings, base_url)
         self.transport.reached = self.count_reached
-        if not in_memory:  # processes sharing the cache share the pace learnt (client/pace.py)
+        if self.store.redis is not None:  # one pace for the team's processes on the key
+            prefix = f"profnet-pace:{service}:{key.fingerprint}"  # beside the cache's keys
+            self.transport.pace.share_through(RedisPaceBoard(self.store.redis, prefix))
+        elif not in_memory:  # processes sharing the cache share the pace learnt (client/pace.py)
             pace_file = f"{service}-{key.fingerprint}-pace.json"
             self.transport.pace.remember_in(settings.cache_dir / pace_file)
         self.settings = settings

@@ -9,6 +9,8 @@ from profnet_sheets.config import Settings
 from profnet_sheets.errors import ConfigurationError
 from profnet_sheets.redact import MASK, clipped, masked_url
 
+REDIS_CONNECTIONS = 64  # connections a process opens to its Redis at most (then threads wait)
+
 
 def open_redis(url: str, settings: Settings) -> Any:
     """A connection to the Redis of `url` that has answered a PING.
@@ -26,11 +28,16 @@ def open_redis(url: str, settings: Settings) -> Any:
         ) from None
     connection = None
     try:
-        connection = redis.Redis.from_url(
+        # Threads at work wait their turn for a connection (redis-py's default pool refuses the
+        # 101st at once: a run of 128 in flight stopped buying on "Too many connections").
+        pool = redis.BlockingConnectionPool.from_url(
             url,
+            max_connections=REDIS_CONNECTIONS,
+            timeout=settings.timeout,
             socket_connect_timeout=settings.connect_timeout,
             socket_timeout=settings.timeout,
         )
+        connection = redis.Redis(connection_pool=pool)
         connection.ping()
         return connection
     except (redis.RedisError, ValueError) as error:

@@ -102,19 +102,20 @@ class TeamLedger:
         seconds, micros = redis.time()
         return int(seconds) + int(micros) / 1_000_000
 
-    def _spent(self, redis: Any, key: str) -> int:
-        return sum(int(value) for value in redis.hvals(key))
-
     def _held(self, redis: Any, now: float) -> Held:
         """The reservations held (by id), and those whose lease ran out."""
-        held = {
-            _text(name): json.loads(value) for name, value in redis.hgetall(self.held_key).items()
-        }
+        found = redis.hgetall(self.held_key)
+        held = {_text(name): json.loads(value) for name, value in found.items()}
         return held, [name for name, it in held.items() if it["until"] <= now]
 
-    def _used(self, redis: Any, cap: SpendingCap, now: float, holding: Held) -> int:
-        """Spent in the cap's period (sure and maybe, lapsed reservations of the period as
-        maybe) and held by calls under way (`holding`), on every machine."""
+    def _spent(self, redis: Any, cap: SpendingCap, now: float) -> int:
+        """Spent in the cap's period (sure and maybe), on every machine."""
+        key = self.spend_key(cap.period, period_keys(now)[cap.period])
+        return sum(int(value) for value in redis.hvals(key))
+
+    def _used(self, cap: SpendingCap, now: float, holding: Held, spent: int) -> int:
+        """Spent in the cap's period (`spent`, sure and maybe; lapsed reservations of the
+        period as maybe) and held by calls under way (`holding`), on every machine."""
         period = period_keys(now)[cap.period]
         held, lapsed = holding
         reserved = sum(
@@ -122,7 +123,7 @@ class TeamLedger:
             for name, it in held.items()
             if name not in lapsed or period_keys(it["at"])[cap.period] == period
         )
-        return self._spent(redis, self.spend_key(cap.period, period)) + reserved
+        return spent + reserved
 
     def _count(self, pipe: Any, moment: float, machine: str, kind: str, credits: int) -> None:
         """Queue `credits` spent by `machine` at `moment` into its day, month and whole."""
@@ -155,10 +156,12 @@ class TeamLedger:
 
         def attempt(pipe: Any) -> None:
             nonlocal refused
-            now = self._now(pipe)
-            pipe.watch(self.spend_key(cap.period, period_keys(now)[cap.period]))
-            holding = self._held(pipe, now)
-            use = CapUse(cap.credits, str(cap), self._used(pipe, cap, now, holding), team=True)
+            now = self._now(self.redis)  # before the watch: one WATCH for both keys
+            pipe.watch(self.held_key, self.spend_key(cap.period, period_keys(now)[cap.period]))
+            # Read on the watched connection, not on a second one from the pool: 64 threads
+            # holding a watch and waiting for another connection would wait for each other.
+            holding, spent = self._held(pipe, now), self._spent(pipe, cap, now)
+            use = CapUse(cap.credits, str(cap), self._used(cap, now, holding, spent), team=True)
             refused = cap_refusal(use, credits, endpoint)
             pipe.multi()
             self._settle_lapsed(pipe, holding)
@@ -167,7 +170,7 @@ class TeamLedger:
                 made |= {"machine": self.machine, "endpoint": endpoint or UNSETTLED, "key": key}
                 pipe.hset(self.held_key, str(reservation), json.dumps(made))
 
-        self.redis.transaction(attempt, self.held_key)
+        self.redis.transaction(attempt)
         if refused is not None:
             raise refused
         return reservation
@@ -200,8 +203,8 @@ class TeamLedger:
     def cap_use(self, cap: SpendingCap, service: str) -> CapUse:
         """What the team holds against the spending cap now (spent in its period, reserved)."""
         now = self._now(self.redis)
-        used = self._used(self.redis, cap, now, self._held(self.redis, now))
-        return CapUse(cap.credits, str(cap), used, team=True)
+        holding, spent = self._held(self.redis, now), self._spent(self.redis, cap, now)
+        return CapUse(cap.credits, str(cap), self._used(cap, now, holding, spent), team=True)
 
     def in_flight(self, service: str) -> int:
         """Credits held now by calls under way on every machine of the team."""

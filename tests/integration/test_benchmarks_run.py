@@ -30,9 +30,23 @@ def test_every_benchmark_is_covered_here() -> None:
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_a_benchmark_runs_without_errors(script: str) -> None:
+    _runs_without_errors(script, "--quick")
+
+
+def test_the_team_pace_benchmark_runs_without_errors() -> None:
+    """throughput.py's processes on one Redis (a server of its own, as the tests find one)."""
+    _runs_without_errors("throughput.py", "--quick", "--processes", "1,2", "--rates", "20")
+
+
+def test_the_pace_under_faults_benchmark_runs_without_errors() -> None:
+    """throughput.py's runs without and with issue 24's fault mix."""
+    _runs_without_errors("throughput.py", "--quick", "--faults")
+
+
+def _runs_without_errors(script: str, *args: str) -> None:
     env = {**os.environ, "PROFNET_QUIET": "1"}
     result = subprocess.run(
-        [sys.executable, str(BENCH / script), "--quick"],
+        [sys.executable, str(BENCH / script), *args],
         capture_output=True,
         text=True,
         env=env,

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from profnet_sheets.client import pace
-from profnet_sheets.client.pace import Pace, PaceCore, Stopped, Ticket
+from profnet_sheets.client.pace import Outcome, Pace, PaceCore, Stopped, Ticket
+from profnet_sheets.client.policy import RetryPolicy
 from profnet_sheets.config import Settings
 from profnet_sheets.errors import ConfigurationError
 
@@ -37,6 +38,17 @@ def started_when_let(core: PaceCore, now: float) -> Ticket:
     return got
 
 
+def started_until_full(core: PaceCore, now: float) -> tuple[int, float]:
+    """Calls started as the pace lets them until it waits for an answer: how many, and when."""
+    flying = 0
+    while (got := core.start(now)) is not None:
+        if isinstance(got, float):
+            now += got
+        else:
+            flying += 1
+    return flying, now
+
+
 def test_it_starts_with_a_few_calls_in_flight_and_no_rate() -> None:
     core = PaceCore(cap=128)
     tickets = [started(core, 0.0) for _ in range(pace.INITIAL_WINDOW)]
@@ -49,12 +61,7 @@ def test_it_starts_with_a_few_calls_in_flight_and_no_rate() -> None:
 
 def test_before_the_first_answer_no_429_widens_the_window_a_little() -> None:
     core = PaceCore(cap=128)
-    now, flying = 0.0, 0
-    while (got := core.start(now)) is not None:
-        if isinstance(got, float):
-            now += got
-        else:
-            flying += 1
+    flying, now = started_until_full(core, 0.0)
     assert flying == pace.EARLY_MOST, "then it waits for an answer"
     assert now == pytest.approx(pace.EARLY_SECONDS * math.log2(pace.EARLY_MOST / 8))
     other = PaceCore(cap=128)
@@ -72,12 +79,7 @@ def test_a_cluster_of_first_answers_opens_the_window_at_most_four_fold() -> None
     first = [started(core, 0.0) for _ in range(pace.INITIAL_WINDOW)]
     for ticket in first:
         core.finish(ticket, 0.1, "answered")
-    now, flying = 0.1, 0
-    while (got := core.start(now)) is not None:
-        if isinstance(got, float):
-            now += got
-        else:
-            flying += 1
+    flying, _ = started_until_full(core, 0.1)
     assert flying <= 4 * pace.INITIAL_WINDOW
 
 
@@ -356,10 +358,12 @@ class Service:
 
     rate: float | None
     rng: random.Random = field(default_factory=lambda: random.Random(7))
+    faults: FaultMix | None = None
     tokens: float = 0.0
     last: float = 0.0
     refused: int = 0
     calls: int = 0
+    noise: int = 0
 
     def __post_init__(self) -> None:
         self.tokens = self.rate or 0.0
@@ -375,11 +379,34 @@ class Service:
             self.tokens -= 1
         return True, 0.8 + 0.4 * self.rng.random()
 
+    def fault(self) -> Outcome:
+        """What became of a call the limit let through (as the sandbox: it took a token)."""
+        mix = self.faults
+        if mix is not None and self.rng.random() < mix.drop + mix.fail:
+            return "failed"  # a dropped connection or a 500/503: no lesson
+        if mix is not None and self.rng.random() < mix.throttle:
+            self.noise += 1
+            return "throttled"  # a 429 whatever the pace, after the work (Retry-After 1)
+        return "answered"
 
-def simulate(rate: float | None, keys: int, cap: int = 128) -> tuple[float, Service]:
+
+@dataclass(frozen=True)
+class FaultMix:
+    """Faults the service answers whatever the pace, as shares of the calls it let through."""
+
+    fail: float = 0.2  # 500 / 503
+    throttle: float = 0.1  # 429 with Retry-After: 1, not a rate limit
+    drop: float = 0.05  # the connection cut
+
+
+def simulate(
+    rate: float | None, keys: int, cap: int = 128, faults: FaultMix | None = None, seed: int = 7
+) -> tuple[float, Service, PaceCore]:
     """Seconds `keys` calls take through the controller (workers up to the cap; a 429 retried
-    after its Retry-After of 1 s), and the service's counts."""
-    core, service = PaceCore(cap), Service(rate)
+    after its Retry-After of 1 s, a 5xx or a cut connection after the client's backoff, at most
+    the client's retries), the service's counts and the pace at the end."""
+    core, service = PaceCore(cap), Service(rate, random.Random(seed), faults)
+    retry, rng = RetryPolicy(), random.Random(seed)
     events: list[tuple[float, int, Callable[[], None]]] = []
     order = itertools.count()
     now, left, parked = 0.0, keys, []
@@ -391,49 +418,97 @@ def simulate(rate: float | None, keys: int, cap: int = 128) -> tuple[float, Serv
         nonlocal left
         if left:
             left -= 1
-            ask()
+            ask(0)
 
-    def ask() -> None:
+    def ask(attempt: int) -> None:
         got = core.start(now)
         if got is None:
-            parked.append(ask)
+            parked.append(lambda: ask(attempt))
         elif isinstance(got, float):
-            at(now + got, ask)
+            at(now + got, lambda: ask(attempt))
         else:
             ok, latency = service.arrive(now)
-            at(now + latency, lambda: done(got, ok))
+            outcome: Outcome = service.fault() if ok else "throttled"
+            at(now + latency, lambda: done(got, outcome, attempt))
 
-    def done(ticket: Ticket, ok: bool) -> None:
-        core.finish(ticket, now, "answered" if ok else "throttled", None if ok else 1.0)
+    def done(ticket: Ticket, outcome: Outcome, attempt: int) -> None:
+        core.finish(ticket, now, outcome, 1.0 if outcome == "throttled" else None)
         waiting = parked[:]
         parked.clear()
         for again in waiting:
             again()
-        if ok:
-            take()
+        if outcome == "answered" or attempt >= retry.retries:
+            take()  # answered, or given up (an error on the row)
         else:
-            at(now + 1.0, ask)
+            wait = 1.0 if outcome == "throttled" else retry.wait_before(attempt, rng)
+            at(now + wait, lambda: ask(attempt + 1))
 
     for _ in range(cap):
         at(0.0, take)
     while events:
         now, _, then = heapq.heappop(events)
         then()
-    return now, service
+    return now, service, core
 
 
 @pytest.mark.parametrize("rate", [5.0, 20.0, 80.0])
 def test_against_a_limit_it_is_not_told_it_keeps_the_pace_with_few_429s(rate: float) -> None:
     keys = 2000
-    seconds, service = simulate(rate, keys)
+    seconds, service, _ = simulate(rate, keys)
     assert keys / rate / seconds >= 0.9
     assert service.refused <= 0.02 * service.calls
 
 
 def test_without_a_limit_it_fills_the_cap() -> None:
-    seconds, service = simulate(None, 2000)
+    seconds, service, _ = simulate(None, 2000)
     assert 2000 * 1.0 / 128 / seconds >= 0.85
     assert service.refused == 0
+
+
+# The fault mix of issue 24 (20% 5xx, 10% 429 whatever the pace, 5% cut connections) needs
+# 1 / (0.95 x 0.8 x 0.9) = 1.46 attempts a key, each taking a token of the service's limit as
+# the sandbox's do: 1.46 x the time without faults is the least any pace can do.
+FAULTY_ATTEMPTS = 1 / (0.95 * 0.8 * 0.9)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_faults_that_come_whatever_the_pace_do_not_drive_it_down(seed: int) -> None:
+    """5xx and cut connections teach nothing; 429s at a steady share below the rate are noise;
+    a cut never goes below what the service took: the learnt rate stays within 2x of the one
+    learnt without faults (it fell to 0.4 calls/s, a 1,000-key run took 28 minutes)."""
+    keys, rate = 1000, 20.0
+    _, _, calm_pace = simulate(rate, keys, seed=seed)
+    faulty, service, faulty_pace = simulate(rate, keys, faults=FaultMix(), seed=seed)
+    assert calm_pace.known >= 0.9 * rate, "without faults, the service's limit is learnt"
+    learnt = faulty_pace.known
+    assert learnt >= calm_pace.known / 2, f"learnt {learnt:.1f}/s against {calm_pace.known:.1f}"
+    assert faulty_pace.rate is not None
+    assert faulty_pace.rate >= calm_pace.known / 2
+    assert service.noise > 0.05 * service.calls, "the noise was there"
+    # Every attempt takes a token of the limit: the time they take at it is the bound.
+    taken = service.calls - service.refused
+    assert taken / rate / faulty >= 0.85, f"{faulty:.0f} s for {taken} attempts let through"
+
+
+@pytest.mark.xfail(strict=True, reason="open (decision 353): 1.46x is the attempts' own cost")
+def test_faults_cost_at_most_half_the_time_again() -> None:
+    """Issue 24: within 1.5x the time without faults, retries included. The fault mix alone
+    needs FAULTY_ATTEMPTS (1.46) x the attempts through a limit each takes a token of; the
+    pace at 0.9-1.0 of the limit and the last keys' retries (backoff) make it 1.53-1.65x."""
+    ratios = []
+    for seed in range(6):
+        calm, _, _ = simulate(20.0, 1000, seed=seed)
+        faulty, _, _ = simulate(20.0, 1000, faults=FaultMix(), seed=seed)
+        ratios.append(faulty / calm)
+    assert max(ratios) <= 1.5, [round(ratio, 2) for ratio in ratios]
+
+
+def test_without_faults_the_simulated_run_keeps_to_the_limit() -> None:
+    """The same simulation without faults: the bound, few 429s, the limit learnt."""
+    seconds, service, core = simulate(20.0, 1000, seed=0)
+    assert 1000 / 20.0 / seconds >= 0.95
+    assert service.refused <= 0.02 * service.calls
+    assert core.known == pytest.approx(20.0, rel=0.1)
 
 
 # -- the user's caps in the settings ------------------------------------------------------------
@@ -485,3 +560,110 @@ def test_a_stale_or_unreadable_rate_is_learnt_again(tmp_path: Path, text: str) -
     fresh = Pace(cap=64)
     fresh.remember_in(kept)
     assert (fresh.view().rate, fresh.core.learning) == (None, True)
+
+
+def test_a_teams_lower_rate_is_a_cut_whose_echoes_do_not_cut_again() -> None:
+    core = PaceCore(cap=128)
+    core.start_from(20.0)
+    before = [started_when_let(core, 0.0) for _ in range(5)]
+    core.adopt(known=10.0, rate=9.5, now=1.0)  # another process on the key cut
+    assert core.rate == 9.5
+    assert core.team
+    assert core._pacing() is None, "the team's schedule paces the calls, not this process"
+    for ticket in before:  # 429s of calls sent before the team's cut: its echoes
+        core.finish(ticket, 1.1, "throttled")
+    assert core.rate == 9.5
+
+
+def test_a_teams_second_with_429s_tells_the_keys_rate_whatever_this_processs_share() -> None:
+    """What the service let through of the calls sent in a whole second (Redis's clock, every
+    process's) is the key's rate when it refused some: a cut to BETA of it, whatever this
+    process's own share of the calls; its own 429s cut nothing on a team."""
+    core = PaceCore(cap=128)
+    core.adopt(known=24.0, rate=24.0, now=0.0)
+    core.share = 1 / 3
+    core.team_second(100, answered=24, refused=0, now=0.5)  # first seen: the learner's start
+    for n in range(6):  # this process's own 429s: the team's seconds decide
+        core.finish(started(core, 1.0 + n / 8), 1.1 + n / 8, "throttled" if n % 2 else "answered")
+    assert core.rate == pytest.approx(24.0, rel=0.01)
+    core.team_second(101, answered=19, refused=5, now=2.0)  # still holds calls before it: skip
+    core.team_second(102, answered=20, refused=4, now=3.0)
+    assert core.known == pytest.approx(20.0, rel=0.01), "the key's 20/s, not a third of it"
+    assert core.rate == pytest.approx(pace.BETA * 20.0, rel=0.01)
+    core.team_second(103, answered=19, refused=1, now=4.0)  # sent before this cut took hold
+    assert core.rate == pytest.approx(pace.BETA * 20.0, rel=0.01)
+
+
+def test_a_teams_second_sent_below_its_schedule_tells_nothing() -> None:
+    core = PaceCore(cap=128)
+    core.adopt(known=20.0, rate=19.0, now=0.0)
+    core.team_second(10, answered=0, refused=0, now=0.0)
+    core.team_second(12, answered=11, refused=1, now=1.0)  # 12 sent of 19 drawn: a stall
+    assert core.rate == 19.0
+
+
+def test_a_teams_learner_measures_its_first_cut_past_the_services_first_burst() -> None:
+    """The learner's first 429 comes after the service's full bucket (a second's calls) let a
+    burst through: its first estimate counts it; SETTLING later, what was let through of the
+    calls sent since the first refusal is the rate (the bucket empty from then)."""
+    core = PaceCore(cap=1000)
+    core.settling, core.window = pace.SETTLING, 1000.0
+    core.learning, core.samples, core.latency, core.reject_delay = False, 10, 0.1, 0.005
+    core.first_started = 0.0
+    for n in range(36):  # the first second: 20 in the bucket + 20/s, at 36/s
+        ticket = started_when_let(core, n / 36)
+        ticket.throttled = False
+    core.known, core.rate, core.cut_at = 36.0, pace.BETA * 36.0, 1.0
+    core.first_refused = 1.0
+    now, tokens = 1.0, 0.0
+    while now < 1.0 + pace.SETTLING:  # at 34/s against 20/s: what is let through is 20/s
+        ticket = started_when_let(core, now)
+        tokens += 20 / 34
+        ticket.throttled = tokens < 1
+        tokens -= 0 if ticket.throttled else 1
+        now += 1 / 34
+    core.settle(now + 0.02)
+    assert core.known == pytest.approx(20.0, rel=0.1)
+    assert core.climbing, "it may have been sent below the rate: the team climbs till refused"
+
+
+def test_a_teams_learner_sent_below_the_rate_measures_again_faster() -> None:
+    """Its first cut paced below the service's rate (17/s against 20): none of the later half
+    of its window refused, the measure would be a lower bound (a climb of seconds for the team:
+    0.89 of the bound). It goes faster and measures again, until the rate refuses calls."""
+    core = PaceCore(cap=1000)
+    core.settling, core.window = pace.SETTLING, 1000.0
+    core.learning, core.samples, core.latency, core.reject_delay = False, 10, 0.1, 0.005
+    core.first_started = core.first_refused = 0.0
+    core.known, core.rate, core.cut_at = 36.0, 17.0, 0.0
+    bucket = {"tokens": 0.0, "at": 0.0}
+
+    def send(now: float) -> Ticket:  # the service's bucket: 20/s, empty at its first 429
+        ticket = started_when_let(core, now)
+        tokens = min(20.0, bucket["tokens"] + (ticket.started - bucket["at"]) * 20.0)
+        ticket.throttled = tokens < 1
+        bucket["tokens"], bucket["at"] = tokens - (0 if ticket.throttled else 1), ticket.started
+        return ticket
+
+    now, measures = 0.0, 0
+    while core.settling and measures < 5:
+        while now < core.cut_at + pace.SETTLING:
+            now = send(now).started + 1e-9
+        core.settle(now + 0.02)
+        measures += 1
+    assert measures > 1, "measured again: none of its later calls was refused"
+    assert not core.settling
+    assert core.known == pytest.approx(20.0, rel=0.1), "the service's rate, not the pace's"
+
+
+def test_a_team_rate_known_only_as_a_lower_bound_climbs_each_second_not_refused() -> None:
+    core = PaceCore(cap=128)
+    core.adopt(known=15.0, rate=pace.BETA * 15.0, now=0.0)
+    core.climbing, core.ceiling = True, 30.0
+    core.team_second(0, answered=14, refused=0, now=0.0)
+    for second in range(1, 6):
+        core.team_second(second, answered=15, refused=0, now=float(second))
+    assert core.known > 15.0 * 1.05, "raised while no second was refused"
+    core.team_second(7, answered=16, refused=2, now=7.0)
+    assert core.known == pytest.approx(16.0, rel=0.02)
+    assert not core.climbing, "refused: the rate found"

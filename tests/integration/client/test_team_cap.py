@@ -197,3 +197,28 @@ def test_profnet_credits_says_what_the_team_cap_leaves(
     finally:
         session.reset()
         client.close()
+
+
+def test_a_reservation_asks_the_teams_redis_five_times(killable_redis: RedisServer) -> None:
+    """TIME; one WATCH of the held reservations and the period's spend; HGETALL; HVALS; MULTI,
+    HSET, EXEC in one: 5 round trips (were 6: a WATCH before TIME and one after)."""
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    ledger = team_ledger(killable_redis.url, service, "here")
+    ledger.reserve_within(CAP, service, 1, DETAILS, 30.0)  # the connections are open
+    server = redis.Redis.from_url(killable_redis.url)
+    server.config_resetstat()
+    ledger.reserve_within(CAP, service, 1, DETAILS, 30.0)
+    asked = {
+        name.removeprefix("cmdstat_"): stat["calls"]
+        for name, stat in server.info("commandstats").items()
+        if not name.startswith(("cmdstat_config", "cmdstat_info"))
+    }
+    assert asked == {
+        "time": 1,
+        "watch": 1,
+        "hgetall": 1,
+        "hvals": 1,
+        "multi": 1,
+        "hset": 1,
+        "exec": 1,
+    }

@@ -1,0 +1,63 @@
+"""Three processes ("machines": their own cache folders) on one Redis and one key go at one pace:
+a sandbox limit of 20 calls/s the clients are not told, keys with heavy overlap between them.
+Each key is paid once; together they keep to the limit (>= 0.9 of the bound) with few 429s.
+(The issue's 2,000 keys scaled down to 480 distinct ones, the overlap kept.)"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from tests.team_runs import overlapping_keys, run_machines
+
+pytestmark = pytest.mark.integration
+KEY = "team-pace-key"
+LIMIT = 20.0
+SHARED = [f"team{i}.io" for i in range(300)]  # every process has these...
+OWN = 60  # ...and this many of its own (tests/team_runs.py: the machines)
+PROCESSES = 3
+LATENCY_MS, JITTER_MS = 100, 100
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[RunningSandbox]:
+    with start_sandbox(api_keys=(KEY,), credits=1_000_000, seed=7) as running:
+        yield running
+
+
+def test_three_processes_on_one_redis_go_at_one_pace(
+    sandbox: RunningSandbox, tmp_path: Path, redis_url: str
+) -> None:
+    requests.post(f"{sandbox.base_url}/_sandbox/reset", timeout=5).raise_for_status()
+    requests.put(
+        f"{sandbox.base_url}/_sandbox/faults",
+        json={
+            "rate_limit": LIMIT,
+            "limit_retry_after": True,
+            "latency_ms": LATENCY_MS,
+            "latency_jitter_ms": JITTER_MS,
+        },
+        timeout=5,
+    ).raise_for_status()
+    keys = [overlapping_keys(name, SHARED, OWN, "own") for name in range(PROCESSES)]
+    run = run_machines(sandbox.base_url, redis_url, KEY, keys, tmp_path, timeout=180)
+    assert run.failed_rows == 0, "every row enriched"
+    distinct = len(SHARED) + PROCESSES * OWN
+    counted = sandbox.counted("get-company-details", KEY)
+    assert counted["credits"] == distinct, "each key paid once, by one of the processes"
+    wall = run.wall_s
+    bound = distinct / LIMIT + (LATENCY_MS + JITTER_MS) / 1000
+    ratio, refused = bound / wall, counted["errors"] / counted["calls"]
+    print(
+        f"team pace: {counted['calls']} calls, {counted['errors']} 429s ({refused:.1%}), "
+        f"{ratio:.2f} of the bound ({wall:.1f} s for {bound:.1f} s); learnt "
+        + ", ".join(f"{m.known:.1f}/s (measured again {m.remeasured}x)" for m in run.machines)
+        + f"; load {os.getloadavg()}"
+    )
+    assert refused <= 0.02, f"{counted['errors']} of {counted['calls']} calls answered 429"
+    assert ratio >= 0.9, f"together {ratio:.2f} of the bound ({wall:.1f} s for {bound:.1f} s)"
