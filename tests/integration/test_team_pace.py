@@ -1,7 +1,8 @@
 """Three processes ("machines": their own cache folders) on one Redis and one key go at one pace:
 a sandbox limit of 20 calls/s the clients are not told, keys with heavy overlap between them.
 Each key is paid once; together they keep to the limit (>= 0.9 of the bound) with few 429s.
-(The issue's 2,000 keys scaled down to 480 distinct ones, the overlap kept.)"""
+(The issue's 2,000 distinct keys: the 429s of finding the unknown limit are counted over
+as many calls as the issue says, about 100 s.)"""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from tests.team_runs import overlapping_keys, run_machines
 pytestmark = pytest.mark.integration
 KEY = "team-pace-key"
 LIMIT = 20.0
-SHARED = [f"team{i}.io" for i in range(300)]  # every process has these...
-OWN = 60  # ...and this many of its own (tests/team_runs.py: the machines)
+SHARED = [f"team{i}.io" for i in range(1_700)]  # every process has these...
+OWN = 100  # ...and this many of its own (tests/team_runs.py: the machines)
 PROCESSES = 3
 LATENCY_MS, JITTER_MS = 100, 100
 
@@ -45,7 +46,7 @@ def test_three_processes_on_one_redis_go_at_one_pace(
         timeout=5,
     ).raise_for_status()
     keys = [overlapping_keys(name, SHARED, OWN, "own") for name in range(PROCESSES)]
-    run = run_machines(sandbox.base_url, redis_url, KEY, keys, tmp_path, timeout=180)
+    run = run_machines(sandbox.base_url, redis_url, KEY, keys, tmp_path, timeout=400)
     assert run.failed_rows == 0, "every row enriched"
     distinct = len(SHARED) + PROCESSES * OWN
     counted = sandbox.counted("get-company-details", KEY)
