@@ -431,6 +431,8 @@ def main() -> None:
     if args.faults:
         rates = []
     keys = QUICK_KEYS if args.quick else KEYS
+    if args.faults:
+        keys = QUICK_FAULT_KEYS if args.quick else FAULT_KEYS
     print(machine_line("polars", "requests-cache", "profnet-sheets", load=True))
     print(
         f"setup: server in its own process (profnet-sheets sandbox), latency {LATENCY_MS:g} ms "
@@ -455,7 +457,7 @@ def main() -> None:
                 if run.row_errors:
                     errors.append(f"{run.row_errors} rows with an error at rate {rate}")
             if args.faults:
-                errors += fault_runs(report, base, QUICK_FAULT_KEYS if args.quick else FAULT_KEYS)
+                errors += fault_runs(report, base, keys)
             errors += server.exit_errors()
     except (SandboxError, ProfnetError, OSError, http.client.HTTPException) as error:
         errors.append(f"{type(error).__name__}: {error}")

@@ -6,8 +6,8 @@ The service's rate limit is "not shown" and differs by plan, so it is found, not
 - **Slow start.** A client starts with `INITIAL_WINDOW` calls in flight and no rate. Before
   the first answer, every `EARLY_SECONDS` without a 429 (a gateway refuses at once) doubles
   the window, up to `EARLY_MOST`; then each answer that comes back without a 429, its latency
-  flat, widens it by `SLOW_START_GAIN` (x4 per round trip), the calls paced over a quarter of
-  the latency, up to the cap.
+  flat, widens it by `SLOW_START_GAIN` (x4 per round trip), up to the cap; a window wider
+  than the first burst has its calls paced over a quarter of the latency.
 - **A 429 is the service's rate.** The first 429 ends the slow start: from then on calls are
   paced by rate (a token bucket whose rate adapts), `BETA` (95%) of what the service let
   through: the calls it did not refuse since the last cut (or over the last second), and the
@@ -323,12 +323,13 @@ class PaceCore:
         return ticket
 
     def _pacing(self) -> float | None:
-        """Calls per second allowed to start: the rate, and while learning the window spread
-        over a quarter of the latency (no bursts of a whole window at once). None when the
-        team's schedule paces the calls (the driver draws their slots)."""
+        """Calls per second allowed to start: the rate, and while learning a window wider than
+        the first burst spread over a quarter of the latency (no bursts of a whole window).
+        None when the team's schedule paces the calls (the driver draws their slots)."""
         if self.team and not self.learning:
             return None
-        if self.learning and self.samples:
+        if self.learning and self.samples and self.window > INITIAL_WINDOW:
+            # a window no wider than the first burst (sent at once, unknowing) goes at once too
             spread = self.spread * self.window / self.latency
             return spread if self.rate is None else min(spread, self.rate)
         return self.rate

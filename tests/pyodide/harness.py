@@ -40,7 +40,8 @@ def run(
         check=False,
     )
     if result.returncode != 0:
-        pytest.fail(f"{' '.join(command)} failed:\n{result.stdout[-2000:]}{result.stderr[-3000:]}")
+        said = f"{result.stdout[-2000:]}{result.stderr[-3000:]}"
+        pytest.fail(f"{' '.join(map(str, command))} failed:\n{said}")
     return result
 
 

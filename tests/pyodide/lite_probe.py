@@ -30,6 +30,7 @@ from profnet_sheets.client.async_client import Fetch, FetchFunction, browser_fet
 from profnet_sheets.excel import lite, session
 
 _fetch: list[FetchFunction] = [browser_fetch]
+WARM_UP_KEY = "warm-up.io"  # the range scenario's one key paid before the timed range
 
 
 async def call(name: str, *args: object) -> object:
@@ -86,15 +87,17 @@ async def after_a_top_up(keys: list[str]) -> dict[str, object]:
 
 
 async def warm_up() -> object:
-    """Untimed, nothing paid: what the desktop bench's first call warms (its session, the
-    identifier lists, the first connection), here the session opened, a personal e-mail
-    refused as a company (the lists loaded), and one free fetch (the sandbox's usage: the
-    fetch of this runtime set up). The refusal, said in its cell, is returned."""
+    """Untimed: what the desktop bench's first call warms (its session, the identifier lists,
+    the range's path, a paid call's whole path, the first connection), here the session
+    opened, a personal e-mail refused as a company (the lists loaded) and one key fetched
+    through a range (one credit: `WARM_UP_KEY`). The refusal, said in its cell, is returned."""
     await call("PROFNET_CREDITS", None)
     refused = await call("PROFNET_COMPANY", [["someone@gmail.com"]], None, None)
-    url = os.environ["PROFNET_BASE_URL"].rstrip("/") + "/_sandbox/usage"
-    key = {"X-SERVICE-API-KEY": os.environ["PROFNET_API_KEY"]}
-    assert (await _fetch[0](Fetch("GET", url, key, None, 10.0))).status == 200
+    fetched = await call(
+        "PROFNET_COMPANY", [[WARM_UP_KEY], [WARM_UP_KEY]], [["company_name"]], None
+    )
+    assert isinstance(fetched, list), fetched
+    assert not [row for row in fetched if str(row[0]).startswith("#")], fetched
     return refused
 
 

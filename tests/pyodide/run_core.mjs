@@ -6,6 +6,7 @@
 // mounted at the same path, NODEFS: what a browser's IndexedDB folder is to a page),
 // PYODIDE_TIMINGS (set: a last line on stderr, JSON: milliseconds to load Pyodide and to
 // install the wheels).
+// Node exits once the probe is done, whatever timers it left.
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -49,3 +50,6 @@ if callable(found.get("amain")):
   console.error(String(error.message ?? error).split("\n").slice(-12).join("\n"));
   process.exit(1);
 }
+// Done: timers the probe left behind (a lease's renewal, a stop's hold, a connection kept
+// alive) would keep Node running until they fire, as a page would; a probe is a run.
+process.exit(0);
