@@ -105,6 +105,7 @@ SETTLING = 0.4  # the team's learner refines its first cut this long before tell
 REMEASURED = 2  # ...measured again at most this many times when sent below the rate...
 REMEASURE_FASTER = 1.25  # ...this much faster each time
 VERDICT_LAG = 0.5  # seconds a team's verdicts of a second may take beyond twice the latency
+TEAM_CUT = 0.98  # the team's rate this far below this process's is a cut, nearer its probing
 LOG = logging.getLogger("profnet_sheets")
 
 
@@ -209,8 +210,11 @@ class PaceCore:
 
     def adopt(self, known: float, rate: float, now: float) -> None:
         """Go at the rate other processes on the key learnt (the team's): a lower one is a cut
-        (the 429s of calls sent before it are its echoes), a higher one their probing."""
-        lower = self.rate is None or rate < self.rate
+        (the 429s of calls sent before it are its echoes), a higher one their probing. Lower
+        by less than TEAM_CUT is not a cut: this process's own probes since it last adopted
+        (about 1% a second) put it that far above the team's; read as a cut, every adoption
+        put off the team's next verdict, and a rate over the limit went uncut for seconds."""
+        lower = self.rate is None or rate < TEAM_CUT * self.rate
         self.learning = False
         self.team = True
         self.settling = 0.0  # another process learnt it

@@ -594,6 +594,24 @@ def test_a_teams_second_with_429s_tells_the_keys_rate_whatever_this_processs_sha
     assert core.rate == pytest.approx(pace.BETA * 20.0, rel=0.01)
 
 
+def test_a_teams_rate_a_probe_below_this_processs_is_no_cut_and_its_next_second_counts() -> None:
+    """Each process probes a little above the team's rate between adoptions (about 1% a
+    second); adopting the team's rate again is not a cut. Read as one, every adoption put off
+    the next second's verdict, and a team over the limit ran with 429s every second, uncut."""
+    core = PaceCore(cap=128)
+    core.adopt(known=22.0, rate=21.0, now=0.0)
+    core.team_second(100, answered=21, refused=0, now=0.5)  # first seen
+    core.team_second(101, answered=21, refused=0, now=1.0)
+    core.rate = 21.2  # its own probes since
+    core.adopt(known=22.0, rate=21.1, now=1.9)  # the team's, a probe below: no cut
+    core.team_second(102, answered=20, refused=2, now=2.0)  # over the limit: a cut
+    assert core.rate == pytest.approx(pace.BETA * 20.0)
+    before = core.rate
+    core.adopt(known=15.0, rate=0.97 * before, now=2.5)  # a cut by another process
+    core.team_second(103, answered=15, refused=5, now=3.0)  # holds calls from before it
+    assert core.rate == pytest.approx(0.97 * before)
+
+
 def test_a_teams_second_sent_below_its_schedule_tells_nothing() -> None:
     core = PaceCore(cap=128)
     core.adopt(known=20.0, rate=19.0, now=0.0)
