@@ -160,11 +160,15 @@ def test_a_redis_killed_under_three_machines_loses_nothing_paid(
         assert out.height == rows, f"{machine}: every row is written, answered or marked"
         errors = out["company_error"]
         answered += errors.null_count()
+        paid_here = errors.null_count() > 0
         marked = errors.drop_nulls()
         assert marked.len() > 0, f"{machine} stopped buying: {said[machine]}"
         stopped = [it for it in said[machine].splitlines() if "stopped buying" in it.lower()]
         assert len(stopped) == 1, said[machine]
         assert "Traceback" not in said[machine]
         assert "will not be paid again" not in said[machine], "the cache that held them died"
-        assert "comes back" in said[machine], "a re-run is free only if the cache's data is back"
+        if paid_here:
+            assert "comes back" in said[machine], "a re-run is free only if the cache is back"
+        else:  # its turn had not come when Redis died (the team's pace): it paid nothing
+            assert "nothing was lost" in said[machine], said[machine]
     assert sandbox.charged(KEY) == answered, said
