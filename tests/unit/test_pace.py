@@ -83,6 +83,22 @@ def test_a_cluster_of_first_answers_opens_the_window_at_most_four_fold() -> None
     assert flying <= 4 * pace.INITIAL_WINDOW
 
 
+def test_a_window_no_wider_than_the_first_burst_goes_at_once_after_an_answer() -> None:
+    """At an in-flight cap of 8 (Lite's range), the 8 freed by a wave of answers start at
+    once, as the first 8 did; a wider window is spread over a quarter of the latency."""
+    core = PaceCore(cap=pace.INITIAL_WINDOW)
+    first = [started(core, 0.0) for _ in range(pace.INITIAL_WINDOW)]
+    for ticket in first:
+        core.finish(ticket, 0.5, "answered")
+    assert [isinstance(core.start(0.5), Ticket) for _ in first] == [True] * len(first)
+    wider = PaceCore(cap=128)
+    first = [started(wider, 0.0) for _ in range(pace.INITIAL_WINDOW)]
+    for ticket in first:
+        wider.finish(ticket, 0.5, "answered")
+    started(wider, 0.5)
+    assert isinstance(wider.start(0.5), float), "spread: the next one waits its turn"
+
+
 def test_answers_without_429_widen_the_window_up_to_the_cap_only() -> None:
     core = PaceCore(cap=20)
     now = 0.0
