@@ -210,6 +210,10 @@ class AsyncClient:
     def stopped(self) -> str | None:
         return self.client.stopped
 
+    def first_wave(self) -> int:
+        """How many calls the pace lets go out at once now (at least one)."""
+        return max(1, int(self.client.pace.core.window))
+
     def quote(self, credits: int) -> Quote:
         return self.client.quote(credits)
 

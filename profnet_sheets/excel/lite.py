@@ -3,8 +3,9 @@ logic in formulas.py) as `async def` twins that fetch through the browser's fetc
 
 A formula runs first against the caches alone (`client.recording`): the calls they cannot
 answer are noted, fetched together by `AsyncClient` (the same memo, store, budget, cap and
-ledger), and the formula runs again, warm, until nothing is missing. Ranges are looked up
-row by row (no polars, no thread). Import this module under xlwings Lite only (or with
+ledger), and the formula runs again, warm, until nothing is missing. The first calls a run
+misses, as many as may go out at once, are sent before the rest of it is recorded. Ranges are
+looked up row by row (no polars, no thread). Import this module under xlwings Lite only (or with
 XLWINGS_ON_SERVER=true): it imports xlwings, whose `func` is then Lite's.
 """
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from profnet_sheets.client.async_client import AsyncClient, FetchFunction
-from profnet_sheets.client.recorder import Recorder
+from profnet_sheets.client.recorder import EnoughRecorded, Recorder
 from profnet_sheets.excel import session, udfs
 from profnet_sheets.excel.cells import Result
 from profnet_sheets.excel.formulas import PREFIX
@@ -184,24 +185,40 @@ async def evaluate(formula: Callable[..., Result], *args: Any, **kwargs: Any) ->
         await _after_the_fetching()
     if current.config.offline:
         return formula(*args, **kwargs)
-    recorder = Recorder()
+    recorder = Recorder(enough=_driver(current).first_wave())
     burst: asyncio.Future[None] | None = None
     try:
         for _ in range(MAX_ROUNDS):
             current.recorder = recorder
             try:
-                result = formula(*args, **kwargs)
+                result, cut = formula(*args, **kwargs), False
+            except EnoughRecorded:  # the first calls go out while the rest are recorded
+                cut = True
             finally:
                 current.recorder = None
+                recorder.enough = None  # the first run only: a cut run is made again
             missed = recorder.take()
-            if not missed:
+            if not missed and not recorder.under_way:
                 break
             burst = burst or _join_burst()
-            await recorder.fetch(_driver(current), missed)
+            driver = _driver(current)  # the session's run now: the formula may have begun one
+            if cut:
+                recorder.start(driver, missed)
+                await _let_requests_leave()
+            else:
+                await recorder.fetch(driver, missed)
     finally:
+        recorder.abandon()
         if burst is not None:
             await _leave_burst(burst)
     return result
+
+
+async def _let_requests_leave() -> None:
+    """The calls just started run to their requests, and the browser sends them (a turn of
+    its event loop), before the formula's next run holds the thread."""
+    for _ in range(2):
+        await asyncio.sleep(0)
 
 
 def _twin(declared: Callable[..., Result]) -> Callable[..., Any]:

@@ -1,6 +1,7 @@
 """The Lite formulas (excel/lite.py) in this process, as xlwings Lite runs them (all at once,
 on one loop) against the sandbox over loopback: PROFNET_CREDITS counts what the formulas
-fetching beside it spent, and what a recalculation paid for is written to IndexedDB once."""
+fetching beside it spent, what a recalculation paid for is written to IndexedDB once, and a
+range's first calls go out before the rest of it is recorded."""
 
 from __future__ import annotations
 
@@ -11,8 +12,12 @@ from typing import Any
 
 import pytest
 
+from profnet_sheets.client.async_client import AsyncClient, Fetch, Fetched
+from profnet_sheets.client.pace import INITIAL_WINDOW
+from profnet_sheets.client.recorder import Recorder
 from profnet_sheets.excel import lite, session, udfs
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from tests.integration.client.conftest import set_faults
 from tests.loopback_fetch import loopback_fetch
 
 KEY = "lite-driver-key"
@@ -98,3 +103,98 @@ def test_a_recalculation_writes_to_indexeddb_once(
     assert lite_here.written == 1
     asyncio.run(_recalculation(False))  # all in the cache: nothing fetched, nothing written
     assert lite_here.written == 1
+
+
+def test_the_first_calls_of_a_range_go_out_before_the_rest_is_recorded(
+    lite_here: FakeIndexedDB,
+    sandbox: RunningSandbox,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    """Before: a range's run noted every row's call before the first request left (in
+    Pyodide ~1 ms a row: 50-80 ms of a 50-row range). Now the run is cut at the first wave
+    (the pace's window: 8), those are sent, and the run is made again for the rest; the keys
+    recorded twice are paid once."""
+    keys = [f"early-{n}.io" for n in range(30)]
+    noted: list[object] = []
+    noted_at_first_request: list[int] = []
+    real_miss = Recorder.miss
+
+    def miss(recorder: Recorder, plan: Any) -> None:
+        noted.append(plan.key)
+        real_miss(recorder, plan)
+
+    async def fetch(request: Fetch) -> Fetched:
+        if not noted_at_first_request:
+            noted_at_first_request.append(len(noted))
+        return await loopback_fetch(request)
+
+    monkeypatch.setattr(Recorder, "miss", miss)
+    lite.configure(fetch=fetch, folder=str(tmp_path / "cache"))
+    cells = asyncio.run(
+        lite.evaluate(udfs.PROFNET_COMPANY, [[key] for key in keys], "company_name")
+    )
+    assert noted_at_first_request == [INITIAL_WINDOW]
+    assert isinstance(cells, list), cells
+    assert len(cells) == len(keys), cells
+    assert not [row for row in cells if str(row[0]).startswith("#")], cells
+    assert sandbox.charged() == len(keys)  # the first wave recorded twice, paid once
+    again = asyncio.run(
+        lite.evaluate(udfs.PROFNET_COMPANY, [[key] for key in keys], "company_name")
+    )
+    assert again == cells
+    assert sandbox.charged() == len(keys)
+
+
+def test_a_range_cancelled_as_its_first_wave_leaves_leaves_no_call_running(
+    lite_here: FakeIndexedDB, sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """The calls sent before the rest of the run is recorded belong to the formula: when
+    Excel cancels it (here as the first of them leaves, before the formula awaits them),
+    they are cancelled with it, none left running behind the cell; asked again, the range
+    is fetched once."""
+    keys = [f"cancelled-{n}.io" for n in range(20)]
+    set_faults(sandbox, latency_ms=300)
+    sent: list[str] = []
+    formula: list[asyncio.Future[Any]] = []
+
+    async def fetch(request: Fetch) -> Fetched:
+        if not sent and formula:
+            formula[0].cancel()
+        sent.append(request.url)
+        return await loopback_fetch(request)
+
+    lite.configure(fetch=fetch, folder=str(tmp_path / "cache"))
+
+    async def cancelled_then_again() -> tuple[Any, int]:
+        formula.append(
+            asyncio.ensure_future(
+                lite.evaluate(udfs.PROFNET_COMPANY, [[key] for key in keys], "company_name")
+            )
+        )
+        with pytest.raises(asyncio.CancelledError):
+            await formula[0]
+        left = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        if left:  # were they not cancelled, their answers would come
+            await asyncio.wait(left, timeout=10)
+        assert [task for task in left if not task.cancelled()] == []
+        formula.clear()
+        before = len(sent)
+        again = await lite.evaluate(udfs.PROFNET_COMPANY, [[key] for key in keys], "company_name")
+        return again, len(sent) - before
+
+    cells, asked_again = asyncio.run(cancelled_then_again())
+    assert not [row for row in cells if str(row[0]).startswith("#")], cells
+    assert asked_again <= len(keys)  # each key once (those cut off in flight asked again)
+
+
+def test_a_cell_cut_at_its_only_call_shows_the_answer(
+    lite_here: FakeIndexedDB, sandbox: RunningSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pace cut to one call at a time cuts a cell's first run at its only call: the run
+    made again misses nothing new, and the call under way is awaited all the same (before,
+    such a cell showed what its unfetched run said)."""
+    monkeypatch.setattr(AsyncClient, "first_wave", lambda self: 1)
+    cells = asyncio.run(_recalculation(False))
+    assert cells[:5] == ["Acme", "Globex", "Acme", "Globex", "Acme"]
+    assert sandbox.charged() == 2
