@@ -417,7 +417,7 @@ def sample_path() -> Path:
 def lite(folder: str) -> None:
     """Write an xlwings Lite template: main.py (the PROFNET_* functions) and requirements.txt
     (this package's core, pinned), to paste into Lite's editor. FOLDER: default profnet-lite."""
-    from profnet_sheets.excel.lite_template import write
+    from profnet_sheets.excel.lite_template import PACKAGE, write
 
     try:
         written = write(Path(folder))
@@ -426,9 +426,10 @@ def lite(folder: str) -> None:
     for path in written:
         click.echo(f"Wrote {path}")
     click.echo(
-        "In Excel: xlwings Lite > paste main.py into its editor and requirements.txt into its "
-        "requirements; set PROFNET_API_KEY under Environment Variables, scope Local (never in "
-        "the workbook); restart xlwings Lite."
+        "In Excel: xlwings Lite > paste main.py into its editor and requirements.txt's "
+        f"{PACKAGE} line into its requirements; set PROFNET_API_KEY under Environment "
+        "Variables, scope Local (never in the workbook), and if you like PROFNET_EXCEL_BUDGET or "
+        "PROFNET_SPENDING_CAP; restart xlwings Lite (docs/excel.md, xlwings Lite)."
     )
 
 
@@ -741,15 +742,39 @@ def credits() -> None:
         )
 
 
+def _web_origin(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A browser's origin (scheme://host[:port]), or a usage error naming it."""
+    from profnet_sheets.sandbox.cors import allowed_origins
+
+    try:
+        (origin,) = allowed_origins((value,))
+    except ValueError:
+        origin = "*"
+    if origin == "*":
+        raise click.BadParameter(
+            f"{value!r} is not an origin: give the scheme://host[:port] xlwings Lite runs "
+            f"from, with no path, such as {LITE_ORIGIN}"
+        )
+    return origin
+
+
 @main.command()
 @click.option("--path", "config_path", default=None, help="Config file (default: yours).")
-def check(config_path: str | None) -> None:
+@click.option(
+    "--lite-origin",
+    default=LITE_ORIGIN,
+    callback=_web_origin,
+    help=f"The web origin xlwings Lite runs from (default {LITE_ORIGIN}; yours when your team "
+    "hosts the add-in): whether the service lets it call.",
+)
+def check(config_path: str | None, lite_origin: str) -> None:
     """Check the setup without spending anything: is the service reachable, does it take the
-    key, and which profile and prices will be used. Exit code 0 only when all is well."""
+    key, which profile and prices will be used, and does it let xlwings Lite call it. Exit
+    code 0 only when all is well (Lite's answer is said, not judged)."""
     from profnet_sheets.setup_check import check_setup
 
     try:
-        report = check_setup(_load(config_path))
+        report = check_setup(_load(config_path), lite_origin)
     except ProfnetError as error:
         raise click.ClickException(str(error)) from None
     for line in report.lines():

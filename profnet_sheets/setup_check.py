@@ -51,6 +51,7 @@ class CheckReport:
     notes: list[str] = field(default_factory=list)
     credits: int = 0  # what the check cost: a search's status is free
     lite: bool | None = None  # whether it lets xlwings Lite call it (CORS); None: not known
+    lite_origin: str = LITE_ORIGIN  # the origin Lite runs from (the add-in's, or your team's)
 
     @property
     def ok(self) -> bool:
@@ -68,7 +69,7 @@ class CheckReport:
             f"reachable:   {reached}",
             f"key:         {key}",
             f"spent:       {self.credits} credits (a search's status is free)",
-            f"lite:        {_LITE_SAID[self.lite]}",
+            f"lite:        {_lite_said(self.lite, self.lite_origin)}",
             *(f"note:        {note}" for note in self.notes),
             verdict,
         ]
@@ -89,10 +90,12 @@ class CheckReport:
         ]
 
 
-def check_setup(settings: Settings) -> CheckReport:
-    """Check `settings` against their service with free calls only (see the module's doc)."""
+def check_setup(settings: Settings, lite_origin: str = LITE_ORIGIN) -> CheckReport:
+    """Check `settings` against their service with free calls only (see the module's doc);
+    `lite_origin`: the web origin xlwings Lite runs from (yours, when your team hosts it)."""
     profile = settings.profile
     report = CheckReport(_service(settings), _profile_lines(settings), _price_lines(settings))
+    report.lite_origin = lite_origin
     if settings.uses_sandbox:
         base_url, key = embedded_base_url(settings), ApiKey(SANDBOX_KEY)
     elif settings.base_url is None:
@@ -128,7 +131,7 @@ def check_setup(settings: Settings) -> CheckReport:
     try:
         _probe(transport, key, profile.key_header, report)
         if report.reachable:
-            report.lite = _lets_lite_call(transport, profile.key_header)
+            report.lite = _lets_lite_call(transport, profile.key_header, lite_origin)
     finally:
         transport.close()
     return report
@@ -179,20 +182,23 @@ def _probe(transport: Transport, key: ApiKey, header: str, report: CheckReport) 
         report.key_accepted = True
 
 
-_LITE_SAID = {
-    True: f"allowed: the service lets xlwings Lite ({LITE_ORIGIN}) send the key header (CORS)",
-    False: f"not allowed: the service does not let xlwings Lite ({LITE_ORIGIN}) call it "
-    "(CORS), so the formulas cannot run there; see docs/excel.md",
-    None: "not known: the service did not answer a CORS preflight",
-}
+def _lite_said(allowed: bool | None, origin: str) -> str:
+    if allowed is None:
+        return "not known: the service did not answer a CORS preflight"
+    if allowed:
+        return f"allowed: the service lets xlwings Lite ({origin}) send the key header (CORS)"
+    return (
+        f"not allowed: the service does not let xlwings Lite ({origin}) call it (CORS), so "
+        "the formulas cannot run there; see docs/excel.md"
+    )
 
 
-def _lets_lite_call(transport: Transport, header: str) -> bool | None:
+def _lets_lite_call(transport: Transport, header: str, lite_origin: str) -> bool | None:
     """Whether the service lets xlwings Lite's origin call it with the key header, as a
     browser asks first: an OPTIONS preflight, free (no key, no parameters; nothing is done).
     None when it did not answer."""
     asked = {
-        "Origin": LITE_ORIGIN,
+        "Origin": lite_origin,
         "Access-Control-Request-Method": PROBE.method,
         "Access-Control-Request-Headers": header.lower(),
         **dict.fromkeys(transport.session.headers, None),  # a browser sends none of these
@@ -209,7 +215,7 @@ def _lets_lite_call(transport: Transport, header: str) -> bool | None:
     origin = answer.headers.get("Access-Control-Allow-Origin", "").strip()
     headers = answer.headers.get("Access-Control-Allow-Headers", "")
     allowed = {name.strip().lower() for name in headers.split(",")}
-    return answer.ok and origin in (LITE_ORIGIN, "*") and bool({header.lower(), "*"} & allowed)
+    return answer.ok and origin in (lite_origin, "*") and bool({header.lower(), "*"} & allowed)
 
 
 def _is_answer(sent: Sent) -> bool:

@@ -15,9 +15,10 @@ MAIN_HEAD = '''"""PROFNET_* formulas in xlwings Lite (written by `profnet-sheets
 
 Set under xlwings Lite > Environment Variables, scope Local (kept in this browser, never in
 the workbook): PROFNET_API_KEY; optionally PROFNET_BASE_URL, PROFNET_EXCEL_BUDGET (credits
-this session may spend, default 1000, or none), PROFNET_EXCEL_OFFLINE; then restart xlwings
-Lite. Answers are kept on IndexedDB: recalculating, or reopening Excel, pays nothing again.
-Never put the key in a cell or in this file. Your own functions may follow the import.
+this session may spend, default 1000, or none), PROFNET_EXCEL_OFFLINE, PROFNET_SPENDING_CAP;
+then restart xlwings Lite. Answers are kept on IndexedDB: recalculating, or reopening Excel,
+pays nothing again. Never put the key in a cell or in this file. Your own functions may follow
+the import.
 """
 
 from profnet_sheets.excel.lite import (  # noqa: F401 - Lite registers the functions main.py holds
@@ -45,11 +46,18 @@ def write(folder: Path) -> list[Path]:
     files = {folder / "main.py": main_py(), folder / "requirements.txt": requirements_txt()}
     there = [str(path) for path in files if path.exists()]
     if there:
+        them = "them" if len(there) > 1 else "it"
         raise ArgumentError(
-            f"{' and '.join(there)} already exist: give another folder, or move them away "
-            "(the template is never written over your files)"
+            f"{' and '.join(there)} already {'exist' if len(there) > 1 else 'exists'}: give "
+            f"another folder, or move {them} away (the template is never written over your files)"
         )
-    folder.mkdir(parents=True, exist_ok=True)
-    for path, text in files.items():
-        path.write_text(text, encoding="utf-8")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for path, text in files.items():
+            path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise ArgumentError(
+            f"the template cannot be written to {folder}: {error.strerror or error}; give a "
+            "folder you can write to"
+        ) from None
     return list(files)

@@ -120,3 +120,26 @@ def test_the_check_says_a_service_without_cors_does_not_and_sends_no_key() -> No
     sent = {name.lower() for name in asked}
     assert "x-service-api-key" not in sent, "a preflight never carries the key"
     assert "x-gateway-host" not in sent
+
+
+def test_the_check_asks_for_the_origin_a_team_hosts_lite_on(tmp_path: Path) -> None:
+    """`check --lite-origin`: a team hosting the add-in itself asks about its own origin (before,
+    the check could only ask about xlwings' own and said `not allowed` for such a service)."""
+    own = "https://xlwings-lite.mycompany.example"
+    with start_sandbox(api_keys=(KEY,), cors_origins=(own,)) as running:
+        env = cli_env(running.base_url, KEY, tmp_path)
+        theirs = run_cli(env, "check")
+        ours = run_cli(env, "check", "--lite-origin", own + "/")
+    assert theirs.returncode == ours.returncode == 0, (theirs.stdout, ours.stdout)
+    assert f"lite:        not allowed: the service does not let xlwings Lite ({LITE_ORIGIN})" in (
+        theirs.stdout
+    )
+    assert f"lite:        allowed: the service lets xlwings Lite ({own})" in ours.stdout
+
+
+@pytest.mark.parametrize("origin", ["addin", "https://addin.example/taskpane", "*"])
+def test_a_wrong_lite_origin_is_one_line(tmp_path: Path, origin: str) -> None:
+    done = run_cli(cli_env("", "", tmp_path), "check", "--lite-origin", origin)
+    assert done.returncode == 2
+    assert "--lite-origin" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -36,3 +36,20 @@ def test_lite_never_writes_over_a_users_files(tmp_path: Path) -> None:
     assert "Traceback" not in result.output
     assert (tmp_path / "main.py").read_text() == "my code"
     assert not (tmp_path / "requirements.txt").exists()
+
+
+def test_a_folder_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
+    """Before: a traceback (FileNotFoundError from mkdir) for a folder that cannot be made."""
+    (tmp_path / "a-file").write_text("")
+    result = CliRunner().invoke(main, ["lite", str(tmp_path / "a-file" / "lite")])
+    assert result.exit_code == 1
+    assert "the template cannot be written to" in result.output
+    assert "give a folder you can write to" in result.output
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_one_file_there_is_said_as_one(tmp_path: Path) -> None:
+    (tmp_path / "main.py").write_text("my code")
+    result = CliRunner().invoke(main, ["lite", str(tmp_path)])
+    assert "main.py already exists: give another folder, or move it away" in result.output
