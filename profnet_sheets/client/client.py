@@ -48,6 +48,7 @@ from profnet_sheets.client.prepare import prepare
 from profnet_sheets.client.recorder import Recorder
 from profnet_sheets.client.shared import Shared
 from profnet_sheets.client.spend import (
+    Attempt,
     Budget,
     Estimate,
     PlannedCall,
@@ -61,6 +62,7 @@ from profnet_sheets.errors import (
     ServiceError,
     StoppedBuying,
     StoreError,
+    TransportError,
 )
 from profnet_sheets.redact import masked_url
 from profnet_sheets.spec import Endpoint, PriceTable, ServiceProfile, endpoint
@@ -156,6 +158,22 @@ class Client:
     def ceiling(self, name: str, params: Mapping[str, Any], max_items: int | None = None) -> int:
         """The most a call with these (prepared) parameters can cost, at this client's prices."""
         return self._shared.spend.ceiling(endpoint(name), params, max_items)
+
+    def left_unrepeated(self, error: ProfnetError) -> bool:
+        """Whether the call that failed with `error` was left unrepeated by its own retries
+        for money's sake: its last attempt may have been done, and charged, and the spend
+        policy never repeats such a call (`may_repeat`). A caller that must have the answer
+        (a search's results page) may ask again, within the limits; any other failure the
+        call's retries have repeated as far as they should."""
+        if error.endpoint is None:
+            return False
+        if isinstance(error, TransportError):
+            attempt = Attempt(went_out=error.details != "connect")
+        elif error.status is not None:
+            attempt = Attempt(went_out=True, status=error.status)
+        else:
+            return False
+        return not self._shared.spend.may_repeat(endpoint(error.endpoint), attempt)
 
     @property
     def service(self) -> str:

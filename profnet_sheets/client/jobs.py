@@ -49,6 +49,8 @@ class SearchClient(Protocol):
 
     def is_cached(self, name: str, params: Mapping[str, Any]) -> bool: ...
 
+    def left_unrepeated(self, error: ProfnetError) -> bool: ...
+
     def prepare(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]: ...
 
     @property
@@ -348,9 +350,12 @@ class SearchJob:
         return rows[: self.limit] if self.limit is not None else rows
 
     def _page(self, results: str, page: int, ceiling: int, read: int) -> Any:
-        """One results page, asked again after a transient fault (a lost answer, a 5xx, a rate
-        limit) up to PAGE_ATTEMPTS times, each attempt within the budget and counted as
-        possibly charged; the last fault says how to resume (the pages read stay cached)."""
+        """One results page, asked again after a fault its call's own retries left unrepeated
+        for money's sake (a lost answer, a 500/502/504: the page may have been done, and
+        charged) up to PAGE_ATTEMPTS times, each attempt within the budget and counted as
+        possibly charged; what the call's retries did repeat (a 503, a 429, a connection never
+        made) is not asked again. The last fault says how to resume (the pages read stay
+        cached)."""
         settings = self.client.settings
         retry = RetryPolicy(backoff=settings.backoff, max_backoff=settings.max_backoff)
         for attempt in range(PAGE_ATTEMPTS):
@@ -359,8 +364,7 @@ class SearchJob:
                     results, request_id=self.request_id, page=page, max_items=ceiling
                 )
             except (TransportError, ServiceError, RateLimited) as fault:
-                transient = not isinstance(fault, ServiceError) or (fault.status or 500) >= 500
-                if not transient or attempt + 1 == PAGE_ATTEMPTS:
+                if not self.client.left_unrepeated(fault) or attempt + 1 == PAGE_ATTEMPTS:
                     fault.message = fault.args[0] + self._resume(read)
                     fault.args = (fault.message,)
                     raise

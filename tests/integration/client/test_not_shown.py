@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from profnet_sheets import Client, NotFound, ServiceError
+from profnet_sheets import Client, NotFound, ProfnetError, ServiceError
+from profnet_sheets.client.jobs import PAGE_ATTEMPTS
 from tests.scripted_service import Answer, Scripted, serving
 
 pytestmark = pytest.mark.integration
@@ -212,3 +213,31 @@ def test_a_page_that_keeps_failing_says_how_to_resume(service: Scripted, client:
     with pytest.raises(ServiceError, match="--request-id r1"):
         job.results()
     assert service.times("/get-lead-results") == 4
+
+
+@pytest.mark.parametrize(
+    ("fault", "asked"),
+    [
+        # the call's own retries repeat these (nothing was done): the page is not asked again
+        ((503, {"message": "unavailable"}), 1 + 4),
+        ((429, {"message": "rate_limited"}, {"Retry-After": "0"}), 1 + 4),
+        # the call never repeats these (the page may have been done, and charged): the page
+        # is asked again by the reading, up to PAGE_ATTEMPTS, each counted maybe
+        ((500, {"message": "internal_error"}), PAGE_ATTEMPTS),
+    ],
+    ids=["503", "429", "500"],
+)
+def test_a_failing_page_is_repeated_by_one_loop_only(
+    service: Scripted, client: Client, fault: Answer, asked: int
+) -> None:
+    """Before: the reading asked a page again up to 4 times on top of the call's own 5
+    attempts: a page answered 503 was asked 20 times. Now the reading repeats only what the
+    call's retries left unrepeated for money's sake (decision 391)."""
+    service.answer("/search-leads", CREATED)
+    service.answer("/get-lead-search-status", DONE)
+    service.answer("/get-lead-results", fault)
+    job = client.search_leads(title_keywords="CTO", limit=3)
+    job.sleep = lambda seconds: None
+    with pytest.raises(ProfnetError, match=f"resume with .*--request-id {job.request_id}"):
+        job.results()
+    assert service.times("/get-lead-results") == asked
