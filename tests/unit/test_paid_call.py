@@ -18,6 +18,7 @@ from profnet_sheets.client.call import (
     CallPlan,
     Claim,
     ClaimLost,
+    Flow,
     Heard,
     ReadStore,
     Request,
@@ -160,13 +161,19 @@ def test_offline_and_not_stored_asks_nothing_more() -> None:
     assert kinds(asked) == ["ReadStore"]
 
 
-def test_ctrl_c_during_an_attempt_settles_it_as_maybe_then_goes_on() -> None:
+def flow_at_request() -> Flow[Any]:
+    """A paid call's flow stepped to its attempt: read, claim, read again, reserve, request."""
     flow = paid_call(plan(DETAILS), Books(), Desk(), RetryPolicy(), random.Random(0))
     assert isinstance(flow.send(None), ReadStore)
     assert isinstance(flow.send(None), Claim)
     assert isinstance(flow.send(None), ReadStore)
     assert isinstance(flow.send(None), Reserve)
     assert isinstance(flow.send("r1"), Request)
+    return flow
+
+
+def test_ctrl_c_during_an_attempt_settles_it_as_maybe_then_goes_on() -> None:
+    flow = flow_at_request()
     settle = flow.throw(KeyboardInterrupt())
     assert isinstance(settle, Settle)
     assert settle.charge.maybe == 1
@@ -178,12 +185,7 @@ def test_a_call_stopped_while_it_waits_for_its_turn_settles_as_nothing() -> None
     """A run stopped (Cancel) while a call waited for the pace: it never left, so nothing
     may have been charged (before: counted as one maybe credit the service never saw)."""
     assert issubclass(Stopped, NeverSent)
-    flow = paid_call(plan(DETAILS), Books(), Desk(), RetryPolicy(), random.Random(0))
-    assert isinstance(flow.send(None), ReadStore)
-    assert isinstance(flow.send(None), Claim)
-    assert isinstance(flow.send(None), ReadStore)
-    assert isinstance(flow.send(None), Reserve)
-    assert isinstance(flow.send("r1"), Request)
+    flow = flow_at_request()
     settle = flow.throw(Stopped("stopped while waiting for the service's pace"))
     assert isinstance(settle, Settle)
     assert (settle.charge.sure, settle.charge.maybe) == (0, 0)
