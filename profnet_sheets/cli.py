@@ -139,7 +139,7 @@ def _end_if_stopped(
     )
 
     if isinstance(error, BudgetExceeded):
-        ending, reason, code = "budget", None, EXIT_BUDGET
+        ending, reason, code = "budget", error.limit or None, EXIT_BUDGET
     elif run.unreachable is not None:
         ending, reason, code = "unreachable", run.unreachable, EXIT_UNREACHABLE
     elif run.out_of_credits:
@@ -677,9 +677,11 @@ def lookup(
     if free:
         click.echo(f"this lookup: 0 credits: {spec.endpoint} is free on your plan", err=True)
     else:
-        click.echo(
-            f"this lookup: {spend_said(spent, maybe)}" if spent else "0 credits: cached", err=True
-        )
+        if spent:
+            said = f"this lookup: {spend_said(spent, maybe)}"
+        else:  # nothing paid: every answer came from the cache, unless the lookup failed
+            said = "this lookup: 0 credits" if failed is not None else "0 credits: cached"
+        click.echo(said, err=True)
     if failed is not None:
         value, failure = failed
         done = len(answers)

@@ -44,7 +44,7 @@ from profnet_sheets.batch.io import (
 from profnet_sheets.batch.plan import Plan
 from profnet_sheets.batch.xlsx import Workbook
 from profnet_sheets.client.client import Client
-from profnet_sheets.client.spend import Quote
+from profnet_sheets.client.spend import CAP_SETTING, Quote
 from profnet_sheets.redact import listed, shown
 from profnet_sheets.words import command, counted, spend_said
 
@@ -121,6 +121,11 @@ def stop_advice(ending: str | None, reason: str | None, not_done: str, kept: str
     pays: what was not done (`2 rows`, `1 lookup`), why, what to do; None when it did not."""
     if ending == "credits":
         return f"Out of credits: {not_done} not done. Top up and run again; {kept}."
+    if ending == "budget" and reason == CAP_SETTING:
+        return (
+            f"Spending cap reached: {not_done} not done. Raise the spending cap "
+            f"({CAP_SETTING}), or run again once its period has passed; {kept}."
+        )
     if ending == "budget":
         return (
             f"Budget reached: {not_done} not done. Raise the budget (or the spending cap) "
@@ -230,10 +235,19 @@ class Enrichment:
             spent=client.budget.spent,
             uncertain=client.budget.uncertain,
             ending=ending,
-            reason=client.unreachable if ending == "unreachable" else client.stopped,
+            reason=self._stop_reason(ending),
             unkept=unkept,
             cache_failed=client.cache_failed,
         )
+
+    def _stop_reason(self, ending: str | None) -> str | None:
+        """What stopped the buying: the service unreachable, the stop's words; a limit's
+        setting when only the spending cap cut rows (CAP_SETTING: said as the cap's)."""
+        if ending == "unreachable":
+            return self.client.unreachable
+        if ending == "budget":
+            return None if self.plan.rows_failed_with((NOT_FETCHED,)) else CAP_SETTING
+        return self.client.stopped
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,8 @@ def open_redis(url: str, settings: Settings) -> Any:
     raise ConfigurationError(
         f"Cannot use the Redis cache {clipped(masked_url(url))}: {problem}. Check that the "
         "server runs and the host, port and password in PROFNET_CACHE (or the config file), "
-        "or set PROFNET_CACHE to a folder to keep the cache on this computer."
+        "or set PROFNET_CACHE to a folder to keep the cache on this computer (a spending cap "
+        "then counts this computer's spend only, not the team's)."
     )
 
 

@@ -150,6 +150,28 @@ def test_enrich_with_a_budget_marks_what_it_did_not_fetch(
     assert sandbox.charged(KEY) == 3
 
 
+def test_a_run_the_spending_cap_cut_says_the_cap_not_the_budget(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Before: the last line said "Budget reached ... Raise the budget" while its rows said
+    "spending cap reached"."""
+    env = {**env, "PROFNET_SPENDING_CAP": "3/day"}
+    source = accounts(tmp_path, count=5)
+    out = tmp_path / "out.parquet"
+    args = ["--column", "Site", "--kind", "company", "--concurrency", "1", "--yes"]
+    result = run(env, "enrich", str(source), *args, "--out", str(out))
+    assert result.returncode == 3, result.stderr
+    assert (
+        "Spending cap reached: 4 rows not done. Raise the spending cap (PROFNET_SPENDING_CAP), "
+        "or run again once its period has passed;" in result.stderr
+    )
+    assert "Budget reached" not in result.stderr
+    looked_up = run(env, "lookup", "company", "capped-one.io", "--yes")
+    assert looked_up.returncode == 3, looked_up.stderr
+    assert "Spending cap reached: 1 lookup not done." in looked_up.stderr
+    assert sandbox.charged(KEY) == 3
+
+
 @pytest.mark.parametrize(("option", "value"), [("--concurrency", "0"), ("--budget", "-3")])
 def test_an_impossible_count_is_refused_before_anything_is_read_or_paid(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, option: str, value: str

@@ -154,6 +154,10 @@ def test_a_redis_gone_refuses_to_spend_in_one_line_without_a_cap_of_its_own(
     with pytest.raises(ConfigurationError, match="Cannot use the Redis cache") as unreachable:
         Client(api_key=KEY, base_url=sandbox.base_url, cache=killable_redis.url, cache_dir=tmp_path)
     assert "\n" not in str(unreachable.value)
+    # its advice to keep the cache on this computer says what that does to the team's cap
+    assert "a spending cap then counts this computer's spend only, not the team's" in str(
+        unreachable.value
+    )
 
 
 def test_credits_shows_the_teams_spend_per_machine_and_the_team_cap_left(
