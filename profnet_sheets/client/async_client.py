@@ -31,6 +31,7 @@ from profnet_sheets.client.call import (
 )
 from profnet_sheets.client.client import Client
 from profnet_sheets.client.keys import CallKey
+from profnet_sheets.client.outgoing import with_query
 from profnet_sheets.client.pace import Outcome, Ticket
 from profnet_sheets.client.policy import Failure
 from profnet_sheets.client.spend import Budget, NeverSent, Quote
@@ -317,10 +318,10 @@ class AsyncClient:
         learns how it went."""
         settings, key = self.client.settings, self.client.api_key
         get = ep.method == "GET"
+        url = self.client.base_url.rstrip("/") + ep.path
         prepared = requests.Request(
             ep.method,
-            self.client.base_url.rstrip("/") + ep.path,
-            params=params if get else None,
+            with_query(url, params) if get else url,
             json=None if get else params,
             headers={"User-Agent": USER_AGENT, "Accept": "application/json", **settings.headers},
         ).prepare()

@@ -28,6 +28,7 @@ from profnet_sheets.client.call import (
     told,
 )
 from profnet_sheets.client.deadline import Deadline, DeadlineAdapter
+from profnet_sheets.client.outgoing import Outgoing
 from profnet_sheets.client.pace import Outcome, Pace
 from profnet_sheets.client.policy import Failure, RetryPolicy
 from profnet_sheets.client.spend import Attempt
@@ -87,6 +88,7 @@ class Transport:
                 **settings.headers,  # the profile's extra headers (a gateway's own)
             }
         )
+        self.outgoing = Outgoing(self.session, self.base_url)
         self.key_header = settings.key_header
         self.policy = RetryPolicy(
             retries=settings.retries,
@@ -176,15 +178,11 @@ class Transport:
         self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey | None
     ) -> requests.Response:
         """One attempt: the key put on last (KeyHeader), no redirect followed."""
-        get = endpoint.method == "GET"
-        response = self.session.request(
-            endpoint.method,
-            self.base_url + endpoint.path,
-            params=payload if get else None,
-            json=None if get else payload,
-            auth=KeyHeader(key, self.key_header),  # never None: see KeyHeader
+        response = self.session.send(
+            self.outgoing.prepare(endpoint, payload, KeyHeader(key, self.key_header)),
             allow_redirects=False,
             timeout=(self.settings.connect_timeout, self.settings.timeout),
+            **self.outgoing.environment,
         )
         response.content  # noqa: B018 - read the body now, so a cut connection fails here
         return response

@@ -16,6 +16,7 @@ import pytest
 
 from profnet_sheets import Client, NotFound, ProfnetError, ServiceError
 from profnet_sheets.client.jobs import PAGE_ATTEMPTS
+from profnet_sheets.spec import API_KEY_HEADER
 from tests.scripted_service import Answer, Scripted, serving
 
 pytestmark = pytest.mark.integration
@@ -241,3 +242,21 @@ def test_a_failing_page_is_repeated_by_one_loop_only(
     with pytest.raises(ProfnetError, match=f"resume with .*--request-id {job.request_id}"):
         job.results()
     assert service.times("/get-lead-results") == asked
+
+
+def test_a_cookie_a_gateway_sets_goes_back_with_the_next_call(
+    service: Scripted, client: Client
+) -> None:
+    """A gateway's sticky-session cookie (not in the spec) is sent back, as requests would."""
+    company = {"data": {"name": "Acme", "domain": "acme.io"}}
+    service.answer(
+        "/get-company-details",
+        (200, company, {"Set-Cookie": "AWSALB=sticky-1; Path=/"}),
+        (200, company),
+    )
+    client.get_company_details(domain="first.io")
+    client.get_company_details(domain="second.io")
+    first, second = ({k.lower(): v for k, v in heard.items()} for _, heard in service.heard)
+    assert "cookie" not in first
+    assert second["cookie"] == "AWSALB=sticky-1"
+    assert second[API_KEY_HEADER.lower()] == "not-shown-key"

@@ -267,9 +267,7 @@ def test_a_remote_service_takes_the_proxy_from_the_environment(
     monkeypatch.setenv("NO_PROXY", "")
     settings = Settings.load(cache="memory", cache_dir=tmp_path)
     remote = Transport(settings, "https://api.example.com")
-    found = remote.session.merge_environment_settings(
-        "https://api.example.com/x", {}, None, None, None
-    )
+    found = remote.outgoing.environment  # what every attempt is sent with
     assert found["proxies"].get("https") == "http://proxy.corp.example:3128"
     assert not Transport(settings, "http://127.0.0.1:9").session.trust_env, "never on loopback"
 
