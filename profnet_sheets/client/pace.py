@@ -131,6 +131,7 @@ class PaceView:
     throttled: bool  # the service answered 429 lately
     throttles: int  # 429s received in all
     calls: int  # calls sent in all
+    answers: int  # calls answered in all (a 429 is not an answer here)
     waiting: int  # calls waiting for their turn (none: more callers could keep it busier)
 
     def describe(self) -> str:
@@ -631,6 +632,7 @@ class PaceCore:
             throttled=now - self.throttled_at < SHOWN_SECONDS,
             throttles=self.throttles,
             calls=self.calls,
+            answers=self.samples,
             waiting=self.waiting,
         )
 
@@ -934,12 +936,14 @@ class Pace:
 
     def progress_note(self) -> Callable[[], str | None]:
         """For one run's progress display: a function that says the pace (`describe()`) once
-        calls were sent after this moment, and None before."""
-        before = self.view().calls
+        the service answered (or throttled) a call sent after this moment, and None before (a
+        rate of answers is not yet known: not `0 calls/s`)."""
+        before = self.view()
 
         def note() -> str | None:
             view = self.view()
-            return view.describe() if view.calls > before else None
+            heard = view.answers > before.answers or view.throttles > before.throttles
+            return view.describe() if view.calls > before.calls and heard else None
 
         return note
 

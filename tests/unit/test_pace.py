@@ -701,3 +701,22 @@ def test_a_team_rate_known_only_as_a_lower_bound_climbs_each_second_not_refused(
     core.team_second(7, answered=16, refused=2, now=7.0)
     assert core.known == pytest.approx(16.0, rel=0.02)
     assert not core.climbing, "refused: the rate found"
+
+
+def test_a_runs_pace_is_said_once_the_service_has_answered_it() -> None:
+    now = [0.0]
+    gate = Pace(cap=8, clock=lambda: now[0])
+    gate.release(gate.acquire(), "answered")  # an earlier run's
+    note = gate.progress_note()
+    assert note() is None, "nothing sent yet"
+    sent = [gate.acquire() for _ in range(3)]
+    now[0] = 0.3
+    assert note() is None, "sent, no answer yet: not '0 calls/s'"
+    gate.release(sent[0], "failed")
+    assert note() is None, "a 5xx or a cut connection is no answer"
+    gate.release(sent[1], "answered")
+    assert note() == "2 calls/s"  # the earlier run's answer and this one's, within a second
+    other = gate.progress_note()
+    throttled = gate.acquire()
+    gate.release(throttled, "throttled", 1.0)
+    assert (other() or "").startswith("2 calls/s, throttled by the service"), "a 429 says so"
