@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         ServiceUnreachable,
         StoppedBuying,
         StoreError,
+        TeamCacheUnreachable,
         TransportError,
         Unauthorized,
     )
@@ -88,6 +89,7 @@ __all__ = [
     "Settings",
     "StoppedBuying",
     "StoreError",
+    "TeamCacheUnreachable",
     "TransportError",
     "Unauthorized",
     "save_config",

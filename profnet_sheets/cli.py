@@ -11,7 +11,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -19,10 +19,11 @@ from profnet_sheets import BudgetExceeded, Client, ProfnetError, Settings, save_
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
 from profnet_sheets.client.jobs import SearchJob, status_bar
-from profnet_sheets.client.shared import STOPS_LOG
+from profnet_sheets.client.ledger import SpendTable
+from profnet_sheets.client.shared import STOPS_LOG, machine_ledger
 from profnet_sheets.client.spend import BUDGET_SETTING
 from profnet_sheets.client.team_ledger import TeamLedger
-from profnet_sheets.errors import DamagedFile
+from profnet_sheets.errors import DamagedFile, TeamCacheUnreachable
 from profnet_sheets.redact import clipped, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.sandbox.limits import PLANS
@@ -694,7 +695,13 @@ def lookup(
 def credits() -> None:
     """What was spent, by endpoint and day, and what the budget leaves; on a Redis cache, the
     team's spend too, per day and period and per machine, and what the team cap leaves."""
-    with _client() as client:
+    try:
+        client = Client()
+    except TeamCacheUnreachable as error:
+        _machine_credits(error)
+    except ProfnetError as error:
+        raise _failure(error) from None
+    with client:
         ledger = client.ledger
         rows = ledger.by_endpoint_and_day(service=client.service)
         total = client.spent()
@@ -742,6 +749,25 @@ def credits() -> None:
             f"spending cap: {cap} for every run on this computer's ledger (PROFNET_SPENDING_CAP; "
             f"a Redis cache makes it the team's): {cap_left} left"
         )
+
+
+def _machine_credits(error: TeamCacheUnreachable) -> NoReturn:
+    """This machine's own spend, from its ledger, when the team's Redis cannot be reached;
+    then why the team's is not shown."""
+    settings = Settings.load()
+    service, ledger = machine_ledger(settings)
+    click.echo(f"this machine ({settings.machine}), from its own ledger:")
+    rows = ledger.by_endpoint_and_day(service=service) if ledger else SpendTable()
+    total = ledger.total(service=service) if ledger else 0
+    uncertain = ledger.total(service=service, uncertain=True) if ledger else 0
+    click.echo(str(rows))
+    click.echo(
+        f"total: {counted(total, 'credit')}" + (f" (+{uncertain} possibly)" if uncertain else "")
+    )
+    raise click.ClickException(
+        f"{error} The team's spend and what the team cap leaves are kept there: they show once "
+        "it answers."
+    )
 
 
 def _web_origin(ctx: click.Context, param: click.Parameter, value: str) -> str:

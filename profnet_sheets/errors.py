@@ -116,6 +116,10 @@ class ConfigurationError(ProfnetError):
     """The settings cannot work."""
 
 
+class TeamCacheUnreachable(ConfigurationError):  # noqa: N818 - named for what is wrong
+    """The team's Redis cache (its spend, its cap) cannot be reached or refuses this client."""
+
+
 class DamagedFile(ConfigurationError):  # noqa: N818 - named for what is wrong, as users read it
     """A cache file that SQLite cannot read: damaged, or another program's. `path` is the file
     (`details`: what SQLite said)."""

@@ -47,7 +47,7 @@ class Spend:
     credits: int
 
     def line(self) -> str:
-        return f"{self.day}  {self.endpoint:32} {self.calls:6} calls {self.credits:8} credits"
+        return f"{self.day:10}  {self.endpoint:32} {self.calls:>6} {self.credits:>8}"
 
 
 class SpendTable(list[Spend]):
@@ -56,8 +56,10 @@ class SpendTable(list[Spend]):
 
     EMPTY = "No credits spent yet."
 
+    HEADER = f"{'day':10}  {'endpoint':32} {'calls':>6} {'credits':>8}"
+
     def lines(self) -> list[str]:
-        return [spend.line() for spend in self] or [self.EMPTY]
+        return [self.HEADER, *(spend.line() for spend in self)] if self else [self.EMPTY]
 
     def __str__(self) -> str:
         return "\n".join(self.lines())

@@ -204,6 +204,14 @@ class Shared:
             self.stop_buying(reason)
 
 
+def machine_ledger(settings: Settings) -> tuple[str, Ledger | None]:
+    """The configured service's name and this machine's own ledger of it (None: nothing was
+    spent here), opened without the team's Redis: what is shown when that Redis is down."""
+    service = "sandbox" if settings.uses_sandbox else service_name(settings.base_url or "")
+    path = ledger_path(settings, service)
+    return service, Ledger(path) if path.exists() else None
+
+
 def ledger_path(settings: Settings, service: str) -> Path:
     """The ledger of `service`'s spend: one per service (not per spelling of its URL)."""
     return settings.cache_dir / f"{service}-ledger.sqlite"

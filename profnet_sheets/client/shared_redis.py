@@ -6,7 +6,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from profnet_sheets.config import Settings
-from profnet_sheets.errors import ConfigurationError
+from profnet_sheets.errors import ConfigurationError, TeamCacheUnreachable
 from profnet_sheets.redact import MASK, clipped, masked_url
 
 REDIS_CONNECTIONS = 64  # connections a process opens to its Redis at most (then threads wait)
@@ -16,7 +16,7 @@ def open_redis(url: str, settings: Settings) -> Any:
     """A connection to the Redis of `url` that has answered a PING.
 
     An unreachable server, a refused or missing password, or a URL redis-py cannot read raises
-    ConfigurationError naming the URL with its password masked, so that a client is never made
+    TeamCacheUnreachable naming the URL with its password masked, so that a client is never made
     (and nothing paid for) with a cache that does not work.
     """
     try:
@@ -45,7 +45,7 @@ def open_redis(url: str, settings: Settings) -> Any:
     if connection is not None:
         connection.close()
     # Raised here, not in the except: redis-py's error must not ride along as a __context__.
-    raise ConfigurationError(
+    raise TeamCacheUnreachable(
         f"Cannot use the Redis cache {clipped(masked_url(url))}: {problem}. Check that the "
         "server runs and the host, port and password in PROFNET_CACHE (or the config file), "
         "or set PROFNET_CACHE to a folder to keep the cache on this computer (a spending cap "

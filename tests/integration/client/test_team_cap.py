@@ -182,6 +182,25 @@ def test_credits_shows_the_teams_spend_per_machine_and_the_team_cap_left(
     assert lines[-1] == (
         "team cap: 20/day for every machine on the team's Redis (PROFNET_SPENDING_CAP): 12 left"
     )
+    killable_redis.kill()  # the team's view is gone: this machine's own ledger still shows
+    down = run_cli(env, "credits")
+    assert down.returncode == 1, "the team's view was asked for and not shown"
+    assert down.stdout.splitlines()[:2] == [
+        "this machine (laptop-ana), from its own ledger:",
+        "day         endpoint                          calls  credits",
+    ]
+    assert f"{day}  {DETAILS}" in down.stdout
+    assert down.stdout.splitlines()[-1] == "total: 5 credits"
+    said = down.stderr.strip().splitlines()[-1]
+    assert said.startswith("Error: Cannot use the Redis cache"), down.stderr
+    assert said.endswith(
+        "The team's spend and what the team cap leaves are kept there: they show once it answers."
+    )
+    assert "Traceback" not in down.stderr
+    fresh = run_cli({**env, "PROFNET_CACHE_DIR": str(tmp_path / "new-box")}, "credits")
+    assert fresh.returncode == 1
+    assert fresh.stdout.splitlines()[1:] == ["No credits spent yet.", "total: 0 credits"]
+    assert not (tmp_path / "new-box").exists(), "nothing made where nothing was spent"
     env.update(PROFNET_CACHE=str(tmp_path / "own"))  # on SQLite: this computer's ledger
     alone = run_cli(env, "credits")
     assert "spending cap: 20/day for every run on this computer's ledger" in alone.stdout
