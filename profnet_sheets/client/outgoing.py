@@ -15,12 +15,13 @@ from profnet_sheets.spec import Endpoint
 
 
 def query_string(params: Mapping[str, Any]) -> str:
-    """`params` as requests encodes them into a URL: None left out, a list or tuple as one pair
-    per item, text as UTF-8 (what `PreparedRequest.prepare_url` writes, without walking the
-    session's settings for each call)."""
+    """`params` as requests encodes them into a URL: None left out, an iterable (not text) as
+    one pair per item, text as UTF-8 (what `PreparedRequest.prepare_url` writes, without
+    walking the session's settings for each call)."""
     pairs: list[tuple[str, Any]] = []
     for name, value in params.items():
-        for item in value if isinstance(value, list | tuple | set | frozenset) else (value,):
+        one = isinstance(value, str | bytes) or not hasattr(value, "__iter__")
+        for item in (value,) if one else value:
             if item is not None:
                 pairs.append((name, item))
     return urlencode(pairs)
@@ -35,16 +36,18 @@ def with_query(url: str, params: Mapping[str, Any]) -> str:
 
 
 class Outgoing:
-    """Prepares the attempts of one session towards one service. The session's headers,
-    cookies and hooks are merged once per endpoint (`Session.prepare_request`); the proxy,
-    CA bundle and client certificate the environment names for the service are read once
-    (`Session.merge_environment_settings`), as httpx's clients read them when made."""
+    """Prepares the attempts of one session towards one service. The session's headers are
+    put on each endpoint's request once; the proxy, CA bundle and client certificate the
+    environment names for the service are read once (`Session.merge_environment_settings`,
+    on the URL as prepared: an IDNA host as NO_PROXY lists it), as httpx's clients read them
+    when made. Settings of the session changed later are not seen (a new client sees them)."""
 
     def __init__(self, session: requests.Session, base_url: str) -> None:
         self.session = session
         self.base_url = base_url
+        prepared = requests.Request("GET", base_url, auth=_NoKey()).prepare()
         self.environment: dict[str, Any] = dict(
-            session.merge_environment_settings(base_url, {}, None, None, None)
+            session.merge_environment_settings(prepared.url, {}, None, None, None)
         )
         self._prepared: dict[tuple[str, str], requests.PreparedRequest] = {}
         self._lock = threading.Lock()
@@ -56,26 +59,29 @@ class Outgoing:
         JSON body, `auth` put on last."""
         if self.session.cookies:  # a service that sets cookies gets them back, as requests does
             return self._prepared_by_session(endpoint, payload, auth)
-        request = self._endpoint_request(endpoint, auth).copy()
+        request = self._endpoint_request(endpoint).copy()
+        request.hooks = {event: list(hooks) for event, hooks in request.hooks.items()}
         if endpoint.method == "GET":
             request.url = with_query(request.url or "", payload)
         else:
             request.prepare_body(None, None, json=dict(payload))
-        auth(request)
-        return request
+        return auth(request)
 
-    def _endpoint_request(
-        self, endpoint: Endpoint, auth: requests.auth.AuthBase
-    ) -> requests.PreparedRequest:
-        """The endpoint's request without payload or key (an `auth` that puts none stands in
-        the way of requests' own: a URL's user info or ~/.netrc)."""
+    def _endpoint_request(self, endpoint: Endpoint) -> requests.PreparedRequest:
+        """The endpoint's request with the session's headers, without payload, key or cookie
+        (a cookie arriving meanwhile must not stay in it; an `auth` that puts nothing stands
+        in the way of requests' own: a URL's user info)."""
         known = self._prepared.get((endpoint.method, endpoint.path))
         if known is not None:
             return known
         with self._lock:
-            bare = requests.Request(endpoint.method, self.base_url + endpoint.path, auth=_NoKey())
-            prepared = self.session.prepare_request(bare)
-            return self._prepared.setdefault((endpoint.method, endpoint.path), prepared)
+            bare = requests.Request(
+                endpoint.method,
+                self.base_url + endpoint.path,
+                headers=dict(self.session.headers),
+                auth=_NoKey(),
+            )
+            return self._prepared.setdefault((endpoint.method, endpoint.path), bare.prepare())
 
     def _prepared_by_session(
         self, endpoint: Endpoint, payload: Mapping[str, Any], auth: requests.auth.AuthBase

@@ -122,3 +122,43 @@ def test_the_environment_is_read_once_for_the_service(monkeypatch: pytest.Monkey
     local = Outgoing(session_for(trust_env=False), "http://127.0.0.1:9")
     assert local.environment["proxies"] == {}
     assert local.environment["verify"] is True
+
+
+def test_a_cookie_that_arrives_while_an_endpoint_is_first_prepared_stays_out_of_it() -> None:
+    """The endpoint's request is kept for every later call: a cookie set by another thread's
+    answer meanwhile must not be kept in it (it would be sent after the service removed it)."""
+    session = session_for()
+    outgoing = Outgoing(session, "http://127.0.0.1:8000/v1")
+    session.cookies.set("AWSALB", "sticky", domain="127.0.0.1", path="/")
+    kept = outgoing._endpoint_request(endpoint("get-company-details"))  # as if mid-race
+    assert "Cookie" not in kept.headers
+    session.cookies.clear()  # the service removed it
+    request = outgoing.prepare(
+        endpoint("get-company-details"), {"domain": "a.io"}, KeyHeader(ApiKey("k"), "X-API-Key")
+    )
+    assert "Cookie" not in request.headers
+
+
+def test_a_hook_put_on_one_attempt_is_not_on_the_next() -> None:
+    outgoing = Outgoing(session_for(), "http://127.0.0.1:8000/v1")
+    ep, auth = endpoint("get-company-details"), KeyHeader(None, "X-API-Key")
+    first = outgoing.prepare(ep, {"domain": "a.io"}, auth)
+    first.register_hook("response", lambda response, **kwargs: response)
+    assert outgoing.prepare(ep, {"domain": "b.io"}, auth).hooks == {"response": []}
+
+
+def test_no_proxy_is_read_for_the_host_as_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An IDNA host is sent in its ASCII form, which is how NO_PROXY lists it."""
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.corp.example:3128")
+    monkeypatch.setenv("NO_PROXY", "xn--bcher-kva.example")
+    direct = Outgoing(session_for(trust_env=True), "https://bücher.example/v1")
+    assert "https" not in direct.environment["proxies"]
+    monkeypatch.setenv("NO_PROXY", "other.example")
+    proxied = Outgoing(session_for(trust_env=True), "https://bücher.example/v1")
+    assert proxied.environment["proxies"]["https"] == "http://proxy.corp.example:3128"
+
+
+def test_any_iterable_but_text_is_one_pair_per_item_as_requests_writes_it() -> None:
+    url = "http://h/p"
+    for params in ({"r": range(3)}, {"d": {"x": 1, "y": 2}}, {"g": frozenset({"z"})}):
+        assert with_query(url, params) == by_requests(url, params)
