@@ -720,9 +720,7 @@ def credits() -> None:
         click.echo(f"this machine ({client.settings.machine}):")
     if rows or not uncertain:
         click.echo(str(rows))
-    click.echo(
-        f"total: {counted(total, 'credit')}" + (f" (+{uncertain} possibly)" if uncertain else "")
-    )
+    _echo_total(total, uncertain)
     if in_flight:
         click.echo(
             f"in flight: {counted(in_flight, 'credit')} held by calls under way (those of a "
@@ -751,6 +749,13 @@ def credits() -> None:
         )
 
 
+def _echo_total(total: int, uncertain: int) -> None:
+    """The ledger's total line: sure credits, and those possibly spent."""
+    click.echo(
+        f"total: {counted(total, 'credit')}" + (f" (+{uncertain} possibly)" if uncertain else "")
+    )
+
+
 def _machine_credits(error: TeamCacheUnreachable) -> NoReturn:
     """This machine's own spend, from its ledger, when the team's Redis cannot be reached;
     then why the team's is not shown."""
@@ -761,9 +766,7 @@ def _machine_credits(error: TeamCacheUnreachable) -> NoReturn:
     total = ledger.total(service=service) if ledger else 0
     uncertain = ledger.total(service=service, uncertain=True) if ledger else 0
     click.echo(str(rows))
-    click.echo(
-        f"total: {counted(total, 'credit')}" + (f" (+{uncertain} possibly)" if uncertain else "")
-    )
+    _echo_total(total, uncertain)
     raise click.ClickException(
         f"{error} The team's spend and what the team cap leaves are kept there: they show once "
         "it answers."
