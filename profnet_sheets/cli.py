@@ -20,6 +20,7 @@ from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
 from profnet_sheets.client.jobs import SearchJob, status_bar
 from profnet_sheets.client.ledger import SpendTable
+from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared import STOPS_LOG, machine_ledger
 from profnet_sheets.client.spend import BUDGET_SETTING
 from profnet_sheets.client.team_ledger import TeamLedger
@@ -31,7 +32,7 @@ from profnet_sheets.spec import Endpoint, Param, search_endpoint
 from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.spec.profile import LITE_ORIGIN
 from profnet_sheets.stops import Stops
-from profnet_sheets.words import command, counted, spend_said
+from profnet_sheets.words import command, counted, how_long, spend_said
 
 if TYPE_CHECKING:
     from profnet_sheets.searches.cost import SearchCost
@@ -703,36 +704,48 @@ def credits() -> None:
         raise _failure(error) from None
     with client:
         ledger = client.ledger
-        rows = ledger.by_endpoint_and_day(service=client.service)
-        total = client.spent()
-        uncertain = client.spent(uncertain=True)
         budget = client.settings.budget
         cap = client.settings.spending_cap
         try:
+            in_flight = ledger.in_flight(client.service)  # a dead process's holds settled
+            rows = ledger.by_endpoint_and_day(service=client.service)
+            total = client.spent()
+            uncertain = client.spent(uncertain=True)
             cap_left = client.quote(0).cap_left
-            in_flight = ledger.in_flight(client.service)
-            team = ledger.team_spend() if isinstance(ledger, TeamLedger) else None
+            team = ledger if isinstance(ledger, TeamLedger) else None
+            team_spend = team.team_spend() if team else None
+            unrecorded = team.unrecorded_today() if team else 0
         except ProfnetError as error:
             raise _failure(error) from None
         except ledger.failures as error:
             raise click.ClickException(ledger.cap_failure(error)) from None
+        hold = longest_call(client.settings)
+    held = (
+        f"{counted(in_flight, 'credit')} held by calls under way"
+        + (" on the team's machines" if team else "")
+        + f" (a call holds its most for {how_long(hold)} at the longest: those of a process "
+        "that stopped then count as possibly spent)"
+    )
     if team is not None:
         click.echo(f"this machine ({client.settings.machine}):")
-    if rows or not uncertain:
-        click.echo(str(rows))
+    click.echo(str(rows))
     _echo_total(total, uncertain)
-    if in_flight:
-        click.echo(
-            f"in flight: {counted(in_flight, 'credit')} held by calls under way (those of a "
-            "process that stopped count as possibly spent once the longest a call can take "
-            "has passed)"
-        )
-    if team is not None and isinstance(ledger, TeamLedger):
-        click.echo(f"the team (every machine on the Redis cache {ledger.where}):")
-        for spend in team:
-            click.echo(f"  {spend.line()}")
-        if not team:
-            click.echo("  No credits spent yet.")
+    if in_flight and team is None:
+        click.echo(f"in flight: {held}")
+    if team is not None and team_spend is not None:
+        click.echo(f"the team (every machine on the Redis cache {team.where}):")
+        for line in team_spend.lines():
+            click.echo(f"  {line}")
+        if in_flight:
+            click.echo(f"in flight: {held}")
+        if unrecorded:
+            click.echo(
+                f"Warning: this machine's own ledger holds {counted(unrecorded, 'credit')} "
+                "more for today than the team's Redis counts for it: a Redis restarted without "
+                "persistence (or that failed to count them) forgot them, so the team cap "
+                "counts less than was spent (spend made here today before this machine used "
+                "the team's Redis is not there either)."
+            )
     if budget is not None:
         click.echo(f"budget: {budget} per run (PROFNET_BUDGET; each run starts anew)")
     if cap is None:

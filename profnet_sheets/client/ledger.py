@@ -41,25 +41,38 @@ UNSETTLED = "(unsettled call)"
 
 @dataclass(frozen=True)
 class Spend:
+    """One endpoint's calls in one day: the credits they cost for sure, and those they possibly
+    cost (an answer lost, a call in flight when its process died)."""
+
     endpoint: str
     day: str
     calls: int
     credits: int
+    possibly: int = 0
 
     def line(self) -> str:
-        return f"{self.day:10}  {self.endpoint:32} {self.calls:>6} {self.credits:>8}"
+        line = f"{self.day:10}  {self.endpoint:32} {self.calls:>6} {self.credits:>8}"
+        return line + (f" {self.possibly:>9}" if self.possibly else "")
 
 
 class SpendTable(list[Spend]):
     """What was spent, by endpoint and day: a list of Spend that shows itself as a table (in a
-    notebook, or as text lines) rather than as Python reprs."""
+    notebook, or as text lines) rather than as Python reprs; a `possibly` column when some of
+    it possibly was."""
 
     EMPTY = "No credits spent yet."
 
     HEADER = f"{'day':10}  {'endpoint':32} {'calls':>6} {'credits':>8}"
 
+    @property
+    def has_possibly(self) -> bool:
+        return any(spend.possibly for spend in self)
+
     def lines(self) -> list[str]:
-        return [self.HEADER, *(spend.line() for spend in self)] if self else [self.EMPTY]
+        if not self:
+            return [self.EMPTY]
+        header = self.HEADER + (f" {'possibly':>9}" if self.has_possibly else "")
+        return [header, *(spend.line() for spend in self)]
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
@@ -70,17 +83,24 @@ class SpendTable(list[Spend]):
     def _repr_html_(self) -> str:  # Jupyter's and Voila's display
         if not self:
             return f"<p>{self.EMPTY}</p>"
+        right = "style='text-align:right'"
+        maybe = self.has_possibly
         cells = "".join(
             f"<tr><td>{escape(s.day)}</td><td>{escape(s.endpoint)}</td>"
-            f"<td style='text-align:right'>{s.calls}</td>"
-            f"<td style='text-align:right'>{s.credits}</td></tr>"
+            f"<td {right}>{s.calls}</td><td {right}>{s.credits}</td>"
+            + (f"<td {right}>{s.possibly or ''}</td>" if maybe else "")
+            + "</tr>"
             for s in self
         )
         total = sum(spend.credits for spend in self)
+        possibly = sum(spend.possibly for spend in self)
         return (
             "<table><thead><tr><th>day</th><th>endpoint</th><th>calls</th><th>credits</th>"
-            f"</tr></thead><tbody>{cells}</tbody><tfoot><tr><th colspan='3'>total</th>"
-            f"<th style='text-align:right'>{total}</th></tr></tfoot></table>"
+            + ("<th>possibly</th>" if maybe else "")
+            + f"</tr></thead><tbody>{cells}</tbody><tfoot><tr><th colspan='3'>total</th>"
+            f"<th {right}>{total}</th>"
+            + (f"<th {right}>{possibly}</th>" if maybe else "")
+            + "</tr></tfoot></table>"
         )
 
 
@@ -304,10 +324,15 @@ class Ledger:
         return int(spent) + int(held)
 
     def by_endpoint_and_day(self, *, service: str | None = None) -> SpendTable:
+        """The calls and their credits (sure, possibly) by endpoint and day (UTC); a killed
+        process's calls whose lease has passed among them."""
+        with self._lock:
+            self._write(self._settle_lapsed)
         query = (
-            "SELECT endpoint, date(at, 'unixepoch') AS day, COUNT(*), SUM(credits) FROM spend"
-            " WHERE uncertain = 0"
-            + (" AND service = ?" if service else "")
+            "SELECT endpoint, date(at, 'unixepoch') AS day, COUNT(*),"
+            " SUM(CASE WHEN uncertain = 0 THEN credits ELSE 0 END),"
+            " SUM(CASE WHEN uncertain = 0 THEN 0 ELSE credits END) FROM spend"
+            + (" WHERE service = ?" if service else "")
             + " GROUP BY endpoint, day ORDER BY day, endpoint"
         )
         with self._lock:

@@ -42,8 +42,8 @@ class Shared:
     """The parts of one client its views share; the spend policy is asked under `lock`."""
 
     def __init__(self, settings: Settings) -> None:
-        if settings.uses_sandbox:
-            base_url, key, service = embedded_base_url(settings), ApiKey(SANDBOX_KEY), "sandbox"
+        if settings.uses_sandbox:  # started once the cache is open: none for a Redis down
+            base_url, key, service = "", ApiKey(SANDBOX_KEY), "sandbox"
         else:
             if settings.api_key is None:
                 raise ConfigurationError(
@@ -57,7 +57,6 @@ class Shared:
                 )
             base_url, key = settings.base_url, settings.api_key  # never revealed here
             service = service_name(base_url)
-        self.base_url = base_url
         self.service = service
         self.api_key = key
         in_memory = settings.cache in ("memory", "off")
@@ -73,7 +72,8 @@ class Shared:
                 self.ledger = TeamLedger(local, self.store.redis, service, settings.machine, where)
         except (OSError, sqlite3.Error) as error:  # no such folder, no right; not a database
             raise unusable_cache(error, settings) from None
-        self.transport = Transport(settings, base_url)
+        self.base_url = base_url or embedded_base_url(settings)
+        self.transport = Transport(settings, self.base_url)
         self.transport.reached = self.count_reached
         if self.store.redis is not None:  # one pace for the team's processes on the key
             prefix = f"profnet-pace:{service}:{key.fingerprint}"  # beside the cache's keys
@@ -83,7 +83,7 @@ class Shared:
             self.transport.pace.remember_in(settings.cache_dir / pace_file)
         self.settings = settings
         self.memo = MemoCache()
-        self.spend = SpendPolicy(settings.prices, masked_url(base_url))
+        self.spend = SpendPolicy(settings.prices, masked_url(self.base_url))
         self.budget = Budget(settings.budget)
         self.lock = threading.Lock()
 

@@ -15,13 +15,13 @@ from typing import Any
 from profnet_sheets.client.ledger import UNSETTLED, Ledger, SpendTable
 from profnet_sheets.client.spend import CapUse, cap_refusal
 from profnet_sheets.config import SpendingCap
-from profnet_sheets.words import counted
 
 # The reservations held (by id: credits, lease end, when, machine, endpoint), and the ids of
 # those whose lease ran out.
 Held = tuple[dict[str, dict[str, Any]], list[str]]
 SURE, MAYBE = "sure", "maybe"  # the two kinds of spend a machine's fields hold
 DAYS_SHOWN = 7  # the days the team's view shows, today's included
+CLOCKS_APART = 600.0  # seconds a machine's clock may be from the Redis server's
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,26 @@ class MachineSpend:
     maybe: int
 
     def line(self) -> str:
-        maybe = f" (+{self.maybe} possibly)" if self.maybe else ""
-        return f"{self.period:10}  {self.machine:24} {counted(self.sure, 'credit'):>14}{maybe}"
+        line = f"{self.period:10}  {self.machine:24} {self.sure:>8}"
+        return line + (f" {self.maybe:>9}" if self.maybe else "")
+
+
+class TeamSpendTable(list[MachineSpend]):
+    """The team's spend by day and period and by machine: a list of MachineSpend shown as a
+    table of credits (a `possibly` column when some possibly were spent)."""
+
+    EMPTY = "No credits spent yet."
+    HEADER = f"{'period':10}  {'machine':24} {'credits':>8}"
+
+    def lines(self) -> list[str]:
+        if not self:
+            return [self.EMPTY]
+        maybe = any(spend.maybe for spend in self)
+        header = self.HEADER + (f" {'possibly':>9}" if maybe else "")
+        return [header, *(spend.line() for spend in self)]
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
 
 
 def period_keys(moment: float) -> dict[str, str]:
@@ -206,13 +224,46 @@ class TeamLedger:
         holding, spent = self._held(self.redis, now), self._spent(self.redis, cap, now)
         return CapUse(cap.credits, str(cap), self._used(cap, now, holding, spent), team=True)
 
+    def settle_lapsed(self) -> None:
+        """Count the reservations whose lease ran out (their process died) as spent, maybe,
+        in their own period, on every machine: what a reservation does on its way, done now."""
+
+        def attempt(pipe: Any) -> None:
+            now = self._now(self.redis)
+            pipe.watch(self.held_key)
+            holding = self._held(pipe, now)
+            pipe.multi()
+            self._settle_lapsed(pipe, holding)
+
+        self.redis.transaction(attempt)
+
     def in_flight(self, service: str) -> int:
-        """Credits held now by calls under way on every machine of the team."""
+        """Credits held now by calls under way on every machine of the team (those of a
+        process that died count as possibly spent once their lease has passed)."""
+        self.settle_lapsed()
         held, _ = self._held(self.redis, self._now(self.redis))
         return sum(int(it["credits"]) for it in held.values())
 
-    def team_spend(self, days: int = DAYS_SHOWN) -> list[MachineSpend]:
+    def unrecorded_today(self) -> int:
+        """Credits this machine's own ledger holds for today (the Redis server's day, its
+        first minutes left out for clocks that differ) beyond what the team's Redis counts
+        for it: a Redis that restarted without persistence, or failed to count, forgot them."""
+        now = self._now(self.redis)
+        today = period_keys(now)["day"]
+        since = datetime.strptime(today, "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
+        since += CLOCKS_APART
+        own = self.local.total(since=since) + self.local.total(since=since, uncertain=True)
+        fields = self.redis.hgetall(self.spend_key("day", today))
+        team = sum(
+            int(value)
+            for field, value in fields.items()
+            if _text(field).partition(":")[2] == self.machine
+        )
+        return max(0, own - team)
+
+    def team_spend(self, days: int = DAYS_SHOWN) -> TeamSpendTable:
         """Each machine's spend in the last `days` days (the server's), this month and in all."""
+        self.settle_lapsed()
         now = self._now(self.redis)
         periods = [("day", period_keys(now - back * 86_400)["day"]) for back in range(days)][::-1]
         periods += [("month", period_keys(now)["month"]), ("total", "in all")]
@@ -226,7 +277,7 @@ class TeamLedger:
                 MachineSpend(name, machine, spend[SURE], spend[MAYBE])
                 for machine, spend in sorted(by_machine.items())
             ]
-        return found
+        return TeamSpendTable(found)
 
     def total(
         self, *, service: str | None = None, since: float = 0.0, uncertain: bool = False

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from profnet_sheets.client.account import canonical_base_url, former_service_name, service_name
-from profnet_sheets.client.ledger import UNSETTLED, Ledger
+from profnet_sheets.client.ledger import UNSETTLED, Ledger, Spend, SpendTable
 from profnet_sheets.config import Settings, SpendingCap
 from profnet_sheets.errors import BudgetExceeded, ConfigurationError
 
@@ -62,6 +62,24 @@ def test_a_reservation_whose_process_died_counts_as_possibly_spent(tmp_path: Pat
         alive.reserve_within(cap, "svc-x", 1, "get-company-details", 60.0, "fp")
     assert alive.total(service="svc-x", uncertain=True) == 20
     assert alive.total(service="svc-x") == 0
+    table = alive.by_endpoint_and_day(service="svc-x")  # a row of their own, as possibly
+    assert table == [Spend("get-company-details", "2023-11-14", 20, 0, 20)]
+    assert str(table).splitlines() == [
+        "day         endpoint                          calls  credits  possibly",
+        "2023-11-14  get-company-details                  20        0        20",
+    ]
+    assert "<th>possibly</th>" in table._repr_html_()
+
+
+def test_the_spend_table_has_a_possibly_column_only_when_some_was() -> None:
+    sure = SpendTable([Spend("get-company-details", "2023-11-14", 3, 3)])
+    assert str(sure).splitlines()[0].split() == ["day", "endpoint", "calls", "credits"]
+    assert "possibly" not in sure._repr_html_()
+    mixed = SpendTable([*sure, Spend("search-leads", "2023-11-14", 1, 0, 40)])
+    assert str(mixed).splitlines()[1:] == [
+        "2023-11-14  get-company-details                   3        3",
+        "2023-11-14  search-leads                          1        0        40",
+    ]
 
 
 def test_a_reservation_released_in_time_is_not_spent(tmp_path: Path) -> None:
@@ -95,8 +113,8 @@ def test_an_older_ledger_gets_the_new_columns_and_its_reservations_settle(
     ledger = Ledger(path)
     assert ledger.total(service="svc-x", uncertain=True) == 7
     assert ledger.cap_use(SpendingCap(10), "svc-x").left == 3
-    assert ledger.by_endpoint_and_day(service="svc-x") == []  # only sure spend is listed
-    assert UNSETTLED  # what such a row is recorded under
+    # listed under what an older reservation could not say, as possibly spent
+    assert ledger.by_endpoint_and_day(service="svc-x") == [Spend(UNSETTLED, "1970-01-01", 1, 0, 7)]
 
 
 def test_an_older_spellings_ledger_is_copied_once_and_then_what_it_gained(

@@ -16,6 +16,8 @@ import redis
 import time_machine
 
 from profnet_sheets import BudgetExceeded, Client, ConfigurationError, StoppedBuying
+from profnet_sheets.client.account import service_name
+from profnet_sheets.client.embedded import NOTICE
 from profnet_sheets.client.ledger import Ledger
 from profnet_sheets.client.team_ledger import MachineSpend, TeamLedger, period_keys
 from profnet_sheets.config import SpendingCap
@@ -30,6 +32,7 @@ pytestmark = pytest.mark.integration
 KEY = "team-cap-key"
 CAP = SpendingCap(20, "day")
 DETAILS = "get-company-details"
+NO_SERVICE = ("PROFNET_API_KEY", "PROFNET_BASE_URL")  # the embedded sandbox answers
 # A process that reserves 5 credits under the team cap, says so, and then waits to be killed.
 HOLDER = """
 import sys
@@ -105,13 +108,43 @@ def test_a_killed_process_frees_its_reservation_within_the_lease_as_maybe_spent(
     assert survivor.cap_use(CAP, service).used == 5
     later = 31.0  # the Redis server's clock past the 30 s lease
     assert survivor.cap_use(CAP, service).used == 5, "counted as spent, maybe, not as nothing"
+    # asking what is in flight settles it, as the SQLite ledger does: no reservation needed
+    assert survivor.in_flight(service) == 0, "no longer shown as under way"
+    today = period_keys(server() + later)["day"]
+    assert MachineSpend(today, "killed-box", 0, 5) in survivor.team_spend(days=1)
+    assert survivor.cap_use(CAP, service).used == 5
     held = survivor.reserve_within(CAP, service, 15, DETAILS, 30.0)
     assert survivor.in_flight(service) == 15, "the dead process's reservation is freed"
     with pytest.raises(BudgetExceeded, match="team cap of 20/day"):
         survivor.reserve_within(CAP, service, 1, DETAILS, 30.0)
     survivor.release(held)
-    today = period_keys(server() + later)["day"]
     assert MachineSpend(today, "killed-box", 0, 5) in survivor.team_spend(days=1)
+    assert survivor.team_spend(days=1).lines()[:2] == [
+        "period      machine                   credits  possibly",
+        f"{today}  killed-box                      0         5",
+    ]
+
+
+def test_spend_this_machine_holds_and_the_teams_redis_forgot_is_told(redis_url: str) -> None:
+    """A Redis restarted without persistence forgets the day's spend: the machine's own
+    ledger still has it, and the difference is what the team cap no longer counts."""
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    noon = float(int(server_time(redis_url)() // 86_400) * 86_400 + 43_200)
+    local = Ledger(None, clock=lambda: noon)
+    here = TeamLedger(local, redis.Redis.from_url(redis_url), service, "here", redis_url)
+    here.clock = lambda: noon + 60
+    here.record(service, "", DETAILS, 4, 4)
+    assert here.unrecorded_today() == 0
+    local.record(service, "", DETAILS, 3, 3)  # kept here, not counted there
+    local.record(service, "", DETAILS, 2, None, uncertain=True)
+    assert here.unrecorded_today() == 5
+    local.clock = lambda: noon - 43_200 + 300  # the day's first minutes: clocks may differ
+    local.record(service, "", DETAILS, 7, 7)
+    assert here.unrecorded_today() == 5
+    other = TeamLedger(Ledger(None), redis.Redis.from_url(redis_url), service, "other", "")
+    other.clock = here.clock
+    other.record(service, "", DETAILS, 9, 9)  # another machine's spend makes up for nothing
+    assert here.unrecorded_today() == 5
 
 
 def test_the_day_of_the_cap_is_the_redis_servers_not_the_machines(redis_url: str) -> None:
@@ -245,3 +278,68 @@ def test_a_reservation_asks_the_teams_redis_five_times(killable_redis: RedisServ
         "hset": 1,
         "exec": 1,
     }
+
+
+def test_credits_shows_the_teams_holds_under_the_team_and_warns_of_a_forgetful_redis(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    """Another machine's call under way is the team's, shown under the team with how long a
+    hold lasts; spend this machine's ledger holds and the Redis does not is warned of."""
+    service = service_name(sandbox.base_url)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, killable_redis.url, service],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None
+    assert holder.stdout.readline().strip() == "held"
+    folder = tmp_path / "erin"
+    with team_client(sandbox, killable_redis, folder, "erin") as client:
+        client.get_company_details(domain="erin.io")
+    noon = float(int(server_time(killable_redis.url)() // 86_400) * 86_400 + 43_200)
+    forgotten = Ledger(folder / f"{service}-ledger.sqlite", clock=lambda: noon)
+    forgotten.record(service, "", DETAILS, 3, 3)  # kept here; the team's Redis never had it
+    forgotten.close()
+    env = cli_env(sandbox.base_url, KEY, folder)
+    env.update(PROFNET_CACHE=killable_redis.url, PROFNET_SPENDING_CAP="20/day")
+    env.update(PROFNET_MACHINE="erin", PROFNET_CACHE_DIR=str(folder))
+    try:
+        shown = run_cli(env, "credits")
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    team_at = lines.index(f"the team (every machine on the Redis cache {killable_redis.url}):")
+    assert lines[team_at + 1].split() == ["period", "machine", "credits"]
+    (held,) = [n for n, line in enumerate(lines) if line.startswith("in flight:")]
+    assert held > team_at, "the holds are the team's, not this machine's"
+    assert lines[held].startswith(
+        "in flight: 5 credits held by calls under way on the team's machines (a call holds its "
+        "most for "
+    )
+    assert (
+        "minutes at the longest: those of a process that stopped then count as possibly"
+        in (lines[held])
+    )
+    (warned,) = [line for line in lines if line.startswith("Warning:")]
+    assert warned.startswith(
+        "Warning: this machine's own ledger holds 3 credits more for today than the team's "
+        "Redis counts for it"
+    )
+
+
+def test_credits_with_the_teams_redis_down_starts_no_sandbox(
+    killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    """No key configured (the embedded sandbox) and the team's Redis down: `credits` shows
+    what it can without starting a sandbox it would not ask."""
+    killable_redis.kill()
+    env = {k: v for k, v in cli_env("", "", tmp_path).items() if k not in NO_SERVICE}
+    env.update(PROFNET_CACHE=killable_redis.url)
+    down = run_cli(env, "credits")
+    assert down.returncode == 1
+    assert "Cannot use the Redis cache" in down.stderr
+    assert NOTICE not in down.stderr
+    assert not list((tmp_path / "cache").glob("sandbox-state*"))
