@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import json
@@ -775,9 +776,12 @@ def _machine_credits(error: TeamCacheUnreachable) -> NoReturn:
     settings = Settings.load()
     service, ledger = machine_ledger(settings)
     click.echo(f"this machine ({settings.machine}), from its own ledger:")
-    rows = ledger.by_endpoint_and_day(service=service) if ledger else SpendTable()
-    total = ledger.total(service=service) if ledger else 0
-    uncertain = ledger.total(service=service, uncertain=True) if ledger else 0
+    rows, total, uncertain = SpendTable(), 0, 0
+    if ledger is not None:
+        with contextlib.closing(ledger):
+            rows = ledger.by_endpoint_and_day(service=service)
+            total = ledger.total(service=service)
+            uncertain = ledger.total(service=service, uncertain=True)
     click.echo(str(rows))
     _echo_total(total, uncertain)
     raise click.ClickException(
