@@ -28,6 +28,7 @@ from tests.integration.test_reliability_crash import kill, wait_for
 pytestmark = pytest.mark.integration
 KEY = "account-ledger-key"
 CAP = 20
+DETAILS = "get-company-details"
 
 
 @pytest.fixture
@@ -128,7 +129,10 @@ def test_a_run_killed_with_calls_in_flight_leaves_them_counted(
     assert _reserved(cache)[0] == CAP
     kill(process)
     held = run_cli(env, "credits")
-    assert f"in flight: {CAP} credits held by calls under way" in held.stdout, held.stdout
+    assert (
+        f"in flight: {CAP} credits held by calls under way (a call holds its most for 5 seconds "
+        "at the longest" in held.stdout
+    ), held.stdout
     lease_over = _reserved(cache)[1]
     wait_for(lambda: time.time() > lease_over, "the dead run's lease to end")
 
@@ -139,6 +143,9 @@ def test_a_run_killed_with_calls_in_flight_leaves_them_counted(
     assert sandbox.charged(KEY) <= CAP, rerun.stderr
     credits = run_cli(env, "credits")
     assert f"(+{CAP} possibly)" in credits.stdout, credits.stdout
+    table = credits.stdout.splitlines()
+    assert table[0].split() == ["day", "endpoint", "calls", "credits", "possibly"]
+    assert table[1].split()[1:] == [DETAILS, str(CAP), "0", str(CAP)], "a row of their own"
 
 
 def _reserved(cache: Path) -> tuple[int, float]:
