@@ -135,8 +135,9 @@ class PaceView:
     waiting: int  # calls waiting for their turn (none: more callers could keep it busier)
 
     def describe(self) -> str:
-        """`12.3 calls/s` and, when the service throttled lately, `, throttled: paced at 12/s`."""
-        shown = f"{self.per_second:.3g} calls/s"
+        """`service: 12.3 calls/s` (the calls it answers a second, not the lookups a cache
+        answers) and, when it throttled lately, `, throttled by the service: paced at 12/s`."""
+        shown = f"service: {self.per_second:.3g} calls/s"
         if self.throttled and self.rate is not None:
             shown += f", throttled by the service: paced at {self.rate:.3g}/s"
         elif self.throttled:

@@ -321,7 +321,7 @@ def test_the_view_says_the_pace_and_that_the_service_throttles() -> None:
     view = core.view(2.0)
     assert view.per_second == pytest.approx(6 / 2.0)
     assert view.throttled
-    assert view.describe().startswith("3 calls/s, throttled by the service: paced at")
+    assert view.describe().startswith("service: 3 calls/s, throttled by the service: paced at")
     assert not core.view(10.0).throttled
 
 
@@ -715,8 +715,10 @@ def test_a_runs_pace_is_said_once_the_service_has_answered_it() -> None:
     gate.release(sent[0], "failed")
     assert note() is None, "a 5xx or a cut connection is no answer"
     gate.release(sent[1], "answered")
-    assert note() == "2 calls/s"  # the earlier run's answer and this one's, within a second
+    # the earlier run's answer and this one's, within a second
+    assert note() == "service: 2 calls/s"
     other = gate.progress_note()
     throttled = gate.acquire()
     gate.release(throttled, "throttled", 1.0)
-    assert (other() or "").startswith("2 calls/s, throttled by the service"), "a 429 says so"
+    said = other() or ""
+    assert said.startswith("service: 2 calls/s, throttled by the service"), "a 429 says so"
