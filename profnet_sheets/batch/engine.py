@@ -12,48 +12,17 @@ import polars as pl
 
 from profnet_sheets.batch.frames import as_polars, like_input
 from profnet_sheets.batch.kinds import Kind, kind_named
+from profnet_sheets.batch.marks import INTERRUPTED, error_text, not_fetched
 from profnet_sheets.batch.naming import column_names, default_prefix, error_column
 from profnet_sheets.batch.plan import Lookup, Plan, key_columns, make_plan, plan_lookups
 from profnet_sheets.batch.schema import dtype_of, is_timestamp, schema_of
 from profnet_sheets.client.client import Client
-from profnet_sheets.client.spend import CAP_SETTING, InRowOrder
-from profnet_sheets.errors import (
-    BudgetExceeded,
-    ConfigurationError,
-    InsufficientCredits,
-    InvalidParameter,
-    NotFound,
-    OfflineMiss,
-    ProfnetError,
-    ServiceUnreachable,
-    StoppedBuying,
-    TransportError,
-    Unauthorized,
-)
+from profnet_sheets.client.spend import InRowOrder
+from profnet_sheets.errors import ConfigurationError, ProfnetError, Unauthorized
 from profnet_sheets.redact import shown
-from profnet_sheets.words import command
 
 Frame = pl.DataFrame | pl.LazyFrame
 Progress = bool | Callable[[int, int], None] | None  # a bar, none, or a hook (done, total)
-NOT_FETCHED = "budget reached: not fetched (raise the budget and run again; done rows are free)"
-CAP_NOT_FETCHED = (
-    "spending cap reached: not fetched (raise the cap, or wait for its next period, and run "
-    "again; done rows are free)"
-)
-INTERRUPTED = "interrupted: not fetched (run again; done rows are free)"
-# The starts of the errors of rows not done (not failed): a budget, credits, a stop, Ctrl-C.
-NOT_DONE = (
-    "budget reached",
-    "spending cap reached",
-    "interrupted",
-    "not fetched",
-    "out of credits",
-)
-OFFLINE_MISS = "offline: not in the cache (run online to fetch it)"
-UNREACHABLE = (
-    "not fetched: the service could not be reached (check the network and the base URL: "
-    f"{command('check')}; done rows are free)"
-)
 
 
 class EnrichmentInterrupted(KeyboardInterrupt):
@@ -72,40 +41,13 @@ class Outcome:
     error: str | None
 
 
-def _not_fetched(limit: str) -> str:
-    """What a row not fetched because of a limit says (`limit`: the limit's setting)."""
-    return CAP_NOT_FETCHED if limit == CAP_SETTING else NOT_FETCHED
-
-
-def _error_text(error: ProfnetError) -> str:
-    if isinstance(error, InvalidParameter):
-        return f"invalid input: {error}"
-    if isinstance(error, NotFound):
-        return "not found"
-    if isinstance(error, BudgetExceeded):
-        return _not_fetched(error.limit)
-    if isinstance(error, ServiceUnreachable) or (
-        isinstance(error, TransportError)
-        and error.details == "connect"
-        and not error.may_have_been_charged
-    ):
-        return UNREACHABLE  # nothing was sent
-    if isinstance(error, StoppedBuying):
-        return f"not fetched: {error.reason} (run again once fixed; done rows are free)"
-    if isinstance(error, OfflineMiss):
-        return OFFLINE_MISS
-    if isinstance(error, InsufficientCredits):
-        return f"out of credits: {error}"
-    return f"service error: {error}"
-
-
 def _fetch(client: Client, kind: Kind, lookup: Lookup) -> Outcome:
     try:
         payload = client.call(kind.endpoint, lookup.params)
     except (Unauthorized, ConfigurationError):
         raise  # the whole run is wrong, not this row
     except ProfnetError as error:
-        return Outcome(None, _error_text(error))
+        return Outcome(None, error_text(error))
     record = kind.record(payload)
     return Outcome(record, None if record is not None else "not found")
 
@@ -161,7 +103,7 @@ def fetch_all(
     note = pace.progress_note()  # calls/s, and whether the service throttles
     tightest, skipped = client.quote(0).tightest, dict[str, str]()
     if tightest is not None and tightest.left is not None and not client.settings.offline:
-        marked = _not_fetched(tightest.setting)  # offline, nothing is paid
+        marked = not_fetched(tightest.setting)  # offline, nothing is paid
         lookups = _within_budget(client, plan.kind, lookups, tightest.left, skipped, marked)
     run = _Run(client, plan.kind, lookups, skipped)
     run.grow(min(most, pace.view().window))

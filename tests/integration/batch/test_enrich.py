@@ -12,7 +12,7 @@ import requests
 
 from profnet_sheets import Client
 from profnet_sheets.batch import EnrichmentInterrupted, enrich, plan_enrichment
-from profnet_sheets.batch.engine import NOT_FETCHED
+from profnet_sheets.batch.marks import NOT_FETCHED
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 
 pytestmark = pytest.mark.integration
@@ -276,7 +276,7 @@ def test_a_pandas_frame_comes_back_as_pandas(client: Client) -> None:
 def test_offline_rows_say_they_are_not_in_the_cache(
     client: Client, sandbox: RunningSandbox
 ) -> None:
-    from profnet_sheets.batch.engine import OFFLINE_MISS
+    from profnet_sheets.batch.marks import OFFLINE_MISS
 
     client.get_company_details(domain="stripe.com")
     frame = pl.DataFrame({"site": ["stripe.com", "never-fetched.io"]})
