@@ -5,6 +5,8 @@ it skipped as done. The real CLI in a subprocess against a sandbox on loopback."
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -49,3 +51,24 @@ def test_a_lookup_that_failed_marks_the_value_and_those_after_it(
     after = answers["fail-c.io"]["company_error"]
     assert after.startswith("not fetched: the lookup stopped at 'gone.invalid'"), after
     assert sandbox.charged(KEY) == 1, "the value after the failure was not sent"
+
+
+def test_the_bar_of_a_run_the_cap_cut_counts_what_was_done_and_says_the_skipped(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Before: the bar counted the keys the cap skipped as done (10/10, 100%)."""
+    source = tmp_path / "ten.csv"
+    source.write_text("Site\n" + "".join(f"bar{i}.io\n" for i in range(10)))
+    capped = {**env, "PROFNET_SPENDING_CAP": "5/day"}
+    args = ["--kind", "company", "--column", "Site", "--concurrency", "2", "--yes"]
+    result = run(capped, "enrich", str(source), *args, "--out", str(tmp_path / "out.csv"))
+    assert result.returncode == 3, result.stderr
+    drawn = [line for line in re.split(r"[\r\n]", result.stderr) if "enrich company:" in line]
+    assert drawn, result.stderr
+    assert all(" 10/10 " not in line for line in drawn), drawn
+    last = drawn[-1]
+    assert " 50%|" in last, last
+    assert "| 5/10 [" in last, last
+    assert "5 skipped (spending cap reached)]" in last, last
+    assert "Spending cap reached: 5 rows not done." in result.stderr, "the closing line stays"
+    assert sandbox.charged(KEY) == 5
