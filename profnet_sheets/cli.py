@@ -628,7 +628,8 @@ def lookup(
     kind: str, values: tuple[str, ...], skills: bool, certifications: bool, yes: bool
 ) -> None:
     """Look values up (KIND: company, profile, job, post, geocode, school, ...); on stdout, a
-    JSON object: each value as typed -> its answer.
+    JSON object: each value as typed, in order -> its answer, or {"KIND_error": why} for one
+    that failed or that a stop (the budget, the spending cap...) left undone.
 
     \b
     uv run profnet-sheets lookup company stripe.com https://www.profnet.com/company/acme/
@@ -674,9 +675,9 @@ def lookup(
                 failed = value, error
                 break
         spent, maybe = run.budget.spent, run.budget.uncertain
-    if answers or failed is None:  # what was done is handed over, also when a stop came
-        json.dump(answers, sys.stdout, indent=2)
-        click.echo()
+    # Every value, in the order given, also when a failure or a stop ended the run early.
+    json.dump(_every_value(spec.name, values, answers, failed), sys.stdout, indent=2)
+    click.echo()
     if free:
         click.echo(f"this lookup: 0 credits: {spec.endpoint} is free on your plan", err=True)
     else:
@@ -691,6 +692,35 @@ def lookup(
         kept = f"the {done} done are cached: not paid again" if done else "nothing was lost"
         _end_if_stopped(run, counted(len(calls) - done, "lookup"), kept, failure)
         raise click.ClickException(f"{shown(value)}: {failure}")
+
+
+def _every_value(
+    kind: str,
+    values: tuple[str, ...],
+    answers: dict[str, Any],
+    failed: tuple[str, ProfnetError] | None,
+) -> dict[str, Any]:
+    """Each value as typed -> its answer; the value that failed, and those after it (never
+    sent), -> `{"<kind>_error": why}`, in the words of enrich's error column (`not found`,
+    `spending cap reached: not fetched ...`: docs/guide.md)."""
+    from profnet_sheets.batch.marks import error_text, is_not_done
+    from profnet_sheets.batch.naming import default_prefix, error_column
+
+    if failed is None:
+        return answers
+    stopped_at, error = failed
+    why = masked(error_text(error))  # as the command's messages: credentials never shown
+    after = (  # a stop (a limit, credits, the service unreachable) held for every one after
+        why
+        if is_not_done(why)
+        else f"not fetched: the lookup stopped at {shown(stopped_at)} (run again without it; "
+        "done lookups are free)"
+    )
+    marked = error_column(default_prefix(kind))
+    return {
+        value: answers.get(value, {marked: why if value == stopped_at else after})
+        for value in values
+    }
 
 
 @main.command()

@@ -12,48 +12,17 @@ import polars as pl
 
 from profnet_sheets.batch.frames import as_polars, like_input
 from profnet_sheets.batch.kinds import Kind, kind_named
+from profnet_sheets.batch.marks import INTERRUPTED, error_text, is_not_done, not_fetched
 from profnet_sheets.batch.naming import column_names, default_prefix, error_column
 from profnet_sheets.batch.plan import Lookup, Plan, key_columns, make_plan, plan_lookups
 from profnet_sheets.batch.schema import dtype_of, is_timestamp, schema_of
 from profnet_sheets.client.client import Client
-from profnet_sheets.client.spend import CAP_SETTING, InRowOrder
-from profnet_sheets.errors import (
-    BudgetExceeded,
-    ConfigurationError,
-    InsufficientCredits,
-    InvalidParameter,
-    NotFound,
-    OfflineMiss,
-    ProfnetError,
-    ServiceUnreachable,
-    StoppedBuying,
-    TransportError,
-    Unauthorized,
-)
+from profnet_sheets.client.spend import InRowOrder
+from profnet_sheets.errors import ConfigurationError, ProfnetError, Unauthorized
 from profnet_sheets.redact import shown
-from profnet_sheets.words import command
 
 Frame = pl.DataFrame | pl.LazyFrame
 Progress = bool | Callable[[int, int], None] | None  # a bar, none, or a hook (done, total)
-NOT_FETCHED = "budget reached: not fetched (raise the budget and run again; done rows are free)"
-CAP_NOT_FETCHED = (
-    "spending cap reached: not fetched (raise the cap, or wait for its next period, and run "
-    "again; done rows are free)"
-)
-INTERRUPTED = "interrupted: not fetched (run again; done rows are free)"
-# The starts of the errors of rows not done (not failed): a budget, credits, a stop, Ctrl-C.
-NOT_DONE = (
-    "budget reached",
-    "spending cap reached",
-    "interrupted",
-    "not fetched",
-    "out of credits",
-)
-OFFLINE_MISS = "offline: not in the cache (run online to fetch it)"
-UNREACHABLE = (
-    "not fetched: the service could not be reached (check the network and the base URL: "
-    f"{command('check')}; done rows are free)"
-)
 
 
 class EnrichmentInterrupted(KeyboardInterrupt):
@@ -72,40 +41,13 @@ class Outcome:
     error: str | None
 
 
-def _not_fetched(limit: str) -> str:
-    """What a row not fetched because of a limit says (`limit`: the limit's setting)."""
-    return CAP_NOT_FETCHED if limit == CAP_SETTING else NOT_FETCHED
-
-
-def _error_text(error: ProfnetError) -> str:
-    if isinstance(error, InvalidParameter):
-        return f"invalid input: {error}"
-    if isinstance(error, NotFound):
-        return "not found"
-    if isinstance(error, BudgetExceeded):
-        return _not_fetched(error.limit)
-    if isinstance(error, ServiceUnreachable) or (
-        isinstance(error, TransportError)
-        and error.details == "connect"
-        and not error.may_have_been_charged
-    ):
-        return UNREACHABLE  # nothing was sent
-    if isinstance(error, StoppedBuying):
-        return f"not fetched: {error.reason} (run again once fixed; done rows are free)"
-    if isinstance(error, OfflineMiss):
-        return OFFLINE_MISS
-    if isinstance(error, InsufficientCredits):
-        return f"out of credits: {error}"
-    return f"service error: {error}"
-
-
 def _fetch(client: Client, kind: Kind, lookup: Lookup) -> Outcome:
     try:
         payload = client.call(kind.endpoint, lookup.params)
     except (Unauthorized, ConfigurationError):
         raise  # the whole run is wrong, not this row
     except ProfnetError as error:
-        return Outcome(None, _error_text(error))
+        return Outcome(None, error_text(error))
     record = kind.record(payload)
     return Outcome(record, None if record is not None else "not found")
 
@@ -161,7 +103,7 @@ def fetch_all(
     note = pace.progress_note()  # calls/s, and whether the service throttles
     tightest, skipped = client.quote(0).tightest, dict[str, str]()
     if tightest is not None and tightest.left is not None and not client.settings.offline:
-        marked = _not_fetched(tightest.setting)  # offline, nothing is paid
+        marked = not_fetched(tightest.setting)  # offline, nothing is paid
         lookups = _within_budget(client, plan.kind, lookups, tightest.left, skipped, marked)
     run = _Run(client, plan.kind, lookups, skipped)
     run.grow(min(most, pace.view().window))
@@ -172,7 +114,7 @@ def fetch_all(
         # adds workers (up to `most`: as many as the pace's window, or twice as many) while
         # none waits for its turn: the pace would let more calls go than the workers make.
         while not run.finished.wait(_PROGRESS_SECONDS):
-            shown = _show_progress(bar, run.done, shown, run.total, note())
+            shown = _show_progress(bar, run, shown, note())
             pace.expect(max(0, expected - run.taken))
             view = pace.view()
             if view.waiting == 0:
@@ -190,7 +132,7 @@ def fetch_all(
             except KeyboardInterrupt:
                 interrupted = True
         if bar is not None:
-            shown_last = _stops(lambda: _show_progress(bar, run.done, shown, run.total))
+            shown_last = _stops(lambda: _show_progress(bar, run, shown, note()))
             interrupted = _stops(bar.close) or shown_last or interrupted
     if run.failure is not None:
         if isinstance(run.failure, KeyboardInterrupt):
@@ -230,17 +172,20 @@ def _within_budget(
         yield lookup
 
 
-def _show_progress(
-    bar: Any, done: int, shown: int, total: int | None, note: str | None = None
-) -> int:
+def _show_progress(bar: Any, run: _Run, shown: int, pace: str | None) -> int:
+    """The bar moved to the lookups done (fetched, answered by the cache, or failed), those a
+    limit or a stop left undone said apart in its postfix with the pace (`pace`); returns
+    how many done it shows."""
+    done, total = run.done, run.total
     if bar is None:
         return done
     if total is not None and bar.total != total:  # every lookup is known now
         bar.total = total
         if hasattr(bar, "refresh"):
             bar.refresh()
-    if note is not None and hasattr(bar, "set_postfix_str"):
-        bar.set_postfix_str(note, refresh=False)  # the service's pace: calls/s, throttled
+    note = ", ".join(part for part in (pace, run.skipped_note()) if part)
+    if note and hasattr(bar, "set_postfix_str"):
+        bar.set_postfix_str(note, refresh=False)  # calls/s, throttled; how many skipped
     if done > shown:
         bar.update(done - shown)
     return max(done, shown)
@@ -262,7 +207,9 @@ class _Run:
         self.total: int | None = None  # how many lookups there are, once all are known
         self._lock = threading.Lock()
         self.outcomes: dict[str, Outcome] = {}
-        self.done = 0
+        self.done = 0  # lookups fetched, answered by the cache, or failed
+        self.passed = 0  # lookups a limit or a stop left undone (never sent): not progress
+        self._why_passed: str | None = None  # the first such lookup's mark
         self.stop = threading.Event()
         self.failure: BaseException | None = None  # what stops the whole run (bad key, ...)
 
@@ -336,7 +283,19 @@ class _Run:
                 return
             with self._lock:
                 self.outcomes[lookup.key] = outcome
-                self.done += 1
+                if is_not_done(outcome.error):
+                    self.passed += 1
+                    self._why_passed = self._why_passed or outcome.error
+                else:
+                    self.done += 1
+
+    def skipped_note(self) -> str | None:
+        """`3 skipped (spending cap reached)`: the lookups left undone and why, as the first
+        one's mark starts (a generic `not fetched` not repeated); None while there are none."""
+        if not self.passed or self._why_passed is None:
+            return None
+        why = self._why_passed.split(":", 1)[0]
+        return f"{self.passed:,} skipped" + (f" ({why})" if why != "not fetched" else "")
 
 
 def _lookup_frame(
@@ -470,7 +429,8 @@ def enrich(
     this many calls in flight (default: the client's, PROFNET_CONCURRENCY); within it, the
     client's pace finds how many the service takes. `budget`: credits this run
     may spend (rows past it are marked, not fetched). `progress`: a bar (default unless
-    PROFNET_QUIET), False for none, or a hook called with (lookups done, lookups in all).
+    PROFNET_QUIET), False for none, or a hook called with (lookups done, lookups in all);
+    lookups a limit or a stop left undone are not done (the bar says them apart: `skipped`).
     `dry_run`: return the cost Plan instead;
     `plan`: a Plan made earlier for the same input (its preview), so it is not made twice.
     A DataFrame in gives a DataFrame out, a pandas one a pandas one (its columns, dtypes and

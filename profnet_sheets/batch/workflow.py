@@ -20,14 +20,7 @@ import polars as pl
 from profnet_sheets.batch.columns import resolve_columns
 from profnet_sheets.batch.csvread import CsvStyle, csv_style
 from profnet_sheets.batch.decode import InputWarning
-from profnet_sheets.batch.engine import (
-    CAP_NOT_FETCHED,
-    NOT_DONE,
-    NOT_FETCHED,
-    EnrichmentInterrupted,
-    enrich,
-    plan_enrichment,
-)
+from profnet_sheets.batch.engine import EnrichmentInterrupted, enrich, plan_enrichment
 from profnet_sheets.batch.io import (
     CSV_SUFFIXES,
     XLSX_SUFFIXES,
@@ -41,6 +34,7 @@ from profnet_sheets.batch.io import (
     sink_table,
     write_table,
 )
+from profnet_sheets.batch.marks import CAP_NOT_FETCHED, NOT_DONE, NOT_FETCHED
 from profnet_sheets.batch.plan import Plan
 from profnet_sheets.batch.xlsx import Workbook
 from profnet_sheets.client.client import Client

@@ -140,14 +140,14 @@ def service_failed(detail: str) -> str:
 def row_message(engine_error: str) -> str:
     """The `#PROFNET! ...` text for a row's error as the batch engine words it: the same
     words as for one key's error (one wording, whether a cell holds one key or a range)."""
-    from profnet_sheets.batch import engine  # polars: ranges only
+    from profnet_sheets.batch import marks
 
     fixed = {
-        engine.NOT_FETCHED: BUDGET_SPENT,
-        engine.CAP_NOT_FETCHED: CAP_SPENT,
-        engine.INTERRUPTED: INTERRUPTED,
-        engine.OFFLINE_MISS: OFFLINE,
-        engine.UNREACHABLE: UNREACHABLE,
+        marks.NOT_FETCHED: BUDGET_SPENT,
+        marks.CAP_NOT_FETCHED: CAP_SPENT,
+        marks.INTERRUPTED: INTERRUPTED,
+        marks.OFFLINE_MISS: OFFLINE,
+        marks.UNREACHABLE: UNREACHABLE,
         _ENGINE_NOT_FOUND: NOT_FOUND,
     }
     if engine_error in fixed:

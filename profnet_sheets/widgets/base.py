@@ -7,7 +7,7 @@ from typing import Any
 
 import polars as pl
 
-from profnet_sheets.batch.engine import INTERRUPTED
+from profnet_sheets.batch.marks import INTERRUPTED
 from profnet_sheets.batch.plan import Plan
 from profnet_sheets.batch.workflow import Enrichment
 from profnet_sheets.client.client import Client

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,7 @@ import requests
 
 from profnet_sheets import Client
 from profnet_sheets.batch import EnrichmentInterrupted, enrich, plan_enrichment
-from profnet_sheets.batch.engine import NOT_FETCHED
+from profnet_sheets.batch.marks import NOT_FETCHED
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 
 pytestmark = pytest.mark.integration
@@ -276,7 +276,7 @@ def test_a_pandas_frame_comes_back_as_pandas(client: Client) -> None:
 def test_offline_rows_say_they_are_not_in_the_cache(
     client: Client, sandbox: RunningSandbox
 ) -> None:
-    from profnet_sheets.batch.engine import OFFLINE_MISS
+    from profnet_sheets.batch.marks import OFFLINE_MISS
 
     client.get_company_details(domain="stripe.com")
     frame = pl.DataFrame({"site": ["stripe.com", "never-fetched.io"]})
@@ -313,3 +313,42 @@ def test_a_name_clash_is_refused_before_anything_is_paid(
     with pytest.raises(ValueError, match="already has company_industry"):
         enrich(frame, "site", "company", client=client, progress=False)
     assert sandbox.charged(KEY) == 0
+
+
+def test_keys_the_spending_cap_skipped_are_not_progress(
+    sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Before: a run the cap cut at its first half reported 50% done at once (the keys it
+    skipped counted as done), and ended at 100%. Now only keys fetched, or answered by the
+    cache, move the count (decision 401)."""
+    requests.post(f"{sandbox.base_url}/_sandbox/reset", timeout=5).raise_for_status()
+    frame = pl.DataFrame({"site": [f"half{i}.io" for i in range(6)]})
+    faults = f"{sandbox.base_url}/_sandbox/faults"
+    requests.put(faults, json={"latency_ms": 50}, timeout=5).raise_for_status()
+    runs: list[list[tuple[int, int]]] = []
+    try:
+        for _ in range(2):  # then again: the cache answers what was paid, the rest is skipped
+            seen: list[tuple[int, int]] = []
+            runs.append(seen)
+            with Client(
+                api_key=KEY,
+                base_url=sandbox.base_url,
+                cache=str(tmp_path / "cache"),
+                cache_dir=tmp_path / "cache",  # the cap's ledger: this test's own
+                spending_cap="3/day",
+            ) as client:
+                out = enrich(
+                    frame, "site", "company", client=client, concurrency=4, progress=_noted(seen)
+                )
+            assert out["company_error"].str.starts_with("spending cap reached").sum() == 3
+    finally:
+        requests.put(faults, json={"latency_ms": 0}, timeout=5).raise_for_status()
+    for seen in runs:
+        assert max(done for done, _ in seen) == 3, seen
+        assert seen[-1] == (3, 6), "ends at half: 3 fetched (then cached) of 6, 3 skipped"
+    assert sandbox.charged(KEY) == 3
+
+
+def _noted(seen: list[tuple[int, int]]) -> Callable[[int, int], None]:
+    """A progress hook that notes each `(done, total)` it is called with in `seen`."""
+    return lambda done, total: seen.append((done, total))

@@ -15,6 +15,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from profnet_sheets.batch.marks import NOT_FETCHED
 from profnet_sheets.client.client import Client
 from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.spec import HEADCOUNT_CODES, company_size_label
@@ -135,7 +136,10 @@ def test_a_lookup_cut_by_a_limit_hands_over_what_was_done_and_exits_3(
     env = {**env, "PROFNET_BUDGET": "1"}
     cut = run(env, "lookup", "company", "first-cut.io", "second-cut.io", "third-cut.io")
     assert "at most 3 credits; the budget has 1 left: the run may stop there" in cut.stderr
-    assert list(json.loads(cut.stdout)) == ["first-cut.io"], "the answer paid for is shown"
+    answers = json.loads(cut.stdout)
+    assert list(answers) == ["first-cut.io", "second-cut.io", "third-cut.io"], "every value"
+    assert answers["first-cut.io"]["company_name"], "the answer paid for is shown"
+    assert answers["third-cut.io"] == {"company_error": NOT_FETCHED}, "marked, not left out"
     assert "this lookup: 1 credit" in cut.stderr
     assert "Budget reached: 2 lookups not done" in cut.stderr, cut.stderr
     assert cut.returncode == 3

@@ -178,7 +178,8 @@ def test_the_spending_cap_holds_across_runs_and_processes(
 def test_rows_cut_by_the_spending_cap_say_the_cap_not_a_budget(
     make_client: MakeClient, fresh: RunningSandbox
 ) -> None:
-    from profnet_sheets.batch.engine import CAP_NOT_FETCHED, enrich
+    from profnet_sheets.batch.engine import enrich
+    from profnet_sheets.batch.marks import CAP_NOT_FETCHED
 
     client = make_client(spending_cap="3/day")
     frame = pl.DataFrame({"website": [f"capped{i}.io" for i in range(6)]})

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 import requests
 
-from profnet_sheets.batch.engine import INTERRUPTED
+from profnet_sheets.batch.marks import INTERRUPTED
 from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.widgets import CompanySearchForm, EnrichForm
 from tests.integration.client.conftest import set_faults

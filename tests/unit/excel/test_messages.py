@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from profnet_sheets import errors
-from profnet_sheets.batch import engine
+from profnet_sheets.batch import marks
 from profnet_sheets.client.client import Client
 from profnet_sheets.excel import session
 from profnet_sheets.excel.messages import message_for, row_message
@@ -25,7 +25,7 @@ from profnet_sheets.excel.messages import message_for, row_message
     ids=lambda error: type(error).__name__,
 )
 def test_a_rows_error_reads_as_one_keys(error: errors.ProfnetError) -> None:
-    assert row_message(engine._error_text(error)) == message_for(error)
+    assert row_message(marks.error_text(error)) == message_for(error)
 
 
 def test_the_messages_say_what_to_do() -> None:

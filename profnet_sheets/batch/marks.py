@@ -1,0 +1,72 @@
+"""What a key without an answer says: one wording for the batch engine's error column and the
+`lookup` command's JSON (no polars: the command line's lookups do not load it)."""
+
+from __future__ import annotations
+
+from profnet_sheets.client.spend import CAP_SETTING
+from profnet_sheets.errors import (
+    BudgetExceeded,
+    InsufficientCredits,
+    InvalidParameter,
+    NotFound,
+    OfflineMiss,
+    ProfnetError,
+    ServiceUnreachable,
+    StoppedBuying,
+    TransportError,
+)
+from profnet_sheets.words import command
+
+NOT_FETCHED = "budget reached: not fetched (raise the budget and run again; done rows are free)"
+CAP_NOT_FETCHED = (
+    "spending cap reached: not fetched (raise the cap, or wait for its next period, and run "
+    "again; done rows are free)"
+)
+INTERRUPTED = "interrupted: not fetched (run again; done rows are free)"
+# The starts of the errors of keys not done (not failed): a budget, credits, a stop, Ctrl-C.
+NOT_DONE = (
+    "budget reached",
+    "spending cap reached",
+    "interrupted",
+    "not fetched",
+    "out of credits",
+)
+OFFLINE_MISS = "offline: not in the cache (run online to fetch it)"
+UNREACHABLE = (
+    "not fetched: the service could not be reached (check the network and the base URL: "
+    f"{command('check')}; done rows are free)"
+)
+
+
+def not_fetched(limit: str) -> str:
+    """What a key not fetched because of a limit says (`limit`: the limit's setting)."""
+    return CAP_NOT_FETCHED if limit == CAP_SETTING else NOT_FETCHED
+
+
+def is_not_done(error: str | None) -> bool:
+    """Whether a key's error says it was not done (never fetched: a limit, a stop, Ctrl-C),
+    rather than done with an error (not found, invalid, the service failed)."""
+    return error is not None and error.startswith(NOT_DONE)
+
+
+def error_text(error: ProfnetError) -> str:
+    """What a key whose call raised `error` says (`not found`, `budget reached: ...`)."""
+    if isinstance(error, InvalidParameter):
+        return f"invalid input: {error}"
+    if isinstance(error, NotFound):
+        return "not found"
+    if isinstance(error, BudgetExceeded):
+        return not_fetched(error.limit)
+    if isinstance(error, ServiceUnreachable) or (
+        isinstance(error, TransportError)
+        and error.details == "connect"
+        and not error.may_have_been_charged
+    ):
+        return UNREACHABLE  # nothing was sent
+    if isinstance(error, StoppedBuying):
+        return f"not fetched: {error.reason} (run again once fixed; done rows are free)"
+    if isinstance(error, OfflineMiss):
+        return OFFLINE_MISS
+    if isinstance(error, InsufficientCredits):
+        return f"out of credits: {error}"
+    return f"service error: {error}"
