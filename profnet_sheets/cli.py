@@ -25,7 +25,12 @@ from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared import STOPS_LOG, machine_ledger
 from profnet_sheets.client.spend import BUDGET_SETTING
 from profnet_sheets.client.team_ledger import TeamLedger
-from profnet_sheets.errors import DamagedFile, TeamCacheUnreachable
+from profnet_sheets.errors import (
+    ConfigurationError,
+    DamagedFile,
+    TeamCacheUnreachable,
+    Unauthorized,
+)
 from profnet_sheets.redact import clipped, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.sandbox.limits import PLANS
@@ -667,16 +672,19 @@ def lookup(
         )
         if cost.credits and _may_ask(yes, client) and not cost.quote.nothing_left:
             _ask_to_spend(cost.credits)
-        failed: tuple[str, ProfnetError] | None = None
+        failures: dict[str, ProfnetError] = {}  # values that failed alone, or the stop
+        stop: tuple[str, ProfnetError] | None = None  # what ended the lookup early
         for value, params in calls:
             try:
                 answers[value] = run.call(spec.endpoint, params)
             except ProfnetError as error:
-                failed = value, error
-                break
+                failures[value] = error
+                if _ends_the_lookup(error):
+                    stop = value, error
+                    break
         spent, maybe = run.budget.spent, run.budget.uncertain
     # Every value, in the order given, also when a failure or a stop ended the run early.
-    json.dump(_every_value(spec.name, values, answers, failed), sys.stdout, indent=2)
+    json.dump(_every_value(spec.name, values, answers, failures, stop), sys.stdout, indent=2)
     click.echo()
     if free:
         click.echo(f"this lookup: 0 credits: {spec.endpoint} is free on your plan", err=True)
@@ -684,42 +692,77 @@ def lookup(
         if spent:
             said = f"this lookup: {spend_said(spent, maybe)}"
         else:  # nothing paid: every answer came from the cache, unless the lookup failed
-            said = "this lookup: 0 credits" if failed is not None else "0 credits: cached"
+            said = "this lookup: 0 credits" if failures else "0 credits: cached"
         click.echo(said, err=True)
-    if failed is not None:
-        value, failure = failed
+    alone = {value: error for value, error in failures.items() if stop is None or value != stop[0]}
+    if stop is not None:
+        _say_failures(alone)  # before the stop's last line
+        value, failure = stop
         done = len(answers)
         kept = f"the {done} done are cached: not paid again" if done else "nothing was lost"
-        _end_if_stopped(run, counted(len(calls) - done, "lookup"), kept, failure)
+        _end_if_stopped(run, counted(len(calls) - done - len(alone), "lookup"), kept, failure)
         raise click.ClickException(f"{shown(value)}: {failure}")
+    if len(alone) == 1:
+        ((value, failure),) = alone.items()
+        raise click.ClickException(f"{shown(value)}: {failure}")
+    if alone:
+        _say_failures(alone)
+        raise click.ClickException(
+            f"{len(alone)} of {counted(len(calls), 'lookup')} failed: each is marked in the JSON "
+            f"({_error_key(spec.name)}); the others are answered"
+        )
+
+
+def _say_failures(failures: dict[str, ProfnetError]) -> None:
+    """One line on stderr for each value that failed alone: `'x.invalid': ... not found.`"""
+    for value, failure in failures.items():
+        click.echo(masked(f"{shown(value)}: {failure}"), err=True)
+
+
+def _ends_the_lookup(error: ProfnetError) -> bool:
+    """Whether `error` ends a lookup of several values (a limit, a stop, the key refused, the
+    service not reached), rather than one value's own failure (not found, invalid, a service
+    error), after which the others are still looked up, as enrich's rows are."""
+    from profnet_sheets.batch.marks import error_text, is_not_done
+
+    return isinstance(error, (Unauthorized, ConfigurationError)) or is_not_done(error_text(error))
+
+
+def _error_key(kind: str) -> str:
+    """`company_error`: what a value without an answer holds in lookup's JSON (enrich's error
+    column's name)."""
+    from profnet_sheets.batch.naming import default_prefix, error_column
+
+    return error_column(default_prefix(kind))
 
 
 def _every_value(
     kind: str,
     values: tuple[str, ...],
     answers: dict[str, Any],
-    failed: tuple[str, ProfnetError] | None,
+    failures: dict[str, ProfnetError],
+    stop: tuple[str, ProfnetError] | None,
 ) -> dict[str, Any]:
-    """Each value as typed -> its answer; the value that failed, and those after it (never
-    sent), -> `{"<kind>_error": why}`, in the words of enrich's error column (`not found`,
-    `spending cap reached: not fetched ...`: docs/guide.md)."""
+    """Each value as typed -> its answer; a value that failed -> `{"<kind>_error": why}`, in
+    the words of enrich's error column (`not found`, `spending cap reached: not fetched ...`:
+    docs/guide.md); so do the values after a stop (never sent), in the stop's words."""
     from profnet_sheets.batch.marks import error_text, is_not_done
-    from profnet_sheets.batch.naming import default_prefix, error_column
 
-    if failed is None:
-        return answers
-    stopped_at, error = failed
-    why = masked(error_text(error))  # as the command's messages: credentials never shown
-    after = (  # a stop (a limit, credits, the service unreachable) held for every one after
-        why
-        if is_not_done(why)
-        else f"not fetched: the lookup stopped at {shown(stopped_at)} (run again without it; "
-        "done lookups are free)"
-    )
-    marked = error_column(default_prefix(kind))
+    marked = _error_key(kind)
+    # as the command's messages: credentials never shown
+    said = {value: {marked: masked(error_text(error))} for value, error in failures.items()}
+    after: dict[str, Any] = {}
+    if stop is not None:
+        stopped_at, _ = stop
+        why = said[stopped_at][marked]
+        after = {
+            marked: why
+            if is_not_done(why)
+            else f"not fetched: the lookup stopped at {shown(stopped_at)} (run again once "
+            "fixed; done lookups are free)"
+        }
     return {
-        value: answers.get(value, {marked: why if value == stopped_at else after})
-        for value in values
+        value: answers[value] if value in answers else said.get(value, after) for value in values
     }
 
 

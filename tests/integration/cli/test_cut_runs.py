@@ -37,9 +37,10 @@ def test_a_lookup_the_cap_cut_holds_every_value_in_order(
     assert sandbox.charged(KEY) == 3
 
 
-def test_a_lookup_that_failed_marks_the_value_and_those_after_it(
+def test_a_value_that_fails_alone_is_marked_and_the_others_are_looked_up(
     env: dict[str, str], sandbox: RunningSandbox
 ) -> None:
+    """As enrich's rows: a value not found does not stop the values after it (it did)."""
     failed = run(env, "lookup", "company", "fail-a.io", "gone.invalid", "fail-c.io")
     assert failed.returncode == 1, failed.stderr
     (line,) = errors(failed)
@@ -48,9 +49,33 @@ def test_a_lookup_that_failed_marks_the_value_and_those_after_it(
     assert list(answers) == ["fail-a.io", "gone.invalid", "fail-c.io"]
     assert answers["fail-a.io"]["company_name"]
     assert answers["gone.invalid"] == {"company_error": "not found"}
-    after = answers["fail-c.io"]["company_error"]
-    assert after.startswith("not fetched: the lookup stopped at 'gone.invalid'"), after
-    assert sandbox.charged(KEY) == 1, "the value after the failure was not sent"
+    assert answers["fail-c.io"]["company_name"], "looked up after the value that failed"
+    assert sandbox.charged(KEY) == 2
+    several = run(env, "lookup", "company", "x1.invalid", "fail-a.io", "x2.invalid")
+    assert several.returncode == 1, several.stderr
+    said = several.stderr.strip().splitlines()
+    assert said[-3].startswith("'x1.invalid': get-company-details: not found."), said
+    assert said[-2].startswith("'x2.invalid': get-company-details: not found."), said
+    assert said[-1] == (
+        "Error: 2 of 3 lookups failed: each is marked in the JSON (company_error); the others "
+        "are answered"
+    )
+    assert json.loads(several.stdout)["fail-a.io"]["company_name"], "cached: free"
+    assert sandbox.charged(KEY) == 2
+
+
+def test_a_stop_after_a_value_that_failed_alone_says_both(
+    env: dict[str, str], sandbox: RunningSandbox
+) -> None:
+    capped = {**env, "PROFNET_SPENDING_CAP": "1/day"}
+    cut = run(capped, "lookup", "company", "nope.invalid", "stop-b.io", "stop-c.io")
+    assert cut.returncode == 3, cut.stderr
+    answers = json.loads(cut.stdout)
+    assert answers["nope.invalid"] == {"company_error": "not found"}
+    assert answers["stop-b.io"]["company_name"]
+    assert answers["stop-c.io"] == {"company_error": CAP_NOT_FETCHED}
+    assert "'nope.invalid': get-company-details: not found." in cut.stderr
+    assert "Spending cap reached: 1 lookup not done." in cut.stderr, cut.stderr
 
 
 def test_the_bar_of_a_run_the_cap_cut_counts_what_was_done_and_says_the_skipped(
