@@ -11,6 +11,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -20,8 +21,7 @@ from profnet_sheets import BudgetExceeded, Client, ProfnetError, Settings, save_
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
 from profnet_sheets.client.jobs import SearchJob, status_bar
-from profnet_sheets.client.ledger import SpendTable
-from profnet_sheets.client.policy import longest_call
+from profnet_sheets.client.ledger import Holds, SpendTable
 from profnet_sheets.client.shared import STOPS_LOG, machine_ledger
 from profnet_sheets.client.spend import BUDGET_SETTING
 from profnet_sheets.client.team_ledger import TeamLedger
@@ -38,7 +38,7 @@ from profnet_sheets.spec import Endpoint, Param, search_endpoint
 from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.spec.profile import LITE_ORIGIN
 from profnet_sheets.stops import Stops
-from profnet_sheets.words import command, counted, how_long, spend_said
+from profnet_sheets.words import command, counted, spend_said
 
 if TYPE_CHECKING:
     from profnet_sheets.searches.cost import SearchCost
@@ -780,46 +780,32 @@ def credits() -> None:
         ledger = client.ledger
         budget = client.settings.budget
         cap = client.settings.spending_cap
+        period = cap.period if cap is not None else "day"  # where a forgetful Redis shows
         try:
-            in_flight = ledger.in_flight(client.service)  # a dead process's holds settled
+            holds = ledger.holds(client.service)  # a dead process's holds settled first
             rows = ledger.by_endpoint_and_day(service=client.service)
             total = client.spent()
             uncertain = client.spent(uncertain=True)
             cap_left = client.quote(0).cap_left
             team = ledger if isinstance(ledger, TeamLedger) else None
             team_spend = team.team_spend() if team else None
-            unrecorded = team.unrecorded_today() if team else 0
+            unrecorded = team.unrecorded(period) if team else 0
         except ProfnetError as error:
             raise _failure(error) from None
         except ledger.failures as error:
             raise click.ClickException(ledger.cap_failure(error)) from None
-        hold = longest_call(client.settings)
-    held = (
-        f"{counted(in_flight, 'credit')} held by calls under way"
-        + (" on the team's machines" if team else "")
-        + f" (a call holds its most for {how_long(hold)} at the longest: those of a process "
-        "that stopped then count as possibly spent)"
-    )
     if team is not None:
         click.echo(f"this machine ({client.settings.machine}):")
     click.echo(str(rows))
     _echo_total(total, uncertain)
-    if in_flight and team is None:
-        click.echo(f"in flight: {held}")
     if team is not None and team_spend is not None:
         click.echo(f"the team (every machine on the Redis cache {team.where}):")
         for line in team_spend.lines():
             click.echo(f"  {line}")
-        if in_flight:
-            click.echo(f"in flight: {held}")
-        if unrecorded:
-            click.echo(
-                f"Warning: this machine's own ledger holds {counted(unrecorded, 'credit')} "
-                "more for today than the team's Redis counts for it: a Redis restarted without "
-                "persistence (or that failed to count them) forgot them, so the team cap "
-                "counts less than was spent (spend made here today before this machine used "
-                "the team's Redis is not there either)."
-            )
+    if holds.credits:
+        click.echo(_in_flight(holds, team is not None))
+    if unrecorded:
+        click.echo(_forgotten(unrecorded, period))
     if budget is not None:
         click.echo(f"budget: {budget} per run (PROFNET_BUDGET; each run starts anew)")
     if cap is None:
@@ -834,6 +820,33 @@ def credits() -> None:
             f"spending cap: {cap} for every run on this computer's ledger (PROFNET_SPENDING_CAP; "
             f"a Redis cache makes it the team's): {cap_left} left"
         )
+
+
+def _in_flight(holds: Holds, team: bool) -> str:
+    """`in flight: N credits held by calls under way ... until ...`: how much, whose, and until
+    when at the latest (the holds' own leases, whatever this machine's settings are)."""
+    whose = f" on the team's machines ({', '.join(holds.machines)})" if team else ""
+    until = ""
+    if holds.until is not None:
+        at = datetime.fromtimestamp(holds.until, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        until = f" until {at} at the latest"
+    return (
+        f"in flight: {counted(holds.credits, 'credit')} held by calls under way{whose}{until}"
+        " (those of a process that stopped then count as possibly spent)"
+    )
+
+
+def _forgotten(credits: int, period: str) -> str:
+    """The warning for spend this machine's ledger holds and the team's Redis does not."""
+    when = {"day": "today", "month": "this month", "total": "in all"}[period]
+    return (
+        f"Warning: this machine's own ledger holds {counted(credits, 'credit')} more {when} "
+        "than the team's Redis counts for every machine: a Redis restarted without persistence "
+        "(or that failed to count them) forgot them, so the team cap counts less than was "
+        "spent. Turn on the Redis's persistence (appendonly yes), and lower the cap by as much "
+        "for this period. (Spend made here before this machine used the team's Redis shows "
+        "the same way.)"
+    )
 
 
 def _echo_total(total: int, uncertain: int) -> None:
@@ -858,8 +871,8 @@ def _machine_credits(error: TeamCacheUnreachable) -> NoReturn:
     click.echo(str(rows))
     _echo_total(total, uncertain)
     raise click.ClickException(
-        f"{error} The team's spend and what the team cap leaves are kept there: they show once "
-        "it answers."
+        f"{error} The team's spend and what the team cap leaves are kept in that Redis: they "
+        "show once it answers."
     )
 
 

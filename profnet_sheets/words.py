@@ -11,13 +11,6 @@ def counted(number: int, one: str, many: str | None = None) -> str:
     return f"{number:,} " + (one if number == 1 else many or one + "s")
 
 
-def how_long(seconds: float) -> str:
-    """`15 minutes`, `90 seconds`: a duration in the unit a reader expects."""
-    if seconds >= 120:
-        return counted(round(seconds / 60), "minute")
-    return counted(round(seconds), "second")
-
-
 def spend_said(spent: int, maybe: int = 0, verb: str = "") -> str:
     """`550 credits` (`spent`), `550 credits (+600 maybe)`: what was charged for sure, and apart
     what may have been (`maybe`, counted in `spent`: calls whose answers were lost after they

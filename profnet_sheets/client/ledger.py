@@ -55,6 +55,16 @@ class Spend:
         return line + (f" {self.possibly:>9}" if self.possibly else "")
 
 
+@dataclass(frozen=True)
+class Holds:
+    """The credits calls under way hold, until when at the latest (the ledger's clock: unix
+    time; None: none held), and on which machines (a team's; empty on one computer)."""
+
+    credits: int
+    until: float | None
+    machines: tuple[str, ...] = ()
+
+
 class SpendTable(list[Spend]):
     """What was spent, by endpoint and day: a list of Spend that shows itself as a table (in a
     notebook, or as text lines) rather than as Python reprs; a `possibly` column when some of
@@ -273,16 +283,37 @@ class Ledger:
             refused = cap_refusal(use, credits, endpoint)
             if refused is not None:
                 raise refused
-            found = self._db.execute(
-                "INSERT INTO reserved (until, service, credits, at, key, endpoint) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (now + lease, service, credits, now, key, endpoint),
-            )
-            return int(found.lastrowid or 0)
+            return self._insert_hold(now, service, credits, endpoint, lease, key)
 
         with self._lock:
             held: int = self._write(reserve)
         return held
+
+    def hold(
+        self, service: str, credits: int, endpoint: str, lease: float, key: str, held: int
+    ) -> None:
+        """Hold `credits` for a call under way with no cap of this ledger's to check (the
+        team's Redis checked it: `held` is its reservation), so that a process that dies
+        with the call in flight leaves it here too, as possibly spent once `lease` passes."""
+        with self._lock:
+            self._insert_hold(self.clock(), service, credits, endpoint, lease, key, held)
+
+    def _insert_hold(
+        self,
+        now: float,
+        service: str,
+        credits: int,
+        endpoint: str,
+        lease: float,
+        key: str,
+        held: int | None = None,
+    ) -> int:
+        found = self._db.execute(
+            "INSERT INTO reserved (id, until, service, credits, at, key, endpoint) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (held, now + lease, service, credits, now, key, endpoint),
+        )
+        return int(found.lastrowid or 0)
 
     def cap_failure(self, error: BaseException) -> str:
         """Why nothing more is bought when the ledger failed the spending cap."""
@@ -301,12 +332,18 @@ class Ledger:
     def in_flight(self, service: str) -> int:
         """Credits reserved now by calls under way, in every process (those of a process that
         died count as possibly spent once their lease has passed)."""
+        return self.holds(service).credits
+
+    def holds(self, service: str) -> Holds:
+        """The calls under way in every process: their credits, and when the last lease ends
+        (those of a process that died are settled as possibly spent first)."""
         with self._lock:
             self._write(self._settle_lapsed)
-            found = self._db.execute(
-                "SELECT COALESCE(SUM(credits), 0) FROM reserved WHERE service = ?", (service,)
-            ).fetchone()[0]
-        return int(found)
+            credits, until = self._db.execute(
+                "SELECT COALESCE(SUM(credits), 0), MAX(until) FROM reserved WHERE service = ?",
+                (service,),
+            ).fetchone()
+        return Holds(int(credits), until)
 
     def cap_use(self, cap: SpendingCap, service: str) -> CapUse:
         """What the ledger holds against the spending cap now (spent in its period, reserved)."""

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from profnet_sheets.client.ledger import UNSETTLED, Ledger, SpendTable
+from profnet_sheets.client.ledger import UNSETTLED, Holds, Ledger, SpendTable
 from profnet_sheets.client.spend import CapUse, cap_refusal
 from profnet_sheets.config import SpendingCap
 
@@ -33,8 +33,9 @@ class MachineSpend:
     sure: int
     maybe: int
 
-    def line(self) -> str:
-        line = f"{self.period:10}  {self.machine:24} {self.sure:>8}"
+    def line(self, width: int = 24) -> str:
+        """The row, its machine's name `width` wide."""
+        line = f"{self.period:10}  {self.machine:{width}} {self.sure:>8}"
         return line + (f" {self.maybe:>9}" if self.maybe else "")
 
 
@@ -43,14 +44,15 @@ class TeamSpendTable(list[MachineSpend]):
     table of credits (a `possibly` column when some possibly were spent)."""
 
     EMPTY = "No credits spent yet."
-    HEADER = f"{'period':10}  {'machine':24} {'credits':>8}"
 
     def lines(self) -> list[str]:
         if not self:
             return [self.EMPTY]
+        width = max(24, *(len(spend.machine) for spend in self))  # names go up to 64
         maybe = any(spend.maybe for spend in self)
-        header = self.HEADER + (f" {'possibly':>9}" if maybe else "")
-        return [header, *(spend.line() for spend in self)]
+        header = f"{'period':10}  {'machine':{width}} {'credits':>8}"
+        header += f" {'possibly':>9}" if maybe else ""
+        return [header, *(spend.line(width) for spend in self)]
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
@@ -191,11 +193,15 @@ class TeamLedger:
         self.redis.transaction(attempt)
         if refused is not None:
             raise refused
+        # This machine's own ledger holds it too: a process killed with the call in flight
+        # leaves it there as possibly spent, as in the team's (and seen with the Redis down).
+        self.local.hold(service, credits, endpoint, lease, key, reservation)
         return reservation
 
     def release(self, reservation: int) -> None:
         """Drop a reservation (its call is recorded, or was never sent). A Redis gone keeps
         it until its lease runs out: it then counts as maybe spent, never as nothing."""
+        self.local.release(reservation)
         with contextlib.suppress(*self.failures):
             self.redis.hdel(self.held_key, str(reservation))
 
@@ -240,25 +246,33 @@ class TeamLedger:
     def in_flight(self, service: str) -> int:
         """Credits held now by calls under way on every machine of the team (those of a
         process that died count as possibly spent once their lease has passed)."""
+        return self.holds(service).credits
+
+    def holds(self, service: str) -> Holds:
+        """The calls under way on every machine of the team: their credits, when the last
+        lease ends (the Redis server's clock), and the machines holding them."""
         self.settle_lapsed()
         held, _ = self._held(self.redis, self._now(self.redis))
-        return sum(int(it["credits"]) for it in held.values())
-
-    def unrecorded_today(self) -> int:
-        """Credits this machine's own ledger holds for today (the Redis server's day, its
-        first minutes left out for clocks that differ) beyond what the team's Redis counts
-        for it: a Redis that restarted without persistence, or failed to count, forgot them."""
-        now = self._now(self.redis)
-        today = period_keys(now)["day"]
-        since = datetime.strptime(today, "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
-        since += CLOCKS_APART
-        own = self.local.total(since=since) + self.local.total(since=since, uncertain=True)
-        fields = self.redis.hgetall(self.spend_key("day", today))
-        team = sum(
-            int(value)
-            for field, value in fields.items()
-            if _text(field).partition(":")[2] == self.machine
+        return Holds(
+            sum(int(it["credits"]) for it in held.values()),
+            max((float(it["until"]) for it in held.values()), default=None),
+            tuple(sorted({str(it["machine"]) for it in held.values()})),
         )
+
+    def unrecorded(self, period: str = "day") -> int:
+        """Credits this machine's own ledger holds for the current `period` (`day`, `month`,
+        `total`: the Redis server's, its first minutes left out for clocks that differ)
+        beyond what the team's Redis counts for every machine in it: spend a Redis that
+        restarted without persistence (or failed to count it) forgot."""
+        now = self._now(self.redis)
+        name = period_keys(now)[period]
+        since = 0.0
+        if period != "total":
+            start = name if period == "day" else f"{name}-01"
+            since = datetime.strptime(start, "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
+            since += CLOCKS_APART
+        own = self.local.total(since=since) + self.local.total(since=since, uncertain=True)
+        team = sum(int(value) for value in self.redis.hvals(self.spend_key(period, name)))
         return max(0, own - team)
 
     def team_spend(self, days: int = DAYS_SHOWN) -> TeamSpendTable:

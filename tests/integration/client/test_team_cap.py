@@ -9,6 +9,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,8 @@ import time_machine
 from profnet_sheets import BudgetExceeded, Client, ConfigurationError, StoppedBuying
 from profnet_sheets.client.account import service_name
 from profnet_sheets.client.embedded import NOTICE
-from profnet_sheets.client.ledger import Ledger
-from profnet_sheets.client.team_ledger import MachineSpend, TeamLedger, period_keys
+from profnet_sheets.client.ledger import Holds, Ledger
+from profnet_sheets.client.team_ledger import MachineSpend, TeamLedger, TeamSpendTable, period_keys
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.excel import formulas, session
 from profnet_sheets.excel.session import SessionConfig
@@ -30,6 +31,18 @@ from ..conftest import cli_env, run_cli
 
 pytestmark = pytest.mark.integration
 KEY = "team-cap-key"
+
+
+class Clock:
+    """A clock the test moves on."""
+
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 CAP = SpendingCap(20, "day")
 DETAILS = "get-company-details"
 NO_SERVICE = ("PROFNET_API_KEY", "PROFNET_BASE_URL")  # the embedded sandbox answers
@@ -37,7 +50,7 @@ NO_SERVICE = ("PROFNET_API_KEY", "PROFNET_BASE_URL")  # the embedded sandbox ans
 HOLDER = """
 import sys
 import redis
-from profnet_sheets.client.ledger import Ledger
+from profnet_sheets.client.ledger import Holds, Ledger
 from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.excel import formulas, session
@@ -126,25 +139,60 @@ def test_a_killed_process_frees_its_reservation_within_the_lease_as_maybe_spent(
 
 
 def test_spend_this_machine_holds_and_the_teams_redis_forgot_is_told(redis_url: str) -> None:
-    """A Redis restarted without persistence forgets the day's spend: the machine's own
-    ledger still has it, and the difference is what the team cap no longer counts."""
+    """A Redis restarted without persistence forgets the period's spend: the machine's own
+    ledger still has it, and what the whole team's count lacks is what the cap no longer
+    counts (the team's, every name: a machine renamed is no false alarm)."""
     service = f"svc-{uuid.uuid4().hex[:8]}"
     noon = float(int(server_time(redis_url)() // 86_400) * 86_400 + 43_200)
     local = Ledger(None, clock=lambda: noon)
-    here = TeamLedger(local, redis.Redis.from_url(redis_url), service, "here", redis_url)
-    here.clock = lambda: noon + 60
-    here.record(service, "", DETAILS, 4, 4)
-    assert here.unrecorded_today() == 0
+    old_name = TeamLedger(local, redis.Redis.from_url(redis_url), service, "vm", redis_url)
+    old_name.clock = lambda: noon + 60
+    old_name.record(service, "", DETAILS, 4, 4)
+    here = TeamLedger(local, redis.Redis.from_url(redis_url), service, "laptop-eve", redis_url)
+    here.clock = old_name.clock
+    assert here.unrecorded() == 0, "renamed: its spend under the old name is the team's"
     local.record(service, "", DETAILS, 3, 3)  # kept here, not counted there
     local.record(service, "", DETAILS, 2, None, uncertain=True)
-    assert here.unrecorded_today() == 5
+    assert here.unrecorded() == 5
+    assert here.unrecorded("month") == 5
     local.clock = lambda: noon - 43_200 + 300  # the day's first minutes: clocks may differ
     local.record(service, "", DETAILS, 7, 7)
-    assert here.unrecorded_today() == 5
-    other = TeamLedger(Ledger(None), redis.Redis.from_url(redis_url), service, "other", "")
-    other.clock = here.clock
-    other.record(service, "", DETAILS, 9, 9)  # another machine's spend makes up for nothing
-    assert here.unrecorded_today() == 5
+    assert here.unrecorded() == 5
+    assert here.unrecorded("total") == 12
+
+
+def test_a_machine_killed_mid_call_keeps_its_hold_in_its_own_ledger_too(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Its own ledger says what it possibly spent, as the team's Redis does (and shows it
+    with the Redis down)."""
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    clock, path = Clock(), tmp_path / "own-ledger.sqlite"
+    dying = TeamLedger(Ledger(path, clock), redis.Redis.from_url(redis_url), service, "bo", "")
+    dying.reserve_within(CAP, service, 4, DETAILS, 30.0)
+    released = dying.reserve_within(CAP, service, 2, DETAILS, 30.0)
+    dying.release(released)  # its call recorded, then released: never possibly spent
+    assert dying.local.holds(service) == Holds(4, clock.now + 30.0)
+    clock.now += 31  # killed: a new process of this machine opens its ledger later
+    own = Ledger(path, clock)
+    assert own.total(service=service, uncertain=True) == 4
+    assert own.by_endpoint_and_day(service=service)[0].possibly == 4
+
+
+def test_the_teams_table_fits_the_longest_machine_name() -> None:
+    name = "ip-10-0-12-34.eu-west-1.compute.internal"  # a host name, the default
+    table = TeamSpendTable(
+        [MachineSpend("2026-11-27", "cy", 0, 1), MachineSpend("2026-11-27", name, 1, 0)]
+    )
+    header, short, long = table.lines()
+    end = 10 + 2 + len(name) + 1 + 8  # the credits column's right edge
+    assert header[:end].endswith(" credits")
+    assert short[:end].endswith(" 0")
+    assert long.endswith(" 1")
+    assert len(long) == end
+    assert header.endswith(" possibly")
+    assert short.endswith(" 1")
+    assert len(short) == len(header)
 
 
 def test_the_day_of_the_cap_is_the_redis_servers_not_the_machines(redis_url: str) -> None:
@@ -227,7 +275,8 @@ def test_credits_shows_the_teams_spend_per_machine_and_the_team_cap_left(
     said = down.stderr.strip().splitlines()[-1]
     assert said.startswith("Error: Cannot use the Redis cache"), down.stderr
     assert said.endswith(
-        "The team's spend and what the team cap leaves are kept there: they show once it answers."
+        "The team's spend and what the team cap leaves are kept in that Redis: they show once it "
+        "answers."
     )
     assert "Traceback" not in down.stderr
     fresh = run_cli({**env, "PROFNET_CACHE_DIR": str(tmp_path / "new-box")}, "credits")
@@ -315,19 +364,21 @@ def test_credits_shows_the_teams_holds_under_the_team_and_warns_of_a_forgetful_r
     assert lines[team_at + 1].split() == ["period", "machine", "credits"]
     (held,) = [n for n, line in enumerate(lines) if line.startswith("in flight:")]
     assert held > team_at, "the holds are the team's, not this machine's"
-    assert lines[held].startswith(
-        "in flight: 5 credits held by calls under way on the team's machines (a call holds its "
-        "most for "
-    )
-    assert (
-        "minutes at the longest: those of a process that stopped then count as possibly"
-        in (lines[held])
-    )
+    said = lines[held]
+    assert said.startswith(
+        "in flight: 5 credits held by calls under way on the team's machines (killed-box) until "
+    ), said
+    until = said.split(" until ")[1].split(" at the latest")[0]
+    lease_end = datetime.strptime(until, "%Y-%m-%d %H:%M:%S UTC").replace(tzinfo=UTC)
+    lease_left = lease_end.timestamp() - server_time(killable_redis.url)()
+    assert 0 < lease_left <= 30, "the holder's own lease (30 s), not this machine's settings"
+    assert said.endswith("(those of a process that stopped then count as possibly spent)")
     (warned,) = [line for line in lines if line.startswith("Warning:")]
     assert warned.startswith(
-        "Warning: this machine's own ledger holds 3 credits more for today than the team's "
-        "Redis counts for it"
+        "Warning: this machine's own ledger holds 3 credits more today than the team's Redis "
+        "counts for every machine"
     )
+    assert "Turn on the Redis's persistence (appendonly yes)" in warned
 
 
 def test_credits_with_the_teams_redis_down_starts_no_sandbox(
