@@ -12,11 +12,11 @@ def counted(number: int, one: str, many: str | None = None) -> str:
 
 
 def spend_said(spent: int, maybe: int = 0, verb: str = "") -> str:
-    """`550 credits` (`spent`), `550 credits (+600 maybe)`: what was charged for sure, and apart
+    """`550 credits` (`spent`), `550 credits (+600 possibly)`: what was charged for sure, and apart
     what may have been (`maybe`, counted in `spent`: calls whose answers were lost after they
-    went out); `verb` after the sure part (`550 credits spent (+600 maybe)`)."""
+    went out); `verb` after the sure part (`550 credits spent (+600 possibly)`)."""
     said = counted(spent - maybe, "credit") + (f" {verb}" if verb else "")
-    return f"{said} (+{maybe:,} maybe)" if maybe else said
+    return f"{said} (+{maybe:,} possibly)" if maybe else said
 
 
 # How a user runs the command line: from a clone (a source checkout, beside its

@@ -80,7 +80,7 @@ class Outcome:
         return codes.get(self.ending or "", 0)
 
     def spend(self) -> str:
-        """`22 credits spent` (`(+3 maybe)`), this run's own."""
+        """`22 credits spent` (`(+3 possibly)`), this run's own."""
         return spend_said(self.spent, self.uncertain, "spent")
 
     def rerun(self) -> str:

@@ -239,7 +239,7 @@ def spend_rows(spent: int, maybe: int) -> list[tuple[str, CellValue]]:
     """The credits a macro spent for sure, and apart (when any) those it maybe spent: calls
     whose answers were lost after they went out."""
     rows: list[tuple[str, CellValue]] = [("credits spent", spent - maybe)]
-    return [*rows, ("credits maybe spent", maybe)] if maybe else rows
+    return [*rows, ("credits possibly spent", maybe)] if maybe else rows
 
 
 def summary(

@@ -41,7 +41,7 @@ class Spend:
         return self.spent - self.maybe
 
     def said(self) -> str:
-        """`550 credits`, `550 credits (+600 maybe)`."""
+        """`550 credits`, `550 credits (+600 possibly)`."""
         return spend_said(self.spent, self.maybe)
 
 

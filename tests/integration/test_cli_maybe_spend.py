@@ -31,5 +31,5 @@ def test_a_search_summary_tells_sure_and_maybe_credits_apart(tmp_path: Path) -> 
     said = " ".join(done.stderr.split())
     assert sure == 0, "the sandbox cuts before the work: nothing more was charged"
     assert f"(this search: {sure} credits (+" in said, said
-    maybe = int(said.split(f"(this search: {sure} credits (+")[1].split(" maybe))")[0])
+    maybe = int(said.split(f"(this search: {sure} credits (+")[1].split(" possibly))")[0])
     assert maybe > 0, "the page lost after it went out counts apart, as maybe"

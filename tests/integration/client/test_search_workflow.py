@@ -105,7 +105,7 @@ def test_the_spend_tells_sure_and_maybe_apart(client: Client, fresh: RunningSand
     spend = search.spend
     assert spend.sure == fresh.charged() == 50, "the sandbox cuts before charging the page"
     assert spend.maybe > 0, "the pages lost after they went out count as maybe"
-    assert spend.said() == f"50 credits (+{spend.maybe:,} maybe)"
+    assert spend.said() == f"50 credits (+{spend.maybe:,} possibly)"
 
 
 def test_places_are_found_by_name_once_each(client: Client, fresh: RunningSandbox) -> None:

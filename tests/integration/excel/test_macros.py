@@ -203,4 +203,4 @@ def test_the_last_run_block_tells_maybe_charged_credits_apart(excel: Excel) -> N
     report = book.report()
     assert report["status"].startswith("completed"), report
     assert report["credits spent"] == excel.charged() - before
-    assert report["credits maybe spent"] > 0, report
+    assert report["credits possibly spent"] > 0, report

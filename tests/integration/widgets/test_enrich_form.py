@@ -197,5 +197,5 @@ def test_the_spend_line_shows_what_may_have_been_charged_apart(
     sure = fresh.charged()
     assert sure == form.result.filter(pl.col("company_name").is_not_null()).height
     assert f"Spent {sure} credits (+" in said, said
-    maybe = int(said.split(f"Spent {sure} credits (+")[1].split(" maybe).")[0])
+    maybe = int(said.split(f"Spent {sure} credits (+")[1].split(" possibly).")[0])
     assert maybe > 0, "cut connections are counted apart, as maybe charged"
