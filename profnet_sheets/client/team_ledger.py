@@ -195,7 +195,11 @@ class TeamLedger:
             raise refused
         # This machine's own ledger holds it too: a process killed with the call in flight
         # leaves it there as possibly spent, as in the team's (and seen with the Redis down).
-        self.local.hold(service, credits, endpoint, lease, key, reservation)
+        try:
+            self.local.hold(service, credits, endpoint, lease, key, reservation)
+        except BaseException:  # not held here: not held at all (the call is not made)
+            self.release(reservation)
+            raise
         return reservation
 
     def release(self, reservation: int) -> None:

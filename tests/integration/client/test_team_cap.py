@@ -4,6 +4,7 @@ clock, no silent fallback to a cap of the machine's own, and `credits`' view of 
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import time
@@ -394,3 +395,15 @@ def test_credits_with_the_teams_redis_down_starts_no_sandbox(
     assert "Cannot use the Redis cache" in down.stderr
     assert NOTICE not in down.stderr
     assert not list((tmp_path / "cache").glob("sandbox-state*"))
+
+
+def test_a_hold_its_own_ledger_cannot_keep_is_not_made_in_the_teams_either(
+    redis_url: str,
+) -> None:
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    local = Ledger(None)
+    broken = TeamLedger(local, redis.Redis.from_url(redis_url), service, "bo", "")
+    local.close()  # its ledger fails from now on
+    with pytest.raises(sqlite3.Error):
+        broken.reserve_within(CAP, service, 4, DETAILS, 30.0)
+    assert team_ledger(redis_url, service, "other").in_flight(service) == 0
