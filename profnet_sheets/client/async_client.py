@@ -22,8 +22,10 @@ from profnet_sheets.client.call import (
     CallPlan,
     Claim,
     Found,
+    GiveBack,
     Heard,
     Request,
+    Turn,
     Wait,
     drive_async,
     heard,
@@ -302,10 +304,16 @@ class AsyncClient:
 
     async def _do(self, action: Action) -> Any:
         """An action of the sequence: an attempt or a wait awaited; the rest at once."""
+        if isinstance(action, Turn):
+            return await self._turn()
         if isinstance(action, Request):
-            answer = await self._attempt(action.endpoint, action.payload)
+            answer = await self._attempt(action.endpoint, action.payload, action.ticket)
             await _let_the_next_start()
             return answer
+        if isinstance(action, GiveBack):
+            self.client.pace.core.finish(action.ticket, self.clock(), "failed", None)
+            self._line.freed_event().set()
+            return None
         if isinstance(action, Wait):
             await self.sleep(action.seconds)
             return None
@@ -313,8 +321,10 @@ class AsyncClient:
             return False  # one process: the in-flight map holds the key, no one else
         return self.client.book(action)
 
-    async def _attempt(self, ep: Endpoint, params: dict[str, Any]) -> Heard | Failure:
-        """One attempt when the pace lets it start: the answer, or how it failed; the pace
+    async def _attempt(
+        self, ep: Endpoint, params: dict[str, Any], ticket: Ticket
+    ) -> Heard | Failure:
+        """One attempt, its turn taken (`ticket`): the answer, or how it failed; the pace
         learns how it went."""
         settings, key = self.client.settings, self.client.api_key
         get = ep.method == "GET"
@@ -327,7 +337,6 @@ class AsyncClient:
         ).prepare()
         url, body = prepared.url or "", prepared.body
         plain = dict(prepared.headers)
-        ticket = await self._turn()
         outcome: Outcome = "failed"
         retry_after: float | None = None
         try:

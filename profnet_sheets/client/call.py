@@ -4,11 +4,13 @@ what happened (facts); a driver does the actions, with threads and blocking I/O
 (`async_client.AsyncClient`).
 
 The sequence (after the memo, under the driver's exclusion of identical calls): the store ->
-offline -> the gate -> the claim -> the store again -> the ceiling -> reserve -> attempts (the
-retry policy says when to repeat, the spend policy whether it may) -> settle -> the stops ->
-save -> hand out. Decisions are the spend policy's, the retry policy's and the cache policy's;
-no socket, no thread, no clock, no sleep here. An action the driver could not do is thrown
-into the sequence (`generator.throw`), so that what was reserved is always settled.
+offline -> the gate -> the claim -> the store again -> the ceiling -> reserve (the budget) ->
+attempts (each one's turn in the pace; at the first one's, the cap's hold, which other
+processes see; the retry policy says when to repeat, the spend policy whether it may) ->
+settle -> the stops -> save -> hand out. Decisions are the spend policy's, the retry
+policy's and the cache policy's; no socket, no thread, no clock, no sleep here. An action
+the driver could not do is thrown into the sequence (`generator.throw`), so that what was
+reserved is always settled.
 """
 
 from __future__ import annotations
@@ -138,19 +140,46 @@ class Claim:
 
 @dataclass(frozen=True)
 class Reserve:
-    """Reserve `credits` in the budget and under the cap -> a Reservation (or the refusal
-    thrown in)."""
+    """Reserve `credits` in the budget and (unless `under_cap` is False) under the cap -> a
+    Reservation (or the refusal thrown in)."""
+
+    endpoint: Endpoint
+    credits: int
+    under_cap: bool = True
+
+
+@dataclass(frozen=True)
+class Hold:
+    """Hold `credits` under the spending cap (shared by every process on the ledger) -> a
+    Reservation of none of the budget (or the refusal thrown in)."""
 
     endpoint: Endpoint
     credits: int
 
 
 @dataclass(frozen=True)
+class Turn:
+    """Wait until the pace lets an attempt start -> its ticket (or NeverSent thrown in: the
+    run stopped, the claim lapsed, the call was cancelled in line)."""
+
+    endpoint: Endpoint
+
+
+@dataclass(frozen=True)
 class Request:
-    """Make one attempt when the pace lets it start -> a Heard, or how it failed (a Failure)."""
+    """Make one attempt, its turn taken (`ticket`) -> a Heard, or how it failed (a Failure);
+    the pace learns how it went."""
 
     endpoint: Endpoint
     payload: dict[str, Any]
+    ticket: Any
+
+
+@dataclass(frozen=True)
+class GiveBack:
+    """Give a turn back unused (nothing was sent: the cap refused, the run stopped) -> None."""
+
+    ticket: Any
 
 
 @dataclass(frozen=True)
@@ -179,7 +208,7 @@ class Save:
     seconds: float
 
 
-Action = ReadStore | Claim | Reserve | Request | Wait | Settle | Save
+Action = ReadStore | Claim | Reserve | Hold | Turn | Request | GiveBack | Wait | Settle | Save
 Flow = Generator[Action, Any, T]
 
 
@@ -201,22 +230,30 @@ def attempts_of(
     reached: Callable[[bool], bool] = lambda reached: True,
     may_retry: Callable[[Attempt], Flow[bool]] | None = None,
     attempts: list[Attempt] | None = None,
+    on_turn: Callable[[int], Flow[None]] | None = None,
 ) -> Flow[Sent]:
     """The call's attempts, retried as the retry policy says; the final answer, whatever its
     status. `reached` is told after each attempt whether it reached the service (False back:
     deemed unreachable, not tried again); `may_retry` is asked before each repeat (the spend
-    policy's say). `attempts` (the caller's list, known whatever is raised) gets what each
-    attempt met as it happens: one under way counts as one that went out with no answer yet.
-    Raises TransportError when no answer came, ServiceError on a redirect (never followed)."""
+    policy's say); `on_turn(number)` once each attempt's turn has come, before it is sent
+    (what it raises gives the turn back, nothing sent). `attempts` (the caller's list, known
+    whatever is raised) gets what each attempt met as it happens: one under way counts as one
+    that went out with no answer yet. Raises TransportError when no answer came, ServiceError
+    on a redirect (never followed)."""
     attempts = [] if attempts is None else attempts
     while True:
         number = len(attempts)
+        ticket = yield Turn(ep)  # NeverSent thrown in: stopped while it waited, never left
+        if on_turn is not None:
+            try:
+                yield from on_turn(number)
+            except GeneratorExit:  # the flow closed unfinished: no driver left to give it to
+                raise
+            except BaseException:
+                yield GiveBack(ticket)
+                raise
         attempts.append(Attempt(went_out=True))  # under way: it may reach the service
-        try:
-            answer: Heard | Failure = yield Request(ep, payload)
-        except NeverSent:
-            attempts.pop()  # stopped while it waited for its turn: it never left
-            raise
+        answer: Heard | Failure = yield Request(ep, payload, ticket)
         attempts.pop()
         if isinstance(answer, str):
             failure: Failure = answer
@@ -403,7 +440,14 @@ def _bought(
     """Decide (reserve its most), act (the attempts), settle (the spend policy, from what
     the attempts met), count the stops; keep what the cache policy says to keep."""
     ep, spend = plan.ep, books.spend
-    reservations = [(yield Reserve(ep, ceiling))]
+    # The budget is this process's: reserved at once. The cap's hold, which other processes
+    # see (and which a process killed leaves as possibly spent), is taken once the first
+    # attempt's turn has come, not while the call waits for it.
+    reservations = [(yield Reserve(ep, ceiling, under_cap=False))]
+
+    def on_turn(number: int) -> Flow[None]:
+        if number == 0:
+            reservations.append((yield Hold(ep, ceiling)))
 
     def may_retry(attempt: Attempt) -> Flow[bool]:
         """Another attempt after `attempt`: allowed by the spend policy, and (after one that
@@ -422,7 +466,15 @@ def _bought(
     try:
         try:
             sent = yield from attempts_of(
-                ep, plan.payload, retry, rng, plan.where, books.count_reached, may_retry, attempts
+                ep,
+                plan.payload,
+                retry,
+                rng,
+                plan.where,
+                books.count_reached,
+                may_retry,
+                attempts,
+                on_turn,
             )
         except TransportError as error:
             charge = spend.settle(ep, attempts, ceiling)

@@ -25,12 +25,15 @@ from profnet_sheets.client.call import (
     Claim,
     Flow,
     Found,
+    GiveBack,
+    Hold,
     ReadStore,
     Request,
     Reserve,
     Save,
     Sent,
     Settle,
+    Turn,
     Wait,
     drive,
     json_or_none,
@@ -386,10 +389,15 @@ class Client:
         """An action of the sequence, done with blocking I/O: the claim held in `claimed`,
         asked when the attempt's turn comes whether it is still this process's."""
         shared = self._shared
+        if isinstance(action, Turn):
+            return shared.transport.turn(action.endpoint, claimed.still_ours)
         if isinstance(action, Request):
             return shared.transport.attempt(
-                action.endpoint, action.payload, shared.api_key, claimed.still_ours
+                action.endpoint, action.payload, shared.api_key, action.ticket
             )
+        if isinstance(action, GiveBack):
+            shared.transport.pace.release(action.ticket, "failed")
+            return None
         if isinstance(action, Wait):
             shared.transport.sleep(action.seconds)
             return None
@@ -408,7 +416,11 @@ class Client:
         if isinstance(action, ReadStore):
             return self._from_store(action.endpoint, action.key)
         if isinstance(action, Reserve):
-            return self._shared.reserve(self._budget, action.credits, action.endpoint)
+            return self._shared.reserve(
+                self._budget, action.credits, action.endpoint, action.under_cap
+            )
+        if isinstance(action, Hold):
+            return self._shared.hold(action.credits, action.endpoint)
         if isinstance(action, Settle):
             reservations = list(action.reservations)
             self._shared.settle(self._budget, action.endpoint, action.charge, reservations)

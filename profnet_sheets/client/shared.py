@@ -97,14 +97,30 @@ class Shared:
         with self.lock:
             return self.spend.quote(credits, budget, use)
 
-    def reserve(self, budget: Budget, credits: int, ep: Endpoint) -> Reservation:
-        """Reserve a call's most in `budget`, then under the spending cap (shared by every
-        process on the ledger); raises BudgetExceeded, holding nothing, when either refuses."""
+    def reserve(
+        self, budget: Budget, credits: int, ep: Endpoint, under_cap: bool = True
+    ) -> Reservation:
+        """Reserve a call's most in `budget`, then (`under_cap`) under the spending cap;
+        raises BudgetExceeded, holding nothing, when either refuses."""
         with self.lock:
             self.spend.reserve(budget, credits, ep.name)
+        if not under_cap:
+            return Reservation(credits, None)
+        try:
+            held = self.hold(credits, ep)
+        except BaseException:  # refused, or the ledger failed: nothing is held
+            with self.lock:
+                self.spend.release(budget, credits)
+            raise
+        return Reservation(credits, held.ledger_id)
+
+    def hold(self, credits: int, ep: Endpoint) -> Reservation:
+        """Hold a call's most under the spending cap (shared by every process on the
+        ledger): a Reservation of none of the budget; raises BudgetExceeded when the cap
+        refuses, StoppedBuying when the ledger cannot hold it."""
         cap = self.settings.spending_cap
         if cap is None or not credits:
-            return Reservation(credits, None)
+            return Reservation(0, None)
         try:
             held = self.ledger.reserve_within(
                 cap,
@@ -114,13 +130,9 @@ class Shared:
                 longest_call(self.settings),
                 self.api_key.fingerprint,
             )
-        except BaseException as error:  # refused, or the ledger failed: nothing is held
-            with self.lock:
-                self.spend.release(budget, credits)
-            if isinstance(error, self.ledger.failures):
-                raise self.stopped(ep, self.ledger.cap_failure(error)) from None
-            raise
-        return Reservation(credits, held)
+        except self.ledger.failures as error:  # no silent fallback: nothing is held
+            raise self.stopped(ep, self.ledger.cap_failure(error)) from None
+        return Reservation(0, held)
 
     def stopped(
         self, ep: Endpoint | None, reason: str, *, cache_failed: bool = False

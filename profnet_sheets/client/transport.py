@@ -17,9 +17,11 @@ import requests
 from profnet_sheets.client.call import (
     Action,
     ClaimLost,
+    GiveBack,
     Heard,
     Request,
     Sent,
+    Turn,
     Wait,
     attempts_of,
     drive,
@@ -29,7 +31,7 @@ from profnet_sheets.client.call import (
 )
 from profnet_sheets.client.deadline import Deadline, DeadlineAdapter
 from profnet_sheets.client.outgoing import Outgoing
-from profnet_sheets.client.pace import Outcome, Pace
+from profnet_sheets.client.pace import Outcome, Pace, Ticket
 from profnet_sheets.client.policy import Failure, RetryPolicy
 from profnet_sheets.client.spend import Attempt
 from profnet_sheets.config import ApiKey, Settings
@@ -132,29 +134,34 @@ class Transport:
         )
         return drive(flow, lambda action: self._do(action, key))
 
-    def _do(self, action: Action, key: ApiKey | None) -> Heard | Failure | None:
-        """An action of the attempts: one attempt, or a wait before the next."""
+    def _do(self, action: Action, key: ApiKey | None) -> Heard | Failure | Ticket | None:
+        """An action of the attempts: a turn, one attempt, or a wait before the next."""
+        if isinstance(action, Turn):
+            return self.turn(action.endpoint)
         if isinstance(action, Request):
-            return self.attempt(action.endpoint, action.payload, key)
+            return self.attempt(action.endpoint, action.payload, key, action.ticket)
+        if isinstance(action, GiveBack):
+            self.pace.release(action.ticket, "failed")
+            return None
         if isinstance(action, Wait):
             self.sleep(action.seconds)
             return None
         raise TypeError(f"not an action of the attempts: {action!r}")  # pragma: no cover
 
-    def attempt(
-        self,
-        endpoint: Endpoint,
-        payload: dict[str, Any],
-        key: ApiKey | None,
-        still_ours: Callable[[], bool] = lambda: True,
-    ) -> Heard | Failure:
-        """One attempt when the pace lets it start: the answer, or how it failed; the pace
-        learns how it went. `still_ours` is asked when the turn comes (the call's claim):
-        False, and nothing is sent (ClaimLost)."""
+    def turn(self, endpoint: Endpoint, still_ours: Callable[[], bool] = lambda: True) -> Ticket:
+        """Wait until the pace lets an attempt start: its ticket. `still_ours` is asked when
+        the turn comes (the call's claim): False, and the turn is given back (ClaimLost)."""
         ticket = self.pace.acquire()
         if not still_ours():
             self.pace.release(ticket, "failed")
             raise ClaimLost(f"{endpoint.name}: the call's claim lapsed before its turn came")
+        return ticket
+
+    def attempt(
+        self, endpoint: Endpoint, payload: dict[str, Any], key: ApiKey | None, ticket: Ticket
+    ) -> Heard | Failure:
+        """One attempt, its turn taken (`ticket`): the answer, or how it failed; the pace
+        learns how it went."""
         outcome: Outcome = "failed"
         retry_after: float | None = None
         deadline = Deadline(self.settings.deadline)

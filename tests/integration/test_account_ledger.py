@@ -202,3 +202,28 @@ def test_a_search_free_on_the_plan_says_so(sandbox: RunningSandbox, tmp_path: Pa
     assert result.returncode == 0, result.stderr
     assert "0 credits: search-leads is free on your plan" in result.stderr
     assert "reused" not in result.stderr
+
+
+def test_calls_waiting_for_their_turn_hold_nothing_under_the_cap(
+    sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """16 calls at once, 4 let in flight by the pace: the cap holds the 4 sent, not 16 (a
+    killed process's holds turn into possibly spent: they should be calls that went out)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    set_faults(sandbox, latency_ms=3000)
+    client = Client(
+        api_key=KEY,
+        base_url=sandbox.base_url,
+        cache_dir=tmp_path,
+        spending_cap="100/day",
+        concurrency=4,
+    )
+    with client, ThreadPoolExecutor(16) as pool:
+        done = [pool.submit(client.get_company_details, domain=f"turn{n}.io") for n in range(16)]
+        wait_for(lambda: sandbox.charged(KEY) >= 4, "the first calls to arrive")
+        assert client.ledger.in_flight(client.service) == 4, "held by the calls sent only"
+        set_faults(sandbox, latency_ms=0)
+        assert all(future.result(timeout=60) for future in done)
+        assert client.ledger.in_flight(client.service) == 0
+    assert sandbox.charged(KEY) == 16

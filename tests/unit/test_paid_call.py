@@ -19,13 +19,16 @@ from profnet_sheets.client.call import (
     Claim,
     ClaimLost,
     Flow,
+    GiveBack,
     Heard,
+    Hold,
     ReadStore,
     Request,
     Reserve,
     Save,
     Sent,
     Settle,
+    Turn,
     Wait,
     heard,
     paid_call,
@@ -118,15 +121,18 @@ def kinds(actions: list[Action]) -> list[str]:
 
 
 def test_a_cheap_get_cut_once_is_reserved_again_tried_again_settled_and_saved() -> None:
-    asked, answer = run(DETAILS, {Reserve: ["r1", "r2"], Request: ["read", ok()]})
+    facts = {Reserve: ["r1", "r2"], Hold: ["h1"], Request: ["read", ok()]}
+    asked, answer = run(DETAILS, facts)
     assert answer == COMPANY
     assert kinds(asked) == [
-        "ReadStore", "Claim", "ReadStore", "Reserve", "Request", "Reserve", "Wait", "Request",
-        "Settle", "Save",
+        "ReadStore", "Claim", "ReadStore", "Reserve", "Turn", "Hold", "Request", "Reserve",
+        "Wait", "Turn", "Request", "Settle", "Save",
     ]  # fmt: skip
+    first = next(it for it in asked if isinstance(it, Reserve))
+    assert not first.under_cap, "the cap's hold waits for the turn; a retry's does not"
     settle = next(it for it in asked if isinstance(it, Settle))
     assert settle.charge == Charge(1, 1, None, 1)
-    assert settle.reservations == ("r1", "r2")
+    assert settle.reservations == ("r1", "h1", "r2")
     save = asked[-1]
     assert isinstance(save, Save)
     assert save.response == "the response"
@@ -146,7 +152,22 @@ def test_a_refused_reservation_sends_nothing_and_settles_nothing() -> None:
     refused = BudgetExceeded("no", needed=1, left=0)
     asked, error = run(DETAILS, {Reserve: [refused]})
     assert error is refused
-    assert not any(isinstance(it, Request | Settle) for it in asked)
+    assert not any(isinstance(it, Turn | Request | Settle) for it in asked)
+
+
+def test_the_caps_hold_is_taken_at_the_turn_and_a_refusal_gives_the_turn_back() -> None:
+    """Calls waiting for the pace hold nothing other processes see (a killed process left
+    twice as many holds as calls sent); the cap refusing at the turn sends nothing."""
+    refused = BudgetExceeded("the cap", needed=1, left=0)
+    asked, error = run(DETAILS, {Reserve: ["r1"], Turn: ["t1"], Hold: [refused]})
+    assert error is refused
+    assert kinds(asked)[3:] == ["Reserve", "Turn", "Hold", "GiveBack", "Settle"]
+    given_back, settle = asked[-2], asked[-1]
+    assert isinstance(given_back, GiveBack)
+    assert given_back.ticket == "t1"
+    assert isinstance(settle, Settle)
+    assert settle.charge == Charge(0, 0, None, 0)
+    assert settle.reservations == ("r1",), "the budget's reservation given back"
 
 
 def test_a_stored_answer_is_handed_out_with_nothing_reserved() -> None:
@@ -168,7 +189,18 @@ def flow_at_request() -> Flow[Any]:
     assert isinstance(flow.send(None), Claim)
     assert isinstance(flow.send(None), ReadStore)
     assert isinstance(flow.send(None), Reserve)
-    assert isinstance(flow.send("r1"), Request)
+    assert isinstance(flow.send("r1"), Turn)
+    assert isinstance(flow.send("t1"), Hold)
+    assert isinstance(flow.send("h1"), Request)
+    return flow
+
+
+def flow_at_turn() -> Flow[Any]:
+    """A paid call's flow stepped to waiting for its turn."""
+    flow = paid_call(plan(DETAILS), Books(), Desk(), RetryPolicy(), random.Random(0))
+    for expected, fact in ((ReadStore, None), (Claim, None), (ReadStore, None), (Reserve, None)):
+        assert isinstance(flow.send(fact), expected)
+    assert isinstance(flow.send("r1"), Turn)
     return flow
 
 
@@ -185,7 +217,7 @@ def test_a_call_stopped_while_it_waits_for_its_turn_settles_as_nothing() -> None
     """A run stopped (Cancel) while a call waited for the pace: it never left, so nothing
     may have been charged (before: counted as one maybe credit the service never saw)."""
     assert issubclass(Stopped, NeverSent)
-    flow = flow_at_request()
+    flow = flow_at_turn()
     settle = flow.throw(Stopped("stopped while waiting for the service's pace"))
     assert isinstance(settle, Settle)
     assert (settle.charge.sure, settle.charge.maybe) == (0, 0)
@@ -195,11 +227,11 @@ def test_a_call_stopped_while_it_waits_for_its_turn_settles_as_nothing() -> None
 
 def test_a_claim_lost_before_the_turn_sends_nothing_and_claims_again() -> None:
     lost = ClaimLost("lapsed")
-    asked, answer = run(DETAILS, {Reserve: ["r1", "r2"], Request: [lost, ok()]})
+    asked, answer = run(DETAILS, {Reserve: ["r1", "r2"], Turn: [lost, "t2"], Request: [ok()]})
     assert answer == COMPANY
     assert kinds(asked) == [
-        "ReadStore", "Claim", "ReadStore", "Reserve", "Request", "Settle",
-        "Claim", "ReadStore", "Reserve", "Request", "Settle", "Save",
+        "ReadStore", "Claim", "ReadStore", "Reserve", "Turn", "Settle",
+        "Claim", "ReadStore", "Reserve", "Turn", "Hold", "Request", "Settle", "Save",
     ]  # fmt: skip
     settles = [it for it in asked if isinstance(it, Settle)]
     assert settles[0].charge == Charge(0, 0, None, 0)  # the lost turn cost nothing
@@ -208,14 +240,15 @@ def test_a_claim_lost_before_the_turn_sends_nothing_and_claims_again() -> None:
 
 def test_after_a_claim_lost_an_answer_another_process_saved_is_taken() -> None:
     stored = Sent(200, json.dumps(COMPANY), COMPANY, {}, True, ())
-    asked, answer = run(DETAILS, {ReadStore: [None, None, stored], Request: [ClaimLost("lapsed")]})
+    asked, answer = run(DETAILS, {ReadStore: [None, None, stored], Turn: [ClaimLost("lapsed")]})
     assert answer == COMPANY
     assert kinds(asked)[-2:] == ["Claim", "ReadStore"]
-    assert kinds(asked).count("Request") == 1
+    assert kinds(asked).count("Turn") == 1
+    assert "Request" not in kinds(asked)
 
 
 def test_claims_lost_again_and_again_give_up_having_sent_nothing() -> None:
-    asked, error = run(DETAILS, {Request: [ClaimLost("lapsed")] * CLAIM_TRIES})
+    asked, error = run(DETAILS, {Turn: [ClaimLost("lapsed")] * CLAIM_TRIES})
     assert isinstance(error, TransportError)
     assert "nothing was sent" in str(error)
     assert kinds(asked).count("Claim") == CLAIM_TRIES
