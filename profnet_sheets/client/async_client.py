@@ -328,18 +328,22 @@ class AsyncClient:
         learns how it went."""
         settings, key = self.client.settings, self.client.api_key
         get = ep.method == "GET"
-        url = self.client.base_url.rstrip("/") + ep.path
-        prepared = requests.Request(
-            ep.method,
-            with_query(url, params) if get else url,
-            json=None if get else params,
-            headers={"User-Agent": USER_AGENT, "Accept": "application/json", **settings.headers},
-        ).prepare()
-        url, body = prepared.url or "", prepared.body
-        plain = dict(prepared.headers)
         outcome: Outcome = "failed"
         retry_after: float | None = None
-        try:
+        try:  # the turn is taken: given back whatever happens, the request's making included
+            url = self.client.base_url.rstrip("/") + ep.path
+            prepared = requests.Request(
+                ep.method,
+                with_query(url, params) if get else url,
+                json=None if get else params,
+                headers={
+                    "User-Agent": USER_AGENT,
+                    "Accept": "application/json",
+                    **settings.headers,
+                },
+            ).prepare()
+            url, body = prepared.url or "", prepared.body
+            plain = dict(prepared.headers)
             asked = Fetch(
                 ep.method,
                 url,

@@ -17,7 +17,14 @@ from profnet_sheets.client.ledger import Ledger
 from profnet_sheets.client.memo import MemoCache
 from profnet_sheets.client.pace_redis import RedisPaceBoard
 from profnet_sheets.client.policy import longest_call
-from profnet_sheets.client.spend import Budget, Charge, Quote, RunStopKind, SpendPolicy
+from profnet_sheets.client.spend import (
+    Budget,
+    Charge,
+    Quote,
+    RunStopKind,
+    SpendPolicy,
+    cap_refusal,
+)
 from profnet_sheets.client.store import AnswerStore
 from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.client.transport import Transport
@@ -104,15 +111,29 @@ class Shared:
         raises BudgetExceeded, holding nothing, when either refuses."""
         with self.lock:
             self.spend.reserve(budget, credits, ep.name)
-        if not under_cap:
-            return Reservation(credits, None)
         try:
-            held = self.hold(credits, ep)
+            if under_cap:
+                return Reservation(credits, self.hold(credits, ep).ledger_id)
+            self.refuse_over_cap(credits, ep)  # asked now: a call it refuses waits for nothing
         except BaseException:  # refused, or the ledger failed: nothing is held
             with self.lock:
                 self.spend.release(budget, credits)
             raise
-        return Reservation(credits, held.ledger_id)
+        return Reservation(credits, None)
+
+    def refuse_over_cap(self, credits: int, ep: Endpoint) -> None:
+        """Raise the cap's BudgetExceeded when what the ledger holds now leaves too little
+        for `credits`; nothing is held (the hold, at the call's turn, asks again)."""
+        cap = self.settings.spending_cap
+        if cap is None or not credits:
+            return
+        try:
+            use = self.ledger.cap_use(cap, self.service)
+        except self.ledger.failures as error:  # no silent fallback: nothing is sent
+            raise self.stopped(ep, self.ledger.cap_failure(error)) from None
+        refused = cap_refusal(use, credits, ep.name)
+        if refused is not None:
+            raise refused
 
     def hold(self, credits: int, ep: Endpoint) -> Reservation:
         """Hold a call's most under the spending cap (shared by every process on the

@@ -227,3 +227,20 @@ def test_calls_waiting_for_their_turn_hold_nothing_under_the_cap(
         assert all(future.result(timeout=60) for future in done)
         assert client.ledger.in_flight(client.service) == 0
     assert sandbox.charged(KEY) == 16
+
+
+def test_a_call_the_cap_refuses_takes_no_turn_in_the_pace(
+    sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """The cap is asked before the call waits for its turn (the hold, at the turn, asks
+    again): rows past a cap are marked at once, not one pace slot each."""
+    with Client(
+        api_key=KEY, base_url=sandbox.base_url, cache_dir=tmp_path, spending_cap="1/day"
+    ) as client:
+        client.get_company_details(domain="first.io")
+        for n in range(5):
+            with pytest.raises(BudgetExceeded, match="spending cap of 1/day"):
+                client.get_company_details(domain=f"refused{n}.io")
+        assert client.pace.view().calls == 1, "only the call sent took a turn"
+        assert client.spent() == 1
+    assert sandbox.charged(KEY) == 1

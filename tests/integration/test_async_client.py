@@ -242,3 +242,23 @@ def test_a_call_cancelled_in_line_settles_as_nothing_one_under_way_as_maybe(
     assert (client.spent(), client.spent(uncertain=True), client.budget.reserved) == (0, 1, 0)
     assert scripted.times(DETAILS) == 0
     client.close()
+
+
+def test_an_attempt_whose_request_cannot_be_made_gives_its_turn_back(
+    scripted: Scripted, tmp_path: Path, no_thread: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its turn taken, the request failing to be made (a value requests cannot encode): the
+    pace's slot is freed (40 such calls held every slot, and the next call waited for ever)."""
+    import profnet_sheets.client.async_client as driver
+
+    def unencodable(url: str, params: Any) -> str:
+        raise ValueError("cannot be encoded")
+
+    client = async_client(scripted, tmp_path, [])
+    monkeypatch.setattr(driver, "with_query", unencodable)
+    for n in range(3):
+        with pytest.raises(ValueError, match="cannot be encoded"):
+            asyncio.run(client.get_company_details(domain=f"n{n}.example"))
+    assert client.client.pace.core.in_flight == 0
+    assert scripted.times(DETAILS) == 0
+    client.close()
