@@ -125,6 +125,14 @@ def _growth(name: str, value: Any) -> dict[str, float] | None:
             parameter=name,
             value=value,
         ) from None
+    if not (math.isfinite(low) and math.isfinite(high)):  # JSON has no inf or NaN to send
+        raise NormalizationError(
+            f"{name} needs finite numbers for min and max, such as 10 and 50; got min "
+            f"{shown(bounds['min'])}, max {shown(bounds['max'])} (leave the filter out for no "
+            "bound).",
+            parameter=name,
+            value=value,
+        )
     if low > high:
         raise NormalizationError(
             f"{name}: min ({low:g}) is above max ({high:g}); swap them.",

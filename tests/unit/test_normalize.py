@@ -976,3 +976,20 @@ def test_a_sales_nav_url_must_be_a_url_and_is_sent_as_given() -> None:
     for wrong in ("notaurl", "www.profnet.com/sales", "ftp://x.com/a", "https://localhost/"):
         with pytest.raises(InvalidParameter, match="is not a search URL"):
             prepare(endpoint("search-leads"), {"sales_nav_url": wrong}, profile=DEFAULT_PROFILE)
+
+
+@pytest.mark.parametrize("bound", ["inf", "-inf", "nan", float("inf"), float("nan")])
+def test_a_growth_range_needs_finite_bounds(bound: object) -> None:
+    """JSON has no inf or NaN: requests refused to encode such a body after the call had
+    taken its turn, and the call was counted as possibly charged."""
+    from profnet_sheets import InvalidParameter
+    from profnet_sheets.client.prepare import prepare
+    from profnet_sheets.spec import DEFAULT_PROFILE, endpoint
+
+    for bounds in ({"min": 0, "max": bound}, {"min": bound, "max": 10}):
+        with pytest.raises(InvalidParameter, match="needs finite numbers for min and max"):
+            prepare(
+                endpoint("search-companies"),
+                {"company_headcount_growth": bounds},
+                profile=DEFAULT_PROFILE,
+            )
