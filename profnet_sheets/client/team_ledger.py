@@ -107,7 +107,10 @@ class TeamLedger:
         return f"{self.prefix}:{period}:{name}"
 
     def cap_failure(self, error: BaseException) -> str:
-        """Why nothing more is bought when the team's Redis failed the spending cap."""
+        """Why nothing more is bought when the team's Redis (or this machine's own ledger,
+        which holds each reservation too) failed the spending cap."""
+        if isinstance(error, self.local.failures):
+            return f"this machine's ledger could not hold the spending cap ({error})"
         return f"the team's Redis cache {self.where} could not hold the spending cap ({error})"
 
     def record_failure(self, error: BaseException) -> str:

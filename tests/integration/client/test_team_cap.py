@@ -404,6 +404,8 @@ def test_a_hold_its_own_ledger_cannot_keep_is_not_made_in_the_teams_either(
     local = Ledger(None)
     broken = TeamLedger(local, redis.Redis.from_url(redis_url), service, "bo", "")
     local.close()  # its ledger fails from now on
-    with pytest.raises(sqlite3.Error):
+    with pytest.raises(sqlite3.Error) as failed:
         broken.reserve_within(CAP, service, 4, DETAILS, 30.0)
     assert team_ledger(redis_url, service, "other").in_flight(service) == 0
+    said = broken.cap_failure(failed.value)
+    assert said.startswith("this machine's ledger could not hold the spending cap"), said
