@@ -140,8 +140,9 @@ class Claim:
 
 @dataclass(frozen=True)
 class Reserve:
-    """Reserve `credits` in the budget and (unless `under_cap` is False) under the cap -> a
-    Reservation (or the refusal thrown in)."""
+    """Reserve `credits` in the budget and under the cap (`under_cap` False: the cap only
+    asked, nothing held there: the hold comes at the call's turn) -> a Reservation (or the
+    refusal thrown in)."""
 
     endpoint: Endpoint
     credits: int

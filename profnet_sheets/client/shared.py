@@ -19,6 +19,7 @@ from profnet_sheets.client.pace_redis import RedisPaceBoard
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.spend import (
     Budget,
+    CapUse,
     Charge,
     Quote,
     RunStopKind,
@@ -96,13 +97,18 @@ class Shared:
 
     def quote(self, credits: int, budget: Budget) -> Quote:
         """What `credits` meets: `budget`, then the spending cap (what the ledger holds)."""
-        cap = self.settings.spending_cap
-        try:
-            use = None if cap is None else self.ledger.cap_use(cap, self.service)
-        except self.ledger.failures as error:  # no silent fallback to a cap of its own
-            raise self.stopped(None, self.ledger.cap_failure(error)) from None
+        use = self._cap_use(None)
         with self.lock:
             return self.spend.quote(credits, budget, use)
+
+    def _cap_use(self, ep: Endpoint | None) -> CapUse | None:
+        """What the ledger holds against the spending cap now (None: no cap); a ledger that
+        cannot say stops buying (no silent fallback to a cap of its own)."""
+        cap = self.settings.spending_cap
+        try:
+            return None if cap is None else self.ledger.cap_use(cap, self.service)
+        except self.ledger.failures as error:
+            raise self.stopped(ep, self.ledger.cap_failure(error)) from None
 
     def reserve(
         self, budget: Budget, credits: int, ep: Endpoint, under_cap: bool = True
@@ -124,14 +130,8 @@ class Shared:
     def refuse_over_cap(self, credits: int, ep: Endpoint) -> None:
         """Raise the cap's BudgetExceeded when what the ledger holds now leaves too little
         for `credits`; nothing is held (the hold, at the call's turn, asks again)."""
-        cap = self.settings.spending_cap
-        if cap is None or not credits:
-            return
-        try:
-            use = self.ledger.cap_use(cap, self.service)
-        except self.ledger.failures as error:  # no silent fallback: nothing is sent
-            raise self.stopped(ep, self.ledger.cap_failure(error)) from None
-        refused = cap_refusal(use, credits, ep.name)
+        use = self._cap_use(ep) if credits else None
+        refused = None if use is None else cap_refusal(use, credits, ep.name)
         if refused is not None:
             raise refused
 
