@@ -28,6 +28,8 @@ from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.errors import (
     ConfigurationError,
     DamagedFile,
+    InsufficientCredits,
+    StoppedBuying,
     TeamCacheUnreachable,
     Unauthorized,
 )
@@ -675,13 +677,16 @@ def lookup(
         failures: dict[str, ProfnetError] = {}  # values that failed alone, or the stop
         stop: tuple[str, ProfnetError] | None = None  # what ended the lookup early
         for value, params in calls:
+            if stop is not None and not isinstance(stop[1], SENDS_NOTHING_MORE):
+                break  # the key refused, the service not reached: nothing more is asked
             try:
                 answers[value] = run.call(spec.endpoint, params)
             except ProfnetError as error:
+                if stop is not None:
+                    continue  # after the stop, only the caches answer: nothing is sent
                 failures[value] = error
                 if _ends_the_lookup(error):
                     stop = value, error
-                    break
         spent, maybe = run.budget.spent, run.budget.uncertain
     # Every value, in the order given, also when a failure or a stop ended the run early.
     json.dump(_every_value(spec.name, values, answers, failures, stop), sys.stdout, indent=2)
@@ -717,6 +722,11 @@ def _say_failures(failures: dict[str, ProfnetError]) -> None:
     """One line on stderr for each value that failed alone: `'x.invalid': ... not found.`"""
     for value, failure in failures.items():
         click.echo(masked(f"{shown(value)}: {failure}"), err=True)
+
+
+# The stops after which a run sends nothing more (its later calls raise them again, the
+# caches still answering): a lookup goes on through its values for what is cached.
+SENDS_NOTHING_MORE = (BudgetExceeded, InsufficientCredits, StoppedBuying)
 
 
 def _ends_the_lookup(error: ProfnetError) -> bool:

@@ -97,3 +97,22 @@ def test_the_bar_of_a_run_the_cap_cut_counts_what_was_done_and_says_the_skipped(
     assert "5 skipped (spending cap reached)]" in last, last
     assert "Spending cap reached: 5 rows not done." in result.stderr, "the closing line stays"
     assert sandbox.charged(KEY) == 5
+
+
+def test_after_a_stop_the_values_the_cache_holds_are_still_answered(
+    env: dict[str, str], sandbox: RunningSandbox
+) -> None:
+    """Free, as enrich's cached rows are after a limit: only what would be sent is cut."""
+    capped = {**env, "PROFNET_SPENDING_CAP": "3/day"}
+    assert run(capped, "lookup", "company", "held-e.io").returncode == 0  # 1 credit, cached
+    values = ("held-a.io", "held-b.io", "held-c.io", "held-d.io", "held-e.io")
+    cut = run(capped, "lookup", "company", *values)
+    assert cut.returncode == 3, cut.stderr
+    answers = json.loads(cut.stdout)
+    assert list(answers) == list(values)
+    assert [("company_error" in answers[value]) for value in values] == [
+        False, False, True, True, False,
+    ]  # fmt: skip
+    assert answers["held-e.io"]["company_name"], "from the cache, after the stop"
+    assert "Spending cap reached: 2 lookups not done." in cut.stderr, cut.stderr
+    assert sandbox.charged(KEY) == 3
