@@ -7,14 +7,14 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from profnet_sheets.client import wal
-from profnet_sheets.client.spend import CapUse, cap_refusal
+from profnet_sheets.client.spend import CapUse, Charge, cap_refusal
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped
@@ -230,17 +230,38 @@ class Ledger:
     ) -> None:
         """Note credits spent; `uncertain`: a call whose answer was lost after it went out, so
         that the service may (or may not) have charged for it."""
+        charge = Charge(maybe=credits) if uncertain else Charge(sure=credits, items=items)
+        self.settle(service, key, endpoint, charge, ())
+
+    def settle(
+        self, service: str, key: str, endpoint: str, charge: Charge, released: Sequence[int]
+    ) -> None:
+        """Note what a call charged (sure, maybe) and drop its reservations `released`, in one
+        transaction: no process ever sees the credits both spent and still held (a cap it
+        would refuse under falsely). When the write fails, the call is done and paid: said
+        in the log, not failed; its reservations stay, to count as possibly spent when their
+        lease runs out (never as nothing)."""
+        spent = [(charge.sure, charge.items, 0), (charge.maybe, None, 1)]
+        rows = [(credits, items, uncertain) for credits, items, uncertain in spent if credits]
+
+        def write(now: float) -> None:
+            self._db.executemany(
+                "INSERT INTO spend VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(now, service, key, endpoint, *row) for row in rows],
+            )
+            self._db.executemany("DELETE FROM reserved WHERE id = ?", [(i,) for i in released])
+
         try:
             with self._lock:
-                self._db.execute(
-                    "INSERT INTO spend VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (self.clock(), service, key, endpoint, credits, items, int(uncertain)),
-                )
-        except sqlite3.Error as error:  # the call is done and paid: say so, do not fail it
+                if len(rows) == 1 and not released:  # one INSERT: its own transaction
+                    write(self.clock())
+                else:
+                    self._write(write)
+        except sqlite3.Error as error:
             LOG.warning(
                 "%s: %s credit(s) spent could not be written to the ledger %s (%s)",
                 endpoint,
-                credits,
+                charge.total,
                 self.path or "in memory",
                 error,
             )

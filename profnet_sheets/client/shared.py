@@ -167,22 +167,18 @@ class Shared:
     def settle(
         self, budget: Budget, ep: Endpoint, charge: Charge, reservations: list[Reservation]
     ) -> None:
-        """Record what a call charged (sure, maybe), then give back what it reserved."""
-        for credits, uncertain in ((charge.sure, False), (charge.maybe, True)):
-            if not credits:
-                continue
-            items = None if uncertain else charge.items
+        """Record what a call charged (sure, maybe) and give back what it reserved, the
+        ledger's part in one step."""
+        released = [it.ledger_id for it in reservations if it.ledger_id is not None]
+        if charge.total or released:
             try:
-                self.ledger.record(
-                    self.service, self.api_key.fingerprint, ep.name, credits, items, uncertain
+                self.ledger.settle(
+                    self.service, self.api_key.fingerprint, ep.name, charge, released
                 )
             except self.ledger.failures as error:  # kept on this machine; the team's is not
                 self.stop_buying(self.ledger.record_failure(error))
         with self.lock:
             self.spend.settled(budget, sum(it.credits for it in reservations), charge)
-        for reservation in reservations:  # the spend is recorded now: the reservations go
-            if reservation.ledger_id is not None:
-                self.ledger.release(reservation.ledger_id)
 
     def stop_buying(self, reason: str, *, cache_failed: bool = False) -> None:
         """Send nothing more that costs credits, for `reason`, in any run (said once, in the

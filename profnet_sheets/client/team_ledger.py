@@ -6,14 +6,14 @@ from __future__ import annotations
 import contextlib
 import json
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from profnet_sheets.client.ledger import UNSETTLED, Holds, Ledger, SpendTable
-from profnet_sheets.client.spend import CapUse, cap_refusal
+from profnet_sheets.client.spend import CapUse, Charge, cap_refusal
 from profnet_sheets.config import SpendingCap
 
 # The reservations held (by id: credits, lease end, when, machine, endpoint), and the ids of
@@ -221,14 +221,26 @@ class TeamLedger:
         items: int | None,
         uncertain: bool = False,
     ) -> None:
-        """Note credits spent in this machine's ledger, then in the team's (raises Redis's
-        error when that fails: the spend is this machine's to tell, and the cap no longer
-        holds)."""
-        self.local.record(service, key, endpoint, credits, items, uncertain)
+        """Note credits spent in this machine's ledger, then in the team's (see `settle`)."""
+        charge = Charge(maybe=credits) if uncertain else Charge(sure=credits, items=items)
+        self.settle(service, key, endpoint, charge, ())
+
+    def settle(
+        self, service: str, key: str, endpoint: str, charge: Charge, released: Sequence[int]
+    ) -> None:
+        """Note what a call charged and drop its reservations `released`: in this machine's
+        ledger, then in the team's in one MULTI/EXEC (no machine sees the credits both spent
+        and held). Raises Redis's error when that fails: the spend is this machine's to tell,
+        the cap no longer holds, and the team's reservations count as possibly spent once
+        their lease runs out."""
+        self.local.settle(service, key, endpoint, charge, released)
         with self.redis.pipeline() as pipe:
-            self._count(
-                pipe, self._now(self.redis), self.machine, MAYBE if uncertain else SURE, credits
-            )
+            now = self._now(self.redis)
+            for kind, credits in ((SURE, charge.sure), (MAYBE, charge.maybe)):
+                if credits:
+                    self._count(pipe, now, self.machine, kind, credits)
+            if released:
+                pipe.hdel(self.held_key, *(str(reservation) for reservation in released))
             pipe.execute()
 
     def cap_use(self, cap: SpendingCap, service: str) -> CapUse:

@@ -9,6 +9,7 @@ import pytest
 
 from profnet_sheets.client.account import canonical_base_url, former_service_name, service_name
 from profnet_sheets.client.ledger import UNSETTLED, Ledger, Spend, SpendTable
+from profnet_sheets.client.spend import Charge
 from profnet_sheets.config import Settings, SpendingCap
 from profnet_sheets.errors import BudgetExceeded, ConfigurationError
 
@@ -92,6 +93,52 @@ def test_a_reservation_released_in_time_is_not_spent(tmp_path: Path) -> None:
     clock.now += 3600
     assert ledger.total(service="svc-x", uncertain=True) == 0
     assert ledger.cap_use(cap, "svc-x").left == 4
+
+
+def test_a_settled_call_is_never_seen_both_spent_and_held(tmp_path: Path) -> None:
+    """Before: the spend was written, then the hold dropped: a process asking between the two
+    saw the credits twice and refused under its cap (a run cut by a cap of 5 stopped at 4)."""
+    cap, path = SpendingCap(2, "day"), tmp_path / "l.sqlite"
+    now = 1_700_000_000.0
+    other, seen_while_settling = Ledger(path, lambda: now), list[int]()  # another process
+    settling = False
+
+    def clock() -> float:  # asked inside the settle's transaction
+        if settling:
+            seen_while_settling.append(other.cap_use(cap, "svc-x").used)
+        return now
+
+    ledger = Ledger(path, clock)
+    held = ledger.reserve_within(cap, "svc-x", 1, "get-company-details", 60.0, "fp")
+    second = ledger.reserve_within(cap, "svc-x", 1, "get-company-details", 60.0, "fp")
+    settling = True
+    ledger.settle("svc-x", "fp", "get-company-details", Charge(sure=1, maybe=1), [held, second])
+    settling = False
+    assert seen_while_settling == [2], "held, not yet spent"
+    assert other.cap_use(cap, "svc-x").used == 2, "spent, no longer held"
+    assert other.in_flight("svc-x") == 0
+    assert (other.total(service="svc-x"), other.total(service="svc-x", uncertain=True)) == (1, 1)
+
+
+def test_a_settle_the_ledger_cannot_write_leaves_the_holds_to_lapse_into_possibly_spent(
+    tmp_path: Path,
+) -> None:
+    """Never as nothing: the hold stands for the spend the ledger could not write."""
+    import sqlite3
+
+    clock = Clock()
+    path = tmp_path / "l.sqlite"
+    ledger = Ledger(path, clock)
+    cap = SpendingCap(5, "day")
+    held = ledger.reserve_within(cap, "svc-x", 3, "get-company-details", 60.0, "fp")
+    with sqlite3.connect(path) as db:  # the spend table gone: its INSERT fails
+        db.execute("ALTER TABLE spend RENAME TO gone")
+    ledger.settle("svc-x", "fp", "get-company-details", Charge(sure=3), [held])
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE gone RENAME TO spend")
+    assert ledger.in_flight("svc-x") == 3
+    clock.now += 61
+    assert ledger.total(service="svc-x", uncertain=True) == 3
 
 
 def test_an_older_ledger_gets_the_new_columns_and_its_reservations_settle(

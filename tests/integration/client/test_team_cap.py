@@ -21,6 +21,7 @@ from profnet_sheets import BudgetExceeded, Client, ConfigurationError, StoppedBu
 from profnet_sheets.client.account import service_name
 from profnet_sheets.client.embedded import NOTICE
 from profnet_sheets.client.ledger import Holds, Ledger
+from profnet_sheets.client.spend import Charge
 from profnet_sheets.client.team_ledger import MachineSpend, TeamLedger, TeamSpendTable, period_keys
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.excel import formulas, session
@@ -52,6 +53,7 @@ HOLDER = """
 import sys
 import redis
 from profnet_sheets.client.ledger import Holds, Ledger
+from profnet_sheets.client.spend import Charge
 from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.excel import formulas, session
@@ -137,6 +139,29 @@ def test_a_killed_process_frees_its_reservation_within_the_lease_as_maybe_spent(
         "period      machine                   credits  possibly",
         f"{today}  killed-box                      0         5",
     ]
+
+
+def test_a_settled_call_is_never_seen_by_the_team_both_spent_and_held(redis_url: str) -> None:
+    """Its spend counted and its holds dropped in one MULTI/EXEC, its own ledger's in one
+    transaction before: another machine never refuses under the cap for credits seen twice."""
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    other = team_ledger(redis_url, service, "other-box")
+    seen_while_settling, settling = list[int](), False
+
+    def clock() -> float:  # this machine's own ledger asks it inside its settle
+        if settling:
+            seen_while_settling.append(other.cap_use(CAP, service).used)
+        return time.time()
+
+    here = TeamLedger(Ledger(None, clock), redis.Redis.from_url(redis_url), service, "here", "")
+    held = [here.reserve_within(CAP, service, 1, DETAILS, 30.0) for _ in range(2)]
+    settling = True
+    here.settle(service, "", DETAILS, Charge(sure=1, maybe=1, items=1), held)
+    settling = False
+    assert seen_while_settling == [2], "held, not yet spent"
+    assert other.cap_use(CAP, service).used == 2, "spent, no longer held"
+    assert (other.in_flight(service), here.local.in_flight(service)) == (0, 0)
+    assert (here.local.total(service=service, uncertain=True), here.unrecorded()) == (1, 0)
 
 
 def test_spend_this_machine_holds_and_the_teams_redis_forgot_is_told(redis_url: str) -> None:
