@@ -311,7 +311,7 @@ class AsyncClient:
             await _let_the_next_start()
             return answer
         if isinstance(action, GiveBack):
-            self.client.pace.core.finish(action.ticket, self.clock(), "failed", None)
+            self.client.pace.core.finish(action.ticket, self.clock(), "unused", None)
             self._line.freed_event().set()
             return None
         if isinstance(action, Wait):

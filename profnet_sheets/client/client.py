@@ -396,7 +396,7 @@ class Client:
                 action.endpoint, action.payload, shared.api_key, action.ticket
             )
         if isinstance(action, GiveBack):
-            shared.transport.pace.release(action.ticket, "failed")
+            shared.transport.pace.release(action.ticket, "unused")
             return None
         if isinstance(action, Wait):
             shared.transport.sleep(action.seconds)

@@ -64,7 +64,7 @@ if TYPE_CHECKING:
 
 from profnet_sheets.client.spend import NeverSent
 
-Outcome = Literal["answered", "throttled", "timeout", "failed"]
+Outcome = Literal["answered", "throttled", "timeout", "failed", "unused"]
 
 INITIAL_WINDOW = 8  # calls in flight before anything is known (the earlier fixed default)
 EARLY_SECONDS = 0.25  # before the first answer, the window doubles this often without a 429...
@@ -346,6 +346,13 @@ class PaceCore:
         self, ticket: Ticket, now: float, outcome: Outcome, retry_after: float | None = None
     ) -> None:
         self.in_flight = max(0, self.in_flight - 1)
+        if outcome == "unused":  # its turn given back, nothing sent: no call, no lesson
+            self.calls = max(0, self.calls - 1)
+            for index, sent in enumerate(self.sent):
+                if sent is ticket:
+                    del self.sent[index]
+                    break
+            return
         took = max(1e-4, now - ticket.started)  # a clock that did not move: not zero
         ticket.taken = outcome in ("answered", "failed")
         if outcome == "answered":
@@ -738,6 +745,9 @@ class Pace:
                 started, got.started = got.started, math.inf
             try:
                 self._take_turn(got, stop)
+            except BaseException:  # stopped, interrupted: the turn given back, never sent
+                self.release(got, "unused")
+                raise
             finally:
                 with self._ready:
                     got.started = started if got.started == math.inf else got.started
@@ -748,7 +758,6 @@ class Pace:
         a slot drawn is at most one per process ahead, so a cut paces the very next calls."""
         while not self._drawing.acquire(timeout=LEARNING_STEP):
             if stop is not None and stop.is_set():
-                self.release(ticket, "failed")
                 raise Stopped("stopped while waiting for the team's pace")
         try:
             self._take_slot(ticket, stop)
@@ -757,11 +766,11 @@ class Pace:
 
     def _take_slot(self, ticket: Ticket, stop: threading.Event | None) -> None:
         """Wait for this call's slot on the team's schedule (none while the team has no
-        rate); the call starts then. Raises Stopped (the call given back) when its run stops."""
+        rate); the call starts then. Raises Stopped when its run stops."""
         while True:
             board = self._board
             if board is not None and self._learner_told_lately():  # one question per step
-                self._pause(LEARNING_STEP, ticket, stop)
+                self._pause(LEARNING_STEP, stop)
                 continue
             try:
                 slot: Slot | str = "learn" if board is None else board.draw(self._lag())
@@ -773,7 +782,7 @@ class Pace:
             if slot == "learn" or not self._may_wait_for_learner():
                 return  # this process finds the rate (alone, or after waiting long enough)
             # Another process is finding the key's rate: its 429s will be the team's lesson.
-            self._pause(LEARNING_STEP, ticket, stop)
+            self._pause(LEARNING_STEP, stop)
         self._go_by(slot.team)
         ticket.sent_in = slot.sent_in
         self._count_share(slot.drawn)
@@ -783,7 +792,7 @@ class Pace:
         if told is not None:
             self._tell_team(told)
         if slot.wait > 0:
-            self._pause(slot.wait, ticket, stop)
+            self._pause(slot.wait, stop)
         with self._ready:
             ticket.started = self._clock()
 
@@ -792,12 +801,11 @@ class Pace:
         with self._ready:
             return MARGIN * max(self.core.latency, self.core.reject_delay) + VERDICT_LAG
 
-    def _pause(self, seconds: float, ticket: Ticket, stop: threading.Event | None) -> None:
-        """Wait for the team's pace; Stopped (the call given back) when the run stops."""
+    def _pause(self, seconds: float, stop: threading.Event | None) -> None:
+        """Wait for the team's pace; Stopped when the run stops (`acquire` gives the turn back)."""
         if stop is None:
             time.sleep(seconds)
         elif stop.wait(seconds):
-            self.release(ticket, "failed")
             raise Stopped("stopped while waiting for the team's pace")
 
     def _learner_told_lately(self) -> bool:

@@ -141,7 +141,7 @@ class Transport:
         if isinstance(action, Request):
             return self.attempt(action.endpoint, action.payload, key, action.ticket)
         if isinstance(action, GiveBack):
-            self.pace.release(action.ticket, "failed")
+            self.pace.release(action.ticket, "unused")
             return None
         if isinstance(action, Wait):
             self.sleep(action.seconds)
@@ -152,8 +152,13 @@ class Transport:
         """Wait until the pace lets an attempt start: its ticket. `still_ours` is asked when
         the turn comes (the call's claim): False, and the turn is given back (ClaimLost)."""
         ticket = self.pace.acquire()
-        if not still_ours():
-            self.pace.release(ticket, "failed")
+        try:
+            ours = still_ours()
+        except BaseException:  # the claim's store failed: the turn is given back, unused
+            self.pace.release(ticket, "unused")
+            raise
+        if not ours:
+            self.pace.release(ticket, "unused")
             raise ClaimLost(f"{endpoint.name}: the call's claim lapsed before its turn came")
         return ticket
 

@@ -312,6 +312,15 @@ def test_failures_teach_nothing() -> None:
     assert (core.window, core.rate, core.learning) == (pace.INITIAL_WINDOW, None, True)
 
 
+def test_a_turn_given_back_unused_is_no_call_and_no_lesson() -> None:
+    """A call the spending cap refused at its turn sent nothing: the pace counts it nowhere."""
+    core = PaceCore(cap=128)
+    kept, given_back = started(core, 0.0), started(core, 0.0)
+    core.finish(given_back, 0.1, "unused")
+    assert (core.in_flight, core.calls, list(core.sent)) == (1, 1, [kept])
+    assert (core.window, core.rate, core.learning) == (pace.INITIAL_WINDOW, None, True)
+
+
 def test_the_view_says_the_pace_and_that_the_service_throttles() -> None:
     core = PaceCore(cap=128)
     tickets = [started(core, 0.0) for _ in range(8)]
@@ -351,6 +360,25 @@ def test_a_waiting_call_gives_up_when_its_run_stops() -> None:
     assert isinstance(raised[0], KeyboardInterrupt), "a run ends as with Ctrl-C"
     gate.release(held, "answered")
     assert gate.view().in_flight == 0
+
+
+class _InterruptedBoard:
+    """A team's board whose draw is interrupted (Ctrl-C while it asks Redis)."""
+
+    def team(self) -> None:
+        return None
+
+    def draw(self, lag: float = 0.0) -> str:
+        raise KeyboardInterrupt
+
+
+def test_a_turn_interrupted_while_it_draws_the_teams_slot_is_given_back() -> None:
+    """Before: the ticket stayed in flight for good, one slot fewer for the client's life."""
+    gate = Pace(cap=1)
+    gate.share_through(_InterruptedBoard())  # type: ignore[arg-type]
+    with pytest.raises(KeyboardInterrupt):
+        gate.acquire()
+    assert (gate.view().in_flight, gate.view().calls) == (0, 0)
 
 
 def test_a_released_slot_lets_the_next_call_start() -> None:

@@ -25,3 +25,18 @@ def test_a_refused_connection_is_tried_twice_with_one_wait() -> None:
     assert raised.value.details == "connect"
     assert not raised.value.may_have_been_charged
     assert "Tried 2 times" in str(raised.value)
+
+
+def test_a_turn_whose_claim_cannot_be_asked_is_given_back() -> None:
+    """The claim's store failing when the turn comes: the turn is not kept in flight."""
+    settings = Settings.load(api_key="k", base_url=closed_port_url(), cache="memory")
+    transport = Transport(settings, str(settings.base_url))
+
+    def store_gone() -> bool:
+        raise OSError("the claims file is gone")
+
+    with pytest.raises(OSError, match="claims file"):
+        transport.turn(endpoint("get-company-details"), store_gone)
+    view = transport.pace.view()
+    transport.close()
+    assert (view.in_flight, view.calls) == (0, 0)
