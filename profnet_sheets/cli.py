@@ -676,20 +676,38 @@ def lookup(
             _ask_to_spend(cost.credits)
         failures: dict[str, ProfnetError] = {}  # values that failed alone, or the stop
         stop: tuple[str, ProfnetError] | None = None  # what ended the lookup early
-        for value, params in calls:
-            if stop is not None and not isinstance(stop[1], SENDS_NOTHING_MORE):
-                break  # the key refused, the service not reached: nothing more is asked
-            try:
-                answers[value] = run.call(spec.endpoint, params)
-            except ProfnetError as error:
-                if stop is not None:
-                    continue  # after the stop, only the caches answer: nothing is sent
-                failures[value] = error
-                if _ends_the_lookup(error):
-                    stop = value, error
+        interrupted = False  # Ctrl-C (or SIGTERM, SIGHUP): what was answered is still shown
+        under_way: str | None = None  # the value whose call Ctrl-C cut, possibly charged
+        possibly_before = run.budget.uncertain
+        try:
+            for value, params in calls:
+                if stop is not None and not isinstance(stop[1], SENDS_NOTHING_MORE):
+                    break  # the key refused, the service not reached: nothing more is asked
+                possibly_before, under_way = run.budget.uncertain, value
+                try:
+                    answers[value] = run.call(spec.endpoint, params)
+                except ProfnetError as error:
+                    if stop is not None:
+                        continue  # after the stop, only the caches answer: nothing is sent
+                    failures[value] = error
+                    if _ends_the_lookup(error):
+                        stop = value, error
+        except KeyboardInterrupt:
+            interrupted = True
+            if run.budget.uncertain == possibly_before:
+                under_way = None  # cut before its call went out
         spent, maybe = run.budget.spent, run.budget.uncertain
-    # Every value, in the order given, also when a failure or a stop ended the run early.
-    json.dump(_every_value(spec.name, values, answers, failures, stop), sys.stdout, indent=2)
+    # Every value, in the order given, also when a failure, a stop or Ctrl-C ended it early.
+    shown_values = _every_value(spec.name, values, answers, failures, stop)
+    if interrupted:
+        from profnet_sheets.batch.marks import INTERRUPTED, INTERRUPTED_UNDER_WAY
+
+        marked = _error_key(spec.name)
+        for value in values:
+            if value not in answers and value not in failures:
+                cut = value == under_way
+                shown_values[value] = {marked: INTERRUPTED_UNDER_WAY if cut else INTERRUPTED}
+    json.dump(shown_values, sys.stdout, indent=2)
     click.echo()
     if free:
         click.echo(f"this lookup: 0 credits: {spec.endpoint} is free on your plan", err=True)
@@ -700,6 +718,9 @@ def lookup(
             said = "this lookup: 0 credits" if failures else "0 credits: cached"
         click.echo(said, err=True)
     alone = {value: error for value, error in failures.items() if stop is None or value != stop[0]}
+    if interrupted:
+        _say_failures(alone)
+        raise KeyboardInterrupt  # said as every stopped command says it, with its exit code
     if stop is not None:
         _say_failures(alone)  # before the stop's last line
         value, failure = stop

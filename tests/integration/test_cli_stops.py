@@ -4,6 +4,7 @@ loopback with latency so that calls are in flight."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -268,3 +269,34 @@ def test_every_paying_command_ends_out_of_credits_as_enrich_does(
     not_done = "1 lookup" if args[0] == "lookup" else "1 search"
     assert f"Out of credits: {not_done} not done. Top up and run again;" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_lookup_under_ctrl_c_still_prints_what_was_answered(
+    env: dict[str, str], sandbox: RunningSandbox
+) -> None:
+    """Before: `Interrupted (SIGINT).` and no JSON, the answers paid for left unshown."""
+    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 800}, timeout=5)
+    values = ("first-ctrl.io", "second-ctrl.io", "third-ctrl.io")
+    running = Running(env, "lookup", "company", *values, "--yes")
+    deadline = time.monotonic() + 60
+    while sandbox.charged(KEY) < 2:  # charged as it comes: the first answered, the second sent
+        assert running.process.poll() is None, running.text()
+        assert time.monotonic() < deadline, running.text()
+        time.sleep(0.02)
+    running.signal(signal.SIGINT)
+    code, said = running.end()
+    assert running.process.stdout is not None
+    answers = json.loads(running.process.stdout.read())
+    assert code == 130, said
+    assert list(answers) == list(values)
+    assert answers["first-ctrl.io"]["company_name"]
+    assert answers["second-ctrl.io"] == {
+        "company_error": "interrupted: under way when stopped, possibly charged, its answer not "
+        "kept (run again; done rows are free)"
+    }
+    assert answers["third-ctrl.io"] == {
+        "company_error": "interrupted: not fetched (run again; done rows are free)"
+    }
+    assert "this lookup: 1 credit (+1 possibly)" in said, said
+    assert said.rstrip().endswith("Interrupted (Ctrl-C)."), said
+    assert "Traceback" not in said
