@@ -821,6 +821,7 @@ def credits() -> None:
             team = ledger if isinstance(ledger, TeamLedger) else None
             team_spend = team.team_spend() if team else None
             unrecorded = team.unrecorded(period) if team else 0
+            caps = team.caps() if team else {}
         except ProfnetError as error:
             raise _failure(error) from None
         except ledger.failures as error:
@@ -837,6 +838,8 @@ def credits() -> None:
         click.echo(_in_flight(holds, team is not None))
     if unrecorded:
         click.echo(_forgotten(unrecorded, period))
+    if len(set(caps.values())) > 1:
+        click.echo(_caps_differ(caps))
     if budget is not None:
         click.echo(f"budget: {budget} per run (PROFNET_BUDGET; each run starts anew)")
     if cap is None:
@@ -877,6 +880,17 @@ def _forgotten(credits: int, period: str) -> str:
         "spent. Turn on the Redis's persistence (appendonly yes), and lower the cap by as much "
         "for this period. (Spend made here before this machine used the team's Redis shows "
         "the same way.)"
+    )
+
+
+def _caps_differ(caps: dict[str, str | None]) -> str:
+    """The warning for a team whose machines spend under different spending caps."""
+    each = ", ".join(f"{machine} {cap or 'none'}" for machine, cap in caps.items())
+    return (
+        f"Warning: the team's machines spent under different spending caps lately ({each}). "
+        "Each machine refuses only past its own, so the team can spend up to the largest "
+        "(without limit from a machine with none): set the same PROFNET_SPENDING_CAP on every "
+        "machine."
     )
 
 

@@ -77,7 +77,14 @@ class Shared:
             self.ledger: Ledger | TeamLedger = local
             if self.store.redis is not None:  # a team's Redis: its spend and cap held there
                 where = masked_url(str(self.store.where))
-                self.ledger = TeamLedger(local, self.store.redis, service, settings.machine, where)
+                self.ledger = TeamLedger(
+                    local,
+                    self.store.redis,
+                    service,
+                    settings.machine,
+                    where,
+                    cap=settings.spending_cap,
+                )
         except (OSError, sqlite3.Error) as error:  # no such folder, no right; not a database
             raise unusable_cache(error, settings) from None
         self.base_url = base_url or embedded_base_url(settings)

@@ -84,6 +84,7 @@ class TeamLedger:
         machine: str,
         where: str,
         clock: Callable[[], float] | None = None,
+        cap: SpendingCap | None = None,
     ) -> None:
         import redis
 
@@ -93,6 +94,7 @@ class TeamLedger:
         self.machine = machine
         self.where = where  # the Redis URL, its password masked, for messages
         self.clock = clock  # None: the Redis server's TIME (tests move it on)
+        self.cap = cap  # this machine's PROFNET_SPENDING_CAP, told the team as it spends
         self.failures: tuple[type[BaseException], ...] = (*local.failures, redis.RedisError)
 
     @property
@@ -105,6 +107,25 @@ class TeamLedger:
 
     def spend_key(self, period: str, name: str) -> str:
         return f"{self.prefix}:{period}:{name}"
+
+    @property
+    def caps_key(self) -> str:
+        return f"{self.prefix}:caps"
+
+    def _tell_cap(self, pipe: Any, now: float, cap: SpendingCap | None) -> None:
+        """Queue the cap this machine spends under (none: it spends with none), as of `now`,
+        for the team."""
+        said = {"cap": None if cap is None else str(cap), "at": now}
+        pipe.hset(self.caps_key, self.machine, json.dumps(said))
+
+    def caps(self, days: int = DAYS_SHOWN) -> dict[str, str | None]:
+        """The spending cap each machine spent under in the last `days` days (None: none)."""
+        since = self._now(self.redis) - days * 86_400
+        found = {
+            _text(name): json.loads(value)
+            for name, value in self.redis.hgetall(self.caps_key).items()
+        }
+        return {name: it["cap"] for name, it in sorted(found.items()) if it["at"] >= since}
 
     def cap_failure(self, error: BaseException) -> str:
         """Why nothing more is bought when the team's Redis (or this machine's own ledger,
@@ -188,6 +209,7 @@ class TeamLedger:
             refused = cap_refusal(use, credits, endpoint)
             pipe.multi()
             self._settle_lapsed(pipe, holding)
+            self._tell_cap(pipe, now, cap)
             if refused is None:
                 made: dict[str, Any] = {"credits": credits, "until": now + lease, "at": now}
                 made |= {"machine": self.machine, "endpoint": endpoint or UNSETTLED, "key": key}
@@ -241,6 +263,7 @@ class TeamLedger:
                     self._count(pipe, now, self.machine, kind, credits)
             if released:
                 pipe.hdel(self.held_key, *(str(reservation) for reservation in released))
+            self._tell_cap(pipe, now, self.cap)
             pipe.execute()
 
     def cap_use(self, cap: SpendingCap, service: str) -> CapUse:

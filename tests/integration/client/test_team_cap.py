@@ -53,7 +53,6 @@ HOLDER = """
 import sys
 import redis
 from profnet_sheets.client.ledger import Holds, Ledger
-from profnet_sheets.client.spend import Charge
 from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.excel import formulas, session
@@ -91,15 +90,19 @@ def team_ledger(
 
 
 def team_client(
-    sandbox: RunningSandbox, server: RedisServer, folder: Path, machine: str = "here"
+    sandbox: RunningSandbox,
+    server: RedisServer,
+    folder: Path,
+    machine: str = "here",
+    cap: str | None = "20/day",
 ) -> Client:
-    """A machine's client on the team's Redis, under a team cap of 20/day."""
+    """A machine's client on the team's Redis, under a team cap of 20/day (or `cap`)."""
     return Client(
         api_key=KEY,
         base_url=sandbox.base_url,
         cache=server.url,
         cache_dir=folder,
-        spending_cap="20/day",
+        spending_cap=cap,
         machine=machine,
     )
 
@@ -332,7 +335,7 @@ def test_profnet_credits_says_what_the_team_cap_leaves(
 
 def test_a_reservation_asks_the_teams_redis_five_times(killable_redis: RedisServer) -> None:
     """TIME; one WATCH of the held reservations and the period's spend; HGETALL; HVALS; MULTI,
-    HSET, EXEC in one: 5 round trips (were 6: a WATCH before TIME and one after)."""
+    HSET (the reservation; the machine's cap, told the team), EXEC in one: 5 round trips."""
     service = f"svc-{uuid.uuid4().hex[:8]}"
     ledger = team_ledger(killable_redis.url, service, "here")
     ledger.reserve_within(CAP, service, 1, DETAILS, 30.0)  # the connections are open
@@ -350,9 +353,32 @@ def test_a_reservation_asks_the_teams_redis_five_times(killable_redis: RedisServ
         "hgetall": 1,
         "hvals": 1,
         "multi": 1,
-        "hset": 1,
+        "hset": 2,
         "exec": 1,
     }
+
+
+def test_credits_warns_when_the_teams_machines_spend_under_different_caps(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    """Each machine refuses past its own cap only: one set higher, or none, is the team's."""
+    for machine, cap in (("ci-box", "20/day"), ("laptop-ana", None), ("vm", "20/day")):
+        with team_client(sandbox, killable_redis, tmp_path / machine, machine, cap) as client:
+            client.get_company_details(domain=f"{machine}.io")
+    env = cli_env(sandbox.base_url, KEY, tmp_path / "vm")
+    env.update(PROFNET_CACHE=killable_redis.url, PROFNET_SPENDING_CAP="20/day")
+    env.update(PROFNET_MACHINE="vm", PROFNET_CACHE_DIR=str(tmp_path / "vm"))
+    shown = run_cli(env, "credits")
+    assert shown.returncode == 0, shown.stderr
+    assert (
+        "Warning: the team's machines spent under different spending caps lately (ci-box "
+        "20/day, laptop-ana none, vm 20/day). Each machine refuses only past its own, so the "
+        "team can spend up to the largest (without limit from a machine with none): set the "
+        "same PROFNET_SPENDING_CAP on every machine."
+    ) in shown.stdout.splitlines()
+    with team_client(sandbox, killable_redis, tmp_path / "laptop-ana", "laptop-ana") as client:
+        client.get_company_details(domain="laptop-ana-again.io")  # now under 20/day too
+    assert "different spending caps" not in run_cli(env, "credits").stdout
 
 
 def test_credits_shows_the_teams_holds_under_the_team_and_warns_of_a_forgetful_redis(
@@ -399,7 +425,7 @@ def test_credits_shows_the_teams_holds_under_the_team_and_warns_of_a_forgetful_r
     lease_left = lease_end.timestamp() - server_time(killable_redis.url)()
     assert 0 < lease_left <= 30, "the holder's own lease (30 s), not this machine's settings"
     assert said.endswith("(those of a process that stopped then count as possibly spent)")
-    (warned,) = [line for line in lines if line.startswith("Warning:")]
+    (warned,) = [line for line in lines if line.startswith("Warning: this machine's")]
     assert warned.startswith(
         "Warning: this machine's own ledger holds 3 credits more today than the team's Redis "
         "counts for every machine"
