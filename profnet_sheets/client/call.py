@@ -447,6 +447,9 @@ def _bought(
     reservations = [(yield Reserve(ep, ceiling, under_cap=False))]
 
     def on_turn(number: int) -> Flow[None]:
+        refused = desk.gate(ep)  # a stop while this call waited for its turn holds for it too
+        if refused is not None:
+            raise refused
         if number == 0:
             reservations.append((yield Hold(ep, ceiling)))
 

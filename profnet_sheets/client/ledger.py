@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import secrets
 import sqlite3
 import threading
 import time
@@ -32,7 +33,11 @@ CREATE TABLE IF NOT EXISTS reserved (
     at REAL, key TEXT, endpoint TEXT
 );
 CREATE TABLE IF NOT EXISTS absorbed (source TEXT PRIMARY KEY, last INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS lapsed (id INTEGER PRIMARY KEY, spend INTEGER NOT NULL, at REAL);
 """
+# How long the spend row of a lapsed reservation is known by the reservation's id: its call,
+# still alive past its lease (a laptop asleep), settles the real charge in its place.
+LAPSED_KEPT = 8 * 86_400.0
 # What a reservation carries since it may outlive its process (an older ledger lacks them).
 _RESERVED_SINCE = {"at": "REAL", "key": "TEXT", "endpoint": "TEXT"}
 # What the spend of a reservation whose process died is recorded under, when it did not say.
@@ -165,13 +170,35 @@ class Ledger:
     def _settle_lapsed(self, now: float) -> None:
         """Reservations whose lease ran out belong to a process that died with their calls in
         flight: each is recorded as spent, uncertain (the service may have charged it), in the
-        period it was made in, never forgotten."""
-        self._db.execute(
-            "INSERT INTO spend SELECT COALESCE(at, until), service, COALESCE(key, ''), "
-            f"COALESCE(endpoint, '{UNSETTLED}'), credits, NULL, 1 FROM reserved WHERE until <= ?",
+        period it was made in, never forgotten; its spend row is known by the reservation's
+        id for a while (`lapsed`), for a call that outlived its lease to settle in its place."""
+        found = self._db.execute(
+            "SELECT id, COALESCE(at, until), service, COALESCE(key, ''), "
+            f"COALESCE(endpoint, '{UNSETTLED}'), credits FROM reserved WHERE until <= ?",
             (now,),
-        )
-        self._db.execute("DELETE FROM reserved WHERE until <= ?", (now,))
+        ).fetchall()
+        for held, *row in found:
+            spent = self._db.execute(
+                "INSERT INTO spend (at, service, key, endpoint, credits, items, uncertain) "
+                "VALUES (?, ?, ?, ?, ?, NULL, 1)",
+                row,
+            ).lastrowid
+            self._db.execute("INSERT OR REPLACE INTO lapsed VALUES (?, ?, ?)", (held, spent, now))
+        if found:
+            self._db.execute("DELETE FROM reserved WHERE until <= ?", (now,))
+            self._db.execute("DELETE FROM lapsed WHERE at < ?", (now - LAPSED_KEPT,))
+
+    def _drop(self, released: Sequence[int]) -> None:
+        """Drop the reservations `released` (their calls settled). One that lapsed meanwhile
+        (its call outlived its lease) was recorded as possibly spent: that row goes, the
+        call's own settle counting what it really cost."""
+        for held in released:
+            if self._db.execute("DELETE FROM reserved WHERE id = ?", (held,)).rowcount:
+                continue
+            row = self._db.execute("SELECT spend FROM lapsed WHERE id = ?", (held,)).fetchone()
+            if row is not None:
+                self._db.execute("DELETE FROM spend WHERE rowid = ? AND uncertain = 1", row)
+                self._db.execute("DELETE FROM lapsed WHERE id = ?", (held,))
 
     def absorb(self, former: Path, service: str) -> int:
         """Count, as `service`'s, the spend recorded in `former`: the ledger an earlier version
@@ -209,7 +236,8 @@ class Ledger:
         found = self._db.execute("SELECT last FROM absorbed WHERE source = ?", (source,))
         last = int((found.fetchone() or (0,))[0])
         copied = self._db.execute(
-            "INSERT INTO spend SELECT at, ?, key, endpoint, credits, items, uncertain "
+            "INSERT INTO spend (at, service, key, endpoint, credits, items, uncertain) "
+            "SELECT at, ?, key, endpoint, credits, items, uncertain "
             "FROM former.spend WHERE rowid > ?",
             (service, last),
         ).rowcount
@@ -246,10 +274,11 @@ class Ledger:
 
         def write(now: float) -> None:
             self._db.executemany(
-                "INSERT INTO spend VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO spend (at, service, key, endpoint, credits, items, uncertain) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(now, service, key, endpoint, *row) for row in rows],
             )
-            self._db.executemany("DELETE FROM reserved WHERE id = ?", [(i,) for i in released])
+            self._drop(released)
 
         try:
             with self._lock:
@@ -329,12 +358,15 @@ class Ledger:
         key: str,
         held: int | None = None,
     ) -> int:
-        found = self._db.execute(
+        # A random id (never one a dropped reservation had: a call that outlived its lease
+        # drops its own, not another's that took its number).
+        held = secrets.randbits(62) if held is None else held
+        self._db.execute(
             "INSERT INTO reserved (id, until, service, credits, at, key, endpoint) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (held, now + lease, service, credits, now, key, endpoint),
         )
-        return int(found.lastrowid or 0)
+        return held
 
     def cap_failure(self, error: BaseException) -> str:
         """Why nothing more is bought when the ledger failed the spending cap."""
@@ -348,7 +380,7 @@ class Ledger:
     def release(self, reservation: int) -> None:
         """Drop a reservation (its call is recorded, or was never sent)."""
         with contextlib.suppress(sqlite3.Error), self._lock:
-            self._db.execute("DELETE FROM reserved WHERE id = ?", (reservation,))
+            self._write(lambda _: self._drop([reservation]))
 
     def in_flight(self, service: str) -> int:
         """Credits reserved now by calls under way, in every process (those of a process that
@@ -372,14 +404,17 @@ class Ledger:
             return CapUse(cap.credits, str(cap), self._used(cap, service, self.clock()))
 
     def _used(self, cap: SpendingCap, service: str, now: float) -> int:
-        spent = self._db.execute(
-            "SELECT COALESCE(SUM(credits), 0) FROM spend WHERE at >= ? AND service = ?",
-            (cap.since(now), service),
-        ).fetchone()[0]
-        held = self._db.execute(
-            "SELECT COALESCE(SUM(credits), 0) FROM reserved WHERE service = ?", (service,)
-        ).fetchone()[0]
-        return int(spent) + int(held)
+        """Spent in the cap's period and held, in one read (one snapshot of the file, which
+        another process's settle moves from held to spent at once); a lapsed reservation made
+        before the period counts in its own period, where it is settled."""
+        since = cap.since(now)
+        (used,) = self._db.execute(
+            "SELECT (SELECT COALESCE(SUM(credits), 0) FROM spend WHERE at >= ? AND service = ?)"
+            " + (SELECT COALESCE(SUM(credits), 0) FROM reserved WHERE service = ?"
+            " AND (until > ? OR COALESCE(at, until) >= ?))",
+            (since, service, service, now, since),
+        ).fetchone()
+        return int(used)
 
     def by_endpoint_and_day(self, *, service: str | None = None) -> SpendTable:
         """The calls and their credits (sure, possibly) by endpoint and day (UTC); a killed

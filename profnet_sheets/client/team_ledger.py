@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from profnet_sheets.client.ledger import UNSETTLED, Holds, Ledger, SpendTable
+from profnet_sheets.client.ledger import LAPSED_KEPT, UNSETTLED, Holds, Ledger, SpendTable
 from profnet_sheets.client.spend import CapUse, Charge, cap_refusal
 from profnet_sheets.config import SpendingCap
 
@@ -148,14 +148,19 @@ class TeamLedger:
 
     def _held(self, redis: Any, now: float) -> Held:
         """The reservations held (by id), and those whose lease ran out."""
-        found = redis.hgetall(self.held_key)
-        held = {_text(name): json.loads(value) for name, value in found.items()}
-        return held, [name for name, it in held.items() if it["until"] <= now]
+        return _holding(redis.hgetall(self.held_key), now)
 
     def _spent(self, redis: Any, cap: SpendingCap, now: float) -> int:
         """Spent in the cap's period (sure and maybe), on every machine."""
-        key = self.spend_key(cap.period, period_keys(now)[cap.period])
-        return sum(int(value) for value in redis.hvals(key))
+        return sum(int(value) for value in redis.hvals(self._period_key(cap, now)))
+
+    def _period_key(self, cap: SpendingCap, now: float) -> str:
+        return self.spend_key(cap.period, period_keys(now)[cap.period])
+
+    def lapsed_key(self, reservation: str) -> str:
+        """Where a lapsed reservation is kept a while, for its call, were it still alive, to
+        settle in its place."""
+        return f"{self.prefix}:lapsed:{reservation}"
 
     def _used(self, cap: SpendingCap, now: float, holding: Held, spent: int) -> int:
         """Spent in the cap's period (`spent`, sure and maybe; lapsed reservations of the
@@ -181,6 +186,30 @@ class TeamLedger:
             it = held[name]
             self._count(pipe, it["at"], it["machine"], MAYBE, it["credits"])
             pipe.hdel(self.held_key, name)
+            pipe.set(self.lapsed_key(name), json.dumps(it), ex=int(LAPSED_KEPT))
+
+    def _drop(self, pipe: Any, released: Sequence[int]) -> list[int]:
+        """Queue the reservations `released` dropped, and the lapsed ones among them read
+        and forgotten (their positions in the transaction's results: `_undo_lapsed`)."""
+        if not released:
+            return []
+        pipe.hdel(self.held_key, *(str(reservation) for reservation in released))
+        at = len(pipe)  # the commands queued so far: the results before ours
+        for reservation in released:
+            pipe.get(self.lapsed_key(str(reservation)))
+            pipe.delete(self.lapsed_key(str(reservation)))
+        return [at + 2 * n for n in range(len(released))]
+
+    def _undo_lapsed(self, results: list[Any], positions: list[int]) -> None:
+        """Take back the possibly spent credits counted for reservations that lapsed while
+        their calls were alive (they settled their real cost now)."""
+        lapsed = [json.loads(results[at]) for at in positions if results[at] is not None]
+        if not lapsed:
+            return
+        with self.redis.pipeline() as pipe:
+            for it in lapsed:
+                self._count(pipe, it["at"], it["machine"], MAYBE, -int(it["credits"]))
+            pipe.execute()
 
     # -- the ledger's interface -----------------------------------------------------------------
 
@@ -201,7 +230,7 @@ class TeamLedger:
         def attempt(pipe: Any) -> None:
             nonlocal refused
             now = self._now(self.redis)  # before the watch: one WATCH for both keys
-            pipe.watch(self.held_key, self.spend_key(cap.period, period_keys(now)[cap.period]))
+            pipe.watch(self.held_key, self._period_key(cap, now))
             # Read on the watched connection, not on a second one from the pool: 64 threads
             # holding a watch and waiting for another connection would wait for each other.
             holding, spent = self._held(pipe, now), self._spent(pipe, cap, now)
@@ -231,8 +260,9 @@ class TeamLedger:
         """Drop a reservation (its call is recorded, or was never sent). A Redis gone keeps
         it until its lease runs out: it then counts as maybe spent, never as nothing."""
         self.local.release(reservation)
-        with contextlib.suppress(*self.failures):
-            self.redis.hdel(self.held_key, str(reservation))
+        with contextlib.suppress(*self.failures), self.redis.pipeline() as pipe:
+            positions = self._drop(pipe, [reservation])
+            self._undo_lapsed(pipe.execute(), positions)
 
     def record(
         self,
@@ -261,15 +291,21 @@ class TeamLedger:
             for kind, credits in ((SURE, charge.sure), (MAYBE, charge.maybe)):
                 if credits:
                     self._count(pipe, now, self.machine, kind, credits)
-            if released:
-                pipe.hdel(self.held_key, *(str(reservation) for reservation in released))
+            positions = self._drop(pipe, released)
             self._tell_cap(pipe, now, self.cap)
-            pipe.execute()
+            results = pipe.execute()
+        self._undo_lapsed(results, positions)
 
     def cap_use(self, cap: SpendingCap, service: str) -> CapUse:
-        """What the team holds against the spending cap now (spent in its period, reserved)."""
+        """What the team holds against the spending cap now (spent in its period, reserved),
+        read in one MULTI: a settle moving credits from held to spent meanwhile is seen
+        before or after, never half."""
         now = self._now(self.redis)
-        holding, spent = self._held(self.redis, now), self._spent(self.redis, cap, now)
+        with self.redis.pipeline() as pipe:
+            pipe.hgetall(self.held_key)
+            pipe.hvals(self._period_key(cap, now))
+            found, values = pipe.execute()
+        holding, spent = _holding(found, now), sum(int(value) for value in values)
         return CapUse(cap.credits, str(cap), self._used(cap, now, holding, spent), team=True)
 
     def settle_lapsed(self) -> None:
@@ -348,6 +384,12 @@ class TeamLedger:
 
     def close(self) -> None:
         self.local.close()  # the connection is the store's: it closes it
+
+
+def _holding(found: dict[Any, Any], now: float) -> Held:
+    """The reservations of the held hash `found` (by id), and those whose lease ran out."""
+    held = {_text(name): json.loads(value) for name, value in found.items()}
+    return held, [name for name, it in held.items() if it["until"] <= now]
 
 
 def _text(name: bytes | str) -> str:
