@@ -340,13 +340,20 @@ class Ledger:
         return held
 
     def hold(
-        self, service: str, credits: int, endpoint: str, lease: float, key: str, held: int
-    ) -> None:
-        """Hold `credits` for a call under way with no cap of this ledger's to check (the
+        self,
+        service: str,
+        credits: int,
+        endpoint: str,
+        lease: float,
+        key: str,
+        held: int | None = None,
+    ) -> int:
+        """Hold `credits` for a call under way with no cap to check (none is set, or the
         team's Redis checked it: `held` is its reservation), so that a process that dies
-        with the call in flight leaves it here too, as possibly spent once `lease` passes."""
+        with the call in flight leaves it here, as possibly spent once `lease` passes.
+        Returns the reservation, to drop when the call settles."""
         with self._lock:
-            self._insert_hold(self.clock(), service, credits, endpoint, lease, key, held)
+            return self._insert_hold(self.clock(), service, credits, endpoint, lease, key, held)
 
     def _insert_hold(
         self,

@@ -143,21 +143,20 @@ class Shared:
             raise refused
 
     def hold(self, credits: int, ep: Endpoint) -> Reservation:
-        """Hold a call's most under the spending cap (shared by every process on the
-        ledger): a Reservation of none of the budget; raises BudgetExceeded when the cap
-        refuses, StoppedBuying when the ledger cannot hold it."""
+        """Hold a call's most in the ledger while it is under way, under the spending cap
+        when one is set (shared by every process on the ledger); without one, in this
+        machine's ledger only, so that a process killed mid-call leaves it there as possibly
+        spent all the same. A Reservation of none of the budget; raises BudgetExceeded when
+        the cap refuses, StoppedBuying when the ledger cannot hold it."""
         cap = self.settings.spending_cap
-        if cap is None or not credits:
+        if not credits:
             return Reservation(0, None)
+        lease, key = longest_call(self.settings), self.api_key.fingerprint
         try:
-            held = self.ledger.reserve_within(
-                cap,
-                self.service,
-                credits,
-                ep.name,
-                longest_call(self.settings),
-                self.api_key.fingerprint,
-            )
+            if cap is None:
+                held = self.ledger.hold(self.service, credits, ep.name, lease, key)
+            else:
+                held = self.ledger.reserve_within(cap, self.service, credits, ep.name, lease, key)
         except self.ledger.failures as error:  # no silent fallback: nothing is held
             raise self.stopped(ep, self.ledger.cap_failure(error)) from None
         return Reservation(0, held)

@@ -256,6 +256,11 @@ class TeamLedger:
             raise
         return reservation
 
+    def hold(self, service: str, credits: int, endpoint: str, lease: float, key: str) -> int:
+        """Hold `credits` for a call under way with no cap: in this machine's ledger only
+        (there is no team cap for the team's Redis to hold it under)."""
+        return self.local.hold(service, credits, endpoint, lease, key)
+
     def release(self, reservation: int) -> None:
         """Drop a reservation (its call is recorded, or was never sent). A Redis gone keeps
         it until its lease runs out: it then counts as maybe spent, never as nothing."""

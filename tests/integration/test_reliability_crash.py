@@ -14,6 +14,7 @@ it again. At most one call per worker can be in that window, so the double charg
 from __future__ import annotations
 
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -122,6 +123,14 @@ def test_an_enrichment_killed_half_way_resumes_and_pays_only_for_the_rest(
     assert not out.exists(), "no half-written output"
     assert 0 < saved < UNIQUE, "killed half way"
     assert 0 <= died_in_flight <= CONCURRENCY, "only calls in flight can be lost"
+    # With no spending cap too, the calls under way are in the ledger: as in flight now, as
+    # possibly spent once their lease has passed (before: not at all, `credits` said less).
+    shown = run_cli(env, "credits").stdout
+    recorded = int(re.search(r"^total: ([\d,]+) credits?", shown, re.M).group(1))  # type: ignore[union-attr]
+    held = re.search(r"^in flight: (\d+) credits? held by calls under way", shown, re.M)
+    assert held is not None, shown
+    assert 0 < int(held.group(1)) <= CONCURRENCY
+    assert recorded + int(held.group(1)) >= paid_before, shown
 
     set_faults(sandbox, latency_ms=0)
     started = time.perf_counter()
