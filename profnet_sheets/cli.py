@@ -26,12 +26,8 @@ from profnet_sheets.client.shared import STOPS_LOG, machine_ledger
 from profnet_sheets.client.spend import BUDGET_SETTING
 from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.errors import (
-    ConfigurationError,
     DamagedFile,
-    InsufficientCredits,
-    StoppedBuying,
     TeamCacheUnreachable,
-    Unauthorized,
 )
 from profnet_sheets.redact import clipped, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
@@ -643,6 +639,7 @@ def lookup(
     uv run profnet-sheets lookup profile https://www.profnet.com/in/anna-schmidt/ --skills
     """
     from profnet_sheets.batch import kind_named
+    from profnet_sheets.batch.each import look_up_each
 
     try:
         spec = kind_named(kind)
@@ -651,7 +648,6 @@ def lookup(
     options: dict[str, object] = {}
     if spec.name == "profile":
         options = {"include_skills": skills, "include_certifications": certifications}
-    answers: dict[str, Any] = {}  # by the value as typed: which answer is whose
     with _client() as client:
         calls = []
         for value in values:  # every value checked (free) before any is paid for
@@ -674,39 +670,17 @@ def lookup(
         )
         if cost.credits and _may_ask(yes, client) and not cost.quote.nothing_left:
             _ask_to_spend(cost.credits)
-        failures: dict[str, ProfnetError] = {}  # values that failed alone, or the stop
-        stop: tuple[str, ProfnetError] | None = None  # what ended the lookup early
-        interrupted = False  # Ctrl-C (or SIGTERM, SIGHUP): what was answered is still shown
-        under_way: str | None = None  # the value whose call Ctrl-C cut, possibly charged
-        possibly_before = run.budget.uncertain
-        try:
-            for value, params in calls:
-                if stop is not None and not isinstance(stop[1], SENDS_NOTHING_MORE):
-                    break  # the key refused, the service not reached: nothing more is asked
-                possibly_before, under_way = run.budget.uncertain, value
-                try:
-                    answers[value] = run.call(spec.endpoint, params)
-                except ProfnetError as error:
-                    if stop is not None:
-                        continue  # after the stop, only the caches answer: nothing is sent
-                    failures[value] = error
-                    if _ends_the_lookup(error):
-                        stop = value, error
-        except KeyboardInterrupt:
-            interrupted = True
-            if run.budget.uncertain == possibly_before:
-                under_way = None  # cut before its call went out
+        looked = look_up_each(run, spec.endpoint, calls)
+        answers, failures, stop = looked.answers, looked.failures, looked.stop
         spent, maybe = run.budget.spent, run.budget.uncertain
     # Every value, in the order given, also when a failure, a stop or Ctrl-C ended it early.
     shown_values = _every_value(spec.name, values, answers, failures, stop)
-    if interrupted:
-        from profnet_sheets.batch.marks import INTERRUPTED, INTERRUPTED_UNDER_WAY
+    if looked.interrupted:
+        from profnet_sheets.batch.marks import INTERRUPTED
 
-        marked = _error_key(spec.name)
         for value in values:
             if value not in answers and value not in failures:
-                cut = value == under_way
-                shown_values[value] = {marked: INTERRUPTED_UNDER_WAY if cut else INTERRUPTED}
+                shown_values[value] = {_error_key(spec.name): INTERRUPTED}
     json.dump(shown_values, sys.stdout, indent=2)
     click.echo()
     if free:
@@ -718,7 +692,7 @@ def lookup(
             said = "this lookup: 0 credits" if failures else "0 credits: cached"
         click.echo(said, err=True)
     alone = {value: error for value, error in failures.items() if stop is None or value != stop[0]}
-    if interrupted:
+    if looked.interrupted:
         _say_failures(alone)
         raise KeyboardInterrupt  # said as every stopped command says it, with its exit code
     if stop is not None:
@@ -743,20 +717,6 @@ def _say_failures(failures: dict[str, ProfnetError]) -> None:
     """One line on stderr for each value that failed alone: `'x.invalid': ... not found.`"""
     for value, failure in failures.items():
         click.echo(masked(f"{shown(value)}: {failure}"), err=True)
-
-
-# The stops after which a run sends nothing more (its later calls raise them again, the
-# caches still answering): a lookup goes on through its values for what is cached.
-SENDS_NOTHING_MORE = (BudgetExceeded, InsufficientCredits, StoppedBuying)
-
-
-def _ends_the_lookup(error: ProfnetError) -> bool:
-    """Whether `error` ends a lookup of several values (a limit, a stop, the key refused, the
-    service not reached), rather than one value's own failure (not found, invalid, a service
-    error), after which the others are still looked up, as enrich's rows are."""
-    from profnet_sheets.batch.marks import error_text, is_not_done
-
-    return isinstance(error, (Unauthorized, ConfigurationError)) or is_not_done(error_text(error))
 
 
 def _error_key(kind: str) -> str:

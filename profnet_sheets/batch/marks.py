@@ -23,10 +23,6 @@ CAP_NOT_FETCHED = (
     "again; done rows are free)"
 )
 INTERRUPTED = "interrupted: not fetched (run again; done rows are free)"
-INTERRUPTED_UNDER_WAY = (
-    "interrupted: under way when stopped, possibly charged, its answer not kept (run again; "
-    "done rows are free)"
-)
 # The starts of the errors of keys not done (not failed): a budget, credits, a stop, Ctrl-C.
 NOT_DONE = (
     "budget reached",

@@ -1,0 +1,92 @@
+"""Values looked up one after another (the `lookup` command): each answer, each failure, what
+stopped them; under Ctrl-C the call under way finishes and is kept (no polars)."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from profnet_sheets.batch.marks import error_text, is_not_done
+from profnet_sheets.errors import (
+    BudgetExceeded,
+    ConfigurationError,
+    InsufficientCredits,
+    ProfnetError,
+    StoppedBuying,
+    Unauthorized,
+)
+
+if TYPE_CHECKING:
+    from profnet_sheets.client.client import Client
+
+# The stops after which a run sends nothing more (its later calls raise them again, the
+# caches still answering): the values after one are still asked, for what is cached.
+SENDS_NOTHING_MORE = (BudgetExceeded, InsufficientCredits, StoppedBuying)
+
+
+def ends_the_lookup(error: ProfnetError) -> bool:
+    """Whether `error` ends a lookup of several values (a limit, a stop, the key refused, the
+    service not reached), rather than one value's own failure (not found, invalid, a service
+    error), after which the others are still looked up, as enrich's rows are."""
+    return isinstance(error, (Unauthorized, ConfigurationError)) or is_not_done(error_text(error))
+
+
+@dataclass
+class LookedUp:
+    """What the values met: answers and failures by value, the stop (the value it came at,
+    the error), and whether Ctrl-C (SIGTERM, SIGHUP) ended the lookup."""
+
+    answers: dict[str, Any] = field(default_factory=dict)
+    failures: dict[str, ProfnetError] = field(default_factory=dict)
+    stop: tuple[str, ProfnetError] | None = None
+    interrupted: bool = False
+
+    def take(self, value: str, call: Future[Any]) -> None:
+        """The outcome of `value`'s call, once it has one."""
+        try:
+            self.answers[value] = call.result()
+        except ProfnetError as error:
+            if self.stop is not None:
+                return  # after the stop, only the caches answer: nothing is sent
+            self.failures[value] = error
+            if ends_the_lookup(error):
+                self.stop = value, error
+
+    def goes_on(self) -> bool:
+        """Whether the next value is asked: no stop, or one after which the caches answer."""
+        return self.stop is None or isinstance(self.stop[1], SENDS_NOTHING_MORE)
+
+
+def look_up_each(
+    client: Client, endpoint: str, calls: Sequence[tuple[str, dict[str, Any]]]
+) -> LookedUp:
+    """Each value's call in turn, made on a thread of its own: a KeyboardInterrupt (Ctrl-C)
+    ends the lookup, the call under way then finishing and kept, as enrich's calls under way
+    are (one still waiting for its turn gives up, nothing sent)."""
+    done, stop = LookedUp(), threading.Event()
+
+    def call(params: dict[str, Any]) -> Any:
+        with client.pace.stop_waiting_when(stop):
+            return client.call(endpoint, params)
+
+    with ThreadPoolExecutor(1, thread_name_prefix="profnet-lookup") as pool:
+        under_way: tuple[str, Future[Any]] | None = None
+        try:
+            for value, params in calls:
+                if not done.goes_on():
+                    break  # the key refused, the service not reached: nothing more is asked
+                under_way = value, pool.submit(call, params)
+                done.take(*under_way)
+                under_way = None
+        except KeyboardInterrupt:
+            done.interrupted = True
+            stop.set()
+            client.pace.wake()
+            if under_way is not None:
+                with contextlib.suppress(KeyboardInterrupt):  # it gave up its turn: not sent
+                    done.take(*under_way)
+    return done
