@@ -439,8 +439,20 @@ def lite(folder: str) -> None:
     )
 
 
+def _not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """An output file named (an empty --out, an unset shell variable, is refused: exit 2)."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("is empty: name the file to write (.csv, .xlsx or .parquet)")
+    return value
+
+
 @main.command()
-@click.option("--out", default=None, help="Where to write the XLSX (default: beside the sample).")
+@click.option(
+    "--out",
+    default=None,
+    callback=_not_empty,
+    help="The file to write: .xlsx (default: beside the sample), .csv or .parquet.",
+)
 @_stoppable
 def demo(out: str | None) -> None:
     """The main job on the embedded sandbox: enrich the sample company list into an XLSX."""
@@ -463,7 +475,11 @@ def demo(out: str | None) -> None:
 )
 @click.option("--kind", required=True, help="What to look up: " + ", ".join(sorted(KINDS)) + ".")
 @click.option(
-    "--out", "out", default=None, help="Output file: .csv, .xlsx or .parquet (not for --dry-run)."
+    "--out",
+    "out",
+    default=None,
+    callback=_not_empty,
+    help="Output file: .csv, .xlsx or .parquet (not for --dry-run).",
 )
 @click.option("--fields", default=None, help="Only these fields, comma-separated.")
 @click.option(
@@ -1007,7 +1023,12 @@ def _search_command(kind: SearchKind) -> click.Command:
             help="Re-attach to a search started before: the search is not paid again; its "
             "results not read yet are, per result (said, and asked in a terminal, first).",
         ),
-        click.Option(["--out", "out"], required=True, help="Results file: .csv, .xlsx or .parquet"),
+        click.Option(
+            ["--out", "out"],
+            required=True,
+            callback=_not_empty,
+            help="Results file: .csv, .xlsx or .parquet",
+        ),
         click.Option(
             ["--timeout"],
             type=float,

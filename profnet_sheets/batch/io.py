@@ -264,7 +264,8 @@ def check_target(path: str | Path, source: str | Path | None = None) -> Path:
         msg = f"{target}: cannot be written in {target.parent} ({reason}); nothing was paid"
         raise BatchInputError(msg, path=target) from None
     finally:
-        probe.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # never made (a read-only folder): nothing to remove
+            probe.unlink(missing_ok=True)
     return target
 
 

@@ -89,6 +89,22 @@ def test_a_cell_too_long_for_excel_is_refused_not_cut(tmp_path: Path) -> None:
     assert read_table(tmp_path / "long.csv")["a"][1] == "'=" + "x" * EXCEL_CELL
 
 
+def test_a_read_only_folder_is_said_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a read-only file system removing the probe (never made) fails too: before, that
+    error replaced the message (a new user's review, from enrich and search)."""
+    import errno
+
+    def read_only(self: Path, *args: object, **kwargs: object) -> None:
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+    monkeypatch.setattr(Path, "open", read_only)
+    monkeypatch.setattr(Path, "unlink", read_only)
+    with pytest.raises(BatchInputError, match=r"cannot be written in .* \(Read-only file system\)"):
+        check_target(tmp_path / "out.csv")
+
+
 @pytest.mark.parametrize(
     ("name", "says"),
     [

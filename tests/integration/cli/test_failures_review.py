@@ -142,3 +142,25 @@ def test_re_attaching_in_a_terminal_asks_before_paying_for_results(
     assert process.returncode != 0
     assert sandbox.charged(KEY) == 50, "no results page was read"
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("enrich", "SOURCE", "--kind", "company", "--column", "Site"),
+        ("search", "leads", "--title-keywords", "CTO", "--yes"),
+        ("demo",),
+    ],
+    ids=["enrich", "search", "demo"],
+)
+def test_an_empty_out_is_refused_not_taken_for_a_dry_run(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """An unset shell variable (`--out "$OUT"`): before, enrich exited 0 with nothing written."""
+    source = tmp_path / "sites.csv"
+    source.write_text("Site\nstripe.com\n")
+    args = [str(source) if arg == "SOURCE" else arg for arg in command]
+    result = run(env, *args, "--out", "")
+    assert result.returncode == 2, result.stderr
+    assert "Invalid value for '--out': is empty: name the file to write" in result.stderr
+    assert sandbox.charged(KEY) == 0
