@@ -118,7 +118,7 @@ def _may_ask(yes: bool, client: Client) -> bool:
 def _ask_to_spend(credits: int) -> None:
     """Ask before spending up to `credits` (in a terminal); a no ends the command, saying that
     nothing was sent."""
-    if not click.confirm(f"Spend up to {credits} credits?", err=True):
+    if not click.confirm(f"Spend up to {counted(credits, 'credit')}?", err=True):
         click.echo("Nothing sent: no credits spent.", err=True)
         sys.exit(EXIT_DECLINED)
 
@@ -1109,7 +1109,9 @@ def _search_command(kind: SearchKind) -> click.Command:
                     if ask and unread.total_results is None:
                         click.confirm("Pay for its results not read yet?", abort=True)
                     elif unread.credits and ask:
-                        click.confirm(f"Spend up to {unread.credits} credits?", abort=True)
+                        click.confirm(
+                            f"Spend up to {counted(unread.credits, 'credit')}?", abort=True
+                        )
                 frame = search.read(until_budget=True)
             except ProfnetError as error:
                 so_far = search.spend.said()

@@ -249,7 +249,10 @@ def check_target(path: str | Path, source: str | Path | None = None) -> Path:
         )
     _kind(target, writing=True)
     if not target.parent.is_dir():
-        msg = f"{target}: the folder {target.parent} does not exist"
+        msg = (
+            f"{target}: the folder {target.parent} does not exist: create it first, or write "
+            "into a folder that does"
+        )
         raise BatchInputError(msg, path=target)
     if source is not None and target.resolve() == Path(source).expanduser().resolve():
         other = target.with_name(f"{target.stem}-enriched{target.suffix}")

@@ -107,6 +107,8 @@ class Outcome:
         )
         if self.unkept or (self.done and self.cache_failed):
             kept = f"the {self.done:,} done are in the result, but {self.rerun()}"
+        if self.ending == "interrupted" and not self.not_done:
+            return "Interrupted once every row was done: nothing is left to run again."
         return stop_advice(self.ending, self.reason, counted(self.not_done, "row"), kept)
 
 

@@ -8,7 +8,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from profnet_sheets.widgets.fields import FieldSpec
-from profnet_sheets.widgets.values import choice_values, dropdown_value, range_bounds, text_value
+from profnet_sheets.widgets.values import (
+    choice_values,
+    dropdown_value,
+    number_value,
+    range_bounds,
+    text_value,
+)
 
 LABEL_WIDTH = "15em"
 FIELD_WIDTH = "28em"
@@ -134,7 +140,7 @@ def _number(spec: FieldSpec) -> FieldControl:
         spec,
         row(spec, widget),
         lambda: widget.value,
-        lambda value: setattr(widget, "value", int(value)),
+        lambda value: setattr(widget, "value", number_value(spec, value)),
         (widget,),
     )
 

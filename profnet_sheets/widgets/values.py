@@ -81,3 +81,21 @@ def range_bounds(spec: FieldSpec, value: Any) -> tuple[str, str]:
         )
     low, high = ("" if bound is None else str(bound) for bound in value)
     return (low, high)
+
+
+def number_value(spec: FieldSpec, value: Any) -> int:
+    """A number control's value: a whole number (an int, a float without a fraction, or its
+    digits as text) within the field's bounds; else a ValueError saying the field and why
+    (never clamped in silence: a limit of 99,999 is not quietly 2,500)."""
+    low = spec.minimum if spec.minimum is not None else 0
+    high = spec.maximum if spec.maximum is not None else 10**9
+    number: Any = value.strip() if isinstance(value, str) else value
+    if isinstance(number, str) and number.lstrip("+-").isdigit():
+        number = int(number)
+    if isinstance(number, float) and number.is_integer():
+        number = int(number)
+    if isinstance(number, bool) or not isinstance(number, int) or not low <= number <= high:
+        raise ValueError(
+            f"{spec.label}: {shown(value)} is not a whole number from {low:,} to {high:,}."
+        )
+    return number

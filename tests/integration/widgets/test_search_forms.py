@@ -317,6 +317,13 @@ def test_fill_takes_a_plain_value_as_one_value(
     leads = LeadSearchForm(client)
     leads.fill(geo_codes="Berlin")
     assert leads.params()["geo_codes"] == [str(berlin["geo_id"])]
+    for limit in (99_999, 0, -1, 2.5, "abc", None, True):  # before: 2,500, 1, 1, 2, raw errors
+        with pytest.raises(ValueError, match=r"^Limit: .* is not a whole number from 1 to 2,500"):
+            leads.fill(limit=limit)
+    leads.fill(limit="40")
+    assert leads.params()["limit"] == 40
+    leads.fill(limit=25.0)
+    assert leads.params()["limit"] == 25
     assert fresh.charged(endpoint="find-geocode-by-location") == 1, "Berlin again: from the cache"
 
 
