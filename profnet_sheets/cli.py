@@ -138,6 +138,7 @@ def _end_if_stopped(
     as enrich says it, and its exit code; else return."""
     from profnet_sheets.batch.workflow import (
         EXIT_BUDGET,
+        EXIT_KEY_REFUSED,
         EXIT_NO_CREDITS,
         EXIT_STOPPED,
         EXIT_UNREACHABLE,
@@ -150,6 +151,8 @@ def _end_if_stopped(
         ending, reason, code = "unreachable", run.unreachable, EXIT_UNREACHABLE
     elif run.out_of_credits:
         ending, reason, code = "credits", None, EXIT_NO_CREDITS
+    elif run.key_refused:
+        ending, reason, code = "key", None, EXIT_KEY_REFUSED
     elif run.stopped is not None:
         ending, reason, code = "stopped", run.stopped, EXIT_STOPPED
     else:

@@ -18,7 +18,7 @@ from profnet_sheets.batch.plan import Lookup, Plan, key_columns, make_plan, plan
 from profnet_sheets.batch.schema import dtype_of, is_timestamp, schema_of
 from profnet_sheets.client.client import Client
 from profnet_sheets.client.spend import InRowOrder
-from profnet_sheets.errors import ConfigurationError, ProfnetError, Unauthorized
+from profnet_sheets.errors import ConfigurationError, ProfnetError
 from profnet_sheets.redact import shown
 
 Frame = pl.DataFrame | pl.LazyFrame
@@ -44,7 +44,7 @@ class Outcome:
 def _fetch(client: Client, kind: Kind, lookup: Lookup) -> Outcome:
     try:
         payload = client.call(kind.endpoint, lookup.params)
-    except (Unauthorized, ConfigurationError):
+    except ConfigurationError:
         raise  # the whole run is wrong, not this row
     except ProfnetError as error:
         return Outcome(None, error_text(error))

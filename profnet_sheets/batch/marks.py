@@ -14,6 +14,7 @@ from profnet_sheets.errors import (
     ServiceUnreachable,
     StoppedBuying,
     TransportError,
+    Unauthorized,
 )
 from profnet_sheets.words import command
 
@@ -32,6 +33,10 @@ NOT_DONE = (
     "out of credits",
 )
 OFFLINE_MISS = "offline: not in the cache (run online to fetch it)"
+KEY_REFUSED = (
+    "not fetched: the service refused the API key (check it: "
+    f"{command('check')}; done rows are free)"
+)
 UNREACHABLE = (
     "not fetched: the service could not be reached (check the network and the base URL: "
     f"{command('check')}; done rows are free)"
@@ -63,6 +68,8 @@ def error_text(error: ProfnetError) -> str:
         and not error.may_have_been_charged
     ):
         return UNREACHABLE  # nothing was sent
+    if isinstance(error, Unauthorized):
+        return KEY_REFUSED
     if isinstance(error, StoppedBuying):
         return f"not fetched: {error.reason} (run again once fixed; done rows are free)"
     if isinstance(error, OfflineMiss):

@@ -47,6 +47,7 @@ EXIT_BUDGET = 3  # the run's budget or the spending cap was reached
 EXIT_NO_CREDITS = 4  # the service said the account has no credits left
 EXIT_STOPPED = 5  # the client stopped buying: the cache failed, or unreadable answers
 EXIT_UNREACHABLE = 6  # the service could not be reached: nothing more was sent
+EXIT_KEY_REFUSED = 7  # the service refused the API key: nothing more was sent
 EXIT_INTERRUPTED = 130  # Ctrl-C (or Cancel)
 Say = Callable[[str], None]
 
@@ -62,7 +63,7 @@ class Outcome:
     uncertain: int  # of `spent`, what may (or may not) have been charged
     ending: (
         str | None
-    )  # None: it ran to the end; else "budget", "credits", "unreachable", "stopped",
+    )  # None: it ran to the end; else "budget", "credits", "unreachable", "key", "stopped",
     # "interrupted"
     reason: str | None = None  # what stopped the buying, when it stopped
     unkept: int = 0  # answers this run paid for that the cache could not keep
@@ -75,6 +76,7 @@ class Outcome:
             "credits": EXIT_NO_CREDITS,
             "stopped": EXIT_STOPPED,
             "unreachable": EXIT_UNREACHABLE,
+            "key": EXIT_KEY_REFUSED,
             "interrupted": EXIT_INTERRUPTED,
         }
         return codes.get(self.ending or "", 0)
@@ -134,6 +136,11 @@ def stop_advice(ending: str | None, reason: str | None, not_done: str, kept: str
         )
     if ending == "stopped":
         return f"Stopped buying ({reason}): {not_done} not done. Run again; {kept}."
+    if ending == "key":
+        return (
+            f"API key refused by the service: {not_done} not done. Check the key "
+            f"(PROFNET_API_KEY) with `{command('check')}`, then run again; {kept}."
+        )
     if ending == "interrupted":
         return f"Interrupted: {not_done} not done. Run again to finish; {kept}."
     return None
@@ -217,6 +224,8 @@ class Enrichment:
             ending = "interrupted"
         elif client.out_of_credits:
             ending = "credits"
+        elif client.key_refused and not_done:
+            ending = "key"
         elif client.unreachable is not None and not_done:
             ending = "unreachable"
         elif client.stopped is not None and (not_done or unkept):

@@ -494,6 +494,12 @@ def _bought(
                 "is kept and will not be paid again)",
                 desk.answer_error(ep, sent.status, sent.body, sent.headers, True),
             )
+        elif sent.status == 401:
+            books.stop_runs(  # every later call of the run would be refused too
+                "key",
+                "the service refused the API key",
+                desk.answer_error(ep, sent.status, sent.body, sent.headers, False),
+            )
         understood = missing(ep, sent.body) is None and not unfinished(ep, sent.body)
         charge = spend.settle(ep, attempts, ceiling, sent.body, understood)
         if sent.status == 200 and spend.price(ep).kind != "free":

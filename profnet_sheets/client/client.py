@@ -191,7 +191,7 @@ class Client:
         stops = self._shared.spend.stops
         if stops.stopped is not None or not stops.run_stops:  # a formula asks: kept quick
             return stops.stopped
-        held = (stops.run_stop(self._run, kind) for kind in ("credits", "unreachable"))
+        held = (stops.run_stop(self._run, kind) for kind in ("credits", "unreachable", "key"))
         return next((stop.reason for stop in held if stop is not None), None)
 
     @property
@@ -218,6 +218,12 @@ class Client:
         """Whether the cache itself failed (a read, a claim or a save): what it held before
         may not come back, so a re-run is free only if it does."""
         return self._shared.spend.stops.cache_failed
+
+    @property
+    def key_refused(self) -> bool:
+        """Whether the service refused the API key in this run (a 401: the run stopped; the
+        client itself: in the last run that stopped for it)."""
+        return self._shared.spend.stops.run_stop(self._run, "key") is not None
 
     @property
     def out_of_credits(self) -> bool:

@@ -42,7 +42,7 @@ FOREIGN_IN_A_ROW = 3
 BUDGET_SETTING = "budget=..., PROFNET_BUDGET"  # where a budget is set, as messages say it
 CAP_SETTING = "PROFNET_SPENDING_CAP"
 
-RunStopKind = Literal["credits", "unreachable"]
+RunStopKind = Literal["credits", "unreachable", "key"]
 
 
 # -- facts reported by the drivers ----------------------------------------------------------
@@ -299,16 +299,17 @@ class SpendPolicy:
             return self.stopped_error(ep, stops.stopped)
         if run is None:  # outside any run, each call asks the service (decision 213)
             return None
-        no_credits = stops.run_stop(run, "credits")
-        said = no_credits.said if no_credits is not None else None
-        if said is not None:  # said as the service said it, to every later call of the run
-            return type(said)(
-                said.message,
-                endpoint=said.endpoint,
-                status=said.status,
-                code=said.code,
-                details=said.details,
-            )
+        for kind in ("credits", "key"):  # no credits left, the key refused
+            stop = stops.run_stop(run, kind)
+            said = stop.said if stop is not None else None
+            if said is not None:  # said as the service said it, to every later call of the run
+                return type(said)(
+                    said.message,
+                    endpoint=said.endpoint,
+                    status=said.status,
+                    code=said.code,
+                    details=said.details,
+                )
         unreachable = stops.run_stop(run, "unreachable")
         if unreachable is not None:
             return ServiceUnreachable(

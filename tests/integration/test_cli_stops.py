@@ -271,6 +271,55 @@ def test_every_paying_command_ends_out_of_credits_as_enrich_does(
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("lookup", "company", "stripe.com", "acme.io", "--yes"),
+        ("search", "leads", "--title-keywords", "CTO", "--yes", "--out"),
+    ],
+    ids=["lookup", "search"],
+)
+def test_every_paying_command_ends_on_a_refused_key_as_enrich_does(
+    env: dict[str, str], tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    out = (str(tmp_path / "leads.csv"),) if args[-1] == "--out" else ()
+    done = run({**env, "PROFNET_API_KEY": "not-a-key-it-knows"}, *args, *out)
+    assert done.returncode == 7, done.stderr
+    not_done = "2 lookups" if args[0] == "lookup" else "1 search"
+    assert (
+        f"API key refused by the service: {not_done} not done. Check the key (PROFNET_API_KEY) "
+        "with `uv run profnet-sheets check`, then run again;"
+    ) in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_key_refused_mid_run_writes_every_row_and_ends_with_its_own_code(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Before: Unauthorized ended enrich with exit 1 and no output (the rows paid before the
+    key was revoked in the cache only)."""
+    source = sites(tmp_path, 10)
+    first = run(env, *enrich_args(source, tmp_path / "first.csv"))  # paid with the good key
+    assert first.returncode == 0, first.stderr
+    more = tmp_path / "more.csv"
+    more.write_text(source.read_text() + "".join(f"New{i},new{i}.io\n" for i in range(5)))
+    refused = {**env, "PROFNET_API_KEY": "revoked-key"}
+    done = run(refused, *enrich_args(more, tmp_path / "out.csv"))
+    assert done.returncode == 7, done.stderr
+    written = pl.read_csv(tmp_path / "out.csv", infer_schema=False)
+    assert written.height == 15
+    assert written["company_name"].drop_nulls().len() == 10, "the cached rows, kept"
+    assert set(written["company_error"].drop_nulls()) == {
+        "not fetched: the service refused the API key (check it: uv run profnet-sheets check; "
+        "done rows are free)"
+    }
+    assert (
+        "API key refused by the service: 5 rows not done. Check the key (PROFNET_API_KEY) with "
+        "`uv run profnet-sheets check`, then run again; the 10 done are kept"
+    ) in done.stderr
+    assert sandbox.charged(KEY) == 10
+
+
 def test_a_lookup_under_ctrl_c_finishes_the_call_under_way_and_prints_what_was_answered(
     env: dict[str, str], sandbox: RunningSandbox
 ) -> None:
