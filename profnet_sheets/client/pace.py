@@ -801,6 +801,12 @@ class Pace:
         with self._ready:
             return MARGIN * max(self.core.latency, self.core.reject_delay) + VERDICT_LAG
 
+    def pause(self, seconds: float) -> None:
+        """Wait `seconds` before a call's next attempt; Stopped (nothing sent) when the run
+        this thread works for (`stop_waiting_when`) stops meanwhile: Ctrl-C does not wait out
+        a Retry-After."""
+        self._pause(seconds, getattr(_local, "stop", None))
+
     def _pause(self, seconds: float, stop: threading.Event | None) -> None:
         """Wait for the team's pace; Stopped when the run stops (`acquire` gives the turn back)."""
         if stop is None:

@@ -37,6 +37,7 @@ from profnet_sheets.words import command
 
 # Where the stops are logged: a front end that says each stop itself silences it (the CLI).
 STOPS_LOG = logging.getLogger("profnet_sheets.stopped")
+LOG = logging.getLogger("profnet_sheets")
 
 
 class Reservation(NamedTuple):
@@ -146,17 +147,24 @@ class Shared:
         """Hold a call's most in the ledger while it is under way, under the spending cap
         when one is set (shared by every process on the ledger); without one, in this
         machine's ledger only, so that a process killed mid-call leaves it there as possibly
-        spent all the same. A Reservation of none of the budget; raises BudgetExceeded when
-        the cap refuses, StoppedBuying when the ledger cannot hold it."""
+        spent all the same (a ledger failing that is said in the log, as a record is). A
+        Reservation of none of the budget; raises BudgetExceeded when the cap refuses,
+        StoppedBuying when the ledger cannot hold it under the cap."""
         cap = self.settings.spending_cap
         if not credits:
             return Reservation(0, None)
         lease, key = longest_call(self.settings), self.api_key.fingerprint
-        try:
-            if cap is None:
+        if cap is None:
+            try:
                 held = self.ledger.hold(self.service, credits, ep.name, lease, key)
-            else:
-                held = self.ledger.reserve_within(cap, self.service, credits, ep.name, lease, key)
+            except self.ledger.failures as error:  # no cap to keep: said, as a record is
+                LOG.warning(
+                    "%s: the call under way could not be held in the ledger (%s)", ep.name, error
+                )
+                return Reservation(0, None)
+            return Reservation(0, held)
+        try:
+            held = self.ledger.reserve_within(cap, self.service, credits, ep.name, lease, key)
         except self.ledger.failures as error:  # no silent fallback: nothing is held
             raise self.stopped(ep, self.ledger.cap_failure(error)) from None
         return Reservation(0, held)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import random
-import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
@@ -98,7 +97,7 @@ class Transport:
             max_backoff=settings.max_backoff,
             retry_after_cap=settings.retry_after_cap,
         )
-        self.sleep: Callable[[float], None] = time.sleep
+        self.sleep: Callable[[float], None] = self.pace.pause  # a retry's wait: stoppable
         self.rng = random.Random()
         # Told after each attempt whether it reached the service; False back: the service is
         # deemed unreachable, and a call that could not connect is not tried again.

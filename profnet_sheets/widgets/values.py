@@ -6,6 +6,7 @@ place, `"B-D"` the headcount codes B, C and D, `True` or `"yes"` the hiring flag
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from profnet_sheets.client import cell_values
@@ -90,7 +91,7 @@ def number_value(spec: FieldSpec, value: Any) -> int:
     low = spec.minimum if spec.minimum is not None else 0
     high = spec.maximum if spec.maximum is not None else 10**9
     number: Any = value.strip() if isinstance(value, str) else value
-    if isinstance(number, str) and number.lstrip("+-").isdigit():
+    if isinstance(number, str) and re.fullmatch(r"[+-]?[0-9]+", number):
         number = int(number)
     if isinstance(number, float) and number.is_integer():
         number = int(number)

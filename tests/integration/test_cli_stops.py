@@ -325,7 +325,7 @@ def test_a_lookup_under_ctrl_c_finishes_the_call_under_way_and_prints_what_was_a
 ) -> None:
     """Before: `Interrupted (Ctrl-C).` and no JSON; the call under way was cut, its answer paid
     for and lost (a re-run paid it again)."""
-    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 800}, timeout=5)
+    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 2500}, timeout=5)
     values = ("first-ctrl.io", "second-ctrl.io", "third-ctrl.io")
     running = Running(env, "lookup", "company", *values, "--yes")
     deadline = time.monotonic() + 60

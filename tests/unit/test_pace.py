@@ -381,6 +381,15 @@ def test_a_turn_interrupted_while_it_draws_the_teams_slot_is_given_back() -> Non
     assert (gate.view().in_flight, gate.view().calls) == (0, 0)
 
 
+def test_a_retrys_wait_ends_when_its_run_stops() -> None:
+    """Ctrl-C during a Retry-After: the wait ends at once, the retry not sent (before: a
+    lookup's worker slept out up to 60 s after Ctrl-C)."""
+    gate, stop = Pace(cap=1), threading.Event()
+    stop.set()
+    with gate.stop_waiting_when(stop), pytest.raises(Stopped):
+        gate.pause(3600.0)
+
+
 def test_a_released_slot_lets_the_next_call_start() -> None:
     gate = Pace(cap=1)
     held = gate.acquire()

@@ -40,3 +40,10 @@ def test_a_turn_whose_claim_cannot_be_asked_is_given_back() -> None:
     view = transport.pace.view()
     transport.close()
     assert (view.in_flight, view.calls) == (0, 0)
+
+
+def test_a_retrys_wait_is_the_paces_stoppable_pause() -> None:
+    settings = Settings.load(api_key="k", base_url=closed_port_url(), cache="memory")
+    transport = Transport(settings, str(settings.base_url))
+    assert transport.sleep == transport.pace.pause
+    transport.close()
