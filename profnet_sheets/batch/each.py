@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 # The stops after which a run sends nothing more (its later calls raise them again, the
 # caches still answering): the values after one are still asked, for what is cached.
-SENDS_NOTHING_MORE = (BudgetExceeded, InsufficientCredits, StoppedBuying)
+SENDS_NOTHING_MORE = (BudgetExceeded, InsufficientCredits, StoppedBuying, Unauthorized)
 
 
 def ends_the_lookup(error: ProfnetError) -> bool:
@@ -66,7 +66,8 @@ def look_up_each(
 ) -> LookedUp:
     """Each value's call in turn, made on a thread of its own: a KeyboardInterrupt (Ctrl-C)
     ends the lookup, the call under way then finishing and kept, as enrich's calls under way
-    are (one still waiting for its turn gives up, nothing sent)."""
+    are (one still waiting for its turn gives up, nothing sent); the values after it that
+    the cache holds are still answered, as after any stop that sends nothing more."""
     done, stop = LookedUp(), threading.Event()
 
     def call(params: dict[str, Any]) -> Any:
@@ -75,10 +76,12 @@ def look_up_each(
 
     with ThreadPoolExecutor(1, thread_name_prefix="profnet-lookup") as pool:
         under_way: tuple[str, Future[Any]] | None = None
+        asked = 0  # the values taken so far
         try:
             for value, params in calls:
                 if not done.goes_on():
-                    break  # the key refused, the service not reached: nothing more is asked
+                    break  # the service not reached, a setting wrong: nothing more is asked
+                asked += 1
                 under_way = value, pool.submit(call, params)
                 done.take(*under_way)
                 under_way = None
@@ -89,4 +92,15 @@ def look_up_each(
             if under_way is not None:
                 with contextlib.suppress(KeyboardInterrupt):  # it gave up its turn: not sent
                     done.take(*under_way)
+            _from_the_cache(client, endpoint, calls[asked:], done)
     return done
+
+
+def _from_the_cache(
+    client: Client, endpoint: str, calls: Sequence[tuple[str, dict[str, Any]]], done: LookedUp
+) -> None:
+    """The values of `calls` the caches hold, answered (free); the others left unanswered."""
+    cached = client.with_options(offline=True)  # asks the caches only: nothing is sent
+    for value, params in calls:
+        with contextlib.suppress(ProfnetError):
+            done.answers[value] = cached.call(endpoint, params)

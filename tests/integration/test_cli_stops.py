@@ -283,9 +283,13 @@ def test_every_paying_command_ends_on_a_refused_key_as_enrich_does(
     env: dict[str, str], tmp_path: Path, args: tuple[str, ...]
 ) -> None:
     out = (str(tmp_path / "leads.csv"),) if args[-1] == "--out" else ()
+    if args[0] == "lookup":  # a value after the refused one that the cache holds: answered
+        assert run(env, "lookup", "company", "acme.io").returncode == 0
     done = run({**env, "PROFNET_API_KEY": "not-a-key-it-knows"}, *args, *out)
     assert done.returncode == 7, done.stderr
-    not_done = "2 lookups" if args[0] == "lookup" else "1 search"
+    if args[0] == "lookup":
+        assert json.loads(done.stdout)["acme.io"]["company_name"]
+    not_done = "1 lookup" if args[0] == "lookup" else "1 search"
     assert (
         f"API key refused by the service: {not_done} not done. Check the key (PROFNET_API_KEY) "
         "with `uv run profnet-sheets check`, then run again;"
@@ -325,11 +329,12 @@ def test_a_lookup_under_ctrl_c_finishes_the_call_under_way_and_prints_what_was_a
 ) -> None:
     """Before: `Interrupted (Ctrl-C).` and no JSON; the call under way was cut, its answer paid
     for and lost (a re-run paid it again)."""
+    assert run(env, "lookup", "company", "cached-ctrl.io").returncode == 0  # 1 credit
     requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 2500}, timeout=5)
-    values = ("first-ctrl.io", "second-ctrl.io", "third-ctrl.io")
+    values = ("first-ctrl.io", "second-ctrl.io", "third-ctrl.io", "cached-ctrl.io")
     running = Running(env, "lookup", "company", *values, "--yes")
     deadline = time.monotonic() + 60
-    while sandbox.charged(KEY) < 2:  # charged as it comes: the first answered, the second sent
+    while sandbox.charged(KEY) < 3:  # charged as it comes: the first answered, the second sent
         assert running.process.poll() is None, running.text()
         assert time.monotonic() < deadline, running.text()
         time.sleep(0.02)
@@ -344,10 +349,11 @@ def test_a_lookup_under_ctrl_c_finishes_the_call_under_way_and_prints_what_was_a
     assert answers["third-ctrl.io"] == {
         "company_error": "interrupted: not fetched (run again; done rows are free)"
     }
+    assert answers["cached-ctrl.io"]["company_name"], "after the stop, what the cache holds"
     assert "this lookup: 2 credits" in said, said
     assert said.rstrip().endswith("Interrupted (Ctrl-C)."), said
     assert "Traceback" not in said
     again = run(env, "lookup", "company", *values[:2])
     assert again.returncode == 0, again.stderr
     assert "0 credits: cached" in again.stderr
-    assert sandbox.charged(KEY) == 2, "nothing paid twice"
+    assert sandbox.charged(KEY) == 3, "nothing paid twice"
