@@ -165,10 +165,21 @@ def recommendations(url: Any, given: Any = None, fields: Any = None, header: Any
 
 def _place_of_type(wanted: str) -> Callable[[Any], dict[str, Any] | None]:
     def record(places: Any) -> dict[str, Any] | None:
-        for place in places if isinstance(places, list) else []:
-            if isinstance(place, dict) and canonical_name(str(place.get("type", ""))) == wanted:
+        found = (
+            [place for place in places if isinstance(place, dict)]
+            if isinstance(places, list)
+            else []
+        )
+        for place in found:
+            if canonical_name(str(place.get("type", ""))) == wanted:
                 return place
-        return None
+        if not found:
+            return None
+        types = ", ".join(dict.fromkeys(str(place.get("type", "")) for place in found))
+        raise ArgumentError(  # the name matched: say the types it has (the answer is cached)
+            f"no place of type {wanted.upper()} among the {len(found)} matches of this name (their "
+            f"types: {types}): give one of those, or leave the type empty for the best match"
+        )
 
     return record
 

@@ -137,12 +137,14 @@ def service_failed(detail: str) -> str:
     return f"the service failed: {detail} Recalculate later (nothing fetched is paid again)"
 
 
-def row_message(engine_error: str) -> str:
+def row_message(engine_error: str, host: Host | None = None) -> str:
     """The `#PROFNET! ...` text for a row's error as the batch engine words it: the same
-    words as for one key's error (one wording, whether a cell holds one key or a range)."""
+    words as for one key's error (one wording, whether a cell holds one key or a range), in
+    the words of `host` (default: the session's)."""
     from profnet_sheets.batch import marks
 
     fixed = {
+        marks.KEY_REFUSED: unauthorized(host or current_host()),
         marks.NOT_FETCHED: BUDGET_SPENT,
         marks.CAP_NOT_FETCHED: CAP_SPENT,
         marks.INTERRUPTED: INTERRUPTED,

@@ -254,8 +254,14 @@ def test_geocode_gives_the_geo_id_or_the_first_place_of_a_type(excel: Excel) -> 
     assert row[0][1].startswith("Berlin")
     city = rows_of(formulas.geocode([["Berlin"], ["Paris"]], "city", "name, type"))
     assert all(found[1] == "CITY" for found in city)
-    assert formulas.geocode("Berlin", "metro area", "type") in ("METRO_AREA", NOT_FOUND)
+    metro = formulas.geocode("Berlin", "metro area", "type")
+    assert metro == "METRO_AREA" or str(metro).startswith("#PROFNET! no place of type METRO_AREA")
     assert formulas.geocode("sandbox-timeout").startswith("#PROFNET!")
+    planet = formulas.geocode("Berlin", "PLANET")  # before: "not found: check the ... name"
+    assert isinstance(planet, str)
+    assert planet.startswith("#PROFNET! no place of type PLANET among the ")
+    assert "(their types: CITY" in planet
+    assert planet.endswith("give one of those, or leave the type empty for the best match")
 
 
 def test_posts_and_recommendations_spill_one_row_per_item(excel: Excel) -> None:
@@ -442,6 +448,25 @@ def test_out_of_credits_reads_the_same_for_one_key_and_a_range() -> None:
     assert isinstance(one, str)
     assert one.startswith("#PROFNET! out of credits at the service: get-company-details")
     assert rows_of(column)[0] == [one]
+
+
+def test_a_refused_key_reads_the_same_for_one_key_and_a_range() -> None:
+    """Before: a range's cells said the command line's words (`uv run profnet-sheets check`)."""
+    from profnet_sheets import Client
+    from profnet_sheets.excel import session
+    from profnet_sheets.excel.session import SessionConfig
+    from profnet_sheets.sandbox import start_sandbox
+
+    with start_sandbox(api_keys=("good",)) as sandbox:
+        client = Client(api_key="wrong", base_url=sandbox.base_url, cache="memory")
+        session.install(client, SessionConfig(budget=None))
+        one = formulas.company("stripe.com", "industry")
+        column = formulas.company([["stripe.com"], ["acme.io"]], "industry")
+        client.close()
+    session.reset()
+    assert isinstance(one, str)
+    assert one.startswith("#PROFNET! the service refused the API key: ")
+    assert rows_of(column) == [[one], [one]]
 
 
 def test_credits_say_when_the_data_is_the_sandboxs(excel: Excel) -> None:
