@@ -350,6 +350,7 @@ def test_key_checked_before_parameters(sb: Sandbox) -> None:
         ("get-company-details", {"domain": "https://www.shop.nothing-here.invalid/about"}),
         ("get-company-details", {"domain": "not_a_domain"}),
         ("get-company-details", {"domain": "localhost"}),
+        ("get-company-details", {"company_id": "0"}),  # ids start at 1 (docs/excel.md)
     ],
 )
 def test_not_found(sb: Sandbox, endpoint: str, params: dict[str, str]) -> None:
