@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import functools
 import math
 import numbers
@@ -194,6 +195,12 @@ def text(value: object, parameter: str) -> str | None:
         return str(value)
     if isinstance(value, list | tuple | set | frozenset):
         raise refused(value, parameter, f"is a list, not a single value: give one {parameter}")
+    if isinstance(value, dt.date | dt.time | dt.timedelta):  # a spreadsheet made it of text
+        raise NormalizationError(
+            f"{parameter} holds a date or time ({value}), not text: give {parameter} as text",
+            parameter,
+            value,
+        )
     raise refused(
         value,
         parameter,

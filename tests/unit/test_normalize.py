@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import math
 import pickle
 import re
@@ -993,3 +994,16 @@ def test_a_growth_range_needs_finite_bounds(bound: object) -> None:
                 {"company_headcount_growth": bounds},
                 profile=DEFAULT_PROFILE,
             )
+
+
+@pytest.mark.parametrize(
+    "value", [dt.datetime(2024, 1, 1), dt.date(2024, 1, 1), dt.time(9, 30)], ids=str
+)
+def test_a_date_where_text_is_wanted_is_said_as_a_date_not_pythons_repr(value: object) -> None:
+    """Before: `datetime.datetime(2024, 1, 1, 0, 0) is a datetime, not text ...`."""
+    with pytest.raises(NormalizationError) as raised:
+        v.headcount_codes(value)
+    assert str(raised.value) == (
+        f"company_headcounts holds a date or time ({value}), not text: give "
+        "company_headcounts as text"
+    )
