@@ -71,7 +71,8 @@ def error_text(error: ProfnetError) -> str:
     if isinstance(error, Unauthorized):
         return KEY_REFUSED
     if isinstance(error, StoppedBuying):
-        return f"not fetched: {error.reason} (run again once fixed; done rows are free)"
+        # whether the done rows are free (a failed cache may not keep them): the summary says
+        return f"not fetched: {error.reason} (run again once fixed)"
     if isinstance(error, OfflineMiss):
         return OFFLINE_MISS
     if isinstance(error, InsufficientCredits):
