@@ -866,7 +866,7 @@ def _caps_differ(caps: dict[str, str | None]) -> str:
     """The warning for a team whose machines spend under different spending caps."""
     each = ", ".join(f"{machine} {cap or 'none'}" for machine, cap in caps.items())
     return (
-        f"Warning: the team's machines spent under different spending caps lately ({each}). "
+        f"Warning: the team's machines used different spending caps lately ({each}). "
         "Each machine refuses only past its own, so the team can spend up to the largest "
         "(without limit from a machine with none): set the same PROFNET_SPENDING_CAP on every "
         "machine."

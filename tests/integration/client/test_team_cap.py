@@ -371,7 +371,7 @@ def test_credits_warns_when_the_teams_machines_spend_under_different_caps(
     shown = run_cli(env, "credits")
     assert shown.returncode == 0, shown.stderr
     assert (
-        "Warning: the team's machines spent under different spending caps lately (ci-box "
+        "Warning: the team's machines used different spending caps lately (ci-box "
         "20/day, laptop-ana none, vm 20/day). Each machine refuses only past its own, so the "
         "team can spend up to the largest (without limit from a machine with none): set the "
         "same PROFNET_SPENDING_CAP on every machine."
