@@ -432,19 +432,26 @@ def test_one_key_and_a_range_say_the_same_for_the_same_error(excel: Excel) -> No
     assert rows_of(formulas.geocode([["sandbox-timeout"], ["Berlin"]]))[0] == [failed]
 
 
-def test_out_of_credits_reads_the_same_for_one_key_and_a_range() -> None:
+def _one_key_and_a_range(key: str, credits: int = 100_000) -> tuple[Any, Any]:
+    """`=PROFNET_COMPANY` of one key, then of a range, with `key` at a sandbox knowing only
+    the key `poor`, holding `credits`."""
     from profnet_sheets import Client
     from profnet_sheets.excel import session
     from profnet_sheets.excel.session import SessionConfig
     from profnet_sheets.sandbox import start_sandbox
 
-    with start_sandbox(api_keys=("poor",), credits=0) as poor:
-        client = Client(api_key="poor", base_url=poor.base_url, cache="memory")
+    with start_sandbox(api_keys=("poor",), credits=credits) as sandbox:
+        client = Client(api_key=key, base_url=sandbox.base_url, cache="memory")
         session.install(client, SessionConfig(budget=None))
         one = formulas.company("stripe.com", "industry")
         column = formulas.company([["stripe.com"], ["acme.io"]], "industry")
         client.close()
     session.reset()
+    return one, column
+
+
+def test_out_of_credits_reads_the_same_for_one_key_and_a_range() -> None:
+    one, column = _one_key_and_a_range("poor", credits=0)
     assert isinstance(one, str)
     assert one.startswith("#PROFNET! out of credits at the service: get-company-details")
     assert rows_of(column)[0] == [one]
@@ -452,18 +459,7 @@ def test_out_of_credits_reads_the_same_for_one_key_and_a_range() -> None:
 
 def test_a_refused_key_reads_the_same_for_one_key_and_a_range() -> None:
     """Before: a range's cells said the command line's words (`uv run profnet-sheets check`)."""
-    from profnet_sheets import Client
-    from profnet_sheets.excel import session
-    from profnet_sheets.excel.session import SessionConfig
-    from profnet_sheets.sandbox import start_sandbox
-
-    with start_sandbox(api_keys=("good",)) as sandbox:
-        client = Client(api_key="wrong", base_url=sandbox.base_url, cache="memory")
-        session.install(client, SessionConfig(budget=None))
-        one = formulas.company("stripe.com", "industry")
-        column = formulas.company([["stripe.com"], ["acme.io"]], "industry")
-        client.close()
-    session.reset()
+    one, column = _one_key_and_a_range("wrong")
     assert isinstance(one, str)
     assert one.startswith("#PROFNET! the service refused the API key: ")
     assert rows_of(column) == [[one], [one]]
