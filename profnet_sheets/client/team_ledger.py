@@ -119,7 +119,7 @@ class TeamLedger:
         pipe.hset(self.caps_key, self.machine, json.dumps(said))
 
     def caps(self, days: int = DAYS_SHOWN) -> dict[str, str | None]:
-        """The spending cap each machine spent under in the last `days` days (None: none)."""
+        """The spending cap each machine used in the last `days` days (None: none)."""
         since = self._now(self.redis) - days * 86_400
         found = {
             _text(name): json.loads(value)
