@@ -119,8 +119,6 @@ class Operations:
         """The company with a numeric id (`1035` or `1035.0`, the same): one already shown,
         or one known only by its id."""
         company_id = numeric_id(company_id) or company_id.strip()
-        if company_id.isdigit() and int(company_id) == 0:  # ids start at 1 (docs/excel.md)
-            raise ApiError(404, errors.not_found("No company found for company_id '0'."))
         slug = self.world.catalog_ids.get(company_id) or self.store.recall("company_id", company_id)
         return self.world.company(str(slug or company_id))
 
@@ -136,6 +134,8 @@ class Operations:
     def get_company_details(self, params: Params, key: str) -> dict[str, Any]:
         if "company_id" in params:
             company_id = params["company_id"].strip()
+            if (numeric_id(company_id) or company_id).strip("0") == "":  # ids start at 1
+                raise ApiError(404, errors.not_found("No company found for company_id '0'."))
             company = self.company_by_id(company_id)
         elif "profnet_url" in params:
             _, slug = parse_url(params["profnet_url"], ("company", "showcase"), self.world.host)
