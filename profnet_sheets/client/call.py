@@ -449,7 +449,7 @@ def _bought(
     def on_turn(number: int) -> Flow[None]:
         refused = desk.gate(ep)  # a stop while this call waited for its turn holds for it too
         if refused is not None:
-            raise refused
+            raise _retry_refused(refused, ep, spend.settle(ep, attempts, ceiling).maybe)
         if number == 0:
             reservations.append((yield Hold(ep, ceiling)))
 
@@ -513,6 +513,20 @@ def _bought(
     if seconds > 0 and sent.response is not None:
         yield Save(ep, plan.key, sent.response, seconds)
     return sent
+
+
+def _retry_refused(error: ProfnetError, ep: Endpoint, maybe: int) -> ProfnetError:
+    """`error`, refusing an attempt after attempts that may have been charged (`maybe`
+    credits, counted as possibly spent), said so: the call itself went out."""
+    if not maybe:
+        return error
+    said = error.message.replace(f"{ep.name}: not sent", f"{ep.name}: its retry not sent", 1)
+    error.message = (
+        f"{said} An attempt before it went out with no sure answer: it may have been charged "
+        f"({counted(maybe, 'credit')}, counted as possibly spent)."
+    )
+    error.args = (error.message,)
+    return error
 
 
 # -- driving a flow ------------------------------------------------------------------------

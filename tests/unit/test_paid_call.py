@@ -98,11 +98,13 @@ def ok(body: Any = COMPANY) -> Heard:
     return heard(200, {}, json.dumps(body), "", response="the response")
 
 
-def run(ep: Endpoint, facts: dict[type, list[Any]], **planned: Any) -> tuple[list[Action], Any]:
+def run(
+    ep: Endpoint, facts: dict[type, list[Any]], desk: Desk | None = None, **planned: Any
+) -> tuple[list[Action], Any]:
     """Drive the sequence, each action's fact taken in turn from `facts` by its kind (an
     exception is thrown in); the actions asked for, and the payload or the error raised."""
     books, asked = Books(), list[Action]()
-    flow = paid_call(plan(ep, **planned), books, Desk(), RetryPolicy(), random.Random(0))
+    flow = paid_call(plan(ep, **planned), books, desk or Desk(), RetryPolicy(), random.Random(0))
     fact: Any = None
     try:
         while True:
@@ -223,6 +225,38 @@ def test_a_call_stopped_while_it_waits_for_its_turn_settles_as_nothing() -> None
     assert (settle.charge.sure, settle.charge.maybe) == (0, 0)
     with pytest.raises(Stopped):
         flow.send(None)
+
+
+class StopsAfterTheFirstTurn(Desk):
+    """Buying stops once the call's first attempt has gone out (`at_first_turn`: at once)."""
+
+    def __init__(self, at_first_turn: bool = False) -> None:
+        self.asked = 1 if at_first_turn else 0
+
+    def gate(self, ep: Endpoint) -> ProfnetError | None:
+        self.asked += 1
+        if self.asked < 3:  # before the claim, at the first turn
+            return None
+        return SpendPolicy(PriceTable(), "the service").stopped_error(ep, "the cache failed")
+
+
+def test_a_retry_refused_by_a_stop_says_the_attempt_before_it_may_have_been_charged() -> None:
+    """The stop refuses the retry of a cut attempt: not "not sent" for the call, whose first
+    attempt went out (counted as possibly spent)."""
+    facts = {Reserve: ["r1", "r2"], Hold: ["h1"], Request: ["read"]}
+    asked, error = run(DETAILS, facts, StopsAfterTheFirstTurn())
+    assert isinstance(error, ProfnetError)
+    assert str(error).startswith("get-company-details: its retry not sent: ")
+    assert "may have been charged (1 credit, counted as possibly spent)" in str(error)
+    settle = next(it for it in asked if isinstance(it, Settle))
+    assert settle.charge.maybe == 1
+
+
+def test_a_first_attempt_refused_by_a_stop_says_not_sent() -> None:
+    asked, error = run(DETAILS, {Reserve: ["r1"]}, StopsAfterTheFirstTurn(at_first_turn=True))
+    assert str(error).startswith("get-company-details: not sent: ")
+    assert "may have been charged" not in str(error)
+    assert "Request" not in kinds(asked)
 
 
 def test_a_claim_lost_before_the_turn_sends_nothing_and_claims_again() -> None:
