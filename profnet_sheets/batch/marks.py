@@ -32,6 +32,7 @@ NOT_DONE = (
     "not fetched",
     "out of credits",
 )
+SERVICE_ERROR = "service error"  # the start of a key's error when its call failed
 OFFLINE_MISS = "offline: not in the cache (run online to fetch it)"
 KEY_REFUSED = (
     "not fetched: the service refused the API key (check it: "
@@ -77,4 +78,4 @@ def error_text(error: ProfnetError) -> str:
         return OFFLINE_MISS
     if isinstance(error, InsufficientCredits):
         return f"out of credits: {error}"
-    return f"service error: {error}"
+    return f"{SERVICE_ERROR}: {error}"

@@ -34,7 +34,7 @@ from profnet_sheets.batch.io import (
     sink_table,
     write_table,
 )
-from profnet_sheets.batch.marks import CAP_NOT_FETCHED, NOT_DONE, NOT_FETCHED
+from profnet_sheets.batch.marks import CAP_NOT_FETCHED, NOT_DONE, NOT_FETCHED, SERVICE_ERROR
 from profnet_sheets.batch.plan import Plan
 from profnet_sheets.batch.xlsx import Workbook
 from profnet_sheets.client.client import Client
@@ -48,6 +48,7 @@ EXIT_NO_CREDITS = 4  # the service said the account has no credits left
 EXIT_STOPPED = 5  # the client stopped buying: the cache failed, or unreadable answers
 EXIT_UNREACHABLE = 6  # the service could not be reached: nothing more was sent
 EXIT_KEY_REFUSED = 7  # the service refused the API key: nothing more was sent
+EXIT_FAILED_ROWS = 8  # it ran to the end, but calls of some rows failed (the service's fault)
 EXIT_INTERRUPTED = 130  # Ctrl-C (or Cancel)
 Say = Callable[[str], None]
 
@@ -68,6 +69,7 @@ class Outcome:
     reason: str | None = None  # what stopped the buying, when it stopped
     unkept: int = 0  # answers this run paid for that the cache could not keep
     cache_failed: bool = False  # the cache itself failed: what it held may not come back
+    failed: int = 0  # rows whose call failed (the service failed, the connection was lost)
 
     @property
     def exit_code(self) -> int:
@@ -79,7 +81,9 @@ class Outcome:
             "key": EXIT_KEY_REFUSED,
             "interrupted": EXIT_INTERRUPTED,
         }
-        return codes.get(self.ending or "", 0)
+        if self.ending is None:
+            return EXIT_FAILED_ROWS if self.failed else 0
+        return codes[self.ending]
 
     def spend(self) -> str:
         """`22 credits spent` (`(+3 possibly)`), this run's own."""
@@ -111,6 +115,12 @@ class Outcome:
             kept = f"the {self.done:,} done are in the result, but {self.rerun()}"
         if self.ending == "interrupted" and not self.not_done:
             return "Interrupted once every row was done: nothing is left to run again."
+        if self.ending is None and self.failed:
+            them = "it" if self.failed == 1 else "them"
+            return (
+                f"{counted(self.failed, 'row')} failed (the service failed or the connection "
+                f"was lost, after the retries): run again to try {them} again; {kept}."
+            )
         return stop_advice(self.ending, self.reason, counted(self.not_done, "row"), kept)
 
 
@@ -243,6 +253,7 @@ class Enrichment:
             reason=self._stop_reason(ending),
             unkept=unkept,
             cache_failed=client.cache_failed,
+            failed=plan.rows_failed_with((SERVICE_ERROR,)),
         )
 
     def _stop_reason(self, ending: str | None) -> str | None:

@@ -16,7 +16,7 @@ from profnet_sheets.client.client import Client
 from profnet_sheets.sandbox import RunningSandbox
 from tests.integration.cli.conftest import KEY
 from tests.integration.cli.test_first_hour import errors, run
-from tests.integration.client.conftest import serve
+from tests.integration.client.conftest import serve, set_faults
 from tests.integration.conftest import in_a_terminal, read_until
 
 pytestmark = pytest.mark.integration
@@ -164,3 +164,43 @@ def test_an_empty_out_is_refused_not_taken_for_a_dry_run(
     assert result.returncode == 2, result.stderr
     assert "Invalid value for '--out': is empty: name the file to write" in result.stderr
     assert sandbox.charged(KEY) == 0
+
+
+def test_a_run_whose_rows_failed_on_the_service_exits_8_and_says_to_run_again(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Every row's call failed (a 500 or 503, no retry): the run writes every row, marked, and
+    no longer exits 0 as if it had succeeded (a scheduler saw success)."""
+    source = tmp_path / "sites.csv"
+    source.write_text("Site\nacme.com\nglobex.com\n", encoding="utf-8")
+    out = tmp_path / "out.csv"
+    set_faults(sandbox, fail_rate=1.0)
+    try:
+        result = run(
+            {**env, "PROFNET_RETRIES": "0"}, "enrich", str(source), "--column", "Site",
+            "--kind", "company", "--out", str(out),
+        )  # fmt: skip
+    finally:
+        set_faults(sandbox, fail_rate=0.0)
+    assert result.returncode == 8, result.stderr
+    assert errors(result) == []
+    assert "2 rows: 0 enriched, 2 with an error, 0 blank" in result.stderr
+    assert "2 rows failed (the service failed or the connection was lost" in result.stderr
+    assert "run again to try them again" in result.stderr
+    marks = pl.read_csv(out)["company_error"].to_list()
+    assert all(mark.startswith("service error: ") for mark in marks), marks
+
+
+def test_a_run_whose_only_errors_are_the_datas_exits_0(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Not found and invalid rows are answers about the data, not failures: exit 0."""
+    source = tmp_path / "sites.csv"
+    source.write_text("Site\nacme.com\nnot a domain\n", encoding="utf-8")
+    result = run(
+        env, "enrich", str(source), "--column", "Site", "--kind", "company",
+        "--out", str(tmp_path / "out.csv"),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "1 with an error" in result.stderr
+    assert "failed" not in result.stderr
