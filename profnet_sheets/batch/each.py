@@ -56,6 +56,10 @@ class LookedUp:
             if ends_the_lookup(error):
                 self.stop = value, error
 
+    def unseen(self, value: str) -> bool:
+        """Whether `value` has neither an answer nor a failure yet."""
+        return value not in self.answers and value not in self.failures
+
     def goes_on(self) -> bool:
         """Whether the next value is asked: no stop, or one after which the caches answer."""
         return self.stop is None or isinstance(self.stop[1], SENDS_NOTHING_MORE)
@@ -92,7 +96,12 @@ def look_up_each(
             if under_way is not None:
                 with contextlib.suppress(KeyboardInterrupt):  # it gave up its turn: not sent
                     done.take(*under_way)
-            _from_the_cache(client, endpoint, calls[asked:], done)
+            with contextlib.suppress(KeyboardInterrupt):
+                pool.shutdown(wait=True)  # one Ctrl-C met as it was handed over: kept too
+            # From the value last asked (its call may have been handed over unseen, its
+            # answer now cached): what the caches hold of those not answered.
+            left = calls[max(asked - 1, 0) :]
+            _from_the_cache(client, endpoint, [it for it in left if done.unseen(it[0])], done)
     return done
 
 

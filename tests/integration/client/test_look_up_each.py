@@ -1,0 +1,47 @@
+"""The `lookup` command's loop (batch/each.py) under Ctrl-C, against the sandbox: a call
+handed over as Ctrl-C came is still taken, its answer kept and handed out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from profnet_sheets import Client
+from profnet_sheets.batch import each
+from profnet_sheets.sandbox import RunningSandbox
+from tests.integration.client.conftest import KEY
+
+pytestmark = pytest.mark.integration
+
+CALLS = [(domain, {"domain": domain}) for domain in ("acme.com", "globex.com", "initech.com")]
+
+
+class CtrlCAsTheSecondIsHandedOver(ThreadPoolExecutor):
+    """Ctrl-C lands after the second call was handed to the worker, before the loop holds
+    its future (a few bytecodes: made certain here, the call let finish first)."""
+
+    handed = 0
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future = super().submit(fn, *args, **kwargs)
+        type(self).handed += 1
+        if type(self).handed == 2:
+            future.result()
+            raise KeyboardInterrupt
+        return future
+
+
+def test_a_call_handed_over_as_ctrl_c_came_is_answered_from_what_it_paid(
+    make_client: Callable[..., Client], fresh: RunningSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, the second value was shown as not fetched though its call went on, was paid
+    and cached; the third, never sent, stays unanswered."""
+    monkeypatch.setattr(each, "ThreadPoolExecutor", CtrlCAsTheSecondIsHandedOver)
+    looked = each.look_up_each(make_client(), "get-company-details", CALLS)
+    assert looked.interrupted
+    assert set(looked.answers) == {"acme.com", "globex.com"}
+    assert looked.answers["globex.com"]["company_name"], "its answer, from what was paid"
+    assert fresh.charged(KEY) == 2, "the third was never sent"
