@@ -4,6 +4,7 @@ day, month and in all, dated by the Redis server's clock (facts gathered for Spe
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import secrets
 from collections.abc import Callable, Sequence
@@ -21,6 +22,7 @@ from profnet_sheets.config import SpendingCap
 Held = tuple[dict[str, dict[str, Any]], list[str]]
 SURE, MAYBE = "sure", "maybe"  # the two kinds of spend a machine's fields hold
 DAYS_SHOWN = 7  # the days the team's view shows, today's included
+TEAM_ROW = "(every machine)"  # the name of a day's or period's total row
 CLOCKS_APART = 600.0  # seconds a machine's clock may be from the Redis server's
 
 
@@ -52,7 +54,14 @@ class TeamSpendTable(list[MachineSpend]):
         maybe = any(spend.maybe for spend in self)
         header = f"{'period':10}  {'machine':{width}} {'credits':>8}"
         header += f" {'possibly':>9}" if maybe else ""
-        return [header, *(spend.line(width) for spend in self)]
+        rows = [header]
+        for period, group in itertools.groupby(self, key=lambda spend: spend.period):
+            spends = list(group)
+            rows += [spend.line(width) for spend in spends]
+            if len(spends) > 1:  # the team's own total of the day or period
+                sure, possibly = sum(it.sure for it in spends), sum(it.maybe for it in spends)
+                rows.append(MachineSpend(period, TEAM_ROW, sure, possibly).line(width))
+        return rows
 
     def __str__(self) -> str:
         return "\n".join(self.lines())

@@ -213,7 +213,7 @@ def test_the_teams_table_fits_the_longest_machine_name() -> None:
     table = TeamSpendTable(
         [MachineSpend("2026-11-27", "cy", 0, 1), MachineSpend("2026-11-27", name, 1, 0)]
     )
-    header, short, long = table.lines()
+    header, short, long, _ = table.lines()  # and the team's total
     end = 10 + 2 + len(name) + 1 + 8  # the credits column's right edge
     assert header[:end].endswith(" credits")
     assert short[:end].endswith(" 0")
@@ -288,7 +288,10 @@ def test_credits_shows_the_teams_spend_per_machine_and_the_team_cap_left(
     assert any(line.startswith("the team (every machine on the Redis cache") for line in lines)
     day = period_keys(time.time())["day"]
     today = [line.split() for line in lines if line.startswith(f"  {day}")]  # the team's
-    assert [(it[1], it[2]) for it in today] == [("ci-box", "3"), ("laptop-ana", "5")]
+    assert [(it[-2], it[-1]) for it in today] == [
+        ("ci-box", "3"), ("laptop-ana", "5"), ("machine)", "8"),
+    ]  # fmt: skip
+    assert any(line.startswith(f"  {day}  (every machine)") for line in lines)
     assert lines[-1] == (
         "team cap: 20/day for every machine on the team's Redis (PROFNET_SPENDING_CAP): 12 left"
     )
