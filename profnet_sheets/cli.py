@@ -592,7 +592,7 @@ def _enrich_file(
 
     nothing_to_send = False
     try:
-        with _client(concurrency=concurrency, rate_limit=rate) as client:
+        with _paying_client(concurrency=concurrency, rate_limit=rate) as client:
 
             def confirm(job: Enrichment) -> bool:
                 nonlocal nothing_to_send
@@ -667,7 +667,7 @@ def lookup(
     options: dict[str, object] = {}
     if spec.name == "profile":
         options = {"include_skills": skills, "include_certifications": certifications}
-    with _client() as client:
+    with _paying_client() as client:
         calls = []
         for value in values:  # every value checked (free) before any is paid for
             try:
@@ -1002,6 +1002,25 @@ def _client(**settings: Any) -> Client:
         return Client(**{name: value for name, value in settings.items() if value is not None})
     except ProfnetError as error:
         raise _failure(error) from None
+
+
+def _paying_client(**settings: Any) -> Client:
+    """The client of a command that pays (`_client`); on a team's Redis whose machines spend
+    under different spending caps (this one's included), `credits`' warning said first."""
+    client = _client(**settings)
+    ledger = client.ledger
+    if isinstance(ledger, TeamLedger):
+        failures: tuple[type[BaseException], ...] = (ProfnetError, *ledger.failures)
+        try:
+            caps = ledger.caps()
+        except failures:
+            return client  # the run says what the Redis did when it holds its first credit
+        own = client.settings.spending_cap
+        caps[client.settings.machine] = None if own is None else str(own)
+        caps = dict(sorted(caps.items()))
+        if len(set(caps.values())) > 1:
+            _said(_caps_differ(caps))
+    return client
 
 
 def _search_command(kind: SearchKind) -> click.Command:

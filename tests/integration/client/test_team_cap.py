@@ -379,9 +379,16 @@ def test_credits_warns_when_the_teams_machines_spend_under_different_caps(
         "team can spend up to the largest (without limit from a machine with none): set the "
         "same PROFNET_SPENDING_CAP on every machine."
     ) in shown.stdout.splitlines()
+    looked = run_cli(env, "lookup", "company", "vm-again.io")  # a paying command says it too
+    assert looked.returncode == 0, looked.stderr
+    assert "Warning: the team's machines used different spending caps lately" in looked.stderr
     with team_client(sandbox, killable_redis, tmp_path / "laptop-ana", "laptop-ana") as client:
         client.get_company_details(domain="laptop-ana-again.io")  # now under 20/day too
     assert "different spending caps" not in run_cli(env, "credits").stdout
+    newcomer = {**env, "PROFNET_MACHINE": "new-box", "PROFNET_SPENDING_CAP": "500/day"}
+    newcomer["PROFNET_CACHE_DIR"] = str(tmp_path / "new-box")
+    first = run_cli(newcomer, "lookup", "company", "new-box.io")  # its cap not told yet
+    assert "(ci-box 20/day, laptop-ana 20/day, new-box 500/day, vm 20/day)" in first.stderr
 
 
 def test_credits_shows_the_teams_holds_under_the_team_and_warns_of_a_forgetful_redis(
