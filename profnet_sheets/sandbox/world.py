@@ -82,6 +82,16 @@ def slug_to_domain(slug: str) -> str:
     return f"{slug}.com"
 
 
+def _unicode_label(label: str) -> str:
+    """A domain label as people write it: an IDN's punycode (`xn--zrich-kva`) decoded."""
+    if not label.startswith("xn--"):
+        return label
+    try:
+        return label.encode("ascii").decode("idna")
+    except UnicodeError:
+        return label
+
+
 def title_from_slug(slug: str) -> str:
     return " ".join(part.capitalize() for part in slug.split("-") if part)
 
@@ -310,7 +320,7 @@ class World:
             domain = ""
         else:
             domain = slug_to_domain(slug)
-            name = title_from_slug(domain.split(".")[0])
+            name = title_from_slug(_unicode_label(domain.split(".")[0]))
             domain = domain if HOSTNAME.match(domain) else ""
         industry = rng.choice(data.INDUSTRIES)
         size_code = rng.choices(list(_SIZE_WEIGHTS), weights=list(_SIZE_WEIGHTS.values()))[0]

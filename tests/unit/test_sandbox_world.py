@@ -60,6 +60,15 @@ def test_the_same_seed_gives_the_same_world_and_another_seed_another() -> None:
     assert first.company("stripe").record() != other.company("stripe").record()
 
 
+@pytest.mark.parametrize(
+    ("domain", "name"),
+    [("xn--mnchen-3ya.de", "München"), ("xn--zrich-kva.ch", "Zürich"), ("xn--bad-.com", "Xn Bad")],
+)
+def test_an_idn_company_is_named_as_people_write_it(domain: str, name: str) -> None:
+    """Named from its Unicode form (was `Xn Mnchen 3ya`); punycode that does not decode stays."""
+    assert World(0).company(domain).name == name
+
+
 def test_companies_are_realistic_and_sizes_hold_their_headcount() -> None:
     world = World(0)
     for slug in world.catalog[:300]:
