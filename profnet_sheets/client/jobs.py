@@ -70,30 +70,34 @@ _SEARCH_LOCK = threading.Lock()
 _COMPLETED: set[str] = set()  # request ids of searches seen completed (it never changes)
 
 
-def start_search(client: SearchClient, kind: SearchKind, filters: dict[str, Any]) -> SearchJob:
+def start_search(
+    client: SearchClient,
+    kind: SearchKind,
+    filters: dict[str, Any],
+    on_forgotten: Callable[[], None] | None = None,
+) -> SearchJob:
     """Start a search, or reuse the same one started within the reuse window (free): a
-    reused job the service forgot is run anew; one that failed is forgotten and said so."""
+    reused job the service forgot is run anew, `on_forgotten` asked first (once its cached
+    creation is forgotten, so that a quote now prices a new search; an exception raised there
+    ends it, nothing more sent); one that failed is forgotten and said so."""
     name = search_endpoint(kind, "create").name
     view = client.with_options(refresh=False)  # a job reads its pages from the cache
     with _SEARCH_LOCK:
         reused = not client.settings.refresh and client.is_cached(name, filters)
-        if not reused:  # the total is known before paying to start: creation and results
-            limit = int(client.prepare(name, filters)["limit"])
-            prices = client.prices
-            most = prices.price(search_endpoint(kind, "create")).credits + limit * (
-                prices.price(search_endpoint(kind, "results")).credits
-            )
-            client.refuse_unless_affordable(
-                most, f"this {kind} search (to start it, and {counted(limit, 'result')} at most)"
-            )
+        if not reused:
+            _refuse_unless_affordable(client, kind, filters)
         created = client.call(name, filters)
         request_id = str(created["request_id"])
         if reused and not client.settings.offline and request_id not in _COMPLETED:
             try:
                 state = view.call(status_endpoint(kind), request_id=request_id)  # free
             except NotFound:
-                # The service forgot that job: run the search asked for, anew; the new
-                # creation replaces the dead one in both caches.
+                # The service forgot that job: the search asked for is a new one, quoted and
+                # paid as such; its creation replaces the dead one in both caches.
+                client.forget(name, filters)
+                if on_forgotten is not None:
+                    on_forgotten()
+                _refuse_unless_affordable(client, kind, filters)
                 created = client.with_options(refresh=True).call(name, filters)
                 request_id = str(created["request_id"])
             else:
@@ -104,6 +108,22 @@ def start_search(client: SearchClient, kind: SearchKind, filters: dict[str, Any]
                     credits = client.prices.price(search_endpoint(kind, "create")).credits
                     raise _failed_before(kind, request_id, state, credits)
     return SearchJob(view, kind, request_id, created=created, filters=filters)
+
+
+def _refuse_unless_affordable(
+    client: SearchClient, kind: SearchKind, filters: Mapping[str, Any]
+) -> None:
+    """BudgetExceeded, nothing sent, unless the limits can pay for a new search with these
+    filters: its creation and every result its limit allows (known before paying)."""
+    name = search_endpoint(kind, "create").name
+    limit = int(client.prepare(name, filters)["limit"])
+    prices = client.prices
+    most = prices.price(search_endpoint(kind, "create")).credits + limit * (
+        prices.price(search_endpoint(kind, "results")).credits
+    )
+    client.refuse_unless_affordable(
+        most, f"this {kind} search (to start it, and {counted(limit, 'result')} at most)"
+    )
 
 
 def forget_search(

@@ -28,6 +28,7 @@ class SearchCost:
     quote: Quote | None = None  # what the limits say of `credits` (None: not asked)
     reuse_hours: float = 24.0
     attached: bool = False  # re-attached by its request id: started before, not paid again
+    forgotten: bool = False  # the same search was reused, and the service no longer knows it
 
     @property
     def budget_left(self) -> int | None:
@@ -87,8 +88,12 @@ class SearchCost:
                 f"At most {counted(self.credits, 'credit')}: the same search ran within the "
                 f"last {window} (reused, free){read}; {paid}."
             )
+        gone = (
+            "the search reused is no longer known to the service (it forgets searches after "
+            "a time), so it is started anew. "
+        )
         return (
-            f"At most {counted(self.credits, 'credit')}: "
+            f"{gone if self.forgotten else ''}At most {counted(self.credits, 'credit')}: "
             f"{counted(self.create_credits, 'credit')} to start the search, then {paid}."
         )
 

@@ -10,10 +10,16 @@ they are given.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from profnet_sheets.client.jobs import PageProgress, Progress, SearchJob, SearchStatus
+from profnet_sheets.client.jobs import (
+    PageProgress,
+    Progress,
+    SearchJob,
+    SearchStatus,
+    start_search,
+)
 from profnet_sheets.searches.cost import SearchCost, attached_cost, search_cost
 from profnet_sheets.searches.places import Chosen, places_by_name
 from profnet_sheets.spec import Endpoint, search_endpoint
@@ -86,11 +92,17 @@ class Search:
     def start(self, filters: dict[str, Any], quoted: Quoted | None = None) -> SearchJob:
         """The cost quoted first, to `quoted` (to say it, or ask: an exception raised there
         ends it and nothing is sent), then the search started, or reused when the same one
-        ran within the reuse window (free). One that the budget or the spending cap cannot
-        pay is refused before anything is sent (BudgetExceeded)."""
+        ran within the reuse window (free): quoted again, as a new search, when the service
+        has forgotten the one reused. One that the budget or the spending cap cannot pay is
+        refused before anything is sent (BudgetExceeded)."""
         if quoted is not None:
             quoted(self.quote(filters))
-        self.job = self.view.search(self.kind, **filters)
+
+        def forgotten() -> None:  # the job reused is gone at the service: a new search
+            if quoted is not None:
+                quoted(replace(self.quote(filters), forgotten=True))
+
+        self.job = start_search(self.view, self.kind, filters, forgotten)
         self.attached = False
         return self.job
 

@@ -95,6 +95,37 @@ def test_a_quote_that_raises_sends_nothing(client: Client, fresh: RunningSandbox
     assert fresh.usage()["calls"] == {}
 
 
+def test_a_reused_search_the_service_forgot_is_quoted_again_as_a_new_one(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    """It was quoted free (reused) and then paid in full without asking: now the quote is
+    given again, as a new search's, before anything more is sent (a no sends nothing)."""
+    import requests
+
+    first = Search(make_client(), "leads")
+    first.start(FILTERS)
+    first.wait()
+    first.read()
+    requests.post(f"{fresh.base_url}/_sandbox/reset", timeout=5).raise_for_status()
+    quotes: list[SearchCost] = []
+
+    def declined_when_not_free(cost: SearchCost) -> None:
+        quotes.append(cost)
+        if cost.credits:
+            raise SystemExit(1)
+
+    with pytest.raises(SystemExit):
+        Search(make_client(), "leads").start(FILTERS, declined_when_not_free)
+    assert [(quote.credits, quote.forgotten) for quote in quotes] == [(0, False), (110, True)]
+    assert quotes[1].describe().startswith("the search reused is no longer known to the service")
+    assert fresh.calls(endpoint="search-leads") == 0, "declined: no new search paid"
+    again = Search(make_client(), "leads")
+    again.start(FILTERS, quotes.append)
+    assert (quotes[-1].credits, quotes[-1].reused) == (110, False), "quoted as new at once"
+    assert again.wait().completed
+    assert fresh.calls(endpoint="search-leads") == 1
+
+
 def test_the_spend_tells_sure_and_maybe_apart(client: Client, fresh: RunningSandbox) -> None:
     search = Search(client, "leads")
     search.start(FILTERS)
