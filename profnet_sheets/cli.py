@@ -20,6 +20,7 @@ import click
 from profnet_sheets import BudgetExceeded, Client, ProfnetError, Settings, save_config
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
+from profnet_sheets.client.finishing import Finished, finishing
 from profnet_sheets.client.jobs import SearchJob, status_bar
 from profnet_sheets.client.ledger import Holds, SpendTable
 from profnet_sheets.client.shared import STOPS_LOG, machine_ledger
@@ -39,6 +40,7 @@ from profnet_sheets.stops import Stops
 from profnet_sheets.words import command, counted, spend_said
 
 if TYPE_CHECKING:
+    from profnet_sheets.client.pace import Pace
     from profnet_sheets.searches.cost import SearchCost
     from profnet_sheets.searches.workflow import Search
 
@@ -1111,12 +1113,14 @@ def _search_command(kind: SearchKind) -> click.Command:
                 if cost.credits and ask and not refused:
                     _ask_to_spend(cost.credits)
 
+            pace, read_all = client.pace, True
             try:
-                filters = _places_by_name(search, filters)
+                named = filters
+                filters = finishing(pace, lambda: _places_by_name(search, named))
                 if request_id:
                     job = search.attach(str(request_id))
                 else:
-                    job = search.start(filters, quoted)
+                    job = _start_search(search, filters, quoted, pace)
                 click.echo(
                     f"{kind} search {job.request_id} (re-attach with --request-id)", err=True
                 )
@@ -1134,7 +1138,10 @@ def _search_command(kind: SearchKind) -> click.Command:
                         click.confirm(
                             f"Spend up to {counted(unread.credits, 'credit')}?", abort=True
                         )
-                frame = search.read(until_budget=True)
+                try:
+                    frame = finishing(pace, lambda: search.read(until_budget=True))
+                except Finished as stopped:  # the page under way read and kept; no more
+                    frame, read_all = stopped.result(), False
             except ProfnetError as error:
                 so_far = search.spend.said()
                 kept = f"this search: {so_far}" + (
@@ -1146,7 +1153,10 @@ def _search_command(kind: SearchKind) -> click.Command:
                 said = _as_options(str(error), endpoint)
                 click.echo(f"Error: {said} (this search: {so_far})", err=True)
                 sys.exit(EXIT_BUDGET if isinstance(error, BudgetExceeded) else 1)
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as stopped:
+                if isinstance(stopped, Finished) and job is None:  # as the search started
+                    with contextlib.suppress(ProfnetError, KeyboardInterrupt):
+                        job = stopped.result()
                 if job is None:
                     raise
                 stops = _stops()
@@ -1173,6 +1183,16 @@ def _search_command(kind: SearchKind) -> click.Command:
         if free and not spend.spent:
             paid = f"0 credits: {endpoint.name} is free on your plan"
         click.echo(f"{frame.height} {kind} written to {path}; {paid}.", err=True)
+        if not read_all:
+            stops = _stops()
+            click.echo(
+                f"Interrupted ({stops.name}) while its results were read: those read are in "
+                f"{path} and cached; read the rest with "
+                f"`{command(f'search {kind} --request-id {job.request_id}')} --out {out}` "
+                "(the search and the results read are not paid again).",
+                err=True,
+            )
+            sys.exit(stops.exit_code)
         if search.cut_by_budget is not None:
             click.echo(
                 f"Budget reached ({search.cut_by_budget}): the results read are kept and cached; "
@@ -1188,6 +1208,33 @@ def _search_command(kind: SearchKind) -> click.Command:
         callback=_stoppable(run),
         help=f"{_as_options(endpoint.summary, endpoint)} Writes every result to --out.",
     )
+
+
+class _Forgotten(Exception):  # noqa: N818 - a fact told back to the command, not a failure
+    """The search to be reused is no longer known to the service: `cost`, a new one's."""
+
+    def __init__(self, cost: SearchCost) -> None:
+        super().__init__("the search reused is no longer known to the service")
+        self.cost = cost
+
+
+def _start_search(
+    search: Search, filters: dict[str, Any], quoted: Callable[[SearchCost], None], pace: Pace
+) -> SearchJob:
+    """Its cost said (and asked, in a terminal) here, then the search started on a thread
+    of its own (Ctrl-C lets its creation finish: its request id is then said); a reused one
+    the service forgot is quoted and asked again here before a new one is paid."""
+
+    def unless_forgotten(cost: SearchCost) -> None:
+        if cost.forgotten:
+            raise _Forgotten(cost)  # asked on this command's own thread, not the worker's
+
+    quoted(search.quote(filters))
+    try:
+        return finishing(pace, lambda: search.start(filters, unless_forgotten))
+    except _Forgotten as gone:
+        quoted(gone.cost)
+        return finishing(pace, lambda: search.start(filters, unless_forgotten))
 
 
 def _as_options(text: str, endpoint: Endpoint) -> str:

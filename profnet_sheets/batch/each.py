@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from profnet_sheets.batch.marks import error_text, is_not_done
+from profnet_sheets.client.finishing import result_of
 from profnet_sheets.errors import (
     BudgetExceeded,
     ConfigurationError,
@@ -48,7 +49,7 @@ class LookedUp:
     def take(self, value: str, call: Future[Any]) -> None:
         """The outcome of `value`'s call, once it has one."""
         try:
-            self.answers[value] = call.result()
+            self.answers[value] = result_of(call)
         except ProfnetError as error:
             if self.stop is not None:
                 return  # after the stop, only the caches answer: nothing is sent

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from profnet_sheets.client.answers import whole_number
+from profnet_sheets.client.pace import Stopped
 from profnet_sheets.client.policy import RetryPolicy
 from profnet_sheets.client.spend import MAX_PAGE_ITEMS
 from profnet_sheets.config import Settings
@@ -233,6 +234,8 @@ class SearchJob:
         self.sleep: Callable[[float], None] = time.sleep
         # The budget (or spending cap) ended the reading of its results early (`until_budget`).
         self.cut_by_budget: BudgetExceeded | None = None
+        # Its run stopped (Ctrl-C) before every page was read (`until_budget`).
+        self.stopped_reading = False
 
     def __repr__(self) -> str:
         state = f" {self.last.status} {_percent(self.last)}" if self.last else ""
@@ -321,7 +324,8 @@ class SearchJob:
         exception raised in it stops the reading, and the pages read stay cached). Offline,
         the pages come from the cache (OfflineMiss for one never read). `until_budget`: a
         page the budget or spending cap cannot pay for ends the reading (the results read
-        are returned, `cut_by_budget` says why) instead of raising BudgetExceeded."""
+        are returned, `cut_by_budget` says why) instead of raising BudgetExceeded, and so
+        does a stop of the run the reading works for (`stopped_reading`)."""
         if self.last is not None and self.last.completed:
             expected = self.last.total_results
         elif self.client.settings.offline:
@@ -352,6 +356,11 @@ class SearchJob:
                 if not until_budget:
                     raise
                 self.cut_by_budget = limit
+                break
+            except Stopped:  # its run stopped (Ctrl-C) as this page waited: nothing sent
+                if not until_budget:
+                    raise
+                self.stopped_reading = True
                 break
             items = list(body.get("results") or [])
             rows.extend(items)

@@ -154,6 +154,11 @@ class Search:
         return self._job().limit
 
     @property
+    def stopped_reading(self) -> bool:
+        """Whether its run stopped (Ctrl-C) before every page was read (`until_budget`)."""
+        return self.job is not None and self.job.stopped_reading
+
+    @property
     def cut_by_budget(self) -> Exception | None:
         """The budget or cap that ended the reading of its results early (`until_budget`)."""
         return None if self.job is None else self.job.cut_by_budget

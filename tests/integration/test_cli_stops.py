@@ -217,6 +217,68 @@ def test_search_under_ctrl_c_says_how_to_reattach(env: dict[str, str], tmp_path:
     assert "Traceback" not in said
 
 
+def until_charged(running: Running, sandbox: RunningSandbox, credits: int) -> None:
+    """Wait until the sandbox has charged `credits` (it charges a call as it arrives)."""
+    deadline = time.monotonic() + 60
+    while sandbox.charged(KEY) < credits:
+        assert running.process.poll() is None, running.text()
+        assert time.monotonic() < deadline, running.text()
+        time.sleep(0.02)
+
+
+def test_ctrl_c_while_a_search_starts_lets_its_creation_finish_and_says_its_id(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Before: the creation call was cut, paid (50) and its request id never said; the same
+    command again paid for a new search."""
+    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 2500}, timeout=5)
+    out, args = tmp_path / "leads.csv", ("--title-keywords", "CFO", "--limit", "10", "--yes")
+    running = Running(env, "search", "leads", *args, "--out", str(out))
+    until_charged(running, sandbox, 50)  # the creation arrived; its answer is 2.5 s away
+    running.signal(signal.SIGINT)
+    code, said = running.end()
+    assert code == 130, said
+    request_id = re.search(r"--request-id (\S+) --out", said)
+    assert request_id is not None, said
+    assert "(this search: 50 credits)" in said
+    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 0}, timeout=5)
+    again = run(env, "search", "leads", *args, "--timeout", "0.5", "--out", str(out))
+    assert "(reused, free)" in again.stderr, again.stderr
+    assert f"leads search {request_id.group(1)} " in again.stderr
+    assert sandbox.calls(KEY, endpoint="search-leads") == 1, "not paid twice"
+    assert "Traceback" not in said + again.stderr
+
+
+def test_ctrl_c_while_a_searchs_results_are_read_keeps_and_writes_the_pages_read(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Before: the page under way was cut (paid, and paid again on re-attaching), nothing
+    was written, and the search was said to go on at the service though it had completed."""
+    out = tmp_path / "leads.csv"
+    running = Running(
+        env, "search", "leads", "--title-keywords", "CTO", "--limit", "100", "--yes",
+        "--out", str(out),
+    )  # fmt: skip
+    request_id = running.wait_for(r"leads search (\S+) \(re-attach with --request-id\)").group(1)
+    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 1500}, timeout=5)
+    requests.post(f"{sandbox.base_url}/_sandbox/clock", json={"advance": 61}, timeout=5)
+    until_charged(running, sandbox, 50 + 25 + 25)  # the second page arrived, not answered
+    running.signal(signal.SIGINT)
+    code, said = running.end()
+    assert code == 130, said
+    assert pl.read_csv(out).height == 50, "the page under way finished, and was written"
+    assert "50 leads written to" in said
+    assert "Interrupted (Ctrl-C) while its results were read" in said
+    assert f"--request-id {request_id} --out {out}" in said
+    assert "goes on at the service" not in said
+    assert sandbox.charged(KEY) == 100, "no page after the one under way"
+    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 0}, timeout=5)
+    rest = run(env, "search", "leads", "--request-id", request_id, "--yes", "--out", str(out))
+    assert rest.returncode == 0, rest.stderr
+    assert pl.read_csv(out).height == 100
+    assert sandbox.charged(KEY) == 150, "each page paid once"
+
+
 @pytest.mark.parametrize(
     "args",
     [
