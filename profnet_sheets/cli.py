@@ -7,6 +7,7 @@ import errno
 import functools
 import json
 import logging
+import math
 import os
 import re
 import sys
@@ -1025,6 +1026,26 @@ def _paying_client(**settings: Any) -> Client:
     return client
 
 
+class _Seconds(click.ParamType[float]):
+    """A number of seconds above 0 (not nan, not infinite): a wait that can end."""
+
+    name = "seconds"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            seconds = math.nan
+        if not (math.isfinite(seconds) and seconds > 0):
+            self.fail(f"{shown(value)} is not a number of seconds above 0, such as 600", param, ctx)
+        return seconds
+
+
+_SECONDS = _Seconds()
+
+
 def _search_command(kind: SearchKind) -> click.Command:
     """`search leads` / `search companies`, with one option per filter of the spec."""
     endpoint = search_endpoint(kind, "create")
@@ -1055,7 +1076,7 @@ def _search_command(kind: SearchKind) -> click.Command:
         ),
         click.Option(
             ["--timeout"],
-            type=float,
+            type=_SECONDS,
             default=3600.0,
             show_default=True,
             help="Seconds to wait for the search.",

@@ -4,6 +4,7 @@ resumable by request_id. Counts the service leaves out (`total_results`, `total_
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -17,6 +18,7 @@ from profnet_sheets.client.spend import MAX_PAGE_ITEMS
 from profnet_sheets.config import Settings
 from profnet_sheets.errors import (
     BudgetExceeded,
+    InvalidParameter,
     NotFound,
     ProfnetError,
     RateLimited,
@@ -281,6 +283,13 @@ class SearchJob:
         """Poll until the job completes. `progress`: a callback given each status, or True for
         a progress bar (tqdm). Raises SearchFailed, or SearchTimedOut after `timeout` seconds
         (the job goes on at the service: wait again, or attach to it later)."""
+        if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+            raise InvalidParameter(
+                f"timeout: {shown(timeout)} is not a number of seconds above 0 (None: no end), "
+                "such as 600",
+                parameter="timeout",
+                value=timeout,
+            )
         report, close = _reporter(progress, self)
         deadline = None if timeout is None else time.monotonic() + timeout
         delays = (schedule or PollSchedule()).delays()

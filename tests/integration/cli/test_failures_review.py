@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 
 from profnet_sheets.client.client import Client
+from profnet_sheets.errors import InvalidParameter
 from profnet_sheets.sandbox import RunningSandbox
 from tests.integration.cli.conftest import KEY
 from tests.integration.cli.test_first_hour import errors, run
@@ -204,3 +205,27 @@ def test_a_run_whose_only_errors_are_the_datas_exits_0(
     assert result.returncode == 0, result.stderr
     assert "1 with an error" in result.stderr
     assert "failed" not in result.stderr
+
+
+@pytest.mark.parametrize("timeout", ["nan", "-1", "0", "inf"])
+def test_a_search_timeout_that_cannot_end_or_cannot_wait_is_refused_before_paying(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, timeout: str
+) -> None:
+    """`--timeout nan` polled the status 6,588 times in 5 s; `-1` paid 50 credits first."""
+    out = tmp_path / "found.csv"
+    result = run(env, "search", "leads", "--title-keywords", "CTO", "--timeout", timeout,
+                 "--yes", "--out", str(out))  # fmt: skip
+    assert result.returncode == 2
+    assert f"'{timeout}' is not a number of seconds above 0, such as 600" in result.stderr
+    assert sandbox.charged(KEY) == 0
+
+
+@pytest.mark.parametrize("timeout", [float("nan"), -1.0, 0.0])
+def test_a_search_wait_that_cannot_end_or_cannot_wait_is_refused(
+    env: dict[str, str], sandbox: RunningSandbox, timeout: float
+) -> None:
+    client = Client(api_key=KEY, base_url=sandbox.base_url, cache="memory")
+    job = client.search_leads(title_keywords="CTO", limit=5)
+    with pytest.raises(InvalidParameter, match="is not a number of seconds above 0"):
+        job.wait(timeout=timeout)
+    assert sandbox.calls(KEY, endpoint="get-lead-search-status") == 0
