@@ -466,7 +466,33 @@ def demo(out: str | None) -> None:
     target = Path(out) if out else source.with_name("sample_companies-enriched.xlsx")
     if not out and not os.access(target.parent, os.W_OK):
         target = Path.cwd() / target.name
-    _enrich_file(source, ["Website"], "company", target, None, None, None, None, True, None)
+    _enrich_file(
+        source, ["Website"], "company", target, None, None, None, None, True, None, sandbox=True
+    )
+
+
+# Settings of this computer a demo keeps: where its cache lives, and how much it says.
+_DEMO_KEEPS = ("PROFNET_CACHE_DIR", "PROFNET_QUIET")
+
+
+def _sandbox_settings() -> Settings:
+    """The settings of a run on the embedded sandbox whatever is configured (no key, base URL,
+    cache, limits or service profile of the user's: nothing of theirs is paid or counted). A
+    service configured is said to be left alone, instead of the sandbox's notice."""
+    kept = {name: value for name, value in os.environ.items() if name in _DEMO_KEEPS}
+    settings = Settings.load(environ=kept, config_path=os.devnull)
+    try:
+        configured = not Settings.load().uses_sandbox
+    except (ProfnetError, ValueError):  # a configuration that cannot load: not used here
+        configured = True
+    if configured and not settings.quiet:
+        _said(
+            "demo: on the built-in SANDBOX (synthetic data, no real credits spent); the "
+            "service configured is not used. Your own file on it: "
+            f"`{command('enrich FILE --column COLUMN --kind company --out OUT.xlsx')}`."
+        )
+        settings = settings.with_changes(quiet=True)
+    return settings
 
 
 @main.command()
@@ -585,9 +611,11 @@ def _enrich_file(
     prefix: str | None = None,
     encoding: str | None = None,
     rate: str | None = None,
+    *,
+    sandbox: bool = False,
 ) -> None:
     """The library's file workflow (batch.workflow.enrich_file), its errors as one line and
-    its ending as the exit code."""
+    its ending as the exit code; `sandbox`: on the embedded sandbox, whatever is configured."""
     import polars as pl
 
     from profnet_sheets.batch.io import BatchInputError
@@ -595,7 +623,11 @@ def _enrich_file(
 
     nothing_to_send = False
     try:
-        with _paying_client(concurrency=concurrency, rate_limit=rate) as client:
+        with (
+            _client(settings=_sandbox_settings())
+            if sandbox
+            else _paying_client(concurrency=concurrency, rate_limit=rate)
+        ) as client:
 
             def confirm(job: Enrichment) -> bool:
                 nonlocal nothing_to_send

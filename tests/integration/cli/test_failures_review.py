@@ -229,3 +229,19 @@ def test_a_search_wait_that_cannot_end_or_cannot_wait_is_refused(
     with pytest.raises(InvalidParameter, match="is not a number of seconds above 0"):
         job.wait(timeout=timeout)
     assert sandbox.calls(KEY, endpoint="get-lead-search-status") == 0
+
+
+def test_demo_runs_on_the_embedded_sandbox_even_with_a_service_configured(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """With PROFNET_API_KEY and PROFNET_BASE_URL set, `demo` paid 22 credits of that account
+    without asking (it passed --yes to the configured service)."""
+    limits = {"PROFNET_SPENDING_CAP": "1/day", "PROFNET_CACHE": str(tmp_path / "team")}
+    result = run({**env, **limits}, "demo", "--out", str(tmp_path / "demo.xlsx"))
+    assert result.returncode == 0, result.stderr
+    assert "demo: on the built-in SANDBOX" in result.stderr
+    assert "the service configured is not used" in result.stderr
+    assert "no API key is configured" not in result.stderr, "one notice, a true one"
+    assert "22 credits spent" in result.stderr
+    assert sandbox.calls(KEY) == 0, "nothing reached the configured service"
+    assert not (tmp_path / "team").exists(), "nor its cache"
