@@ -110,6 +110,8 @@ class Outcome:
             f"the {self.done:,} done are kept and will not be paid again"
             if self.done
             else "nothing was lost"
+            if not self.uncertain
+            else f"no answer came for the {counted(self.uncertain, 'credit')} possibly spent"
         )
         if self.unkept or (self.done and self.cache_failed):
             kept = f"the {self.done:,} done are in the result, but {self.rerun()}"

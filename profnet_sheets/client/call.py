@@ -348,6 +348,7 @@ class Books(Protocol):
 
     def count_reached(self, reached: bool) -> bool: ...
     def stop_unreachable(self) -> None: ...
+    def count_lost(self, ep: Endpoint, attempt: Attempt) -> None: ...
     def count_answer(self, status: int, foreign: bool) -> None: ...
     def stop_runs(
         self, kind: RunStopKind, reason: str, said: ProfnetError | None = None
@@ -453,9 +454,20 @@ def _bought(
         if number == 0:
             reservations.append((yield Hold(ep, ceiling)))
 
+    counted = 0  # the attempts told to the books so far
+
+    def count_lost() -> None:
+        """Tell the books what each attempt not told yet met (no answer read, or one)."""
+        nonlocal counted
+        for attempt in attempts[counted:]:
+            books.count_lost(ep, attempt)
+        counted = len(attempts)
+
     def may_retry(attempt: Attempt) -> Flow[bool]:
         """Another attempt after `attempt`: allowed by the spend policy, and (after one that
-        may have been charged) within the limits once its most is reserved again."""
+        may have been charged) within the limits once its most is reserved again (a stop
+        that came meanwhile refuses it at its turn)."""
+        count_lost()
         if not spend.may_repeat(ep, attempt):
             return False
         if spend.maybe_charged(ep, attempt):
@@ -507,6 +519,7 @@ def _bought(
     finally:
         # Anything else raised (a redirect refused, Ctrl-C during an attempt): what the
         # attempts met so far, an attempt under way as one that may have been charged.
+        count_lost()
         settled = charge or spend.settle(ep, attempts, ceiling)
         yield Settle(ep, settled, tuple(reservations))
     seconds = desk.keep_for(ep, sent.status, sent.body)

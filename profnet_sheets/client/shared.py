@@ -18,6 +18,7 @@ from profnet_sheets.client.memo import MemoCache
 from profnet_sheets.client.pace_redis import RedisPaceBoard
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.spend import (
+    Attempt,
     Budget,
     CapUse,
     Charge,
@@ -231,6 +232,14 @@ class Shared:
 
     def stop_unreachable(self) -> None:
         self.stop_runs("unreachable", self.spend.unreachable())
+
+    def count_lost(self, ep: Endpoint, attempt: Attempt) -> None:
+        """A paid attempt's fate (`SpendPolicy.lost`): the runs under way stop, as for a
+        service unreachable, once too many in a row got no answer."""
+        with self.lock:
+            reason = self.spend.lost(ep, attempt)
+        if reason is not None:
+            self.stop_runs("unreachable", reason)
 
     def count_answer(self, status: int, foreign: bool) -> None:
         """An answer came: stop buying after too many in a row not the service's."""

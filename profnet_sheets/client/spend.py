@@ -35,6 +35,11 @@ UNREADABLE_IN_A_ROW = 3
 # Connection attempts in a row (from every thread) that did not reach the service, with no
 # answer between them, after which it is deemed unreachable and the runs under way stop.
 UNREACHED_IN_A_ROW = 5
+# Paid attempts in a row that went out and got no answer read (lost, or a 500, 502 or 504:
+# each possibly charged), after which the service is deemed not to answer and the runs under
+# way stop (random faults do not come this many in a row; a service slower than the timeout,
+# or down behind its gateway, does at once, and each repeat could be charged again).
+LOST_IN_A_ROW = 10
 # Answers in a row that are not the service's (spec.errors.is_foreign), after which the base
 # URL is deemed wrong and nothing more is bought.
 FOREIGN_IN_A_ROW = 3
@@ -246,6 +251,7 @@ class Stops:
     run_stops: dict[RunStopKind, RunStop] = field(default_factory=dict)
     unreadable_in_a_row: int = 0
     unreached_in_a_row: int = 0
+    lost_in_a_row: int = 0
     foreign_in_a_row: int = 0
     unkept: int = 0  # answers paid for that could not be kept (a re-run pays them)
     cache_failed: bool = False  # the cache itself failed: what it held may not come back
@@ -472,6 +478,23 @@ class SpendPolicy:
             f"the service answered {UNREADABLE_IN_A_ROW} paid calls in a row in a form this "
             "version does not read (each counted as possibly charged); check the base URL "
             "(PROFNET_BASE_URL), or update profnet-sheets"
+        )
+
+    def lost(self, ep: Endpoint, attempt: Attempt) -> str | None:
+        """Count an attempt of a paid call: one that may have been charged without an answer
+        read, or one answered; the reason to stop the runs under way once LOST_IN_A_ROW came
+        in a row (the service deemed not to answer), else None."""
+        if self.price(ep).kind == "free":
+            return None
+        stops = self.stops
+        lost = self.maybe_charged(ep, attempt)
+        stops.lost_in_a_row = stops.lost_in_a_row + 1 if lost else 0
+        if stops.lost_in_a_row != LOST_IN_A_ROW:
+            return None
+        return (
+            f"the service at {self.where} answered none of {LOST_IN_A_ROW} paid calls in a row "
+            "(each lost after it went out, or a 500, 502 or 504: each possibly charged); it "
+            "may be down, or slower than the timeout (PROFNET_TIMEOUT)"
         )
 
     def unkept(self) -> str:

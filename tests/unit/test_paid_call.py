@@ -36,7 +36,7 @@ from profnet_sheets.client.call import (
 from profnet_sheets.client.keys import CallKey, call_key
 from profnet_sheets.client.pace import Stopped
 from profnet_sheets.client.policy import RetryPolicy
-from profnet_sheets.client.spend import Charge, NeverSent, RunStopKind, SpendPolicy
+from profnet_sheets.client.spend import Attempt, Charge, NeverSent, RunStopKind, SpendPolicy
 from profnet_sheets.errors import BudgetExceeded, OfflineMiss, ProfnetError, TransportError
 from profnet_sheets.spec import Endpoint, PriceTable, endpoint
 
@@ -56,6 +56,10 @@ class Books:
 
     def stop_unreachable(self) -> None:
         self.told.append("unreachable")
+
+    def count_lost(self, ep: Endpoint, attempt: Attempt) -> None:
+        if self.spend.lost(ep, attempt) is not None:
+            self.told.append("unreachable")
 
     def count_answer(self, status: int, foreign: bool) -> None:
         self.spend.answered(status, foreign)

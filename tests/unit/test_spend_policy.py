@@ -300,3 +300,22 @@ def test_the_spend_policy_imports_no_io_no_thread_no_clock() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert loaded.stdout.strip() == "[]"
+
+
+def test_paid_calls_that_get_no_answer_ten_times_in_a_row_stop_the_runs() -> None:
+    """A service slower than the timeout was paid 5 times a key (every repeat lost too);
+    random faults never come ten in a row, an answer between them starts the count again."""
+    spend = SpendPolicy(PriceTable(), "http://service.example")
+    cut, late_500, answered = Attempt(True), Attempt(True, 500), Attempt(True, 200)
+    status = endpoint("get-lead-search-status")  # free: says nothing of the paid calls
+    for _ in range(9):
+        assert spend.lost(DETAILS, cut) is None
+        assert spend.lost(status, answered) is None
+    assert spend.lost(DETAILS, answered) is None, "an answer: the count starts again"
+    for _ in range(9):
+        assert spend.lost(DETAILS, late_500) is None
+    assert spend.lost(DETAILS, Attempt(True, 503)) is None, "a 503 is an answer (not done)"
+    said = [spend.lost(DETAILS, cut) for _ in range(10)]
+    assert said[:9] == [None] * 9
+    assert said[9] is not None and "answered none of 10 paid calls in a row" in said[9]
+    assert spend.lost(DETAILS, cut) is None, "said once"

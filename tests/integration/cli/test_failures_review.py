@@ -245,3 +245,27 @@ def test_demo_runs_on_the_embedded_sandbox_even_with_a_service_configured(
     assert "22 credits spent" in result.stderr
     assert sandbox.calls(KEY) == 0, "nothing reached the configured service"
     assert not (tmp_path / "team").exists(), "nor its cache"
+
+
+def test_a_service_slower_than_the_timeout_is_not_paid_again_and_again(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Every answer came after PROFNET_TIMEOUT: 20 keys quoted `at most 20 credits` were
+    charged 100 (each tried 5 times), exit 0. Now the run stops once 10 paid calls in a row
+    got no answer, as for a service unreachable: their retries are never sent."""
+    source = tmp_path / "sites.csv"
+    source.write_text("Site\n" + "".join(f"slow{n}.io\n" for n in range(20)), encoding="utf-8")
+    set_faults(sandbox, latency_ms=900)
+    try:
+        result = run(
+            {**env, "PROFNET_TIMEOUT": "0.3"}, "enrich", str(source), "--column", "Site",
+            "--kind", "company", "--out", str(tmp_path / "out.csv"),
+        )  # fmt: skip
+    finally:
+        set_faults(sandbox, latency_ms=0)
+    assert result.returncode == 6, result.stderr
+    assert "answered none of 10 paid calls in a row" in result.stderr
+    assert "rows not done" in result.stderr
+    charged = sandbox.charged(KEY)
+    assert charged <= 20 + 4, f"{charged} charged for 20 keys"
+    assert f"0 credits spent (+{charged} possibly)" in result.stderr
