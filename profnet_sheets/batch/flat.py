@@ -70,6 +70,7 @@ def flatten(frame: _Frame, *, escape: bool, csv: bool, kept: Collection[str] = (
     in the columns ``kept`` (the user's own, given back as they were read).
 
     For CSV, durations become ISO 8601 text (``P1DT6H``): the CSV writer has no format for them.
+    Binary data becomes its hex digits (``0a1b``), as text.
     """
     schema = frame.collect_schema()
     escaped = [name for name in schema.names() if name not in kept] if escape else []
@@ -83,6 +84,8 @@ def flatten(frame: _Frame, *, escape: bool, csv: bool, kept: Collection[str] = (
             changed.append(_json_text(name, dtype) if joined is None else joined)
         elif isinstance(dtype, pl.Categorical | pl.Enum):
             changed.append(pl.col(name).cast(pl.String))
+        elif isinstance(dtype, pl.Binary):  # no cell holds bytes: their hex digits, as text
+            changed.append(pl.col(name).bin.encode("hex"))
         elif csv and isinstance(dtype, pl.Duration):
             changed.append(pl.col(name).dt.to_string("iso"))
         elif (stamp := _timestamps(name, dtype, csv=csv)) is not None:

@@ -648,6 +648,17 @@ def test_csv_writes_durations_arrays_and_categoricals_as_text(tmp_path: Path) ->
         assert read_table(path).rows() == [("'=a; b", "'=x", "P1DT6H"), (None, "y", None)]
 
 
+@pytest.mark.parametrize("suffix", [".csv", ".xlsx"])
+def test_binary_data_is_written_as_its_hex_digits(tmp_path: Path, suffix: str) -> None:
+    """A Parquet input's binary column, written to CSV, failed after the run had paid."""
+    frame = pl.DataFrame({"blob": pl.Series([b"\x0a\x1b", None], dtype=pl.Binary), "n": [1, 2]})
+    for write in (write_table, lambda f, p: sink_table(f.lazy(), p)):
+        if suffix == ".xlsx" and write is not write_table:
+            continue
+        path = write(frame, tmp_path / f"t{suffix}")
+        assert read_table(path)["blob"].to_list() == ["0a1b", None]
+
+
 def test_the_columns_kept_are_written_as_they_came_the_others_escaped(tmp_path: Path) -> None:
     frame = pl.DataFrame({"Phone": ["+1 555 0100", "-5"], "=added": ["=1+1", "ok"]})
     write_table(frame, tmp_path / "out.csv", kept=["Phone"])
