@@ -251,6 +251,7 @@ def key_text(value: object, parameter: str) -> str | None:
 # -- numbers ----------------------------------------------------------------------------------
 
 _NUMBER: Final = compiled_later(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_EXPONENT: Final = compiled_later(r"[0-9.][eE][+-]?[0-9]")
 NUMBERISH: Final = compiled_later(r"[+-]?[0-9][0-9\s]*(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?")
 
 
@@ -290,12 +291,22 @@ def _integer(value: object, parameter: str, wanted: str) -> int:
 def numeric_id(value: object, parameter: str) -> str:
     """A numeric id as the digits the service expects.
 
-    Accepts ints, integral floats (what Excel hands over: `1035.0`), and text with spaces, a
-    trailing `.0` or Excel's scientific notation (`"1.03E+03"` -> `"1030"`, only when the value is a
-    whole number). Leading zeros are dropped. Raises on negative, fractional or non-numeric values,
-    and on floats above 2**53, which Excel has already rounded (store such ids as Text).
+    Accepts ints, integral floats (what Excel hands over: `1035.0`), and text with spaces or a
+    trailing `.0`. Leading zeros are dropped. Raises on negative, fractional or non-numeric
+    values, on text in scientific notation (`"1.23457E+11"`: Excel's display of a long number
+    it shortened, never sent as an id), and on floats above 2**53, which Excel has already
+    rounded (store such ids as Text).
     """
-    number = _integer(value, parameter, f"{parameter} as digits, such as 1035")
+    wanted = f"{parameter} as digits, such as 1035"
+    if isinstance(value, str) and _EXPONENT().search(value):
+        raise refused(
+            value,
+            parameter,
+            f"is in scientific notation, as Excel shows a long number it has shortened (its "
+            f"last digits may be gone): give {wanted} (format the column as Text, or as a "
+            "Number with 0 decimals, before saving it)",
+        )
+    number = _integer(value, parameter, wanted)
     if number < 0:
         raise refused(value, parameter, f"is negative: give {parameter} as digits, such as 1035")
     return _int_text(number, parameter, value)

@@ -24,7 +24,6 @@ NAMED = [
     ("1035", ("company_id", "1035")),
     ("1035.0", ("company_id", "1035")),
     (" 1 035 ", ("company_id", "1035")),
-    ("1.035E+03", ("company_id", "1035")),
     (PAGE, ("profnet_url", PAGE)),
     ("profnet.com/company/Acme", ("profnet_url", PAGE)),
     ("http://de.profnet.com/company/acme/about/?x=1", ("profnet_url", PAGE)),

@@ -317,5 +317,6 @@ def test_paid_calls_that_get_no_answer_ten_times_in_a_row_stop_the_runs() -> Non
     assert spend.lost(DETAILS, Attempt(True, 503)) is None, "a 503 is an answer (not done)"
     said = [spend.lost(DETAILS, cut) for _ in range(10)]
     assert said[:9] == [None] * 9
-    assert said[9] is not None and "answered none of 10 paid calls in a row" in said[9]
+    assert said[9] is not None
+    assert "answered none of 10 paid calls in a row" in said[9]
     assert spend.lost(DETAILS, cut) is None, "said once"
