@@ -118,11 +118,14 @@ def _may_ask(yes: bool, client: Client) -> bool:
     return not yes and sys.stdin.isatty() and not client.settings.uses_sandbox
 
 
-def _ask_to_spend(credits: int) -> None:
-    """Ask before spending up to `credits` (in a terminal); a no ends the command, saying that
-    nothing was sent."""
-    if not click.confirm(f"Spend up to {counted(credits, 'credit')}?", err=True):
-        click.echo("Nothing sent: no credits spent.", err=True)
+def _ask_to_spend(credits: int | None, question: str = "", before: str = "") -> None:
+    """Ask before spending up to `credits` (None: `question`, for an amount not known) in a
+    terminal; a no ends the command, saying that nothing was sent (`before`: what the command
+    spent before asking, said instead)."""
+    asked = question or f"Spend up to {counted(credits or 0, 'credit')}?"
+    if not click.confirm(asked, err=True):
+        said = f"Nothing more sent ({before})." if before else "Nothing sent: no credits spent."
+        click.echo(said, err=True)
         sys.exit(EXIT_DECLINED)
 
 
@@ -1059,7 +1062,7 @@ def _paying_client(**settings: Any) -> Client:
 
 
 class _Seconds(click.ParamType[float]):
-    """A number of seconds above 0 (not nan, not infinite): a wait that can end."""
+    """A number of seconds, 0 or more (0: look once; inf: no end), not nan."""
 
     name = "seconds"
 
@@ -1070,8 +1073,9 @@ class _Seconds(click.ParamType[float]):
             seconds = float(value)
         except (TypeError, ValueError):
             seconds = math.nan
-        if not (math.isfinite(seconds) and seconds > 0):
-            self.fail(f"{shown(value)} is not a number of seconds above 0, such as 600", param, ctx)
+        if not seconds >= 0:  # nan too: a deadline never met, polled without a pause
+            said = f"{shown(value)} is not a number of seconds, 0 or more, such as 600"
+            self.fail(said, param, ctx)
         return seconds
 
 
@@ -1161,10 +1165,15 @@ def _search_command(kind: SearchKind) -> click.Command:
             ask = _may_ask(yes, client)
 
             def quoted(cost: SearchCost) -> None:
-                click.echo(f"{kind} search: {cost.describe()}", err=True)
+                spent = search.spend  # places looked up by name, before: said too
+                places = f" Spent before, looking up places by name: {spent.said()}." * bool(
+                    spent.spent
+                )
+                click.echo(f"{kind} search: {cost.describe()}{places}", err=True)
                 refused = cost.quote is not None and not cost.quote.within  # said next: no ask
                 if cost.credits and ask and not refused:
-                    _ask_to_spend(cost.credits)
+                    before = f"this search: {spent.said()}, places looked up" if spent.spent else ""
+                    _ask_to_spend(cost.credits, before=before)
 
             pace, read_all = client.pace, True
             try:
@@ -1186,11 +1195,9 @@ def _search_command(kind: SearchKind) -> click.Command:
                     unread = search.unread_cost(done)
                     click.echo(f"{kind} search: {unread.describe()}", err=True)
                     if ask and unread.total_results is None:
-                        click.confirm("Pay for its results not read yet?", abort=True)
+                        _ask_to_spend(None, "Pay for its results not read yet?")
                     elif unread.credits and ask:
-                        click.confirm(
-                            f"Spend up to {counted(unread.credits, 'credit')}?", abort=True
-                        )
+                        _ask_to_spend(unread.credits)
                 try:
                     frame = finishing(pace, lambda: search.read(until_budget=True))
                 except Finished as stopped:  # the page under way read and kept; no more
@@ -1236,6 +1243,12 @@ def _search_command(kind: SearchKind) -> click.Command:
         if free and not spend.spent:
             paid = f"0 credits: {endpoint.name} is free on your plan"
         click.echo(f"{frame.height} {kind} written to {path}; {paid}.", err=True)
+        rest = (
+            f"read the rest with `{command(f'search {kind} --request-id {job.request_id}')} "
+            f"--out {out}` (the search and the results read are not paid again)"
+        )
+        if search.cut_by_credits is not None:
+            _end_if_stopped(search.run, "1 search", f"those read are in {path} and cached; {rest}")
         if not read_all:
             stops = _stops()
             click.echo(

@@ -4,7 +4,6 @@ resumable by request_id. Counts the service leaves out (`total_results`, `total_
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -18,6 +17,7 @@ from profnet_sheets.client.spend import MAX_PAGE_ITEMS
 from profnet_sheets.config import Settings
 from profnet_sheets.errors import (
     BudgetExceeded,
+    InsufficientCredits,
     InvalidParameter,
     NotFound,
     ProfnetError,
@@ -238,6 +238,8 @@ class SearchJob:
         self.cut_by_budget: BudgetExceeded | None = None
         # Its run stopped (Ctrl-C) before every page was read (`until_budget`).
         self.stopped_reading = False
+        # The account ran out of credits before every page was read (`until_budget`).
+        self.cut_by_credits: InsufficientCredits | None = None
 
     def __repr__(self) -> str:
         state = f" {self.last.status} {_percent(self.last)}" if self.last else ""
@@ -283,10 +285,10 @@ class SearchJob:
         """Poll until the job completes. `progress`: a callback given each status, or True for
         a progress bar (tqdm). Raises SearchFailed, or SearchTimedOut after `timeout` seconds
         (the job goes on at the service: wait again, or attach to it later)."""
-        if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+        if timeout is not None and not timeout >= 0:  # nan too: a deadline never met
             raise InvalidParameter(
-                f"timeout: {shown(timeout)} is not a number of seconds above 0 (None: no end), "
-                "such as 600",
+                f"timeout: {shown(timeout)} is not a number of seconds, 0 or more (0: look "
+                "once; None: no end), such as 600",
                 parameter="timeout",
                 value=timeout,
             )
@@ -302,8 +304,8 @@ class SearchJob:
                 if current.failed:
                     raise SearchFailed(
                         f"The {self.kind} search {self.request_id} failed at the service "
-                        f"(at {_percent(current)}). Its creation was charged; start it again "
-                        "with refresh=True to pay for a new one.",
+                        f"(at {_percent(current)}). Its creation was charged; the same search "
+                        "run again is a new one, paid again (this one is forgotten).",
                         **self._context(current),
                     )
                 delay = next(delays)
@@ -334,7 +336,8 @@ class SearchJob:
         the pages come from the cache (OfflineMiss for one never read). `until_budget`: a
         page the budget or spending cap cannot pay for ends the reading (the results read
         are returned, `cut_by_budget` says why) instead of raising BudgetExceeded, and so
-        does a stop of the run the reading works for (`stopped_reading`)."""
+        do a stop of the run the reading works for (`stopped_reading`) and the account out of
+        credits (`cut_by_credits`)."""
         if self.last is not None and self.last.completed:
             expected = self.last.total_results
         elif self.client.settings.offline:
@@ -370,6 +373,11 @@ class SearchJob:
                 if not until_budget:
                     raise
                 self.stopped_reading = True
+                break
+            except InsufficientCredits as spent:  # the account's credits ran out
+                if not until_budget:
+                    raise
+                self.cut_by_credits = spent
                 break
             items = list(body.get("results") or [])
             rows.extend(items)

@@ -154,6 +154,11 @@ class Search:
         return self._job().limit
 
     @property
+    def cut_by_credits(self) -> Exception | None:
+        """The account out of credits ended the reading of its results (`until_budget`)."""
+        return None if self.job is None else self.job.cut_by_credits
+
+    @property
     def stopped_reading(self) -> bool:
         """Whether its run stopped (Ctrl-C) before every page was read (`until_budget`)."""
         return self.job is not None and self.job.stopped_reading

@@ -136,11 +136,13 @@ def test_re_attaching_in_a_terminal_asks_before_paying_for_results(
     )
     seen = read_until(controller, "Spend up to 20 credits?")
     os.write(controller, b"n\n")
-    seen += read_until(controller, "Aborted")
+    seen += read_until(controller, "no credits spent.")
     process.wait(timeout=60)
     os.close(controller)
     assert "up to 20 credits for its 20 results not read yet" in seen
-    assert process.returncode != 0
+    assert "Nothing sent: no credits spent." in seen, "as a new search declined says"
+    assert "Aborted" not in seen
+    assert process.returncode == 1
     assert sandbox.charged(KEY) == 50, "no results page was read"
     assert not out.exists()
 
@@ -207,8 +209,8 @@ def test_a_run_whose_only_errors_are_the_datas_exits_0(
     assert "failed" not in result.stderr
 
 
-@pytest.mark.parametrize("timeout", ["nan", "-1", "0", "inf"])
-def test_a_search_timeout_that_cannot_end_or_cannot_wait_is_refused_before_paying(
+@pytest.mark.parametrize("timeout", ["nan", "-1", "-0.5", "soon"])
+def test_a_search_timeout_that_cannot_be_meant_is_refused_before_paying(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, timeout: str
 ) -> None:
     """`--timeout nan` polled the status 6,588 times in 5 s; `-1` paid 50 credits first."""
@@ -216,17 +218,17 @@ def test_a_search_timeout_that_cannot_end_or_cannot_wait_is_refused_before_payin
     result = run(env, "search", "leads", "--title-keywords", "CTO", "--timeout", timeout,
                  "--yes", "--out", str(out))  # fmt: skip
     assert result.returncode == 2
-    assert f"'{timeout}' is not a number of seconds above 0, such as 600" in result.stderr
+    assert f"'{timeout}' is not a number of seconds, 0 or more, such as 600" in result.stderr
     assert sandbox.charged(KEY) == 0
 
 
-@pytest.mark.parametrize("timeout", [float("nan"), -1.0, 0.0])
-def test_a_search_wait_that_cannot_end_or_cannot_wait_is_refused(
+@pytest.mark.parametrize("timeout", [float("nan"), -1.0])
+def test_a_search_wait_that_cannot_be_meant_is_refused(
     env: dict[str, str], sandbox: RunningSandbox, timeout: float
 ) -> None:
     client = Client(api_key=KEY, base_url=sandbox.base_url, cache="memory")
     job = client.search_leads(title_keywords="CTO", limit=5)
-    with pytest.raises(InvalidParameter, match="is not a number of seconds above 0"):
+    with pytest.raises(InvalidParameter, match="is not a number of seconds, 0 or more"):
         job.wait(timeout=timeout)
     assert sandbox.calls(KEY, endpoint="get-lead-search-status") == 0
 
@@ -269,3 +271,50 @@ def test_a_service_slower_than_the_timeout_is_not_paid_again_and_again(
     charged = sandbox.charged(KEY)
     assert charged <= 20 + 4, f"{charged} charged for 20 keys"
     assert f"0 credits spent (+{charged} possibly)" in result.stderr
+
+
+def test_a_search_declined_after_its_places_were_looked_up_says_what_they_cost(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """`Nothing sent: no credits spent.` was said after `--geo-codes Berlin` had paid 1."""
+    out = tmp_path / "leads.csv"
+    process, controller = in_a_terminal(
+        env, "search", "leads", "--title-keywords", "CTO", "--geo-codes", "Berlin",
+        "--limit", "10", "--out", str(out),
+    )  # fmt: skip
+    seen = read_until(controller, "Spend up to 60 credits?")
+    os.write(controller, b"n\n")
+    seen += read_until(controller, "places looked up).")
+    process.wait(timeout=60)
+    os.close(controller)
+    flat = " ".join(seen.split())
+    assert "Spent before, looking up places by name: 1 credit." in flat
+    assert "Nothing more sent (this search: 1 credit, places looked up)." in flat
+    assert "no credits spent" not in flat
+    assert process.returncode == 1
+    assert sandbox.charged(KEY) == 1, "the place only"
+
+
+def test_out_of_credits_while_a_searchs_results_are_read_writes_those_read(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """The 50 results paid for were cached but not written (a budget's cut wrote them)."""
+    import requests
+
+    keys = f"{sandbox.base_url}/_sandbox/keys"
+    requests.put(keys, json={"key": KEY, "credits": 110}, timeout=5).raise_for_status()
+    out = tmp_path / "leads.csv"
+    try:
+        result = run(env, "search", "leads", "--title-keywords", "CTO", "--limit", "200",
+                     "--yes", "--out", str(out))  # fmt: skip
+    finally:
+        requests.put(keys, json={"key": KEY, "credits": 10_000_000}, timeout=5)
+    assert result.returncode == 4, result.stderr
+    assert pl.read_csv(out).height == 50, "two pages of 25 paid: 110 - 50 - 2 x 25 left 10"
+    flat = " ".join(result.stderr.split())
+    assert "50 leads written to" in flat
+    assert (
+        f"Out of credits: 1 search not done. Top up and run again; those read are in {out}" in flat
+    )
+    assert "--request-id" in flat
+    assert sandbox.charged(KEY) == 50 + 50
