@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Final
 from xml.etree import ElementTree
 
-__all__ = ["sheets_with_formulas"]
+__all__ = ["formulas_without_values", "sheets_with_formulas"]
 
 _MAIN: Final = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _RELATION: Final = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
@@ -49,3 +49,28 @@ def _has_formula(archive: zipfile.ZipFile, part: str) -> bool:
                 return True
             element.clear()
     return False
+
+
+def formulas_without_values(source: Path) -> dict[str, int]:
+    """For each sheet of `source` with formula cells that hold no value saved (a workbook a
+    program wrote and nothing calculated since: every reader sees them blank), how many; none
+    when its parts cannot be read."""
+    try:
+        with zipfile.ZipFile(source) as archive:
+            counts = {name: _unvalued(archive, part) for name, part in _sheet_parts(archive)}
+    except (OSError, KeyError, zipfile.BadZipFile, ElementTree.ParseError):
+        return {}
+    return {name: count for name, count in counts.items() if count}
+
+
+def _unvalued(archive: zipfile.ZipFile, part: str) -> int:
+    """The formula cells (`<c>` with an `<f>`) of a sheet part with no value (`<v>`) saved."""
+    count = 0
+    with archive.open(part) as stream:
+        for _, element in ElementTree.iterparse(stream):
+            if element.tag == f"{_MAIN}c":
+                if element.find(f"{_MAIN}f") is not None:
+                    value = element.find(f"{_MAIN}v")
+                    count += value is None or not (value.text or "")
+                element.clear()
+    return count

@@ -21,6 +21,7 @@ from profnet_sheets.batch.columns import resolve_columns
 from profnet_sheets.batch.csvread import CsvStyle, csv_style
 from profnet_sheets.batch.decode import InputWarning
 from profnet_sheets.batch.engine import EnrichmentInterrupted, enrich, plan_enrichment
+from profnet_sheets.batch.formulas import formulas_without_values
 from profnet_sheets.batch.io import (
     CSV_SUFFIXES,
     XLSX_SUFFIXES,
@@ -373,6 +374,13 @@ def enrich_file(
     around = None
     if target is not None and {source.suffix.lower(), target.suffix.lower()} <= XLSX_SUFFIXES:
         around = read_workbook(source, _sheet(sheet))  # read before anything is paid
+    if source.suffix.lower() in XLSX_SUFFIXES and (blank := formulas_without_values(source)):
+        counts = ", ".join(f"{count:,} in {name!r}" for name, count in blank.items())
+        say(
+            f"Warning: {source.name}: formula cells with no value saved ({counts}): the file "
+            "was never calculated (a program wrote it), so they read as blank and are written "
+            "blank. Open and save it in Excel or LibreOffice first, then run again."
+        )
     job = Enrichment(client, table, column, kind, fields=fields, prefix=prefix, budget=budget)
     say(f"{source.name}: {job.preview()}.")
     if doubt := job.plan.doubtful():

@@ -292,3 +292,30 @@ def test_csv_not_in_utf8_comes_back_in_utf8_with_a_bom_said(client: Client, tmp_
     assert "Orléans".encode() in data
     assert b"\r\n" in data
     assert said[-1] == "out.csv: written as UTF-8 with a BOM (the input was not UTF-8)."
+
+
+def test_formulas_no_program_calculated_are_warned_of_before_paying(
+    client: Client, tmp_path: Path
+) -> None:
+    """openpyxl saves formulas with no value: every reader sees them blank, and they were
+    written back blank with no word said (the user's formulas lost)."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["Name", "Site"])
+    sheet.append(["Acme", '=LOWER("ACME.COM")'])
+    sheet.append(["Stripe", "stripe.com"])
+    path = tmp_path / "written.xlsx"
+    book.save(path)
+    said: list[str] = []
+    run = enrich_file(
+        client, path, None, "company", columns=["Site"], say=said.append
+    )  # a preview: the warning comes before anything is paid
+    assert run is None
+    assert said[0] == (
+        "Warning: written.xlsx: formula cells with no value saved (1 in 'Sheet'): the file was "
+        "never calculated (a program wrote it), so they read as blank and are written blank. "
+        "Open and save it in Excel or LibreOffice first, then run again."
+    )
+    _, calculated = enriched_workbook(client, shapes_xlsx(tmp_path), tmp_path / "out.xlsx")
+    assert not any(line.startswith("Warning") for line in calculated), "values saved: no word"
