@@ -394,7 +394,8 @@ def paid_call(
     if plan.offline:
         raise OfflineMiss(
             f"{ep.name}: offline, and this call is not in the cache "
-            f"({canonical_json(plan.payload)[:200]}). Go online (offline=False) to fetch it.",
+            f"({canonical_json(plan.payload)[:200]}). Go online (offline=False, "
+            "PROFNET_OFFLINE unset) to fetch it.",
             endpoint=ep.name,
         )
     refused = desk.gate(ep)

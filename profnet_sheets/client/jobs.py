@@ -284,7 +284,11 @@ class SearchJob:
     ) -> SearchStatus:
         """Poll until the job completes. `progress`: a callback given each status, or True for
         a progress bar (tqdm). Raises SearchFailed, or SearchTimedOut after `timeout` seconds
-        (the job goes on at the service: wait again, or attach to it later)."""
+        (the job goes on at the service: wait again, or attach to it later). Offline, nothing
+        is asked (a status is never cached): the last one known, or one saying `offline`; its
+        pages read before are read from the cache."""
+        if self.client.settings.offline:  # the status is never cached: nothing to ask
+            return self.last or SearchStatus(self.request_id, "offline", None, None)
         if timeout is not None and not timeout >= 0:  # nan too: a deadline never met
             raise InvalidParameter(
                 f"timeout: {shown(timeout)} is not a number of seconds, 0 or more (0: look "

@@ -318,3 +318,23 @@ def test_out_of_credits_while_a_searchs_results_are_read_writes_those_read(
     )
     assert "--request-id" in flat
     assert sandbox.charged(KEY) == 50 + 50
+
+
+def test_a_search_read_before_is_given_again_offline(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """PROFNET_OFFLINE=1 stopped at the status call (never cached), though its cost line said
+    `Free: ... already read`; client.md promises a search's pages offline too."""
+    args = ("search", "leads", "--title-keywords", "Offline", "--limit", "30", "--yes", "--out")
+    assert run(env, *args, str(tmp_path / "online.csv")).returncode == 0
+    before = sandbox.calls(KEY)
+    offline = run({**env, "PROFNET_OFFLINE": "1"}, *args, str(tmp_path / "offline.csv"))
+    assert offline.returncode == 0, offline.stderr
+    assert pl.read_csv(tmp_path / "offline.csv").height == 30
+    assert pl.read_csv(tmp_path / "offline.csv").equals(pl.read_csv(tmp_path / "online.csv"))
+    assert sandbox.calls(KEY) == before, "nothing sent"
+    never = run({**env, "PROFNET_OFFLINE": "1"}, "search", "leads", "--title-keywords", "Never",
+                "--yes", "--out", str(tmp_path / "never.csv"))  # fmt: skip
+    assert never.returncode == 1
+    assert "offline, and this call is not in the cache" in never.stderr
+    assert "PROFNET_OFFLINE unset" in never.stderr
