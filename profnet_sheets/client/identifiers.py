@@ -297,6 +297,10 @@ def _page_url(
     base = hosts[0]
     cleaned = unwrapped(required(value, parameter, f"{wanted} such as {example}"))
     if bare_kind is not None and _BARE_SLUG().fullmatch(cleaned):
+        spreadsheet_value = cleaned.lower() in ("true", "false") or NUMBERISH().fullmatch(cleaned)
+        if bare_kind == "in" and spreadsheet_value:  # a profile's name has letters
+            what = "a number" if NUMBERISH().fullmatch(cleaned) else "a true/false value"
+            raise refused(value, parameter, f"is {what}, not a profile's name: {hint}")
         kind, raw_slug = bare_kind, cleaned
     else:
         url = _split_url(cleaned)

@@ -395,6 +395,11 @@ def test_profile_url_variants(value: str, expected: str) -> None:
         ("Anna Schmidt", "not a profnet.com URL"),
         ("anna.schmidt", "not a profnet.com URL"),
         (None, "empty"),
+        ("TRUE", "is a true/false value, not a profile's name"),
+        ("false", "is a true/false value, not a profile's name"),
+        ("0", "is a number, not a profile's name"),
+        ("-1", "is a number, not a profile's name"),
+        ("1e5", "is a number, not a profile's name"),
     ],
 )
 def test_profile_url_refusals(value: object, says: str) -> None:
