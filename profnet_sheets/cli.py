@@ -539,7 +539,11 @@ def _sandbox_settings() -> Settings:
     "the pace stays under it (default: PROFNET_RATE_LIMIT, else found from the service's 429s).",
 )
 @click.option("--yes", is_flag=True, help="Do not ask before spending credits.")
-@click.option("--sheet", default=None, help="XLSX: the sheet to read (name or number).")
+@click.option(
+    "--sheet",
+    default=None,
+    help="XLSX: the sheet to read: its name, or its position from 0 (hidden sheets counted).",
+)
 @click.option(
     "--encoding",
     default=None,

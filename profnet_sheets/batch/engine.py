@@ -406,7 +406,7 @@ def enrich(
     frame: Any,
     column: str | Mapping[str, str],
     kind: str | Kind,
-    fields: list[str] | None = None,
+    fields: list[str] | str | None = None,
     *,
     client: Client | None = None,
     options: Mapping[str, Any] | None = None,
@@ -442,6 +442,8 @@ def enrich(
     data = as_polars(frame)
     lazy = data.lazy() if isinstance(data, pl.DataFrame) else data
     columns = key_columns(spec, column)
+    if isinstance(fields, str):  # `fields="company_name, industry"`: names, not letters
+        fields = [name.strip() for name in fields.split(",") if name.strip()]
     chosen = list(fields) if fields else list(spec.output.field_names)
     prefix = default_prefix(spec.name) if prefix is None else prefix
     schema = lazy.collect_schema()
@@ -541,7 +543,7 @@ def plan_enrichment(
     *,
     client: Client | None = None,
     options: Mapping[str, Any] | None = None,
-    fields: list[str] | None = None,
+    fields: list[str] | str | None = None,
     prefix: str | None = None,
 ) -> Plan:
     """The cost preview of an enrichment, counted in rows (to fetch, cached, invalid, blank)

@@ -76,7 +76,8 @@ def _kind(path: Path, *, writing: bool = False) -> Kind:
         raise BatchInputError(msg, path=path)
     if suffix in XLSX_SUFFIXES:
         return "xlsx"
-    kinds = ", ".join(sorted(CSV_SUFFIXES | XLSX_SUFFIXES | PARQUET_SUFFIXES))
+    readable = CSV_SUFFIXES | XLSX_SUFFIXES | PARQUET_SUFFIXES
+    kinds = ", ".join(sorted(readable - ({".xlsm"} if writing else set())))
     msg = f"{path}: unsupported file kind {suffix or '(no extension)'!r}; supported: {kinds}"
     raise BatchInputError(msg, path=path)
 

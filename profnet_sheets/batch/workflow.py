@@ -363,8 +363,10 @@ def enrich_file(
         raise BatchInputError(f"{source}: {error}") from None
     for name in [column] if isinstance(column, str) else column.values():
         if name not in names:
+            like = [it for it in names if it.strip().casefold() == name.strip().casefold()]
+            meant = f"did you mean {shown(like[0])}? " if like else ""
             raise BatchInputError(
-                f"{source}: no column {shown(name)}; its columns are {listed(names)} "
+                f"{source}: no column {shown(name)}; {meant}its columns are {listed(names)} "
                 "(give one of them with --column)"
             )
     if note:

@@ -183,6 +183,26 @@ def test_the_cli_warns_about_a_column_that_mostly_cannot_be_keys(
     assert sandbox.charged(KEY) == 0
 
 
+def test_small_things_a_new_users_review_found(
+    env: dict[str, str], client: Client, sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """A column named in another case is suggested; `fields` given as one string is names,
+    not letters; an .xlsm output is not listed as writable where it is refused."""
+    source = tmp_path / "sites.csv"
+    source.write_text("Name, Website\nStripe,stripe.com\n", encoding="utf-8")
+    args = ["enrich", str(source), "--column", "website", "--kind", "company", "--dry-run"]
+    wrong = run(env, *args, "--out", str(tmp_path / "o.csv"))
+    assert wrong.returncode == 1
+    assert "no column 'website'; did you mean ' Website'?" in wrong.stderr
+    frame = pl.DataFrame({"Site": ["stripe.com"]})
+    done = enrich(frame, "Site", "company", fields="company_name, industry", client=client)
+    assert done.columns == ["Site", "company_name", "company_industry", "company_error"]
+    odd = run(env, "enrich", str(source), "--column", "Name", "--kind", "company",
+              "--out", str(tmp_path / "o.xls"))  # fmt: skip
+    assert ".xlsm" not in odd.stderr, odd.stderr
+    assert "supported: .csv" in odd.stderr
+
+
 def test_prefix_enriches_an_enriched_file_again(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
