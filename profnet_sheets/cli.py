@@ -1050,19 +1050,32 @@ def _paying_client(**settings: Any) -> Client:
     """The client of a command that pays (`_client`); on a team's Redis whose machines spend
     under different spending caps (this one's included), `credits`' warning said first."""
     client = _client(**settings)
-    ledger = client.ledger
-    if isinstance(ledger, TeamLedger):
-        failures: tuple[type[BaseException], ...] = (ProfnetError, *ledger.failures)
-        try:
-            caps = ledger.caps()
-        except failures:
-            return client  # the run says what the Redis did when it holds its first credit
-        own = client.settings.spending_cap
-        caps[client.settings.machine] = None if own is None else str(own)
-        caps = dict(sorted(caps.items()))
-        if len(set(caps.values())) > 1:
-            _said(_caps_differ(caps))
+    try:
+        _warn_if_caps_differ(client)
+    except BaseException:
+        client.close()
+        raise
     return client
+
+
+def _warn_if_caps_differ(client: Client) -> None:
+    """`credits`' warning when the machines of a team's Redis spend under different caps."""
+    ledger = client.ledger
+    if not isinstance(ledger, TeamLedger):
+        return
+    # A Redis that failed, or an entry not as this version writes it.
+    failures: tuple[type[BaseException], ...] = (
+        ProfnetError, ValueError, KeyError, TypeError, *ledger.failures,
+    )  # fmt: skip
+    try:
+        caps = ledger.caps()
+    except failures:
+        return  # the run says what the Redis did when it holds its first credit
+    own = client.settings.spending_cap
+    caps[client.settings.machine] = None if own is None else str(own)
+    caps = dict(sorted(caps.items()))
+    if len(set(caps.values())) > 1:
+        _said(_caps_differ(caps))
 
 
 class _Seconds(click.ParamType[float]):
@@ -1162,7 +1175,7 @@ def _search_command(kind: SearchKind) -> click.Command:
         except BatchInputError as error:
             raise click.ClickException(str(error)) from None
         job: SearchJob | None = None
-        with _client() as client:
+        with _paying_client() as client:
             search = Search(
                 client, kind, budget=budget if isinstance(budget, int) else None, refresh=refresh
             )
@@ -1181,8 +1194,20 @@ def _search_command(kind: SearchKind) -> click.Command:
 
             pace, read_all = client.pace, True
             try:
-                named = filters
-                filters = finishing(pace, lambda: _places_by_name(search, named))
+                try:
+                    named = filters
+                    filters = finishing(pace, lambda: _places_by_name(search, named))
+                except Finished as stopped:  # the place under way looked up, and cached
+                    with contextlib.suppress(Exception, KeyboardInterrupt):
+                        stopped.result()
+                    stops = _stops()
+                    click.echo(
+                        f"Interrupted ({stops.name}) while places were looked up, before the "
+                        f"search started (this search: {search.spend.said()}; the places "
+                        "found are cached: free next time).",
+                        err=True,
+                    )
+                    sys.exit(stops.exit_code)
                 if request_id:
                     job = search.attach(str(request_id))
                 else:
@@ -1205,7 +1230,8 @@ def _search_command(kind: SearchKind) -> click.Command:
                 try:
                     frame = finishing(pace, lambda: search.read(until_budget=True))
                 except Finished as stopped:  # the page under way read and kept; no more
-                    frame, read_all = stopped.result(), False
+                    frame = stopped.result()
+                read_all = not search.stopped_reading
             except ProfnetError as error:
                 so_far = search.spend.said()
                 kept = f"this search: {so_far}" + (
@@ -1218,12 +1244,17 @@ def _search_command(kind: SearchKind) -> click.Command:
                 click.echo(f"Error: {said} (this search: {so_far})", err=True)
                 sys.exit(EXIT_BUDGET if isinstance(error, BudgetExceeded) else 1)
             except KeyboardInterrupt as stopped:
-                if isinstance(stopped, Finished) and job is None:  # as the search started
-                    with contextlib.suppress(ProfnetError, KeyboardInterrupt):
-                        job = stopped.result()
-                if job is None:
-                    raise
                 stops = _stops()
+                if isinstance(stopped, Finished) and job is None:  # as the search started
+                    with contextlib.suppress(Exception, KeyboardInterrupt):
+                        job = stopped.result()
+                if job is None:  # it was not started (nor paid, but maybe a lost creation)
+                    click.echo(
+                        f"Interrupted ({stops.name}) before the search started (this search: "
+                        f"{search.spend.said()}).",
+                        err=True,
+                    )
+                    sys.exit(stops.exit_code)
                 click.echo(
                     f"Interrupted ({stops.name}): the search {job.request_id} goes on at the "
                     f"service (this search: {search.spend.said()}); get its "
@@ -1257,9 +1288,7 @@ def _search_command(kind: SearchKind) -> click.Command:
             stops = _stops()
             click.echo(
                 f"Interrupted ({stops.name}) while its results were read: those read are in "
-                f"{path} and cached; read the rest with "
-                f"`{command(f'search {kind} --request-id {job.request_id}')} --out {out}` "
-                "(the search and the results read are not paid again).",
+                f"{path} and cached; {rest}.",
                 err=True,
             )
             sys.exit(stops.exit_code)

@@ -187,11 +187,13 @@ class BudgetExceeded(ProfnetError):  # noqa: N818
 
 
 class StoppedBuying(ProfnetError):  # noqa: N818
-    """The client stopped paying for calls (`reason` says why); nothing was sent."""
+    """The client stopped paying for calls (`reason` says why); nothing was sent, or only the
+    attempts before a retry it refused (`possibly_charged`: the credits they may have cost)."""
 
     def __init__(self, message: str, *, reason: str = "", **context: Any) -> None:
         super().__init__(message, **context)
         self.reason = reason
+        self.possibly_charged = 0
 
 
 class ServiceUnreachable(StoppedBuying):

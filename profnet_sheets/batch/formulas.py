@@ -64,13 +64,16 @@ def formulas_without_values(source: Path) -> dict[str, int]:
 
 
 def _unvalued(archive: zipfile.ZipFile, part: str) -> int:
-    """The formula cells (`<c>` with an `<f>`) of a sheet part with no value (`<v>`) saved."""
+    """The formula cells (`<c>` with an `<f>`) of a sheet part with no value (`<v>`) saved:
+    none at all, or an empty one on a cell not of text (a formula giving "" is saved as an
+    empty `<v>` of type `str`)."""
     count = 0
     with archive.open(part) as stream:
         for _, element in ElementTree.iterparse(stream):
             if element.tag == f"{_MAIN}c":
                 if element.find(f"{_MAIN}f") is not None:
                     value = element.find(f"{_MAIN}v")
-                    count += value is None or not (value.text or "")
+                    text = element.get("t") == "str"
+                    count += value is None or (not (value.text or "") and not text)
                 element.clear()
     return count

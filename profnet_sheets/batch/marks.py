@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from profnet_sheets.client.spend import CAP_SETTING
+from profnet_sheets.client.spend import CAP_SETTING, NO_ANSWER
 from profnet_sheets.errors import (
     BudgetExceeded,
     InsufficientCredits,
@@ -63,6 +63,10 @@ def error_text(error: ProfnetError) -> str:
         return "not found"
     if isinstance(error, BudgetExceeded):
         return not_fetched(error.limit)
+    if isinstance(error, StoppedBuying) and error.possibly_charged:
+        return f"{SERVICE_ERROR}: {error}"  # its retry refused: an attempt went out before
+    if isinstance(error, ServiceUnreachable) and error.reason.startswith(NO_ANSWER):
+        return f"not fetched: {error.reason} (run again; done rows are free)"
     if isinstance(error, ServiceUnreachable) or (
         isinstance(error, TransportError)
         and error.details == "connect"

@@ -116,7 +116,7 @@ class Outcome:
         )
         if self.unkept or (self.done and self.cache_failed):
             kept = f"the {self.done:,} done are in the result, but {self.rerun()}"
-        if self.ending == "interrupted" and not self.not_done:
+        if self.ending == "interrupted" and not self.not_done and not self.failed:
             return "Interrupted once every row was done: nothing is left to run again."
         if self.ending is None and self.failed:
             them = "it" if self.failed == 1 else "them"

@@ -36,6 +36,7 @@ from profnet_sheets.errors import (
     OfflineMiss,
     ProfnetError,
     ServiceError,
+    StoppedBuying,
     TransportError,
 )
 from profnet_sheets.redact import masked, masked_url, shown
@@ -540,6 +541,8 @@ def _retry_refused(error: ProfnetError, ep: Endpoint, maybe: int) -> ProfnetErro
         f"({counted(maybe, 'credit')}, counted as possibly spent)."
     )
     error.args = (error.message,)
+    if isinstance(error, StoppedBuying):
+        error.possibly_charged = maybe
     return error
 
 

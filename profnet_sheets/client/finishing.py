@@ -56,8 +56,8 @@ def finishing(pace: Pace, work: Callable[[], T]) -> T:
         future = pool.submit(run)
         try:
             return result_of(future)
-        except KeyboardInterrupt:
-            if future.done() and not future.cancelled() and future.exception() is not None:
+        except KeyboardInterrupt as interrupt:
+            if future.done() and not future.cancelled() and future.exception() is interrupt:
                 raise  # the work itself was stopped (a Stopped of its own): not ours to wait
             stop.set()
             pace.wake()

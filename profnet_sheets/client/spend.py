@@ -40,6 +40,7 @@ UNREACHED_IN_A_ROW = 5
 # way stop (random faults do not come this many in a row; a service slower than the timeout,
 # or down behind its gateway, does at once, and each repeat could be charged again).
 LOST_IN_A_ROW = 10
+NO_ANSWER = "no answer from"  # how the reason of that stop starts (the rows' marks say it)
 # Answers in a row that are not the service's (spec.errors.is_foreign), after which the base
 # URL is deemed wrong and nothing more is bought.
 FOREIGN_IN_A_ROW = 3
@@ -418,7 +419,9 @@ class SpendPolicy:
     # -- stops ------------------------------------------------------------------------------
 
     def start_run(self) -> int:
-        """A new run's number: the stops met before it do not hold for it."""
+        """A new run's number: the stops met before it do not hold for it (nor the answers
+        lost before it)."""
+        self.stops.lost_in_a_row = 0
         self.stops.runs += 1
         return self.stops.runs
 
@@ -484,17 +487,17 @@ class SpendPolicy:
         """Count an attempt of a paid call: one that may have been charged without an answer
         read, or one answered; the reason to stop the runs under way once LOST_IN_A_ROW came
         in a row (the service deemed not to answer), else None."""
-        if self.price(ep).kind == "free":
-            return None
+        if self.price(ep).kind == "free" or not attempt.went_out:
+            return None  # a connection never made says nothing of the answers (`reached`)
         stops = self.stops
         lost = self.maybe_charged(ep, attempt)
         stops.lost_in_a_row = stops.lost_in_a_row + 1 if lost else 0
-        if stops.lost_in_a_row != LOST_IN_A_ROW:
+        if stops.lost_in_a_row < LOST_IN_A_ROW:
             return None
         return (
-            f"the service at {self.where} answered none of {LOST_IN_A_ROW} paid calls in a row "
-            "(each lost after it went out, or a 500, 502 or 504: each possibly charged); it "
-            "may be down, or slower than the timeout (PROFNET_TIMEOUT)"
+            f"{NO_ANSWER} the service at {self.where}: none of {LOST_IN_A_ROW} paid calls in a "
+            "row was answered (each lost after it went out, or a 500, 502 or 504: each possibly "
+            "charged); it may be down, or slower than the timeout (PROFNET_TIMEOUT)"
         )
 
     def unkept(self) -> str:

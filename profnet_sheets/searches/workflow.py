@@ -20,11 +20,12 @@ from profnet_sheets.client.jobs import (
     SearchStatus,
     start_search,
 )
+from profnet_sheets.errors import SearchError
 from profnet_sheets.searches.cost import SearchCost, attached_cost, search_cost
 from profnet_sheets.searches.places import Chosen, places_by_name
 from profnet_sheets.spec import Endpoint, search_endpoint
 from profnet_sheets.spec.endpoints import SearchKind
-from profnet_sheets.words import spend_said
+from profnet_sheets.words import counted, spend_said
 
 if TYPE_CHECKING:
     import polars as pl
@@ -93,14 +94,22 @@ class Search:
         """The cost quoted first, to `quoted` (to say it, or ask: an exception raised there
         ends it and nothing is sent), then the search started, or reused when the same one
         ran within the reuse window (free): quoted again, as a new search, when the service
-        has forgotten the one reused. One that the budget or the spending cap cannot pay is
-        refused before anything is sent (BudgetExceeded)."""
+        has forgotten the one reused (with no `quoted` to ask: SearchError, nothing more
+        sent; run again, it is then priced as new). One that the budget or the spending cap
+        cannot pay is refused before anything is sent (BudgetExceeded)."""
         if quoted is not None:
             quoted(self.quote(filters))
 
         def forgotten() -> None:  # the job reused is gone at the service: a new search
-            if quoted is not None:
-                quoted(replace(self.quote(filters), forgotten=True))
+            cost = replace(self.quote(filters), forgotten=True)
+            if quoted is None:  # nobody to ask: it is not paid on a quote that said free
+                raise SearchError(
+                    f"The {self.kind} search reused is no longer known to the service (it "
+                    "forgets searches after a time): nothing more was sent. Run it again: it "
+                    f"starts anew, at most {counted(cost.credits, 'credit')}.",
+                    code="forgotten",
+                )
+            quoted(cost)
 
         self.job = start_search(self.view, self.kind, filters, forgotten)
         self.attached = False

@@ -241,6 +241,7 @@ def test_ctrl_c_while_a_search_starts_lets_its_creation_finish_and_says_its_id(
     request_id = re.search(r"--request-id (\S+) --out", said)
     assert request_id is not None, said
     assert "(this search: 50 credits)" in said
+    assert "(re-attach with --request-id)" not in said, "stopped as it started, not waiting"
     requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 0}, timeout=5)
     again = run(env, "search", "leads", *args, "--timeout", "0.5", "--out", str(out))
     assert "(reused, free)" in again.stderr, again.stderr
@@ -260,7 +261,7 @@ def test_ctrl_c_while_a_searchs_results_are_read_keeps_and_writes_the_pages_read
         "--out", str(out),
     )  # fmt: skip
     request_id = running.wait_for(r"leads search (\S+) \(re-attach with --request-id\)").group(1)
-    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 1500}, timeout=5)
+    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 3000}, timeout=5)
     requests.post(f"{sandbox.base_url}/_sandbox/clock", json={"advance": 61}, timeout=5)
     until_charged(running, sandbox, 50 + 25 + 25)  # the second page arrived, not answered
     running.signal(signal.SIGINT)

@@ -315,8 +315,13 @@ def test_paid_calls_that_get_no_answer_ten_times_in_a_row_stop_the_runs() -> Non
     for _ in range(9):
         assert spend.lost(DETAILS, late_500) is None
     assert spend.lost(DETAILS, Attempt(True, 503)) is None, "a 503 is an answer (not done)"
+    assert spend.lost(DETAILS, Attempt(went_out=False)) is None, "never sent: no answer due"
     said = [spend.lost(DETAILS, cut) for _ in range(10)]
     assert said[:9] == [None] * 9
     assert said[9] is not None
-    assert "answered none of 10 paid calls in a row" in said[9]
-    assert spend.lost(DETAILS, cut) is None, "said once"
+    assert "none of 10 paid calls in a row was answered" in said[9]
+    assert spend.lost(DETAILS, cut) is not None, "said to each later call (the run stops once)"
+    spend.start_run()
+    again = [spend.lost(DETAILS, cut) for _ in range(10)]
+    assert again[:9] == [None] * 9, "a later run counts anew"
+    assert again[9] is not None, "and stops again (before: never, the count went past 10)"

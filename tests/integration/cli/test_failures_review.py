@@ -266,11 +266,18 @@ def test_a_service_slower_than_the_timeout_is_not_paid_again_and_again(
     finally:
         set_faults(sandbox, latency_ms=0)
     assert result.returncode == 6, result.stderr
-    assert "answered none of 10 paid calls in a row" in result.stderr
+    assert "none of 10 paid calls in a row was answered" in result.stderr
     assert "rows not done" in result.stderr
     charged = sandbox.charged(KEY)
     assert charged <= 20 + 4, f"{charged} charged for 20 keys"
     assert f"0 credits spent (+{charged} possibly)" in result.stderr
+    marks = pl.read_csv(tmp_path / "out.csv")["company_error"].to_list()
+    sent = [mark for mark in marks if mark.startswith("service error: ")]
+    assert sent, "rows whose first attempt went out say so"
+    assert all("may have been charged" in mark for mark in sent)
+    rest = [mark for mark in marks if mark not in sent]
+    assert all(mark.startswith("not fetched: no answer from the service at") for mark in rest)
+    assert not any("could not be reached" in mark for mark in marks), marks
 
 
 def test_a_search_declined_after_its_places_were_looked_up_says_what_they_cost(

@@ -3,6 +3,7 @@ handed over as Ctrl-C came is still taken, its answer kept and handed out."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -12,26 +13,30 @@ import pytest
 from profnet_sheets import Client
 from profnet_sheets.batch import each
 from profnet_sheets.sandbox import RunningSandbox
-from tests.integration.client.conftest import KEY
+from tests.integration.client.conftest import KEY, set_faults
 
 pytestmark = pytest.mark.integration
 
 CALLS = [(domain, {"domain": domain}) for domain in ("acme.com", "globex.com", "initech.com")]
 
 
-class CtrlCAsTheSecondIsHandedOver(ThreadPoolExecutor):
-    """Ctrl-C lands after the second call was handed to the worker, before the loop holds
-    its future (a few bytecodes: made certain here, the call let finish first)."""
+def handing_over_as_ctrl_c_comes(sandbox: RunningSandbox) -> type[ThreadPoolExecutor]:
+    """A pool whose second call, once the sandbox has it (and its answer is still on the
+    way), meets Ctrl-C before the loop holds its future (a few bytecodes: made certain)."""
 
-    handed = 0
+    class Pool(ThreadPoolExecutor):
+        handed = 0
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        future = super().submit(fn, *args, **kwargs)
-        type(self).handed += 1
-        if type(self).handed == 2:
-            future.result()
-            raise KeyboardInterrupt
-        return future
+        def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+            future = super().submit(fn, *args, **kwargs)
+            type(self).handed += 1
+            if type(self).handed == 2:
+                while sandbox.charged(KEY) < 2:  # charged as it arrives
+                    time.sleep(0.01)
+                raise KeyboardInterrupt
+            return future
+
+    return Pool
 
 
 def test_a_call_handed_over_as_ctrl_c_came_is_answered_from_what_it_paid(
@@ -39,7 +44,8 @@ def test_a_call_handed_over_as_ctrl_c_came_is_answered_from_what_it_paid(
 ) -> None:
     """Before, the second value was shown as not fetched though its call went on, was paid
     and cached; the third, never sent, stays unanswered."""
-    monkeypatch.setattr(each, "ThreadPoolExecutor", CtrlCAsTheSecondIsHandedOver)
+    monkeypatch.setattr(each, "ThreadPoolExecutor", handing_over_as_ctrl_c_comes(fresh))
+    set_faults(fresh, latency_ms=400)  # the second call still in flight when Ctrl-C lands
     looked = each.look_up_each(make_client(), "get-company-details", CALLS)
     assert looked.interrupted
     assert set(looked.answers) == {"acme.com", "globex.com"}

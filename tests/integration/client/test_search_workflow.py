@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from profnet_sheets import BudgetExceeded, Client, ProfnetError, SearchStatus
+from profnet_sheets.errors import SearchError
 from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.searches.cost import SearchCost
 from profnet_sheets.searches.places import PlaceNotFoundError
@@ -123,6 +124,32 @@ def test_a_reused_search_the_service_forgot_is_quoted_again_as_a_new_one(
     again.start(FILTERS, quotes.append)
     assert (quotes[-1].credits, quotes[-1].reused) == (110, False), "quoted as new at once"
     assert again.wait().completed
+    assert fresh.calls(endpoint="search-leads") == 1
+
+
+def test_a_reused_search_the_service_forgot_is_not_paid_with_nobody_to_ask(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    """Excel's macro and the form start with no `quoted`: their cost line had said free, and
+    the new search was paid (110) with no word; now nothing more is sent, the next run is
+    priced as new."""
+    import requests
+
+    first = Search(make_client(), "leads")
+    first.start(FILTERS)
+    first.wait()
+    first.read()
+    requests.post(f"{fresh.base_url}/_sandbox/reset", timeout=5).raise_for_status()
+    client = make_client()
+    assert Search(client, "leads").quote(FILTERS).credits == 0, "as the cost line said"
+    with pytest.raises(SearchError, match="no longer known to the service") as gone:
+        Search(client, "leads").start(FILTERS)
+    assert gone.value.code == "forgotten"
+    assert "at most 110 credits" in str(gone.value)
+    assert fresh.charged() == 0
+    again = Search(client, "leads")
+    assert again.quote(FILTERS).credits == 110, "priced as new"
+    again.start(FILTERS)
     assert fresh.calls(endpoint="search-leads") == 1
 
 
