@@ -358,8 +358,23 @@ def place_name(value: object) -> str:
     """A place name as find-geocode-by-location is asked: spaces collapsed, lowercase, so that
     `Berlin`, `berlin` and ` BERLIN ` are one lookup (place names are not case-sensitive)."""
     parameter = "location"
-    got = required(value, parameter, "a place name such as Berlin")
-    return " ".join(ANY_SPACE().sub(" ", got.translate(INVISIBLE)).split()).lower()
+    wanted = "a place name such as Berlin"
+    got = required(value, parameter, wanted)
+    name = " ".join(ANY_SPACE().sub(" ", got.translate(INVISIBLE)).split())
+    if _URL_OR_MAIL().fullmatch(name):
+        raise refused(
+            value, parameter, f"is a URL or an e-mail address, not a place: give {wanted}"
+        )
+    if not any(character.isalnum() for character in name):
+        raise refused(value, parameter, f"has no letter or digit: give {wanted}")
+    return name.lower()
+
+
+# Text that names no place whatever the service knows: a URL (with a scheme, or www.) or an
+# e-mail address.
+_URL_OR_MAIL: Final = compiled_later(
+    r"[a-z][a-z0-9+.-]*://\S*|www\.\S+|[^@\s]+@[^@\s]+\.[^@\s]+", re.IGNORECASE
+)
 
 
 # -- lists ------------------------------------------------------------------------------------

@@ -1009,3 +1009,24 @@ def test_a_date_where_text_is_wanted_is_said_as_a_date_not_pythons_repr(value: o
         f"company_headcounts holds a date or time ({value}), not text: give "
         "company_headcounts as text"
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("https://acme.com/about", "is a URL or an e-mail address"),
+        ("www.acme.com", "is a URL or an e-mail address"),
+        ("jo@acme.com", "is a URL or an e-mail address"),
+        ("😀", "has no letter or digit"),
+        ("*!?", "has no letter or digit"),
+    ],
+)
+def test_a_place_name_that_names_no_place_is_refused_before_paying(value: str, says: str) -> None:
+    """A column of URLs and e-mails was paid as 25 geocode lookups, 22 `not found`."""
+    error = refused(lambda: v.place_name(value), value, "location")
+    assert says in str(error)
+
+
+@pytest.mark.parametrize("value", ["Berlin", "10115", "St. Gallen", "São Paulo", "Paris 75001"])
+def test_places_people_name_are_taken(value: str) -> None:
+    assert v.place_name(value) == value.lower()
