@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 from profnet_sheets.errors import (
@@ -243,6 +244,19 @@ class RunStop:
 
 
 @dataclass
+class InARow:
+    """Events of one kind counted in a row (any other starts the count again), up to `limit`."""
+
+    limit: int
+    count: int = 0
+
+    def met(self, event: bool) -> bool:
+        """Count `event` (True: one more of the kind); whether `limit` in a row are reached."""
+        self.count = self.count + 1 if event else 0
+        return self.count >= self.limit
+
+
+@dataclass
 class Stops:
     """Why nothing more is bought: for good (`stopped`), or in the runs under way (no credits
     left, the service unreachable); and the counts in a row that lead there."""
@@ -250,10 +264,14 @@ class Stops:
     stopped: str | None = None
     runs: int = 0
     run_stops: dict[RunStopKind, RunStop] = field(default_factory=dict)
-    unreadable_in_a_row: int = 0
-    unreached_in_a_row: int = 0
-    lost_in_a_row: int = 0
-    foreign_in_a_row: int = 0
+    # Paid answers not understood, in a row.
+    unreadable: InARow = field(default_factory=partial(InARow, UNREADABLE_IN_A_ROW))
+    # Connection attempts that failed, in a row.
+    unreached: InARow = field(default_factory=partial(InARow, UNREACHED_IN_A_ROW))
+    # Paid attempts with no answer read, in a row.
+    lost: InARow = field(default_factory=partial(InARow, LOST_IN_A_ROW))
+    # Answers not the service's, in a row.
+    foreign: InARow = field(default_factory=partial(InARow, FOREIGN_IN_A_ROW))
     unkept: int = 0  # answers paid for that could not be kept (a re-run pays them)
     cache_failed: bool = False  # the cache itself failed: what it held may not come back
 
@@ -421,7 +439,7 @@ class SpendPolicy:
     def start_run(self) -> int:
         """A new run's number: the stops met before it do not hold for it (nor the answers
         lost before it)."""
-        self.stops.lost_in_a_row = 0
+        self.stops.lost.count = 0
         self.stops.runs += 1
         return self.stops.runs
 
@@ -447,9 +465,7 @@ class SpendPolicy:
     def reached(self, reached: bool) -> bool:
         """Count a connection attempt; False once UNREACHED_IN_A_ROW in a row did not reach the
         service (the driver then stops the runs under way: `unreachable`)."""
-        stops = self.stops
-        stops.unreached_in_a_row = 0 if reached else stops.unreached_in_a_row + 1
-        return stops.unreached_in_a_row < UNREACHED_IN_A_ROW
+        return not self.stops.unreached.met(not reached)
 
     def unreachable(self) -> str:
         """Why the runs under way stop when the service cannot be reached."""
@@ -460,9 +476,7 @@ class SpendPolicy:
     def answered(self, status: int, foreign: bool) -> str | None:
         """Count an answer that is not the service's (`foreign`) or is; the reason to stop
         buying once FOREIGN_IN_A_ROW came in a row (a wrong base URL path), else None."""
-        stops = self.stops
-        stops.foreign_in_a_row = stops.foreign_in_a_row + 1 if foreign else 0
-        if stops.foreign_in_a_row < FOREIGN_IN_A_ROW:
+        if not self.stops.foreign.met(foreign):
             return None
         return (
             f"{self.where} answered {FOREIGN_IN_A_ROW} calls in a row with HTTP {status} pages "
@@ -473,9 +487,7 @@ class SpendPolicy:
     def read(self, understood: bool) -> str | None:
         """Count a paid answer understood or not; the reason to stop buying once
         UNREADABLE_IN_A_ROW in a row were not, else None."""
-        stops = self.stops
-        stops.unreadable_in_a_row = 0 if understood else stops.unreadable_in_a_row + 1
-        if stops.unreadable_in_a_row < UNREADABLE_IN_A_ROW:
+        if not self.stops.unreadable.met(not understood):
             return None
         return (
             f"the service answered {UNREADABLE_IN_A_ROW} paid calls in a row in a form this "
@@ -489,10 +501,7 @@ class SpendPolicy:
         in a row (the service deemed not to answer), else None."""
         if self.price(ep).kind == "free" or not attempt.went_out:
             return None  # a connection never made says nothing of the answers (`reached`)
-        stops = self.stops
-        lost = self.maybe_charged(ep, attempt)
-        stops.lost_in_a_row = stops.lost_in_a_row + 1 if lost else 0
-        if stops.lost_in_a_row < LOST_IN_A_ROW:
+        if not self.stops.lost.met(self.maybe_charged(ep, attempt)):
             return None
         return (
             f"{NO_ANSWER} the service at {self.where}: none of {LOST_IN_A_ROW} paid calls in a "
