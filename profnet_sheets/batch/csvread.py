@@ -29,6 +29,9 @@ _SNIFF_RECORDS: Final = 50
 # A CR that does not start a CRLF: a line end of classic Mac files (polars would take it as data).
 _LONE_CR: Final = re.compile(rb"\r(?!\n)")
 _CHECK_CHUNK: Final = 1 << 20
+# Excel's first line naming the delimiter (`sep=;`): a hint for Excel, not a row of the table.
+# Some tools quote it or pad it with the delimiter (`"sep=;"`, `sep=;;;`).
+_SEP_LINE: Final = re.compile(r'"?sep=([^\w\s"]|\t)\1*"?[ \t]*(?:\r\n|\r|\n|$)', re.IGNORECASE)
 _BOMS: Final = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 EXTRA: Final = "extra"  # extra_1, extra_2...: the fields of rows longer than the header
 
@@ -93,10 +96,13 @@ def read_csv(source: Path, encoding: str | None = None, *, as_text: bool = False
             "leave the encoding out to detect it"
         )
         raise BatchInputError(msg, path=source) from error
+    declared, text = _declared(text)
     data = _lone_cr_as_newlines(text.encode("utf-8"))
     if not data or data.isspace():
         return pl.DataFrame()
-    separator = _sniff_separator(text[:_SNIFF_BYTES], complete=len(data) <= _SNIFF_BYTES)
+    separator = declared or _sniff_separator(
+        text[:_SNIFF_BYTES], complete=len(data) <= _SNIFF_BYTES
+    )
     try:
         try:
             frame = _parse(data, separator)
@@ -165,6 +171,15 @@ def _widened(text: str, separator: str, source: Path) -> bytes:
     return (out.getvalue() + rest).encode("utf-8")
 
 
+def _declared(text: str) -> tuple[str | None, str]:
+    """The delimiter Excel's `sep=` first line names (None: no such line), and the text
+    without that line."""
+    line = _SEP_LINE.match(text)
+    if line is None:
+        return None, text
+    return line.group(1), text[line.end() :]
+
+
 def _head(path: Path) -> tuple[bytes, str]:
     """The first bytes of a CSV file, and their text (its warnings said when it is read)."""
     head = _read_bytes(path, limit=_SNIFF_BYTES)
@@ -181,7 +196,8 @@ def csv_separator(source: Path | str) -> str:
     """The delimiter of a CSV file as it is read (`,` `;` tab `|`; `,` for one column): what
     its enriched copy is written with."""
     head, sample = _head(Path(source))
-    found = _sniff_separator(sample, complete=len(head) < _SNIFF_BYTES)
+    declared, sample = _declared(sample)
+    found = declared or _sniff_separator(sample, complete=len(head) < _SNIFF_BYTES)
     return "," if found == _NO_SEPARATOR else found
 
 
@@ -189,12 +205,14 @@ def csv_separator(source: Path | str) -> str:
 class CsvStyle:
     """What a CSV's copy keeps of it: a BOM or none (one always when the file was not UTF-8,
     as its copy is UTF-8: so Excel reads its accents), its line ends (`\\r\\n` or `\\n`),
-    its header row as written (empty and repeated names too, which a frame renames)."""
+    its header row as written (empty and repeated names too, which a frame renames), and
+    whether it opened with Excel's `sep=` line (its copy does too: Excel reads it the same)."""
 
     bom: bool
     line_end: str
     utf8: bool
     header: tuple[str, ...] = ()
+    sep_line: bool = False
 
 
 def csv_style(source: Path | str) -> CsvStyle:
@@ -209,9 +227,11 @@ def csv_style(source: Path | str) -> CsvStyle:
     newline = sample.find("\n")
     crlf = newline > 0 and sample[newline - 1] == "\r"
     bom = head.startswith(codecs.BOM_UTF8) or not utf8
-    separator = _sniff_separator(sample, complete=len(head) < _SNIFF_BYTES)
+    declared, sample = _declared(sample)
+    separator = declared or _sniff_separator(sample, complete=len(head) < _SNIFF_BYTES)
     header = next(csv.reader(io.StringIO(sample), delimiter=separator), [])
-    return CsvStyle(bom, "\r\n" if crlf else "\n", utf8, tuple(header))
+    line_end = "\r\n" if crlf else "\n"
+    return CsvStyle(bom, line_end, utf8, tuple(header), sep_line=declared is not None)
 
 
 def scan_csv(source: Path, *, as_text: bool = False) -> pl.LazyFrame:
@@ -231,9 +251,11 @@ def scan_csv(source: Path, *, as_text: bool = False) -> pl.LazyFrame:
         raise BatchInputError(msg, path=source)
     _check_streamable(source)
     sample = codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    declared, sample = _declared(sample)
     lazy = pl.scan_csv(
         source,
-        separator=_sniff_separator(sample, complete=len(head) < _SNIFF_BYTES),
+        separator=declared or _sniff_separator(sample, complete=len(head) < _SNIFF_BYTES),
+        skip_lines=0 if declared is None else 1,
         infer_schema=False,
         truncate_ragged_lines=False,
         raise_if_empty=False,

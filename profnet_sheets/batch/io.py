@@ -177,13 +177,15 @@ def write_table(
     bom: bool = True,
     line_end: str = "\n",
     header: Mapping[str, str] | None = None,
+    sep_line: bool = False,
 ) -> Path:
     """Write ``frame`` to ``path`` by extension, atomically; return the path written.
 
     CSV (.csv, .txt; .tsv tab-separated): UTF-8, with a BOM (unless ``bom=False``: an input
     that had none) so that Excel on Windows reads accents right; ``separator`` (default ``,``)
     and ``line_end`` (default ``\\n``) keep the input's delimiter and line ends, ``header``
-    the names written for columns renamed when read (an empty or repeated name). Every string,
+    the names written for columns renamed when read (an empty or repeated name), ``sep_line``
+    Excel's ``sep=;`` first line (an input that had one). Every string,
     nested ones and header names included, goes through :func:`escape_formula` (unless
     ``escape=False``), except the columns ``kept``: the user's own, given back exactly as they
     came (the danger is in what the service returned). CSV is the one format where a
@@ -210,7 +212,7 @@ def write_table(
         delimiter = _delimiter(target, separator)
 
         def write(temp: Path) -> None:
-            _write_csv(flat, temp, delimiter, bom, line_end, header or {})
+            _write_csv(flat, temp, delimiter, bom, line_end, header or {}, sep_line=sep_line)
 
     elif kind == "xlsx":
         flat = flatten(frame, escape=False, csv=False)
@@ -311,13 +313,14 @@ def sink_table(
     bom: bool = True,
     line_end: str = "\n",
     header: Mapping[str, str] | None = None,
+    sep_line: bool = False,
 ) -> Path:
     """Stream ``lazy`` to a big .parquet or .csv file without collecting it; atomic.
 
     CSV gets the same treatment as in :func:`write_table` (escaping but in ``kept``, lists
-    joined, records as JSON, ``bom``, ``separator``, ``line_end``, ``header``), applied as lazy
-    expressions. XLSX cannot be streamed: collect and use :func:`write_table`, or sink to CSV
-    or Parquet.
+    joined, records as JSON, ``bom``, ``separator``, ``line_end``, ``header``, ``sep_line``),
+    applied as lazy expressions. XLSX cannot be streamed: collect and use :func:`write_table`,
+    or sink to CSV or Parquet.
     """
     target = Path(path).expanduser()
     kind = _kind(target, writing=True)
@@ -337,7 +340,7 @@ def sink_table(
         delimiter = _delimiter(target, separator)
 
         def write(temp: Path) -> None:
-            _write_csv(flat, temp, delimiter, bom, line_end, header or {})
+            _write_csv(flat, temp, delimiter, bom, line_end, header or {}, sep_line=sep_line)
 
     _atomic_write(target, write)
     return target
@@ -350,11 +353,15 @@ def _write_csv(
     bom: bool,
     line_end: str,
     header: Mapping[str, str],
+    *,
+    sep_line: bool = False,
 ) -> None:
     """``frame`` as CSV (streamed when lazy), its header row written as ``header`` names its
-    columns (a frame's names are unique: an input's `Website,,Website` comes back as it was)."""
+    columns (a frame's names are unique: an input's `Website,,Website` comes back as it was),
+    after Excel's `sep=` line with ``sep_line``."""
     names = [header.get(name, name) for name in frame.collect_schema().names()]
-    line = io.StringIO()
+    line = io.StringIO(f"sep={separator}{line_end}" if sep_line else "")
+    line.seek(0, io.SEEK_END)
     csv.writer(line, delimiter=separator, lineterminator=line_end).writerow(names)
     with temp.open("wb") as file:
         file.write((codecs.BOM_UTF8 if bom else b"") + line.getvalue().encode("utf-8"))

@@ -409,6 +409,7 @@ def enrich_file(
                     bom=style.bom,
                     line_end=style.line_end,
                     header=header,
+                    sep_line=style.sep_line,
                 )
             else:
                 path = write_table(
@@ -420,6 +421,7 @@ def enrich_file(
                     bom=style.bom,
                     line_end=style.line_end,
                     header=header,
+                    sep_line=style.sep_line,
                 )
             break
         except KeyboardInterrupt:

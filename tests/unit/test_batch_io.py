@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from profnet_sheets.batch import xlsx as batch_xlsx
+from profnet_sheets.batch.csvread import csv_separator, csv_style
 from profnet_sheets.batch.decode import InputWarning
 from profnet_sheets.batch.io import (
     BatchInputError,
@@ -159,6 +160,43 @@ def test_utf8_bom_is_stripped(tmp_path: Path) -> None:
 )
 def test_delimiter_is_sniffed(tmp_path: Path, text: str, expected: list[tuple[str, ...]]) -> None:
     assert read_table(write_bytes(tmp_path, "d.csv", text.encode())).rows() == expected
+
+
+@pytest.mark.parametrize(
+    ("data", "separator"),
+    [
+        (b"sep=;\nname;site\nAcme, Inc.;acme.com\n", ";"),
+        (b"\xef\xbb\xbfSEP=,\r\nname,site\r\nAcme; Inc.,acme.com\r\n", ","),
+        (b'"sep=|"\nname|site\nAcme, Inc.|acme.com\n', "|"),
+        (b"sep=\t\t\t\nname\tsite\nAcme, Inc.\tacme.com\n", "\t"),
+        (b"sep=;;;\nname;site\nAcme, Inc.;acme.com\n", ";"),
+    ],
+)
+def test_excels_sep_line_names_the_delimiter_and_is_no_row(
+    tmp_path: Path, data: bytes, separator: str
+) -> None:
+    """Excel's `sep=;` first line: the delimiter it names is the one read (not sniffed),
+    read whole or streamed, and the line is neither the header nor a row."""
+    path = write_bytes(tmp_path, "eu.csv", data)
+    whole = read_table(path)
+    assert whole.columns == ["name", "site"]
+    assert whole.rows()[0][1] == "acme.com", whole.rows()
+    assert scan_table(path).collect().rows() == whole.rows()
+    assert csv_separator(path) == separator
+    assert csv_style(path).sep_line
+    assert csv_style(path).header == ("name", "site")
+
+
+def test_a_csv_with_a_sep_line_is_written_back_with_it(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"name": ["Acme"], "site": ["acme.com"]})
+    for write in (write_table, sink_table):
+        out = tmp_path / f"{write.__name__}.csv"
+        data = frame if write is write_table else frame.lazy()
+        write(data, out, separator=";", bom=False, line_end="\r\n", sep_line=True)  # type: ignore[operator]
+        assert out.read_bytes() == b"sep=;\r\nname;site\r\nAcme;acme.com\r\n"
+    plain = tmp_path / "plain.csv"
+    write_table(frame, plain, bom=False)
+    assert plain.read_bytes() == b"name,site\nAcme,acme.com\n", "no sep line unless asked"
 
 
 def test_single_column_csv_keeps_commas_in_values(tmp_path: Path) -> None:

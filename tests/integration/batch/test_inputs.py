@@ -171,6 +171,32 @@ def test_a_semicolon_csv_is_written_back_with_semicolons_and_counts_its_errors(
     assert sandbox.charged(KEY) == 2
 
 
+def test_a_csv_opening_with_excels_sep_line_is_read_and_written_back_with_it(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Excel's `sep=;` line was read as the header (keys from a column named '', the real
+    header paid for as a key): it names the delimiter, and the copy keeps it for Excel."""
+    source = tmp_path / "eu.csv"
+    source.write_bytes(b"sep=;\r\nCompany;Website\r\nAcme;acme.com\r\nGlobex;globex.io\r\n")
+    out = tmp_path / "eu-enriched.csv"
+    result = run(env, "enrich", str(source), "--kind", "company", "--out", str(out), "--yes")
+    assert result.returncode == 0, result.stderr
+    assert "Reading company keys from 'Website'" in result.stderr
+    assert "2 rows: 2 enriched, 0 with an error, 0 blank; 2 credits spent" in result.stderr
+    lines = out.read_bytes().decode("utf-8").split("\r\n")
+    assert lines[0] == "sep=;"
+    assert lines[1].startswith("Company;Website;company_name;")
+    assert lines[2].startswith("Acme;acme.com;Acme;")
+    assert sandbox.charged(KEY) == 2
+    to_xlsx = run(
+        env, "enrich", str(source), "--kind", "company", "--out", str(tmp_path / "eu.xlsx"), "--yes"
+    )
+    assert to_xlsx.returncode == 0, to_xlsx.stderr
+    sheet = openpyxl.load_workbook(tmp_path / "eu.xlsx").active
+    assert sheet is not None
+    assert [cell.value for cell in sheet[1]][:3] == ["Company", "Website", "company_name"]
+
+
 def test_the_cli_warns_about_a_column_that_mostly_cannot_be_keys(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
