@@ -120,7 +120,9 @@ def read_table(
     is a frame with 0 rows.
 
     XLSX: ``sheet`` is a name or a 0-based position (default the first sheet); empty rows and
-    columns are kept so that row ``i`` of the frame is row ``i + 2`` in Excel.
+    columns are kept so that row ``i`` of the frame is row ``i + 2`` in Excel (below the
+    header: a sheet that opens with title rows, then an empty row, then a row of names has
+    that row as its header).
 
     Parquet: read as stored. ``sheet`` applies to XLSX only, ``encoding`` and ``as_text``
     (every column as the text written, no number columns: to write a CSV back as it was) to

@@ -22,6 +22,8 @@ __all__ = ["CopiedSheet", "Workbook", "fitted_widths", "read_workbook", "read_xl
 _EXACT_INT: Final = 2**53
 _TEMPORAL_WIDTH: Final = 19  # 2026-11-03 14:22:05
 _MAX_WIDTH: Final = 60
+_TITLE_ROWS_AT_MOST: Final = 10  # rows above a table looked at for its header
+_UNNAMED: Final = "__UNNAMED__"  # fastexcel's name for a column whose header cell is empty
 
 
 @contextlib.contextmanager
@@ -41,13 +43,48 @@ def read_xlsx(source: Path, sheet: str | int | None) -> pl.DataFrame:
     try:
         # First the types the cells have (to tidy date text), then every cell as its text.
         # An all-empty column logs a warning while its type is guessed: expected here.
+        header = len(_title_rows(reader, name))
         with _quiet("fastexcel"):
-            typed = reader.load_sheet(name, schema_sample_rows=None)
-        frame = reader.load_sheet(name, dtypes="string", schema_sample_rows=None).to_polars()
+            typed = reader.load_sheet(name, header_row=header, schema_sample_rows=None)
+        frame = reader.load_sheet(
+            name, header_row=header, dtypes="string", schema_sample_rows=None
+        ).to_polars()
     except fastexcel_error() as error:
         msg = f"{source}: sheet {name!r} cannot be read ({first_line(error)})"
         raise BatchInputError(msg, path=source) from error
     return _typed(frame, typed.to_polars())
+
+
+def _title_rows(reader: Any, name: str) -> tuple[tuple[str | None, ...], ...]:
+    """The rows above the table's header, as text: none, unless the sheet opens with titles
+    (rows with at most one cell filled: a title, a merged banner, a date) and an empty row,
+    then a row of two cells or more, one of them words: that row is the header. (A header
+    with one name filled over two columns of data stays the header: no empty row under it.)"""
+    with _quiet("fastexcel"):
+        top = reader.load_sheet(
+            name,
+            header_row=None,
+            skip_rows=0,
+            n_rows=_TITLE_ROWS_AT_MOST + 1,
+            dtypes="string",
+            schema_sample_rows=None,
+        ).to_polars()
+    rows = top.rows()
+    for index, row in enumerate(rows):
+        filled = [cell.strip() for cell in row if cell is not None and cell.strip()]
+        if len(filled) >= 2:
+            worded = any(not _is_number(cell) for cell in filled)
+            under_a_gap = index > 0 and not any(cell and cell.strip() for cell in rows[index - 1])
+            return tuple(rows[:index]) if worded and under_a_gap else ()
+    return ()
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def fastexcel_error() -> type[Exception]:
@@ -90,12 +127,14 @@ def _sheet_name(reader: Any, source: Path, sheet: str | int | None) -> str:
 class CopiedSheet:
     """A sheet of the input workbook copied as values: its rows (row 1 on) of cells from
     `first_column` on, each cell as its type (a number, a date or time, true/false, text,
-    None when empty); `rows` None: the enriched sheet."""
+    None when empty); `rows` None: the enriched sheet, `above` the title rows over its
+    table's header (as text), written back above it."""
 
     name: str
     rows: tuple[tuple[Any, ...], ...] | None
     first_column: int = 0
     hidden: bool = False
+    above: tuple[tuple[str | None, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -127,7 +166,9 @@ def read_workbook(source: Path, sheet: str | int | None) -> Workbook:
     dropped: list[str] = []
     for name in reader.sheet_names:
         if name == enriched:
-            sheets.append(CopiedSheet(name, None))
+            with _quiet("fastexcel"):
+                above = _title_rows(reader, name)
+            sheets.append(CopiedSheet(name, None, above=above))
             continue
         try:
             with _quiet("fastexcel"):
@@ -246,7 +287,7 @@ def write_xlsx(frame: pl.DataFrame, path: Path, around: Workbook | None = None) 
         for copy in around.sheets if around is not None else (CopiedSheet("Sheet1", None),):
             sheet = workbook.add_worksheet(copy.name)
             if copy.rows is None:
-                _write_table(workbook, sheet, frame, quoted)
+                _write_table(workbook, sheet, frame, quoted, copy.above)
                 sheet.activate()
             else:
                 _write_values(workbook, sheet, copy, quoted)
@@ -259,18 +300,32 @@ def write_xlsx(frame: pl.DataFrame, path: Path, around: Workbook | None = None) 
     workbook.close()
 
 
-def _write_table(workbook: Any, sheet: Any, frame: pl.DataFrame, quoted: Any) -> None:
-    """The enriched table: header, widths, frozen header row, filters, then its cells."""
+def _write_table(
+    workbook: Any,
+    sheet: Any,
+    frame: pl.DataFrame,
+    quoted: Any,
+    above: tuple[tuple[str | None, ...], ...] = (),
+) -> None:
+    """The enriched table under the title rows `above` (as text): header (an input column's
+    empty header cell left empty), widths, frozen header row, filters, then its cells."""
     header = workbook.add_format({"bold": True})
     header_quoted = workbook.add_format({"bold": True, "quote_prefix": True})
     for col, width in enumerate(fitted_widths(frame)):
         sheet.set_column(col, col, width)
+    for row, cells in enumerate(above):
+        for col, text in enumerate(cells):
+            if text is not None:
+                sheet.write_string(row, col, text, quoted if text.startswith(DANGEROUS) else None)
+    top = len(above)
     for col, name in enumerate(frame.columns):
-        sheet.write_string(0, col, name, header_quoted if name.startswith(DANGEROUS) else header)
-    _write_cells(workbook, sheet, frame, quoted, first_row=1)
-    sheet.freeze_panes(1, 0)
+        if not name.startswith(_UNNAMED):
+            style = header_quoted if name.startswith(DANGEROUS) else header
+            sheet.write_string(top, col, name, style)
+    _write_cells(workbook, sheet, frame, quoted, first_row=top + 1)
+    sheet.freeze_panes(top + 1, 0)
     if frame.width:
-        sheet.autofilter(0, 0, max(frame.height, 1), frame.width - 1)
+        sheet.autofilter(top, 0, top + max(frame.height, 1), frame.width - 1)
 
 
 def _write_cells(

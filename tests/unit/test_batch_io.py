@@ -23,6 +23,7 @@ from profnet_sheets.batch.csvread import csv_separator, csv_style
 from profnet_sheets.batch.decode import InputWarning
 from profnet_sheets.batch.io import (
     BatchInputError,
+    read_workbook,
     escape_formula,
     escape_frame,
     read_table,
@@ -311,6 +312,63 @@ def test_xlsx_sheet_by_name_or_position(tmp_path: Path) -> None:
         read_table(path, sheet="Nope")
     with pytest.raises(BatchInputError, match="no sheet number 3"):
         read_table(path, sheet=3)
+
+
+def titled_workbook(path: Path, rows: list[list[object]]) -> Path:
+    workbook = xlsxwriter.Workbook(str(path))
+    sheet = workbook.add_worksheet("Accounts")
+    for number, row in enumerate(rows):
+        sheet.write_row(number, 0, row)
+    workbook.close()
+    return path
+
+
+def test_xlsx_title_rows_over_the_table_are_not_its_header(tmp_path: Path) -> None:
+    """A title (and a subtitle) then an empty row over the table: the header is the table's
+    own (the title was the header, `__UNNAMED__1` the key column, the header row a key);
+    the enriched sheet keeps the titles above it, and an empty header cell stays empty."""
+    path = titled_workbook(
+        tmp_path / "titled.xlsx",
+        [
+            [None],
+            ["Q3 target accounts"],
+            ["confidential"],
+            [None],
+            ["Company", "Website", None],
+            ["Acme", "acme.com", 1],
+            ["Globex", "globex.io", 2],
+        ],
+    )
+    frame = read_table(path)
+    assert frame.columns[:2] == ["Company", "Website"]
+    assert frame.rows() == [("Acme", "acme.com", 1), ("Globex", "globex.io", 2)]
+    out = tmp_path / "out.xlsx"
+    enriched = frame.with_columns(pl.Series("company_name", ["Acme", "Globex"]))
+    write_table(enriched, out, around=read_workbook(path, None))
+    sheet = openpyxl.load_workbook(out).active
+    assert sheet is not None
+    cells = [list(row) for row in sheet.iter_rows(max_col=4, values_only=True)]
+    assert cells[1][0] == "Q3 target accounts" and cells[2][0] == "confidential"
+    assert cells[4] == ["Company", "Website", None, "company_name"], "no __UNNAMED__ written"
+    assert cells[5] == ["Acme", "acme.com", 1, "Acme"]
+    assert sheet.freeze_panes == "A6"
+    assert sheet.auto_filter.ref == "A5:D7"
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [["Website", None], ["Acme", "acme.com"], ["Globex", "globex.io"]],  # a short header
+        [["Report"], ["Company", "Website"], ["Acme", "acme.com"]],  # no empty row under it
+        [["Report"], [None], [1, 2], [3, 4]],  # numbers under the gap: data, not a header
+    ],
+)
+def test_xlsx_the_first_row_stays_the_header_unless_titles_and_a_gap_are_over_it(
+    tmp_path: Path, rows: list[list[object]]
+) -> None:
+    frame = read_table(titled_workbook(tmp_path / "plain.xlsx", rows))
+    assert frame.columns[0] == rows[0][0]
+    assert frame.height == len(rows) - 1
 
 
 def test_xlsx_header_only(tmp_path: Path) -> None:
