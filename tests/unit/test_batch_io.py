@@ -23,10 +23,10 @@ from profnet_sheets.batch.csvread import csv_separator, csv_style
 from profnet_sheets.batch.decode import InputWarning
 from profnet_sheets.batch.io import (
     BatchInputError,
-    read_workbook,
     escape_formula,
     escape_frame,
     read_table,
+    read_workbook,
     scan_table,
     sink_table,
     write_table,
@@ -348,7 +348,8 @@ def test_xlsx_title_rows_over_the_table_are_not_its_header(tmp_path: Path) -> No
     sheet = openpyxl.load_workbook(out).active
     assert sheet is not None
     cells = [list(row) for row in sheet.iter_rows(max_col=4, values_only=True)]
-    assert cells[1][0] == "Q3 target accounts" and cells[2][0] == "confidential"
+    assert cells[1][0] == "Q3 target accounts"
+    assert cells[2][0] == "confidential"
     assert cells[4] == ["Company", "Website", None, "company_name"], "no __UNNAMED__ written"
     assert cells[5] == ["Acme", "acme.com", 1, "Acme"]
     assert sheet.freeze_panes == "A6"
