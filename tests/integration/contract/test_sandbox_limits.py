@@ -3,10 +3,12 @@ with or without Retry-After; the named plans start a sandbox."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator
 
 import pytest
+import requests
 
 from profnet_sheets.sandbox import start_sandbox
 from profnet_sheets.sandbox.limits import PLANS, Limit, Limits
@@ -33,6 +35,10 @@ def limited(box: Sandbox) -> Iterator[Sandbox]:
         limit_retry_after=True,
         latency_ms=0,
         latency_jitter_ms=0,
+        fail_rate=0,
+        throttle_rate=0,
+        drop_rate=0,
+        faults_counted=True,
     )
 
 
@@ -76,6 +82,28 @@ def test_a_limit_refuses_at_once_while_answers_take_their_latency(limited: Sandb
     assert (first.status_code, second.status_code) == (200, 429)
     assert answered >= 1.5
     assert refused < 1.0, "a gateway refuses before any work"
+
+
+@pytest.mark.parametrize("fault", ["fail_rate", "throttle_rate", "drop_rate"])
+def test_faults_behind_the_limit_take_its_tokens_and_those_in_front_of_it_none(
+    limited: Sandbox, fault: str
+) -> None:
+    """`faults_counted` (default): an injected 5xx, 429 or cut connection comes from the
+    service behind the gateway, its call took a token; false: from a load balancer or the
+    network in front of it, no token taken. Either way nothing is charged."""
+    for counted in (True, False):
+        key = new_key(limited)
+        set_faults(limited, rate_limit_per_minute=2, faults_counted=counted, **{fault: 1.0})
+        for _ in range(2):
+            with contextlib.suppress(
+                requests.ConnectionError, requests.exceptions.ChunkedEncodingError
+            ):
+                faulted = call(limited, "get-company-details", key=key, domain=DOMAIN)
+                assert faulted.status_code in (429, 500, 503)
+        set_faults(limited, **{fault: 0.0})
+        after = call(limited, "get-company-details", key=key, domain=DOMAIN)
+        assert after.status_code == (429 if counted else 200), counted
+        assert usage(limited, key)["balance"] == 1_000_000 - (0 if counted else 1)
 
 
 def test_an_unknown_key_is_refused_as_such_not_as_too_many(limited: Sandbox) -> None:
