@@ -37,7 +37,7 @@ from profnet_sheets.batch.io import (
 )
 from profnet_sheets.batch.marks import CAP_NOT_FETCHED, NOT_DONE, NOT_FETCHED, SERVICE_ERROR
 from profnet_sheets.batch.plan import Plan
-from profnet_sheets.batch.xlsx import Workbook
+from profnet_sheets.batch.xlsx import Workbook, written_header
 from profnet_sheets.client.client import Client
 from profnet_sheets.client.spend import CAP_SETTING, Quote
 from profnet_sheets.redact import listed, shown
@@ -396,6 +396,8 @@ def enrich_file(
     # `extra_N` columns, for rows longer than the header, come after it).
     fits = len(style.header) <= len(names)
     header = dict(zip(names, style.header, strict=False)) if fits else {}
+    if source.suffix.lower() in XLSX_SUFFIXES:  # a workbook's empty header cells stay empty
+        header = written_header(names)
     # A Ctrl-C while writing stops nothing: what was paid is written (atomically), and the
     # user's own columns as they came: only what the service returned is escaped.
     while True:

@@ -16,7 +16,15 @@ from profnet_sheets.batch.escape import DANGEROUS
 from profnet_sheets.batch.formulas import sheets_with_formulas
 from profnet_sheets.batch.problems import BatchInputError, first_line
 
-__all__ = ["CopiedSheet", "Workbook", "fitted_widths", "read_workbook", "read_xlsx", "write_xlsx"]
+__all__ = [
+    "CopiedSheet",
+    "Workbook",
+    "fitted_widths",
+    "read_workbook",
+    "read_xlsx",
+    "write_xlsx",
+    "written_header",
+]
 
 # Integers beyond this lose digits as Excel numbers (doubles): they are written as text.
 _EXACT_INT: Final = 2**53
@@ -85,6 +93,12 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def written_header(names: list[str]) -> dict[str, str]:
+    """The header a table read from a workbook is written with: a column whose header cell
+    was empty (fastexcel names it `__UNNAMED__1`) written with an empty name again."""
+    return {name: "" for name in names if name.startswith(_UNNAMED)}
 
 
 def fastexcel_error() -> type[Exception]:
@@ -318,8 +332,9 @@ def _write_table(
             if text is not None:
                 sheet.write_string(row, col, text, quoted if text.startswith(DANGEROUS) else None)
     top = len(above)
+    unnamed = written_header(frame.columns)
     for col, name in enumerate(frame.columns):
-        if not name.startswith(_UNNAMED):
+        if name not in unnamed:
             style = header_quoted if name.startswith(DANGEROUS) else header
             sheet.write_string(top, col, name, style)
     _write_cells(workbook, sheet, frame, quoted, first_row=top + 1)

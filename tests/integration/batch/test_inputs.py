@@ -10,6 +10,7 @@ import openpyxl
 import polars as pl
 import pytest
 import requests
+import xlsxwriter
 
 from profnet_sheets import Client
 from profnet_sheets.batch import enrich, plan_enrichment
@@ -195,6 +196,32 @@ def test_a_csv_opening_with_excels_sep_line_is_read_and_written_back_with_it(
     sheet = openpyxl.load_workbook(tmp_path / "eu.xlsx").active
     assert sheet is not None
     assert [cell.value for cell in sheet[1]][:3] == ["Company", "Website", "company_name"]
+
+
+def test_a_workbook_with_a_title_and_an_empty_header_cell_comes_back_as_it_was(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """The title over the table is no header (keys from `__UNNAMED__1`, the header row paid
+    for as a key, before); an empty header cell is written empty, never `__UNNAMED__1`."""
+    source = tmp_path / "accounts.xlsx"
+    workbook = xlsxwriter.Workbook(str(source))
+    sheet = workbook.add_worksheet("Accounts")
+    sheet.merge_range(0, 0, 0, 2, "Q3 target accounts")
+    sheet.write_row(2, 0, ["Company", None, "Website"])
+    sheet.write_row(3, 0, ["Acme", "x", "acme.com"])
+    workbook.close()
+    for out in (tmp_path / "out.xlsx", tmp_path / "out.csv"):
+        result = run(env, "enrich", str(source), "--kind", "company", "--out", str(out), "--yes")
+        assert result.returncode == 0, result.stderr
+        assert "Reading company keys from 'Website'" in result.stderr
+        assert "1 row: 1 enriched, 0 with an error, 0 blank" in result.stderr
+    rows = [list(row)[:4] for row in openpyxl.load_workbook(tmp_path / "out.xlsx").active.values]
+    assert rows[0][0] == "Q3 target accounts"
+    assert rows[2] == ["Company", None, "Website", "company_name"]
+    assert rows[3] == ["Acme", "x", "acme.com", "Acme"]
+    lines = (tmp_path / "out.csv").read_text(encoding="utf-8-sig").splitlines()
+    assert lines[0].startswith("Company,,Website,company_name,")
+    assert sandbox.charged(KEY) == 1
 
 
 def test_the_cli_warns_about_a_column_that_mostly_cannot_be_keys(
