@@ -17,7 +17,9 @@ from profnet_sheets.redact import shown
 
 __all__ = [
     "EXCEL_ERRORS",
+    "FORMULA_ERROR",
     "PLACEHOLDERS",
+    "STILL_CALCULATING",
     "flag",
     "headcount_codes",
     "id_list",
@@ -51,6 +53,11 @@ BLANKS: Final = "".join(sorted({*_UNICODE_SPACES, *_ZERO_WIDTH}))
 INVISIBLE: Final = {ord(ch): None for ch in _ZERO_WIDTH}
 ANY_SPACE: Final = compiled_later(f"[{re.escape(BLANKS)}]+")
 _WRAPPERS: Final = BLANKS + "\"'`<>\u201c\u201d\u2018\u2019\u00ab\u00bb"
+
+# What a cell shows instead of a value: a PROFNET_ formula's error, and xlwings' text while a
+# formula is still calculating. Never a value: sent, it would be paid as one.
+FORMULA_ERROR: Final = "#PROFNET!"
+STILL_CALCULATING: Final = "#N/A waiting"
 
 EXCEL_ERRORS: Final = frozenset(
     {
@@ -179,6 +186,20 @@ def text(value: object, parameter: str) -> str | None:
                 parameter,
                 value,
             )
+        if stripped.startswith(FORMULA_ERROR):
+            raise NormalizationError(
+                f"{parameter} comes from a cell showing its formula's error "
+                f"({shown_in_cell(value)}): fix that cell first, or type the value itself",
+                parameter,
+                value,
+            )
+        if stripped.startswith(STILL_CALCULATING):
+            raise NormalizationError(
+                f"{parameter} comes from a formula still calculating ({shown_in_cell(value)}): "
+                "give it a moment; this formula is calculated again with its answer",
+                parameter,
+                value,
+            )
         return stripped
     if isinstance(value, numbers.Integral):
         return _int_text(int(value), parameter, value)
@@ -288,6 +309,13 @@ def _integer(value: object, parameter: str, wanted: str) -> int:
     return int(number_text)
 
 
+# The parameters that take a place's geo id (find-geocode-by-location's `geo_id`).
+GEO_ID_PARAMETERS: Final = frozenset(
+    {"geo_codes", "geo_id", "where_they_live", "headquarters_location"}
+    | {"headquarters_location_exclude"}
+)
+
+
 def numeric_id(value: object, parameter: str) -> str:
     """A numeric id as the digits the service expects.
 
@@ -298,6 +326,11 @@ def numeric_id(value: object, parameter: str) -> str:
     rounded (store such ids as Text).
     """
     wanted = f"{parameter} as digits, such as 1035"
+    if parameter in GEO_ID_PARAMETERS:  # a place's name given where its id goes
+        wanted = (
+            f"{parameter} as a geo id, digits such as 105015875: a place's id comes from "
+            "PROFNET_GEOCODE (or `profnet-sheets lookup geocode NAME`)"
+        )
     if isinstance(value, str) and _EXPONENT().search(value):
         raise refused(
             value,
@@ -404,7 +437,12 @@ def _flatten(value: object, parameter: str) -> list[object]:
         if callable(tolist):
             converted: object = tolist()
             return _flatten(converted, parameter) if isinstance(converted, list) else [converted]
+    elif isinstance(value, str) and value.lstrip(BLANKS).startswith(_SHOWN_NOT_VALUES):
+        text(value, parameter)  # raises, naming it whole (its words are no list)
     return [value]
+
+
+_SHOWN_NOT_VALUES: Final = (FORMULA_ERROR, STILL_CALCULATING)
 
 
 def unique(items: list[_T]) -> list[_T]:

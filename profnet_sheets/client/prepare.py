@@ -46,6 +46,8 @@ def _convert(endpoint: Endpoint, param: Param, value: Any, hosts: identifiers.Ho
             return codes or None
         if param.items == "school":
             items: list[Any] = identifiers.school_ids(value, name, hosts)
+        elif name in cell_values.GEO_ID_PARAMETERS and param.items == "string":
+            items = cell_values.id_list(value, name)  # geo ids, sent as the text of digits
         else:
             items = _ID_LISTS[param.items or "string"](value, name)
         # Filters are sets: one order, no repeats, so that equal searches share one cache key.

@@ -13,7 +13,7 @@ from typing import Any, Final
 from profnet_sheets.client import cell_values
 from profnet_sheets.errors import NormalizationError
 
-ERROR_PREFIX: Final = "#PROFNET!"
+ERROR_PREFIX: Final = cell_values.FORMULA_ERROR
 # Excel's error values as COM hands them over (pywin32 ints); xlwings turns them into None, or
 # into their text with err_to_str, but a raw COM caller still sees these.
 EXCEL_ERROR_CODES: Final = {

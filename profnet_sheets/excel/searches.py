@@ -70,7 +70,7 @@ def _value(param: Param, value: Any) -> Any:
     return value
 
 
-WAITING: Final = "#N/A waiting"  # what xlwings shows in a cell whose formula is still running
+WAITING: Final = cell_values.STILL_CALCULATING  # a formula xlwings is still calculating
 
 
 def _refuse_error(label: str, value: Any) -> None:

@@ -296,6 +296,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                 "geo_id",
                 description="Location id (from find-geocode-by-location)",
                 aliases=("geo_code",),
+                pattern=NUMERIC_ID_PATTERN,
             ),
             Param("date_posted", enum=DATE_POSTED, description="past-24h, past-week or past-month"),
             Param("experience_level", description="Experience level filter"),

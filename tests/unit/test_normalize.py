@@ -167,6 +167,26 @@ def test_text_refuses_excel_errors_in_any_case_and_padding(value: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("#PROFNET! not found: check the id", "its formula's error"),
+        ("  #PROFNET! busy", "its formula's error"),
+        ("#N/A waiting...", "still calculating"),
+    ],
+)
+def test_what_a_cell_shows_instead_of_a_value_is_never_a_value(value: str, said: str) -> None:
+    """A PROFNET_ formula's error and xlwings' `#N/A waiting...` are refused whole, as text,
+    in a list and among ids (they were split into words and sent as filters)."""
+    for read in (v.text, v.string_list, v.id_list, v.int_list):
+        message = str(
+            refused(lambda read=read: read(value, "where_they_live"), value, "where_they_live")
+        )
+        assert said in message, message
+    with pytest.raises(NormalizationError, match=said):
+        v.string_list(["Berlin", value], "keywords")
+
+
+@pytest.mark.parametrize(
     "value",
     [True, False, FakeNumpyBool(), [1], ("a",), {"a"}, {"a": 1}, b"bytes", math.inf, object()],
 )

@@ -28,7 +28,9 @@ from tests.unit.test_normalize import INPUTS, NORMALISERS
 NOT_NORMALISERS = {
     "COMPANY_IDENTIFIERS",
     "EXCEL_ERRORS",
+    "FORMULA_ERROR",
     "PLACEHOLDERS",
+    "STILL_CALCULATING",
     "is_network_host",
     "is_personal_email_domain",
     "is_placeholder",

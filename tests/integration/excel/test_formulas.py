@@ -245,6 +245,51 @@ def test_headcount_is_an_integer_per_url(excel: Excel) -> None:
     assert is_error(formulas.headcount("https://www.profnet.com/in/someone/"))
 
 
+@pytest.mark.parametrize(
+    "shown",
+    ["#N/A waiting...", "#PROFNET! not found: check the id, URL or name", " #PROFNET! busy"],
+)
+def test_a_cell_showing_an_error_or_still_calculating_is_never_sent_as_a_value(
+    excel: Excel, shown: str
+) -> None:
+    """`=PROFNET_HEADCOUNT(B2:B6, PROFNET_GEOCODE("Berlin"))` while the geocode runs (xlwings
+    shows `#N/A waiting...`) or after it failed: the text was paid as a filter, once per URL,
+    and a wrong count cached. Nothing is sent; the formula says which argument and why."""
+    url = company_url(excel)
+    before = excel.charged()
+    answers = [
+        formulas.headcount([[url], [url + "?x"]], shown),
+        formulas.headcount(url, None, None, None, None, None, shown),
+        formulas.search_jobs("python", shown),
+        formulas.search_posts(shown),
+        formulas.find_profiles("Anna Schmidt", shown),
+        formulas.geocode(shown),
+        formulas.company(shown),
+    ]
+    assert excel.charged() == before, answers
+    for answer in answers:
+        for text in (
+            (cell for row in answer for cell in row) if isinstance(answer, list) else [answer]
+        ):
+            assert is_error(text), answer
+            assert "comes from a" in text, text
+
+
+@pytest.mark.parametrize("place", ["Berlin", -5.0, 1.5, "Berlin, Germany"])
+def test_a_place_name_where_a_geo_id_goes_is_refused_not_paid(excel: Excel, place: object) -> None:
+    url = company_url(excel)
+    before = excel.charged()
+    counted = formulas.headcount(url, place)
+    jobs = formulas.search_jobs("python", place)
+    assert excel.charged() == before
+    assert is_error(counted), counted
+    assert is_error(jobs), jobs
+    if isinstance(place, str):
+        assert "PROFNET_GEOCODE" in counted
+    geo_id = formulas.geocode("Berlin")
+    assert isinstance(formulas.headcount(url, geo_id), int), "the geo id itself is taken"
+
+
 def test_geocode_gives_the_geo_id_or_the_first_place_of_a_type(excel: Excel) -> None:
     geo_id = formulas.geocode("Berlin")
     assert isinstance(geo_id, str)
