@@ -769,6 +769,10 @@ def lookup(
         value, failure = stop
         done = len(answers)
         kept = f"the {done} done are cached: not paid again" if done else "nothing was lost"
+        if done and client.settings.cache in ("memory", "off"):
+            kept = f"the {done} done are kept in memory only (PROFNET_CACHE): paid again next run"
+        elif not done and maybe:
+            kept = f"no answer came for the {counted(maybe, 'credit')} possibly spent"
         _end_if_stopped(run, counted(len(calls) - done - len(alone), "lookup"), kept, failure)
         raise click.ClickException(f"{shown(value)}: {failure}")
     if len(alone) == 1:

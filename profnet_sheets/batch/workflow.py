@@ -71,6 +71,7 @@ class Outcome:
     unkept: int = 0  # answers this run paid for that the cache could not keep
     cache_failed: bool = False  # the cache itself failed: what it held may not come back
     failed: int = 0  # rows whose call failed (the service failed, the connection was lost)
+    in_memory: bool = False  # answers kept in this process only (PROFNET_CACHE=memory or off)
 
     @property
     def exit_code(self) -> int:
@@ -97,6 +98,11 @@ class Outcome:
                 "the answers were saved in the cache before it failed, so running again is "
                 "free only if it comes back with its data"
             )
+        if self.in_memory:
+            return (
+                "the answers are kept in memory only (PROFNET_CACHE), so a run in another "
+                "process pays them again"
+            )
         if not self.unkept:
             return "the answers are cached, so running again is free"
         said = (
@@ -114,7 +120,7 @@ class Outcome:
             if not self.uncertain
             else f"no answer came for the {counted(self.uncertain, 'credit')} possibly spent"
         )
-        if self.unkept or (self.done and self.cache_failed):
+        if self.unkept or (self.done and (self.cache_failed or self.in_memory)):
             kept = f"the {self.done:,} done are in the result, but {self.rerun()}"
         if self.ending == "interrupted" and not self.not_done and not self.failed:
             return "Interrupted once every row was done: nothing is left to run again."
@@ -390,6 +396,8 @@ def enrich_file(
     if not confirm(job) or target is None:  # no target: a preview only (a dry run)
         return None
     result, outcome = job.run(concurrency=concurrency)
+    if client.settings.cache in ("memory", "off"):
+        outcome = replace(outcome, in_memory=True)
     keep = _kept_separator(source, target)
     style = csv_style(source) if _csv_to_csv(source, target) else CsvStyle(True, "\n", True)
     # The input's header as written (`Website,,Website`), where the frame renamed it (its

@@ -72,8 +72,8 @@ class Shared:
         in_memory = settings.cache in ("memory", "off")
         try:
             self.store = AnswerStore(settings, service, key.fingerprint, CachePolicy(settings))
-            local = Ledger(None if in_memory else ledger_path(settings, service))
-            if not in_memory and not settings.uses_sandbox:  # spend under an older spelling
+            local = _own_ledger(settings, service, in_memory)
+            if local.path is not None and not settings.uses_sandbox:  # an older spelling's
                 former = ledger_path(settings, former_service_name(base_url))
                 local.absorb(former, service)
             self.ledger: Ledger | TeamLedger = local
@@ -262,6 +262,33 @@ def machine_ledger(settings: Settings) -> tuple[str, Ledger | None]:
     service = "sandbox" if settings.uses_sandbox else service_name(settings.base_url or "")
     path = ledger_path(settings, service)
     return service, Ledger(path) if path.exists() else None
+
+
+def _own_ledger(settings: Settings, service: str, in_memory: bool) -> Ledger:
+    """This machine's ledger of spend: on disk in the cache folder, also when answers are kept
+    in memory or not at all (spend is an account, not a cache: a cap counts across runs). In
+    memory for the embedded sandbox's make-believe credits on a memory cache, and, said, when
+    the folder cannot be written and no spending cap needs it."""
+    if in_memory and settings.uses_sandbox:
+        return Ledger(None)
+    path = ledger_path(settings, service)
+    if not in_memory:
+        return Ledger(path)
+    try:
+        return Ledger(path)
+    except (OSError, sqlite3.Error) as error:
+        if settings.spending_cap is not None:
+            raise ConfigurationError(
+                f"The spending cap ({settings.spending_cap}) is kept in the ledger at {path}, "
+                f"which cannot be written ({error}): set PROFNET_CACHE_DIR to a folder you can "
+                "write (answers stay out of it with PROFNET_CACHE=off), or remove the cap."
+            ) from None
+        LOG.warning(
+            "the ledger of spend is kept in memory, for this run only: %s cannot be written (%s)",
+            path,
+            error,
+        )
+        return Ledger(None)
 
 
 def ledger_path(settings: Settings, service: str) -> Path:

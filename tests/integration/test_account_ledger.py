@@ -21,6 +21,7 @@ import pytest
 from profnet_sheets import BudgetExceeded, Client
 from profnet_sheets.client.account import former_service_name
 from profnet_sheets.client.ledger import Ledger
+from profnet_sheets.errors import ConfigurationError
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 from tests.integration.client.conftest import set_faults
 from tests.integration.conftest import CLI, cli_env, run_cli
@@ -73,6 +74,49 @@ def test_four_spellings_of_one_service_share_one_cap(
     assert sandbox.charged(KEY) == CAP, "one account, one cap: not one per spelling"
     assert done == CAP
     assert len(list(tmp_path.glob("*-ledger.sqlite"))) == 1
+
+
+@pytest.mark.parametrize("cache", ["memory", "off"])
+def test_the_cap_counts_across_runs_whether_answers_are_cached_or_not(
+    sandbox: RunningSandbox, tmp_path: Path, cache: str
+) -> None:
+    """With answers kept in memory or not at all, the ledger stayed in memory too: a cap of
+    20/day let each run spend 20. The spend is an account, kept on disk whatever the cache."""
+    done = 0
+    for run in range(3):
+        with Client(
+            api_key=KEY,
+            base_url=sandbox.base_url,
+            cache=cache,
+            cache_dir=tmp_path,
+            spending_cap=f"{CAP}/day",
+        ) as client:
+            done += spend(client, f"run{run}-", CAP)
+            assert client.spent() == min(CAP, done)
+    assert done == CAP
+    assert sandbox.charged(KEY) == CAP
+    assert not list(tmp_path.glob("*-answers.sqlite")), "no answer kept on disk"
+
+
+def test_a_cap_whose_ledger_cannot_be_written_refuses_to_start(
+    sandbox: RunningSandbox, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    with pytest.raises(ConfigurationError, match="set PROFNET_CACHE_DIR to a folder you can"):
+        Client(
+            api_key=KEY,
+            base_url=sandbox.base_url,
+            cache="memory",
+            cache_dir=blocked,
+            spending_cap=CAP,
+        )
+    with caplog.at_level(logging.WARNING, "profnet_sheets"):
+        client = Client(api_key=KEY, base_url=sandbox.base_url, cache="memory", cache_dir=blocked)
+    with client:
+        assert spend(client, "nocap-", 2) == 2
+    assert "kept in memory, for this run only" in caplog.text
+    assert sandbox.charged(KEY) == 2
 
 
 def test_spend_in_a_ledger_of_an_older_spelling_still_counts(

@@ -311,6 +311,52 @@ def test_every_paying_command_stops_on_an_unreachable_service_in_one_line(
         assert "0 credits: cached" not in done.stderr
 
 
+def test_a_lookup_whose_answers_were_lost_says_the_credits_possibly_spent(
+    env: dict[str, str], sandbox: RunningSandbox
+) -> None:
+    """Every call went out and its answer was cut: the lookup said `nothing was lost` after
+    `this lookup: 0 credits (+10 possibly)`. It says what may have been charged."""
+    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"drop_rate": 1.0}, timeout=5)
+    try:
+        done = run(
+            {**env, "PROFNET_BACKOFF": "0.01"},
+            "lookup",
+            "company",
+            "q1.com",
+            "q2.com",
+            "q3.com",
+            "--yes",
+        )
+    finally:
+        requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"drop_rate": 0.0}, timeout=5)
+    assert done.returncode == 6, done.stderr
+    # 10 lost in a row stop the run; the calls out meanwhile count too (3 at once)
+    possibly = re.search(r"this lookup: 0 credits \(\+(\d+) possibly\)", done.stderr)
+    assert possibly is not None, done.stderr
+    assert 10 <= int(possibly[1]) <= 12
+    assert f"no answer came for the {possibly[1]} credits possibly spent" in done.stderr
+    assert "nothing was lost" not in done.stderr
+
+
+def test_a_run_on_a_memory_cache_says_a_new_run_pays_again(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Answers kept in memory only: `the 2 done are cached: not paid again` was false."""
+    memory = {**env, "PROFNET_CACHE": "memory", "PROFNET_SPENDING_CAP": "2/day"}
+    looked = run(memory, "lookup", "company", "m1.com", "m2.com", "m3.com", "--yes")
+    assert "the 2 done are kept in memory only (PROFNET_CACHE): paid again next run" in (
+        looked.stderr
+    )
+    out = tmp_path / "o.csv"
+    enriched = run(
+        {**memory, "PROFNET_SPENDING_CAP": "3/day"}, *enrich_args(sites(tmp_path, 3), out)
+    )
+    assert "kept in memory only (PROFNET_CACHE), so a run in another process pays them again" in (
+        enriched.stderr
+    )
+    assert sandbox.charged(KEY) == 3, "the cap held across the two runs: 2, then 1"
+
+
 @pytest.mark.parametrize(
     "args",
     [
