@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import hashlib
 import ipaddress
 import json
+import logging
 import math
 import os
 import re
@@ -39,6 +41,10 @@ DEFAULT_CONCURRENCY = 128  # the most calls in flight unless the user says other
 
 APP_NAME = "profnet-sheets"
 ENV_PREFIX = "PROFNET_"
+# PROFNET_ variables read elsewhere than here: the config file's place, the Excel session's.
+OTHER_VARIABLES = frozenset({"CONFIG", "EXCEL_BUDGET", "EXCEL_OFFLINE", "EXCEL_REFRESH"})
+LOG = logging.getLogger("profnet_sheets")
+_WARNED: set[str] = set()  # each unknown name said once a process
 
 # Seconds a cached answer stays fresh, per endpoint (docs/client.md). Search creations are
 # cached for the reuse window (an identical search within it costs nothing); status never.
@@ -288,6 +294,9 @@ class Settings:
         source = [os.environ if environ is None else environ]
         del environ  # while the variables are read, only _variables holds them
         variables = _variables(source.pop())
+        names = {f"{ENV_PREFIX}{name.upper()}" for name in known}
+        names |= {f"{ENV_PREFIX}{name}" for name in OTHER_VARIABLES}
+        _warn_of_unknown(variables, names, "is not a setting of profnet-sheets")
         values = _gather(known, explicit, variables, config_path)
         del explicit
         return cls(**{name: _coerce(name, value) for name, value in values.items()})
@@ -337,6 +346,7 @@ def _gather(
     file (the key already an ApiKey in each)."""
     path = Path(config_path or environ.get(f"{ENV_PREFIX}CONFIG") or default_config_path())
     from_file = _read_config(path, wrap_key=True)
+    _warn_of_unknown(from_file, set(known), f"in {clipped(str(path))} is not a setting")
     values: dict[str, Any] = {}
     for name in known:
         variable = f"{ENV_PREFIX}{name.upper()}"
@@ -347,6 +357,16 @@ def _gather(
         elif name in from_file and not _blank(from_file[name]):
             values[name] = from_file[name]
     return values
+
+
+def _warn_of_unknown(given: Mapping[str, Any], known: set[str], said: str) -> None:
+    """Say once, as a warning, each name of `given` that names no setting, with the one it
+    looks like: a misspelt `PROFNET_SPENDINGCAP` would otherwise leave the cap unset unsaid."""
+    for name in sorted(set(given) - known - _WARNED):
+        _WARNED.add(name)
+        like = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+        meant = f": did you mean {like[0]}?" if like else ""
+        LOG.warning("%s %s, so it is ignored%s", name, said, meant)
 
 
 def _blank(value: Any) -> bool:

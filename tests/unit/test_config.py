@@ -171,3 +171,28 @@ def test_a_variable_set_to_nothing_counts_as_unset(tmp_path: Path) -> None:
         None,
     )
     assert settings.api_key is None
+
+
+def test_a_misspelt_setting_is_said_with_the_one_it_looks_like(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`PROFNET_SPENDINGCAP=1/day` left the cap unset without a word: each name that is no
+    setting is said once, as a warning, with the setting it looks like."""
+    from profnet_sheets import config
+
+    monkeypatch.setattr(config, "_WARNED", set())
+    path = tmp_path / "config.toml"
+    path.write_text('spendingcap = "1/day"\nbudget = 5\n', encoding="utf-8")
+    environ = {"PROFNET_SPENDINGCAP": "1/day", "PROFNET_BUDGT": "1", "PROFNET_EXCEL_BUDGET": "9"}
+    with caplog.at_level("WARNING", "profnet_sheets"):
+        settings = Settings.load(environ=environ, config_path=path)
+        Settings.load(environ=environ, config_path=path)
+    assert (settings.spending_cap, settings.budget) == (None, 5)
+    said = [record.getMessage() for record in caplog.records]
+    assert said == [
+        "PROFNET_BUDGT is not a setting of profnet-sheets, so it is ignored: did you mean "
+        "PROFNET_BUDGET?",
+        "PROFNET_SPENDINGCAP is not a setting of profnet-sheets, so it is ignored: did you "
+        "mean PROFNET_SPENDING_CAP?",
+        f"spendingcap in {path} is not a setting, so it is ignored: did you mean spending_cap?",
+    ], "once each; PROFNET_EXCEL_BUDGET is the Excel session's"
