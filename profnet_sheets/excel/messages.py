@@ -105,10 +105,7 @@ def message_for(error: BaseException, host: Host | None = None) -> str:
 
 def _explain(error: BaseException, host: Host) -> str:
     if isinstance(error, BudgetExceeded):
-        from profnet_sheets.client.spend import CAP_SETTING  # not at import: formulas stay light
-
-        spent = CAP_SPENT if error.limit == CAP_SETTING else budget_spent(host)
-        return f"{spent} ({error.needed} needed, {error.left} left)"
+        return _over_a_limit(error, host)
     if isinstance(error, OfflineMiss):
         return offline(host)
     if isinstance(error, ArgumentError | SearchError | ConfigurationError):
@@ -127,6 +124,27 @@ def _explain(error: BaseException, host: Host) -> str:
         return service_failed(str(error))
     log.error("unexpected error in a PROFNET formula", exc_info=error)
     return f"unexpected {type(error).__name__}: {error}. Please report it"
+
+
+def _over_a_limit(error: BudgetExceeded, host: Host) -> str:
+    """A formula the budget or the spending cap refused: spent, or this call needing more
+    than what is left (then nothing is spent yet: it says so)."""
+    from profnet_sheets.client.spend import CAP_SETTING  # not at import: formulas stay light
+
+    cap = error.limit == CAP_SETTING
+    if not error.left:
+        return f"{CAP_SPENT if cap else budget_spent(host)} ({error.needed} needed, 0 left)"
+    needs = f"this needs {error.needed} credits and the"
+    if cap:
+        return (
+            f"{needs} spending cap leaves {error.left} (PROFNET_SPENDING_CAP, for every run on "
+            "this service): nothing was sent. Raise it, or wait for its next period"
+        )
+    remedy = REMEDIES[host]
+    return (
+        f"{needs} budget of this Excel session leaves {error.left}: nothing was sent. Raise "
+        f"{BUDGET_KEY} ({remedy.settings}), {remedy.restart}"
+    )
 
 
 def out_of_credits(detail: str) -> str:

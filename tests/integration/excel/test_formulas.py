@@ -196,6 +196,21 @@ def test_the_session_budget_stops_a_runaway_workbook(excel: Excel) -> None:
     assert excel.charged() == 5
 
 
+def test_a_call_dearer_than_the_budget_left_says_so_not_that_it_is_spent(excel: Excel) -> None:
+    """A new session with 7 credits and a 10-credit job search: it said `the budget of this
+    Excel session is spent` while nothing was."""
+    excel.start(budget=7)
+    refused = formulas.search_jobs("rust")
+    assert isinstance(refused, str)
+    assert refused.startswith(
+        "#PROFNET! this needs 10 credits and the budget of this Excel session leaves 7: "
+        "nothing was sent. Raise PROFNET_EXCEL_BUDGET"
+    ), refused
+    assert "is spent" not in refused
+    assert excel.charged() == 0
+    assert formulas.credits() == [[0, 7, SERVICE]]
+
+
 def test_offline_answers_only_from_the_cache(excel: Excel) -> None:
     excel.start(offline=True)
     miss = formulas.company("stripe.com", "industry")
