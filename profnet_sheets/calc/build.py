@@ -10,6 +10,7 @@ library directly, so no SDK tool (idlc, unoidl-write) is needed to build or inst
 
 from __future__ import annotations
 
+import contextlib
 import json
 import site
 import sys
@@ -22,6 +23,7 @@ from typing import Any, Final
 from xml.sax.saxutils import escape, quoteattr
 
 from profnet_sheets.calc.catalog import Function, functions
+from profnet_sheets.errors import ConfigurationError
 from profnet_sheets.words import command
 
 IDENTIFIER: Final = "org.profnetsheets.calc"  # the extension, as unopkg lists it
@@ -238,14 +240,31 @@ def files(declared: Sequence[Function] | None = None) -> dict[str, str]:
 
 
 def build(target: Path) -> Path:
-    """Write the add-in to `target` (an .oxt: a zip file); the same bytes for the same input."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    """Write the add-in to `target` (an .oxt: a zip file); the same bytes for the same input.
+    ConfigurationError naming the place when it cannot be written there (nothing left)."""
+    target = target.expanduser()
+    if not target.name or target.is_dir():
+        raise ConfigurationError(
+            f"{target}: is a folder; give a file name in it, such as "
+            f"{target / 'profnet-sheets.oxt'}"
+        )
+    if not target.parent.is_dir():
+        raise ConfigurationError(
+            f"{target}: the folder {target.parent} does not exist: create it first, or write "
+            "into a folder that does"
+        )
     partial = target.with_name(target.name + ".partial")
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path, text in sorted(files().items()):
-            entry = zipfile.ZipInfo(path, date_time=_FIXED_TIME)
-            entry.compress_type = zipfile.ZIP_DEFLATED
-            entry.external_attr = 0o644 << 16
-            archive.writestr(entry, text.encode("utf-8"))
-    partial.replace(target)
+    try:
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path, text in sorted(files().items()):
+                entry = zipfile.ZipInfo(path, date_time=_FIXED_TIME)
+                entry.compress_type = zipfile.ZIP_DEFLATED
+                entry.external_attr = 0o644 << 16
+                archive.writestr(entry, text.encode("utf-8"))
+        partial.replace(target)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
+        reason = error.strerror or type(error).__name__
+        raise ConfigurationError(f"{target}: cannot be written ({reason})") from None
     return target

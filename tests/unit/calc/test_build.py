@@ -94,3 +94,28 @@ def test_the_recorded_environment_is_where_profnet_sheets_and_its_dependencies_a
     for module in (profnet_sheets, requests, polars):
         where = Path(module.__file__ or "").resolve()
         assert any(where.is_relative_to(path.resolve()) for path in paths), (module, paths)
+
+
+def test_an_out_that_cannot_be_written_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
+    """`calc build --out` a folder, an empty name, a folder that does not exist or cannot
+    hold files: a traceback and a `.partial` left behind, or a folder made unasked, before."""
+    import pytest
+
+    from profnet_sheets.errors import ConfigurationError
+
+    cases = {
+        tmp_path: "is a folder; give a file name in it",
+        Path(""): "is a folder; give a file name in it",
+        tmp_path / "missing" / "x.oxt": "does not exist: create it first",
+    }
+    for target, said in cases.items():
+        with pytest.raises(ConfigurationError, match=said):
+            build.build(target)
+    assert not (tmp_path / "missing").exists()
+    blocked = tmp_path / "blocked.oxt"
+    blocked.mkdir()
+    (blocked / "inside").write_text("x")
+    with pytest.raises(ConfigurationError, match="is a folder"):
+        build.build(blocked)
+    assert not list(tmp_path.glob("*.partial"))
+    assert build.build(tmp_path / "ok.oxt").stat().st_size > 0
