@@ -27,6 +27,7 @@ from profnet_sheets.client.ledger import Holds, SpendTable
 from profnet_sheets.client.shared import STOPS_LOG, machine_ledger
 from profnet_sheets.client.spend import BUDGET_SETTING
 from profnet_sheets.client.team_ledger import TeamLedger
+from profnet_sheets.config import config_file
 from profnet_sheets.errors import (
     DamagedFile,
     TeamCacheUnreachable,
@@ -328,6 +329,9 @@ def sandbox(
         raise click.ClickException(f"{error.strerror}: {advice}") from None
 
 
+KEPT_SETTINGS = ("api_key", "base_url", "cache", "budget", "spending_cap", "machine")
+
+
 @main.command()
 @click.option(
     "--api-key",
@@ -354,6 +358,14 @@ def sandbox(
 @click.option(
     "--machine", default=None, help="This computer's name in the team's spend (default: host name)."
 )
+@click.option(
+    "--unset",
+    "unset_names",
+    multiple=True,
+    type=click.Choice(KEPT_SETTINGS),
+    help="Take this setting out of the file (repeatable): --unset api_key --unset base_url "
+    "goes back to the embedded sandbox.",
+)
 @click.option("--path", "config_path", default=None, help="Config file (default: yours).")
 def config(
     api_key: str | None,
@@ -362,6 +374,7 @@ def config(
     budget: int | None,
     spending_cap: str | None,
     machine: str | None,
+    unset_names: tuple[str, ...],
     config_path: str | None,
 ) -> None:
     """Keep settings in your config file (readable by you only); with no option, show them.
@@ -369,6 +382,7 @@ def config(
     \b
     uv run profnet-sheets config --api-key      asks for the key (not shown as you type)
     pass show profnet | uv run profnet-sheets config --api-key -
+    uv run profnet-sheets config --unset budget
     """
     api_key = _key_asked_for(api_key)
     values: dict[str, Any] = {
@@ -379,13 +393,19 @@ def config(
         "spending_cap": spending_cap,
         "machine": machine,
     }
-    if any(value is not None for value in values.values()):
+    if set(unset_names) & {name for name, value in values.items() if value is not None}:
+        raise click.UsageError("a setting is both given and unset: give one of them")
+    if unset_names or any(value is not None for value in values.values()):
         checked = _load(config_path, **values)  # a value that cannot be used is refused
         if api_key is not None:
             values["api_key"] = checked.api_key  # as it is used: without a line end from stdin
-        path = save_config(values, config_path)
+        try:
+            path = save_config(values, config_path, remove=unset_names)
+        except ProfnetError as error:
+            raise _failure(error) from None
         click.echo(f"Saved to {path} (permissions 0600).", err=True)
     settings = _load(config_path)
+    click.echo(f"config file: {config_file(config_path)}")
     unset = "not set" + (" (the embedded sandbox is used)" if settings.uses_sandbox else "")
     key = settings.api_key
     click.echo(f"api_key:  {key.described() if key else unset}")

@@ -13,7 +13,7 @@ import os
 import re
 import socket
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -81,6 +81,12 @@ class ApiKey:
         value = value.strip()
         if not value:
             raise ConfigurationError("The API key is empty: set PROFNET_API_KEY or pass api_key.")
+        if value in ("...", "\u2026") or (value.startswith("<") and value.endswith(">")):
+            raise ConfigurationError(
+                f"The API key is the documentation's placeholder {value!r}: give your own key "
+                f"(from your account page), or run `{command('config --api-key')}` alone to be "
+                "asked for it."
+            )
         if not (value.isascii() and value.isprintable()):
             # Sent as it is, http.client would refuse it in an error that quotes it in full.
             del value
@@ -650,11 +656,19 @@ def _toml_string(value: str) -> str:
     return '"' + _TOML_ESCAPED.sub(lambda found: f"\\u{ord(found[0]):04x}", value) + '"'
 
 
-def save_config(values: Mapping[str, Any], path: Path | str | None = None) -> Path:
-    """Write settings to the config file, readable by its owner only (0600)."""
-    target = Path(path or os.environ.get(f"{ENV_PREFIX}CONFIG") or default_config_path())
+def config_file(path: Path | str | None = None) -> Path:
+    """The config file: `path`, else PROFNET_CONFIG, else the user's."""
+    return Path(path or os.environ.get(f"{ENV_PREFIX}CONFIG") or default_config_path())
+
+
+def save_config(
+    values: Mapping[str, Any], path: Path | str | None = None, *, remove: Iterable[str] = ()
+) -> Path:
+    """Write settings to the config file, readable by its owner only (0600); the settings
+    named in `remove` are taken out of it."""
+    target = config_file(path)
     try:
-        _write_config(target, values)
+        _write_config(target, values, set(remove))
     except OSError as error:  # /proc/x.toml, a read-only folder, a name too long, a folder
         reason = error.strerror or type(error).__name__
         raise ConfigurationError(
@@ -664,10 +678,11 @@ def save_config(values: Mapping[str, Any], path: Path | str | None = None) -> Pa
     return target
 
 
-def _write_config(target: Path, values: Mapping[str, Any]) -> None:
-    """Merge `values` into the config file at `target`, written 0600 (see `save_config`)."""
+def _write_config(target: Path, values: Mapping[str, Any], remove: set[str]) -> None:
+    """Merge `values` into the config file at `target` less the settings `remove`, written
+    0600 (see `save_config`)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    current = _read_config(target)
+    current = {name: value for name, value in _read_config(target).items() if name not in remove}
     current.update(
         {
             k: (v.reveal() if isinstance(v, ApiKey) else v)

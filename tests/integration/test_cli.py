@@ -293,6 +293,30 @@ def test_config_shows_settings_in_words_not_python_reprs(tmp_path: Path) -> None
         assert not re.search(r"\b(None|[A-Z]\w+\(\w+=)", line), line  # no Python repr
 
 
+def test_config_says_its_file_unsets_a_setting_and_refuses_the_docs_placeholder(
+    tmp_path: Path,
+) -> None:
+    """A new user's review: `config --api-key ...` pasted from the docs saved the key `...`
+    (then every call failed), nothing could take a setting out, and the file was not named."""
+    env = clean_env(tmp_path)
+    env.pop("PROFNET_API_KEY", None)
+    config = tmp_path / "config.toml"
+    placeholder = run_cli(env, "config", "--api-key", "...")
+    assert placeholder.returncode == 1
+    assert "the documentation's placeholder '...'" in placeholder.stderr
+    assert not config.exists()
+    saved = run_cli(env, "config", "--api-key", "k-1", "--base-url", "https://api.example.com")
+    assert saved.returncode == 0, saved.stderr
+    assert f"config file: {config}" in saved.stdout
+    back = run_cli(env, "config", "--unset", "api_key", "--unset", "base_url")
+    assert back.returncode == 0, back.stderr
+    assert "api_key:  not set (the embedded sandbox is used)" in back.stdout
+    assert "k-1" not in config.read_text()
+    both = run_cli(env, "config", "--unset", "budget", "--budget", "3")
+    assert both.returncode == 2
+    assert "both given and unset" in both.stderr
+
+
 def test_every_command_is_documented_in_the_guide() -> None:
     import click
 
