@@ -164,7 +164,7 @@ def _end_if_stopped(
         ending, reason, code = "stopped", run.stopped, EXIT_STOPPED
     else:
         return
-    click.echo(masked(stop_advice(ending, reason, not_done, kept) or ""), err=True)
+    click.echo(masked(_as_typed(stop_advice(ending, reason, not_done, kept) or "")), err=True)
     sys.exit(code)
 
 
@@ -701,6 +701,7 @@ def _enrich_file(
         sys.exit(EXIT_BUDGET if nothing_to_send else 0)
     _said(run.summary())
     advice = run.outcome.advice()
+    advice = _as_typed(advice) if advice is not None else None
     if advice:
         _said(advice)
     stops = _stops()
@@ -714,10 +715,21 @@ def _enrich_file(
 @click.argument("values", nargs=-1, required=True)
 @click.option("--skills", is_flag=True, help="profile: include skills.")
 @click.option("--certifications", is_flag=True, help="profile: include certifications.")
+@click.option(
+    "--budget",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Credits this lookup may spend (default: PROFNET_BUDGET).",
+)
 @click.option("--yes", is_flag=True, help="Do not ask before spending credits.")
 @_stoppable
 def lookup(
-    kind: str, values: tuple[str, ...], skills: bool, certifications: bool, yes: bool
+    kind: str,
+    values: tuple[str, ...],
+    skills: bool,
+    certifications: bool,
+    budget: int | None,
+    yes: bool,
 ) -> None:
     """Look values up (KIND: company, profile, job, post, geocode, school, ...); on stdout, a
     JSON object: each value as typed, in order -> its answer, or {"KIND_error": why} for one
@@ -746,7 +758,7 @@ def lookup(
             except ProfnetError as error:  # cannot be a key of this kind
                 raise click.ClickException(f"{shown(value)}: {error}") from None
             calls.append((value, params))
-        run = client.with_budget(None)  # this command's own spend
+        run = client.with_budget(budget)  # this command's own spend, within PROFNET_BUDGET
         cost = run.estimate([(spec.endpoint, params) for _, params in calls])
         free = spec.endpoint in client.profile.free_on_plan
         short = cost.quote.short

@@ -39,7 +39,7 @@ from profnet_sheets.batch.marks import CAP_NOT_FETCHED, NOT_DONE, NOT_FETCHED, S
 from profnet_sheets.batch.plan import Plan
 from profnet_sheets.batch.xlsx import Workbook, written_header
 from profnet_sheets.client.client import Client
-from profnet_sheets.client.spend import CAP_SETTING, Quote
+from profnet_sheets.client.spend import BUDGET_SETTING, CAP_SETTING, Quote
 from profnet_sheets.redact import listed, shown
 from profnet_sheets.words import command, counted, spend_said
 
@@ -145,8 +145,8 @@ def stop_advice(ending: str | None, reason: str | None, not_done: str, kept: str
         )
     if ending == "budget":
         return (
-            f"Budget reached: {not_done} not done. Raise the budget (or the spending cap) "
-            f"and run again; {kept}."
+            f"Budget reached: {not_done} not done. Raise the budget ({BUDGET_SETTING}; or the "
+            f"spending cap) and run again; {kept}."
         )
     if ending == "unreachable":
         return (

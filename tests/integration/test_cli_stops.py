@@ -466,3 +466,16 @@ def test_a_lookup_under_ctrl_c_finishes_the_call_under_way_and_prints_what_was_a
     assert again.returncode == 0, again.stderr
     assert "0 credits: cached" in again.stderr
     assert sandbox.charged(KEY) == 3, "nothing paid twice"
+
+
+def test_lookup_takes_a_budget_and_says_where_to_raise_it(
+    env: dict[str, str], sandbox: RunningSandbox
+) -> None:
+    """`lookup --budget` was no option (only PROFNET_BUDGET, which no message named)."""
+    done = run(env, "lookup", "company", "b1.com", "b2.com", "b3.com", "--budget", "2", "--yes")
+    assert done.returncode == 3, done.stderr
+    assert (
+        "Budget reached: 1 lookup not done. Raise the budget (--budget or PROFNET_BUDGET; or "
+        "the spending cap) and run again; the 2 done are cached: not paid again."
+    ) in done.stderr
+    assert sandbox.charged(KEY) == 2
