@@ -37,7 +37,7 @@ from profnet_sheets.batch.io import (
 )
 from profnet_sheets.batch.marks import CAP_NOT_FETCHED, NOT_DONE, NOT_FETCHED, SERVICE_ERROR
 from profnet_sheets.batch.plan import Plan
-from profnet_sheets.batch.xlsx import Workbook, written_header
+from profnet_sheets.batch.xlsx import Workbook, sheet_names, written_header
 from profnet_sheets.client.client import Client
 from profnet_sheets.client.spend import BUDGET_SETTING, CAP_SETTING, Quote
 from profnet_sheets.redact import listed, shown
@@ -366,14 +366,14 @@ def enrich_file(
     try:
         column, note = resolve_columns(table, kind, list(columns), client.profile)
     except ValueError as error:
-        raise BatchInputError(f"{source}: {error}") from None
+        raise BatchInputError(f"{source}: {error}{_other_sheets(source, sheet)}") from None
     for name in [column] if isinstance(column, str) else column.values():
         if name not in names:
             like = [it for it in names if it.strip().casefold() == name.strip().casefold()]
             meant = f"did you mean {shown(like[0])}? " if like else ""
             raise BatchInputError(
                 f"{source}: no column {shown(name)}; {meant}its columns are {listed(names)} "
-                "(give one of them with --column)"
+                f"(give one of them with --column){_other_sheets(source, sheet)}"
             )
     if note:
         say(note)
@@ -446,6 +446,21 @@ def enrich_file(
     if not style.utf8:
         say(f"{path.name}: written as UTF-8 with a BOM (the input was not UTF-8).")
     return FileRun(path, outcome, time.perf_counter() - started)
+
+
+def _other_sheets(source: Path, sheet: str | None) -> str:
+    """For a workbook of several sheets, the sheet read and the others (another may hold
+    the table): `; read from the sheet 'Notes', and the workbook has 'Accounts' too: ...`."""
+    if source.suffix.lower() not in XLSX_SUFFIXES:
+        return ""
+    read, every = sheet_names(source, _sheet(sheet))
+    others = [name for name in every if name != read]
+    if not others:
+        return ""
+    return (
+        f"; that is the sheet {shown(read)}, and the workbook has {listed(others)} too: "
+        "choose one with --sheet"
+    )
 
 
 def _sheet(sheet: str | None) -> str | int | None:

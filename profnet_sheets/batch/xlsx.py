@@ -22,6 +22,7 @@ __all__ = [
     "fitted_widths",
     "read_workbook",
     "read_xlsx",
+    "sheet_names",
     "write_xlsx",
     "written_header",
 ]
@@ -116,6 +117,12 @@ def _reader(source: Path) -> Any:
     except fastexcel.FastExcelError as error:
         msg = f"{source}: not a readable Excel workbook ({first_line(error)})"
         raise BatchInputError(msg, path=source) from error
+
+
+def sheet_names(source: Path, sheet: str | int | None) -> tuple[str, list[str]]:
+    """The name of the sheet `sheet` means in the workbook `source`, and every sheet's."""
+    reader = _reader(source)
+    return _sheet_name(reader, source, sheet), list(reader.sheet_names)
 
 
 def _sheet_name(reader: Any, source: Path, sheet: str | int | None) -> str:

@@ -224,6 +224,27 @@ def test_a_workbook_with_a_title_and_an_empty_header_cell_comes_back_as_it_was(
     assert sandbox.charged(KEY) == 1
 
 
+def test_a_column_not_on_the_sheet_read_names_the_sheet_and_the_others(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """A workbook whose first sheet is notes: the error named neither the sheet read nor
+    the one that holds the table."""
+    source = tmp_path / "book.xlsx"
+    workbook = xlsxwriter.Workbook(str(source))
+    workbook.add_worksheet("Notes").write_column(0, 0, ["Read me", "hello"])
+    workbook.add_worksheet("Accounts").write_row(0, 0, ["Account", "Website"])
+    workbook.close()
+    out = str(tmp_path / "out.xlsx")
+    for more in ((), ("--column", "Website")):
+        failed = run(env, "enrich", str(source), *more, "--kind", "company", "--out", out)
+        assert failed.returncode == 1, failed.stderr
+        assert failed.stderr.rstrip().endswith(
+            "that is the sheet 'Notes', and the workbook has 'Accounts' too: choose one with "
+            "--sheet"
+        ), failed.stderr
+    assert sandbox.charged(KEY) == 0
+
+
 def test_the_cli_warns_about_a_column_that_mostly_cannot_be_keys(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
