@@ -149,13 +149,15 @@ class CopiedSheet:
     """A sheet of the input workbook copied as values: its rows (row 1 on) of cells from
     `first_column` on, each cell as its type (a number, a date or time, true/false, text,
     None when empty); `rows` None: the enriched sheet, `above` the title rows over its
-    table's header (as text), written back above it."""
+    table's header (as text), written back above it, `own` its cells as typed (the user's
+    columns are written back from them: a column mixing numbers and text is read as text)."""
 
     name: str
     rows: tuple[tuple[Any, ...], ...] | None
     first_column: int = 0
     hidden: bool = False
     above: tuple[tuple[str | None, ...], ...] = ()
+    own: tuple[tuple[Any, ...], ...] = ()  # the enriched sheet's cells as typed, row 1 on
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,10 @@ def read_workbook(source: Path, sheet: str | int | None) -> Workbook:
         if name == enriched:
             with _quiet("fastexcel"):
                 above = _title_rows(reader, name)
-            sheets.append(CopiedSheet(name, None, above=above))
+                own = _copied(reader, name)
+            sheets.append(
+                CopiedSheet(name, None, own.first_column, above=above, own=own.rows or ())
+            )
             continue
         try:
             with _quiet("fastexcel"):
@@ -308,7 +313,7 @@ def write_xlsx(frame: pl.DataFrame, path: Path, around: Workbook | None = None) 
         for copy in around.sheets if around is not None else (CopiedSheet("Sheet1", None),):
             sheet = workbook.add_worksheet(copy.name)
             if copy.rows is None:
-                _write_table(workbook, sheet, frame, quoted, copy.above)
+                _write_table(workbook, sheet, frame, quoted, copy)
                 sheet.activate()
             else:
                 _write_values(workbook, sheet, copy, quoted)
@@ -322,14 +327,13 @@ def write_xlsx(frame: pl.DataFrame, path: Path, around: Workbook | None = None) 
 
 
 def _write_table(
-    workbook: Any,
-    sheet: Any,
-    frame: pl.DataFrame,
-    quoted: Any,
-    above: tuple[tuple[str | None, ...], ...] = (),
+    workbook: Any, sheet: Any, frame: pl.DataFrame, quoted: Any, copy: CopiedSheet | None = None
 ) -> None:
-    """The enriched table under the title rows `above` (as text): header (an input column's
-    empty header cell left empty), widths, frozen header row, filters, then its cells."""
+    """The enriched table under the title rows of `copy` (as text): header (an input column's
+    empty header cell left empty), widths, frozen header row, filters, then its cells: the
+    user's columns from `copy`'s own cells, each as its type, when they line up with the
+    frame's (else, and for the columns added, the frame's values)."""
+    above = copy.above if copy is not None else ()
     header = workbook.add_format({"bold": True})
     header_quoted = workbook.add_format({"bold": True, "quote_prefix": True})
     for col, width in enumerate(fitted_widths(frame)):
@@ -344,25 +348,67 @@ def _write_table(
         if name not in unnamed:
             style = header_quoted if name.startswith(DANGEROUS) else header
             sheet.write_string(top, col, name, style)
-    _write_cells(workbook, sheet, frame, quoted, first_row=top + 1)
+    own = _own_rows(frame, copy, top) if copy is not None else None
+    _write_cells(workbook, sheet, frame, quoted, first_row=top + 1, own=own)
     sheet.freeze_panes(top + 1, 0)
     if frame.width:
         sheet.autofilter(top, 0, top + max(frame.height, 1), frame.width - 1)
 
 
+def _own_rows(
+    frame: pl.DataFrame, copy: CopiedSheet, top: int
+) -> tuple[tuple[Any, ...], ...] | None:
+    """The input's own rows under its header, when its columns are the frame's first ones
+    (the same names, an empty header cell being fastexcel's `__UNNAMED__`) and its rows the
+    frame's; None otherwise."""
+    if not copy.own or len(copy.own) <= top:
+        return None
+    names, rows = copy.own[top], copy.own[top + 1 :]
+    width = len(names)
+    if width > frame.width or len(rows) != frame.height:
+        return None
+    for name, column in zip(names, frame.columns[:width], strict=False):
+        same = column.startswith(_UNNAMED) if name is None else str(name) == column
+        if not same:
+            return None
+    return rows
+
+
 def _write_cells(
-    workbook: Any, sheet: Any, frame: pl.DataFrame, quoted: Any, first_row: int = 0
+    workbook: Any,
+    sheet: Any,
+    frame: pl.DataFrame,
+    quoted: Any,
+    first_row: int = 0,
+    own: tuple[tuple[Any, ...], ...] | None = None,
 ) -> None:
-    """Every non-null cell of ``frame``, from row ``first_row`` on."""
+    """Every non-null cell of ``frame``, from row ``first_row`` on; the first columns from
+    the rows `own` instead (each cell as its type), as wide as they are."""
     writers = [_cell_writer(workbook, sheet, dtype, quoted) for dtype in frame.dtypes]
-    for row, values in enumerate(frame.iter_rows(), start=first_row):
-        for col, value in enumerate(values):
+    typed = _typed_writer(workbook, sheet, quoted)
+    width = len(own[0]) if own else 0
+    for index, values in enumerate(frame.iter_rows()):
+        row = first_row + index
+        if own:
+            for col, cell in enumerate(own[index]):
+                if cell is not None:
+                    typed(row, col, cell)
+        for col, value in enumerate(values[width:], start=width):
             if value is not None:
                 writers[col](row, col, value)
 
 
 def _write_values(workbook: Any, sheet: Any, copy: CopiedSheet, quoted: Any) -> None:
     """A copied sheet's cells where they were, each written as its type."""
+    typed = _typed_writer(workbook, sheet, quoted)
+    for row, values in enumerate(copy.rows or ()):
+        for col, value in enumerate(values, start=copy.first_column):
+            if value is not None:
+                typed(row, col, value)
+
+
+def _typed_writer(workbook: Any, sheet: Any, quoted: Any) -> Callable[[int, int, Any], None]:
+    """How to write one cell read with its own type (a copied sheet's, see `_cells`)."""
     formats = {
         kind: workbook.add_format({"num_format": number_format})
         for kind, number_format in _CELL_FORMATS.items()
@@ -375,12 +421,14 @@ def _write_values(workbook: Any, sheet: Any, copy: CopiedSheet, quoted: Any) -> 
             row, col, text, quoted if text.startswith(DANGEROUS) else None
         ),
     }
-    for row, values in enumerate(copy.rows or ()):
-        for col, value in enumerate(values, start=copy.first_column):
-            if isinstance(value, datetime):
-                sheet.write_datetime(row, col, value, formats[_moment(value)])
-            elif value is not None:
-                writers[type(value)](row, col, value)
+
+    def write(row: int, col: int, value: Any) -> None:
+        if isinstance(value, datetime):
+            sheet.write_datetime(row, col, value, formats[_moment(value)])
+        else:
+            writers[type(value)](row, col, value)
+
+    return write
 
 
 _CELL_FORMATS: Final = {

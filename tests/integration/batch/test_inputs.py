@@ -3,6 +3,7 @@ it was. enrich() and the CLI over loopback to a sandbox; credits read from /_san
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -222,6 +223,37 @@ def test_a_workbook_with_a_title_and_an_empty_header_cell_comes_back_as_it_was(
     lines = (tmp_path / "out.csv").read_text(encoding="utf-8-sig").splitlines()
     assert lines[0].startswith("Company,,Website,company_name,")
     assert sandbox.charged(KEY) == 1
+
+
+def test_the_users_columns_keep_each_cells_type_in_the_enriched_workbook(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """A column mixing numbers and text is read as text (`1035`, as Excel shows it), and its
+    numbers, dates, true/false and formula values came back as text in the user's own sheet
+    (SUM ignored them). The user's columns are written from the cells as they were."""
+    source = tmp_path / "mixed.xlsx"
+    workbook = xlsxwriter.Workbook(str(source))
+    sheet = workbook.add_worksheet("S")
+    sheet.merge_range(0, 0, 0, 3, "Accounts")
+    sheet.write_row(2, 0, ["Website", "Mixed", "When", "Amount"])
+    sheet.write_row(3, 0, ["acme.com", 4711, "n/a", 1200.5])
+    sheet.write_datetime(
+        3, 2, dt.datetime(2024, 1, 1), workbook.add_format({"num_format": "yyyy-mm-dd"})
+    )
+    sheet.write_row(4, 0, ["globex.io", "n/a", True, 99])
+    sheet.write_formula(5, 3, "=D4+D5", None, 1299.5)
+    sheet.write_row(5, 0, ["x.io", 12])
+    workbook.close()
+    out = tmp_path / "out.xlsx"
+    done = run(env, "enrich", str(source), "--kind", "company", "--out", str(out), "--yes")
+    assert done.returncode == 0, done.stderr
+    rows = [list(row)[:5] for row in openpyxl.load_workbook(out).active.values]
+    assert rows[0][0] == "Accounts"
+    assert rows[2] == ["Website", "Mixed", "When", "Amount", "company_name"]
+    assert rows[3] == ["acme.com", 4711, dt.datetime(2024, 1, 1), 1200.5, "Acme"]
+    assert rows[4] == ["globex.io", "n/a", True, 99, "Globex"]
+    assert rows[5] == ["x.io", 12, None, 1299.5, "X"], "a formula's value, as a number"
+    assert sandbox.charged(KEY) == 3
 
 
 def test_a_column_not_on_the_sheet_read_names_the_sheet_and_the_others(
