@@ -30,6 +30,7 @@ from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import config_file
 from profnet_sheets.errors import (
     DamagedFile,
+    NotFound,
     TeamCacheUnreachable,
 )
 from profnet_sheets.redact import clipped, masked, shown
@@ -1054,6 +1055,13 @@ def cache_purge() -> None:
 @click.option("--yes", is_flag=True, help="Do not ask.")
 def cache_clear(yes: bool) -> None:
     """Forget every cached answer (the next lookups are paid again)."""
+    settings = _load(None)
+    if settings.cache in ("memory", "off"):
+        click.echo(
+            f"Nothing to clear: answers are not kept on disk (PROFNET_CACHE={settings.cache}).",
+            err=True,
+        )
+        return
     if not yes and not sys.stdin.isatty():
         raise click.ClickException(
             "cache clear asks before forgetting every cached answer, and there is no terminal "
@@ -1285,6 +1293,10 @@ def _search_command(kind: SearchKind) -> click.Command:
                 )
                 _end_if_stopped(search.run, "1 search", kept)
                 said = _as_options(str(error), endpoint)
+                if request_id and isinstance(error, NotFound):  # another kind's, perhaps
+                    other = "companies" if kind == "leads" else "leads"
+                    again = command(f"search {other} --request-id {request_id} --out ...")
+                    said += f" If it is a {other} search's id: `{again}`."
                 click.echo(f"Error: {said} (this search: {so_far})", err=True)
                 sys.exit(EXIT_BUDGET if isinstance(error, BudgetExceeded) else 1)
             except KeyboardInterrupt as stopped:

@@ -336,3 +336,16 @@ def test_every_command_is_documented_in_the_guide() -> None:
         first = command.split()[0]
         assert f"profnet-sheets {first}" in guide, command
         assert command.split()[-1] in guide, command
+
+
+@pytest.mark.parametrize("cache", ["off", "memory"])
+def test_cache_clear_with_no_cache_on_disk_says_there_is_nothing_to_clear(
+    tmp_path: Path, cache: str
+) -> None:
+    env = {**clean_env(tmp_path), "PROFNET_CACHE": cache}
+    done = run_cli(env, "cache", "clear", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert f"Nothing to clear: answers are not kept on disk (PROFNET_CACHE={cache})." in (
+        done.stderr
+    )
+    assert "Cache cleared." not in done.stdout

@@ -126,6 +126,21 @@ def test_re_attaching_says_what_the_results_not_read_cost(
     assert "its results not read yet are, per result" in " ".join(help_text.split())
 
 
+def test_re_attaching_a_leads_id_as_a_company_search_says_which_command_reads_it(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    request_id = _started_search(env, sandbox, 5)
+    out = str(tmp_path / "companies.csv")
+    done = run(env, "search", "companies", "--request-id", request_id, "--out", out)
+    assert done.returncode == 1, done.stderr
+    assert (
+        f"not found. The service said: Search request '{request_id}' not found. If it is a "
+        f"leads search's id: `uv run profnet-sheets search leads --request-id {request_id} "
+        "--out ...`. (this search: 0 credits)"
+    ) in done.stderr
+    assert sandbox.charged(KEY) == 50
+
+
 def test_re_attaching_in_a_terminal_asks_before_paying_for_results(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
