@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
 import hashlib
 import ipaddress
 import json
@@ -368,7 +367,12 @@ def _gather(
 def _warn_of_unknown(given: Mapping[str, Any], known: set[str], said: str) -> None:
     """Say once, as a warning, each name of `given` that names no setting, with the one it
     looks like: a misspelt `PROFNET_SPENDINGCAP` would otherwise leave the cap unset unsaid."""
-    for name in sorted(set(given) - known - _WARNED):
+    unknown = sorted(set(given) - known - _WARNED)
+    if not unknown:
+        return
+    import difflib  # only when a name is unknown: not at every import
+
+    for name in unknown:
         _WARNED.add(name)
         like = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
         meant = f": did you mean {like[0]}?" if like else ""

@@ -44,6 +44,8 @@ PROFILE_KEYS: Final = (
     "PROFNET_NETWORK_HOSTS",
     "PROFNET_PRICES",
 )
+# ...and the limits a workbook may well set, read from the same places.
+SHEET_KEYS: Final = (*PROFILE_KEYS, "PROFNET_SPENDING_CAP", "PROFNET_BUDGET")
 
 # Which Excel runs the formulas: xlwings' UDF server (or LibreOffice), or xlwings Lite; the
 # messages name that host's remedies (where settings are changed, how Python restarts).
@@ -91,14 +93,16 @@ def _budget(value: Any, where: str) -> int | None:
 
 
 def load_settings(found: Sequence[Source]) -> Settings:
-    """The client's settings, the service profile's (PROFILE_KEYS) also read from the sources
-    after the environment (the workbook's xlwings.conf sheet, your xlwings.conf file), before
-    the config file. A value that cannot be used says where it was read."""
+    """The client's settings, the service profile's and the limits (SHEET_KEYS) also read
+    from the sources after the environment (the workbook's xlwings.conf sheet, your
+    xlwings.conf file), before the config file; a PROFNET_ name not read there is refused. A
+    value that cannot be used says where it was read."""
     from profnet_sheets.config import Settings
 
+    _refuse_unread(found)
     environ = dict(os.environ)
     read: dict[str, None] = {}
-    for name in PROFILE_KEYS:
+    for name in SHEET_KEYS:
         hit = _find(found, name)
         if hit is not None and hit[1] != "the environment":
             environ[name] = str(hit[0]).strip()
@@ -109,6 +113,34 @@ def load_settings(found: Sequence[Source]) -> Settings:
         if not read:
             raise
         raise ConfigurationError(f"Also read from {' and '.join(read)}: {error}") from None
+
+
+def _refuse_unread(found: Sequence[Source]) -> None:
+    """ConfigurationError for a PROFNET_ name on the xlwings.conf sheet or file that is not
+    read there (a misspelt budget or cap would leave it unset, unsaid; the key is never read
+    from a workbook)."""
+    known = [*SHEET_KEYS, BUDGET_KEY, OFFLINE_KEY, REFRESH_KEY]
+    for where, values in found:
+        if where == "the environment":
+            continue
+        for name in values:
+            upper = str(name).strip().upper()
+            if not upper.startswith("PROFNET_") or upper in known:
+                continue
+            if upper == "PROFNET_API_KEY":
+                raise ConfigurationError(
+                    f"PROFNET_API_KEY is in {where}: the key is never read from there (a "
+                    "workbook is shared); take it out, and keep it with `profnet-sheets config "
+                    "--api-key` or in the environment"
+                )
+            import difflib  # only for a name that is not read there
+
+            like = difflib.get_close_matches(upper, known, n=1, cutoff=0.75)
+            meant = f"did you mean {like[0]}? " if like else ""
+            raise ConfigurationError(
+                f"{name} in {where} is not a setting read there: {meant}(read there: "
+                f"{', '.join(known)})"
+            )
 
 
 def session_config(sources: Sequence[Source], settings: Settings | None = None) -> SessionConfig:

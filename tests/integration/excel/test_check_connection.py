@@ -42,7 +42,6 @@ def book(box: RunningSandbox, **changes: Any) -> workbook.Book:
         "PROFNET_HEADERS": json.dumps(GATEWAY),
         "PROFNET_NETWORK_HOSTS": HOST,
         "PROFNET_PRICES": json.dumps(PRICES),
-        "PROFNET_API_KEY": "a key in a workbook is never read",
         **changes,
     }
     return workbook.Book({session.CONF_SHEET: [[name, value] for name, value in rows.items()]})
@@ -89,3 +88,19 @@ def test_what_to_change_is_in_the_message_box(
         "#PROFNET! Also read from the workbook's xlwings.conf sheet: Setting prices = "
         """'{"search-leads": "fifty"}' is not usable: the price of search-leads must be"""
     )
+
+
+def test_a_key_on_the_sheet_is_refused_in_one_line_that_says_to_take_it_out(
+    other: RunningSandbox,
+) -> None:
+    """It was ignored without a word: a workbook holding the key is shared with it."""
+    excel = book(other, PROFNET_API_KEY="a key in a workbook is never read")
+    before = other.calls(KEY)
+    macros.check_connection(excel)
+    (said,) = excel.app.prompts
+    assert said.startswith(
+        "#PROFNET! PROFNET_API_KEY is in the workbook's xlwings.conf sheet: the key is never "
+        "read from there (a workbook is shared); take it out"
+    ), said
+    assert "a key in a workbook is never read" not in said
+    assert other.calls(KEY) == before, "nothing sent"

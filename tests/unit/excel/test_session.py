@@ -106,7 +106,6 @@ def test_the_service_profile_is_read_from_the_workbook_after_the_environment(
         "PROFNET_KEY_HEADER": "X-From-Sheet",
         "profnet_network_hosts": "people-net.example",  # names in any case
         "PROFNET_PRICES": '{"get-profile-details": 2}',
-        "PROFNET_API_KEY": "never-read-from-a-workbook",
     }
     found = [
         ("the environment", dict(os.environ)),
@@ -118,3 +117,43 @@ def test_the_service_profile_is_read_from_the_workbook_after_the_environment(
     assert settings.network_hosts == ("people-net.example",)
     assert settings.prices.changed() == {"get-profile-details": 2}
     assert settings.api_key is None
+
+
+@pytest.mark.parametrize(
+    ("sheet", "said"),
+    [
+        (
+            {"PROFNET_EXCEL_BUDGT": "2"},
+            "PROFNET_EXCEL_BUDGT in the workbook's xlwings.conf sheet "
+            "is not a setting read there: did you mean PROFNET_EXCEL_BUDGET?",
+        ),
+        (
+            {"PROFNET_TIMEOUT": "5"},
+            "PROFNET_TIMEOUT in the workbook's xlwings.conf sheet is not "
+            "a setting read there: (read there: PROFNET_BASE_URL",
+        ),
+        (
+            {"PROFNET_API_KEY": "k"},
+            "PROFNET_API_KEY is in the workbook's xlwings.conf sheet: the "
+            "key is never read from there (a workbook is shared)",
+        ),
+    ],
+)
+def test_a_profnet_name_the_sheet_does_not_read_is_refused_not_ignored(
+    sheet: dict[str, str], said: str
+) -> None:
+    """A new user's review: `PROFNET_EXCEL_BUDGT` on the sheet left the default budget, and
+    `PROFNET_SPENDING_CAP` there no cap, without a word, and four companies were paid."""
+    found = [("the environment", {}), ("the workbook's xlwings.conf sheet", sheet)]
+    with pytest.raises(ConfigurationError) as refused:
+        session.load_settings(found)
+    assert said in str(refused.value)
+
+
+def test_the_spending_cap_and_budget_are_read_from_the_sheet() -> None:
+    sheet = {"PROFNET_SPENDING_CAP": "1/day", "PROFNET_BUDGET": "3", "UDF Modules": "x"}
+    found = [("the environment", {}), ("the workbook's xlwings.conf sheet", sheet)]
+    settings = session.load_settings(found)
+    assert str(settings.spending_cap) == "1/day"
+    assert settings.budget == 3
+    assert session.session_config(found, settings).budget == 3
