@@ -27,7 +27,7 @@ from profnet_sheets.client.ledger import Holds, SpendTable
 from profnet_sheets.client.shared import STOPS_LOG, machine_ledger
 from profnet_sheets.client.spend import BUDGET_SETTING
 from profnet_sheets.client.team_ledger import TeamLedger
-from profnet_sheets.config import config_file
+from profnet_sheets.config import config_file, is_placeholder_key
 from profnet_sheets.errors import (
     DamagedFile,
     NotFound,
@@ -386,6 +386,12 @@ def config(
     uv run profnet-sheets config --unset budget
     """
     api_key = _key_asked_for(api_key)
+    if api_key is not None and is_placeholder_key(api_key):
+        raise click.ClickException(
+            f"The API key given is the documentation's placeholder {api_key.strip()!r}: give "
+            f"your own key (from your account page), or run `{command('config --api-key')}` "
+            "alone to be asked for it. Nothing was saved."
+        )
     values: dict[str, Any] = {
         "api_key": api_key,
         "base_url": base_url,

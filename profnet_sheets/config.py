@@ -34,7 +34,7 @@ from profnet_sheets.spec.profile import (
     header_table,
     network_hosts,
 )
-from profnet_sheets.words import command
+from profnet_sheets.words import command, looks_like
 
 DEFAULT_CONCURRENCY = 128  # the most calls in flight unless the user says otherwise
 
@@ -80,12 +80,6 @@ class ApiKey:
         value = value.strip()
         if not value:
             raise ConfigurationError("The API key is empty: set PROFNET_API_KEY or pass api_key.")
-        if value in ("...", "\u2026") or (value.startswith("<") and value.endswith(">")):
-            raise ConfigurationError(
-                f"The API key is the documentation's placeholder {value!r}: give your own key "
-                f"(from your account page), or run `{command('config --api-key')}` alone to be "
-                "asked for it."
-            )
         if not (value.isascii() and value.isprintable()):
             # Sent as it is, http.client would refuse it in an error that quotes it in full.
             del value
@@ -367,15 +361,10 @@ def _gather(
 def _warn_of_unknown(given: Mapping[str, Any], known: set[str], said: str) -> None:
     """Say once, as a warning, each name of `given` that names no setting, with the one it
     looks like: a misspelt `PROFNET_SPENDINGCAP` would otherwise leave the cap unset unsaid."""
-    unknown = sorted(set(given) - known - _WARNED)
-    if not unknown:
-        return
-    import difflib  # only when a name is unknown: not at every import
-
-    for name in unknown:
+    for name in sorted(set(given) - known - _WARNED):
         _WARNED.add(name)
-        like = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
-        meant = f": did you mean {like[0]}?" if like else ""
+        like = looks_like(name, known)
+        meant = f": did you mean {like}?" if like else ""
         LOG.warning("%s %s, so it is ignored%s", name, said, meant)
 
 
@@ -658,6 +647,12 @@ def _toml_string(value: str) -> str:
     """`value` as a TOML basic string: what TOML forbids raw escaped, everything else as is.
     (JSON's escapes are not TOML's: it writes an emoji as a surrogate pair TOML refuses.)"""
     return '"' + _TOML_ESCAPED.sub(lambda found: f"\\u{ord(found[0]):04x}", value) + '"'
+
+
+def is_placeholder_key(value: str) -> bool:
+    """Whether `value` is the documentation's placeholder for a key (`...`, `<your key>`)."""
+    value = value.strip()
+    return value in ("...", "\u2026") or (value.startswith("<") and value.endswith(">"))
 
 
 def config_file(path: Path | str | None = None) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
@@ -29,3 +30,11 @@ COMMAND: Final = (
 def command(arguments: str) -> str:
     """A command as the user runs it here: `uv run profnet-sheets config --api-key ...`."""
     return f"{COMMAND} {arguments}"
+
+
+def looks_like(name: str, known: Iterable[str]) -> str | None:
+    """The one of `known` that `name` looks like (a misspelling of it), or None."""
+    import difflib  # only for a name that is not known: not at every import
+
+    like = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+    return like[0] if like else None

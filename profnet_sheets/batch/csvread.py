@@ -30,8 +30,8 @@ _SNIFF_RECORDS: Final = 50
 _LONE_CR: Final = re.compile(rb"\r(?!\n)")
 _CHECK_CHUNK: Final = 1 << 20
 # Excel's first line naming the delimiter (`sep=;`): a hint for Excel, not a row of the table.
-# Some tools quote it or pad it with the delimiter (`"sep=;"`, `sep=;;;`).
-_SEP_LINE: Final = re.compile(r'"?sep=([^\w\s"]|\t)\1*"?[ \t]*(?:\r\n|\r|\n|$)', re.IGNORECASE)
+# Some tools quote it or pad it with the delimiter (`"sep=;"`, `sep=;;;`, `"sep=;";;`).
+_SEP_LINE: Final = re.compile(r'"?sep=([^\w\s"]|\t)\1*"?\1*[ \t]*(?:\r\n|\r|\n|$)', re.IGNORECASE)
 _BOMS: Final = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 EXTRA: Final = "extra"  # extra_1, extra_2...: the fields of rows longer than the header
 

@@ -37,7 +37,7 @@ from profnet_sheets.batch.io import (
 )
 from profnet_sheets.batch.marks import CAP_NOT_FETCHED, NOT_DONE, NOT_FETCHED, SERVICE_ERROR
 from profnet_sheets.batch.plan import Plan
-from profnet_sheets.batch.xlsx import Workbook, sheet_names, written_header
+from profnet_sheets.batch.xlsx import Workbook, header_row, sheet_names, written_header
 from profnet_sheets.client.client import Client
 from profnet_sheets.client.spend import BUDGET_SETTING, CAP_SETTING, Quote
 from profnet_sheets.redact import listed, shown
@@ -358,6 +358,12 @@ def enrich_file(
         as_text=target is not None and _csv_to_csv(source, target),
     )
     names = table.collect_schema().names()
+    if source.suffix.lower() in XLSX_SUFFIXES and (titles := header_row(source, _sheet(sheet))):
+        say(
+            f"{source.name}: the table's header is row {titles + 1}: the "
+            f"{counted(titles, 'row')} above it read as its title (kept above the table in an "
+            ".xlsx written)."
+        )
     if not names:
         raise BatchInputError(
             f"{source}: the file is empty (no header row); give a table whose first row names "
@@ -419,7 +425,7 @@ def enrich_file(
                     bom=style.bom,
                     line_end=style.line_end,
                     header=header,
-                    sep_line=style.sep_line,
+                    sep_line=style.sep_line and style.utf8,
                 )
             else:
                 path = write_table(
@@ -431,7 +437,7 @@ def enrich_file(
                     bom=style.bom,
                     line_end=style.line_end,
                     header=header,
-                    sep_line=style.sep_line,
+                    sep_line=style.sep_line and style.utf8,
                 )
             break
         except KeyboardInterrupt:

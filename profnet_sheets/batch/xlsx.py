@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, time
@@ -20,6 +21,7 @@ __all__ = [
     "CopiedSheet",
     "Workbook",
     "fitted_widths",
+    "header_row",
     "read_workbook",
     "read_xlsx",
     "sheet_names",
@@ -32,6 +34,9 @@ _EXACT_INT: Final = 2**53
 _TEMPORAL_WIDTH: Final = 19  # 2026-11-03 14:22:05
 _MAX_WIDTH: Final = 60
 _TITLE_ROWS_AT_MOST: Final = 10  # rows above a table looked at for its header
+# The enriched sheet's cells are read as typed (5 reads, a Python object each) up to this many:
+# a bigger table's mixed columns are written as the text Excel shows, as they are read.
+_OWN_CELLS_AT_MOST: Final = 500_000
 _UNNAMED: Final = "__UNNAMED__"  # fastexcel's name for a column whose header cell is empty
 
 
@@ -65,10 +70,11 @@ def read_xlsx(source: Path, sheet: str | int | None) -> pl.DataFrame:
 
 
 def _title_rows(reader: Any, name: str) -> tuple[tuple[str | None, ...], ...]:
-    """The rows above the table's header, as text: none, unless the sheet opens with titles
-    (rows with at most one cell filled: a title, a merged banner, a date) and an empty row,
-    then a row of two cells or more, one of them words: that row is the header. (A header
-    with one name filled over two columns of data stays the header: no empty row under it.)"""
+    """The rows above the table's header, as text: none, unless the sheet opens with one or
+    two titles (rows of one cell: a title, a merged banner, a date), then an empty row, then a
+    row of two names or more that look like column names (distinct words; no number, domain,
+    URL or e-mail address): that row is the header. A column of data over a gap, or a short
+    header over two columns of data, leaves the first row the header."""
     with _quiet("fastexcel"):
         top = reader.load_sheet(
             name,
@@ -81,11 +87,28 @@ def _title_rows(reader: Any, name: str) -> tuple[tuple[str | None, ...], ...]:
     rows = top.rows()
     for index, row in enumerate(rows):
         filled = [cell.strip() for cell in row if cell is not None and cell.strip()]
-        if len(filled) >= 2:
-            worded = any(not _is_number(cell) for cell in filled)
-            under_a_gap = index > 0 and not any(cell and cell.strip() for cell in rows[index - 1])
-            return tuple(rows[:index]) if worded and under_a_gap else ()
+        if len(filled) < 2:
+            continue
+        titles = [above for above in rows[:index] if any(cell and cell.strip() for cell in above)]
+        gap = index > 0 and not any(cell and cell.strip() for cell in rows[index - 1])
+        names = len(set(filled)) == len(filled) and all(map(_is_a_name, filled))
+        return tuple(rows[:index]) if gap and names and len(titles) <= _TITLES_AT_MOST else ()
     return ()
+
+
+_TITLES_AT_MOST: Final = 2  # a title and a subtitle over a table
+_KEY_LIKE: Final = re.compile(r"@|://|^www\.|^[\w-]+(\.[\w-]+)+/?$", re.IGNORECASE)
+
+
+def _is_a_name(text: str) -> bool:
+    """Whether a cell reads as a column's name: not a number, a domain, a URL or an e-mail."""
+    return not _is_number(text) and not _KEY_LIKE.search(text)
+
+
+def header_row(source: Path, sheet: str | int | None) -> int:
+    """The row of the sheet's table header, from 0 (rows above it are titles: `_title_rows`)."""
+    reader = _reader(source)
+    return len(_title_rows(reader, _sheet_name(reader, source, sheet)))
 
 
 def _is_number(text: str) -> bool:
@@ -191,10 +214,10 @@ def read_workbook(source: Path, sheet: str | int | None) -> Workbook:
         if name == enriched:
             with _quiet("fastexcel"):
                 above = _title_rows(reader, name)
-                own = _copied(reader, name)
-            sheets.append(
-                CopiedSheet(name, None, own.first_column, above=above, own=own.rows or ())
-            )
+                size = reader.load_sheet(name, header_row=None, n_rows=1)
+                small = size.total_height * size.width <= _OWN_CELLS_AT_MOST
+                own = (_copied(reader, name).rows or ()) if small else ()
+            sheets.append(CopiedSheet(name, None, above=above, own=own))
             continue
         try:
             with _quiet("fastexcel"):
@@ -338,11 +361,12 @@ def _write_table(
     header_quoted = workbook.add_format({"bold": True, "quote_prefix": True})
     for col, width in enumerate(fitted_widths(frame)):
         sheet.set_column(col, col, width)
-    for row, cells in enumerate(above):
-        for col, text in enumerate(cells):
-            if text is not None:
-                sheet.write_string(row, col, text, quoted if text.startswith(DANGEROUS) else None)
     top = len(above)
+    typed = _typed_writer(workbook, sheet, quoted)
+    for row, cells in enumerate(copy.own[:top] if copy is not None and copy.own else above):
+        for col, value in enumerate(cells):
+            if value is not None:
+                typed(row, col, value)  # a title's date stays a date
     unnamed = written_header(frame.columns)
     for col, name in enumerate(frame.columns):
         if name not in unnamed:

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from profnet_sheets.client import cell_values
 from profnet_sheets.errors import ConfigurationError, NormalizationError
 from profnet_sheets.redact import shown
-from profnet_sheets.words import command
+from profnet_sheets.words import command, looks_like
 
 if TYPE_CHECKING:
     from profnet_sheets.client.client import Client
@@ -128,15 +128,14 @@ def _refuse_unread(found: Sequence[Source]) -> None:
             if not upper.startswith("PROFNET_") or upper in known:
                 continue
             if upper == "PROFNET_API_KEY":
+                shared = " (a workbook is shared)" if "workbook" in where else ""
                 raise ConfigurationError(
-                    f"PROFNET_API_KEY is in {where}: the key is never read from there (a "
-                    "workbook is shared); take it out, and keep it with `profnet-sheets config "
-                    "--api-key` or in the environment"
+                    f"PROFNET_API_KEY is in {where}: the key is never read from there{shared}; "
+                    "take it out, and keep it with `profnet-sheets config --api-key` or in the "
+                    "environment"
                 )
-            import difflib  # only for a name that is not read there
-
-            like = difflib.get_close_matches(upper, known, n=1, cutoff=0.75)
-            meant = f"did you mean {like[0]}? " if like else ""
+            like = looks_like(upper, known)
+            meant = f"did you mean {like}? " if like else ""
             raise ConfigurationError(
                 f"{name} in {where} is not a setting read there: {meant}(read there: "
                 f"{', '.join(known)})"

@@ -305,6 +305,10 @@ def test_config_says_its_file_unsets_a_setting_and_refuses_the_docs_placeholder(
     assert placeholder.returncode == 1
     assert "the documentation's placeholder '...'" in placeholder.stderr
     assert not config.exists()
+    config.write_text('[profnet]\napi_key = "..."\n', encoding="utf-8")  # saved before
+    replaced = run_cli(env, "config", "--api-key", "k-0")
+    assert replaced.returncode == 0, replaced.stderr
+    assert '"k-0"' in config.read_text()
     saved = run_cli(env, "config", "--api-key", "k-1", "--base-url", "https://api.example.com")
     assert saved.returncode == 0, saved.stderr
     assert f"config file: {config}" in saved.stdout

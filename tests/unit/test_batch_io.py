@@ -171,6 +171,7 @@ def test_delimiter_is_sniffed(tmp_path: Path, text: str, expected: list[tuple[st
         (b'"sep=|"\nname|site\nAcme, Inc.|acme.com\n', "|"),
         (b"sep=\t\t\t\nname\tsite\nAcme, Inc.\tacme.com\n", "\t"),
         (b"sep=;;;\nname;site\nAcme, Inc.;acme.com\n", ";"),
+        (b'"sep=;";;\nname;site\nAcme, Inc.;acme.com\n', ";"),
     ],
 )
 def test_excels_sep_line_names_the_delimiter_and_is_no_row(
@@ -362,6 +363,10 @@ def test_xlsx_title_rows_over_the_table_are_not_its_header(tmp_path: Path) -> No
         [["Website", None], ["Acme", "acme.com"], ["Globex", "globex.io"]],  # a short header
         [["Report"], ["Company", "Website"], ["Acme", "acme.com"]],  # no empty row under it
         [["Report"], [None], [1, 2], [3, 4]],  # numbers under the gap: data, not a header
+        # a column of data over a gap: not three titles (a code review)
+        [["Website"], ["acme.com"], ["globex.com"], [None], ["initech.com", "call back"]],
+        [["Website"], [None], ["Acme", "acme.com"], ["Globex", "globex.io"]],  # data, no names
+        [["Report"], [None], ["Name", "Name"], ["a", "b"]],  # a name twice: no header
     ],
 )
 def test_xlsx_the_first_row_stays_the_header_unless_titles_and_a_gap_are_over_it(
@@ -761,3 +766,17 @@ def test_the_columns_kept_are_written_as_they_came_the_others_escaped(tmp_path: 
     write_table(frame, tmp_path / "out.csv", kept=["Phone"])
     text = (tmp_path / "out.csv").read_text(encoding="utf-8-sig")
     assert text.splitlines() == ["Phone,'=added", "+1 555 0100,'=1+1", "-5,ok"]
+
+
+def test_a_big_enriched_sheet_is_written_from_its_frame_not_read_five_times_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its own cells are read as typed only up to a size (5 more reads of the sheet, a Python
+    object per cell: 200k rows took 5 s and 500 MB); above it, the frame's values."""
+    path = titled_workbook(
+        tmp_path / "big.xlsx", [["Website", "Mixed"], ["a.io", 7], ["b.io", "x"]]
+    )
+    monkeypatch.setattr(batch_xlsx, "_OWN_CELLS_AT_MOST", 4)
+    assert read_workbook(path, None).sheets[0].own == ()
+    monkeypatch.setattr(batch_xlsx, "_OWN_CELLS_AT_MOST", 6)
+    assert read_workbook(path, None).sheets[0].own[1] == ("a.io", 7)

@@ -216,6 +216,9 @@ def test_a_workbook_with_a_title_and_an_empty_header_cell_comes_back_as_it_was(
         assert result.returncode == 0, result.stderr
         assert "Reading company keys from 'Website'" in result.stderr
         assert "1 row: 1 enriched, 0 with an error, 0 blank" in result.stderr
+        assert (
+            "accounts.xlsx: the table's header is row 3: the 2 rows above it read as its title"
+        ) in result.stderr, "said, as the header chosen"
     rows = [list(row)[:4] for row in openpyxl.load_workbook(tmp_path / "out.xlsx").active.values]
     assert rows[0][0] == "Q3 target accounts"
     assert rows[2] == ["Company", None, "Website", "company_name"]
@@ -275,6 +278,21 @@ def test_a_column_not_on_the_sheet_read_names_the_sheet_and_the_others(
             "--sheet"
         ), failed.stderr
     assert sandbox.charged(KEY) == 0
+
+
+def test_a_sep_line_is_not_kept_where_a_bom_must_be_added(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """A cp1252 input is written as UTF-8 with a BOM, which Excel ignores after a `sep=`
+    line (the accents garbled): the copy has the BOM and no sep line."""
+    source = tmp_path / "firmen.csv"
+    source.write_bytes("sep=;\r\nFirma;Webseite\r\nSociété;acme.com\r\n".encode("cp1252"))
+    out = tmp_path / "out.csv"
+    done = run(env, "enrich", str(source), "--kind", "company", "--out", str(out), "--yes")
+    assert done.returncode == 0, done.stderr
+    written = out.read_bytes()
+    assert written.startswith(b"\xef\xbb\xbfFirma;Webseite;company_name;")
+    assert "Société;acme.com;" in written.decode("utf-8-sig")
 
 
 def test_the_cli_warns_about_a_column_that_mostly_cannot_be_keys(
