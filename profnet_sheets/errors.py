@@ -175,15 +175,24 @@ class TransportError(ProfnetError):
 
 class BudgetExceeded(ProfnetError):  # noqa: N818
     """The call would pass the budget or the spending cap (`limit`: which one's setting);
-    nothing was sent."""
+    nothing was sent. `exhausted`: the limit leaves nothing (else the call needs more than
+    the `left` it leaves), as the spend policy decided."""
 
     def __init__(
-        self, message: str, *, needed: int = 0, left: int = 0, limit: str = "", **context: Any
+        self,
+        message: str,
+        *,
+        needed: int = 0,
+        left: int = 0,
+        limit: str = "",
+        exhausted: bool = True,
+        **context: Any,
     ) -> None:
         super().__init__(message, **context)
         self.needed = needed
         self.left = left
         self.limit = limit
+        self.exhausted = exhausted
 
 
 class StoppedBuying(ProfnetError):  # noqa: N818

@@ -14,6 +14,7 @@ from typing import Concatenate, Final, ParamSpec, TypeVar
 
 from profnet_sheets.errors import NormalizationError
 from profnet_sheets.redact import shown
+from profnet_sheets.words import command
 
 __all__ = [
     "EXCEL_ERRORS",
@@ -329,7 +330,7 @@ def numeric_id(value: object, parameter: str) -> str:
     if parameter in GEO_ID_PARAMETERS:  # a place's name given where its id goes
         wanted = (
             f"{parameter} as a geo id, digits such as 105015875: a place's id comes from "
-            "PROFNET_GEOCODE (or `profnet-sheets lookup geocode NAME`)"
+            f"PROFNET_GEOCODE (or `{command('lookup geocode NAME')}`)"
         )
     if isinstance(value, str) and _EXPONENT().search(value):
         raise refused(

@@ -169,6 +169,7 @@ class Quote:
             needed=self.credits,
             left=short.left or 0,
             limit=short.setting,
+            exhausted=not short.left,
         )
 
 
@@ -365,6 +366,7 @@ class SpendPolicy:
                     needed=credits,
                     left=left,
                     limit=BUDGET_SETTING,
+                    exhausted=not left,
                 )
             held.reserved += credits
 
@@ -572,6 +574,7 @@ def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | No
         needed=credits,
         left=left,
         limit=CAP_SETTING,
+        exhausted=not left,
     )
 
 

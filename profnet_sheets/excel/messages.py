@@ -132,7 +132,7 @@ def _over_a_limit(error: BudgetExceeded, host: Host) -> str:
     from profnet_sheets.client.spend import CAP_SETTING  # not at import: formulas stay light
 
     cap = error.limit == CAP_SETTING
-    if not error.left:
+    if error.exhausted:
         return f"{CAP_SPENT if cap else budget_spent(host)} ({error.needed} needed, 0 left)"
     needs = f"this needs {error.needed} credits and the"
     if cap:

@@ -131,7 +131,7 @@ def _refuse_unread(found: Sequence[Source]) -> None:
                 shared = " (a workbook is shared)" if "workbook" in where else ""
                 raise ConfigurationError(
                     f"PROFNET_API_KEY is in {where}: the key is never read from there{shared}; "
-                    "take it out, and keep it with `profnet-sheets config --api-key` or in the "
+                    f"take it out, and keep it with `{command('config --api-key')}` or in the "
                     "environment"
                 )
             like = looks_like(upper, known)
