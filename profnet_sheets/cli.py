@@ -25,7 +25,7 @@ from profnet_sheets.client.finishing import Finished, finishing
 from profnet_sheets.client.jobs import SearchJob, status_bar
 from profnet_sheets.client.ledger import Holds, SpendTable
 from profnet_sheets.client.shared import STOPS_LOG, machine_ledger
-from profnet_sheets.client.spend import BUDGET_SETTING
+from profnet_sheets.client.spend import BUDGET_SETTING, CAP_SETTING
 from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import config_file, is_placeholder_key
 from profnet_sheets.errors import (
@@ -778,7 +778,9 @@ def lookup(
         )
         if cost.credits and _may_ask(yes, client) and not cost.quote.nothing_left:
             _ask_to_spend(cost.credits)
+        unkept_before = client.unkept
         looked = look_up_each(run, spec.endpoint, calls)
+        lost = client.unkept - unkept_before  # paid answers the cache could not keep
         answers, failures, stop = looked.answers, looked.failures, looked.stop
         spent, maybe = run.budget.spent, run.budget.uncertain
     # Every value, in the order given, also when a failure, a stop or Ctrl-C ended it early.
@@ -810,6 +812,11 @@ def lookup(
         kept = f"the {done} done are cached: not paid again" if done else "nothing was lost"
         if done and client.settings.cache in ("memory", "off"):
             kept = f"the {done} done are kept in memory only (PROFNET_CACHE): paid again next run"
+        elif done and lost:
+            kept = (
+                f"the {done} done are answered, but {counted(lost, 'paid answer')} could not be "
+                f"kept in the cache: running again pays {'it' if lost == 1 else 'them'} again"
+            )
         elif not done and maybe:
             kept = f"no answer came for the {counted(maybe, 'credit')} possibly spent"
         _end_if_stopped(run, counted(len(calls) - done - len(alone), "lookup"), kept, failure)
@@ -1354,10 +1361,17 @@ def _search_command(kind: SearchKind) -> click.Command:
                 err=True,
             )
             sys.exit(stops.exit_code)
-        if search.cut_by_budget is not None:
+        if (cut := search.cut_by_budget) is not None:
+            capped = isinstance(cut, BudgetExceeded) and cut.limit == CAP_SETTING
+            raise_it = (
+                f"raise the spending cap ({CAP_SETTING}) or wait for its next period"
+                if capped
+                else "raise --budget"
+            )
             click.echo(
-                f"Budget reached ({search.cut_by_budget}): the results read are kept and cached; "
-                f"raise --budget and run again with --request-id {job.request_id} to read the "
+                f"{'Spending cap' if capped else 'Budget'} reached ({_as_typed(str(cut))}): the "
+                f"results read are kept and cached, and the search is not paid again; "
+                f"{raise_it}, then run again with --request-id {job.request_id} to read the "
                 "rest (those read are free).",
                 err=True,
             )

@@ -94,3 +94,21 @@ def test_an_output_that_cannot_be_written_on_the_full_disk_says_what_a_rerun_pay
     assert "could not be written" in said
     assert "1 paid answer could not be kept in the cache, so running again pays it again" in said
     assert "is free" not in said
+
+
+def test_a_lookup_on_a_full_disk_says_the_answer_not_kept_is_paid_again(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    """`lookup` said `the 7 done are cached: not paid again` when the cache had lost one (a
+    team's review, with Redis killed): the re-run paid it again."""
+    values = [f"lk{n}.io" for n in range(ROWS)]
+    answers = small_disk / "answers.sqlite"
+    with start_sandbox(api_keys=(KEY,), credits=1_000_000, seed=3) as sandbox:
+        env = cli_env(sandbox.base_url, KEY, tmp_path / "home")
+        env["PROFNET_CACHE"] = str(answers)
+        env["PROFNET_CONCURRENCY"] = "1"
+        done = run_cli(env, "lookup", "company", *values, "--yes")
+    assert done.returncode == EXIT_STOPPED, done.stderr
+    said = " ".join(done.stderr.split())
+    assert "1 paid answer could not be kept in the cache: running again pays it again" in said
+    assert "cached: not paid again" not in said
