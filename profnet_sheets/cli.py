@@ -136,6 +136,21 @@ def _ask_to_spend(credits: int | None, question: str = "", before: str = "") -> 
 def main() -> None:
     """Professional-network data for Excel and Jupyter, with a local sandbox of the service."""
     STOPS_LOG.addHandler(logging.NullHandler())  # each command says its stop in its own line
+    STOPS_LOG.propagate = False
+    said = logging.getLogger("profnet_sheets")
+    if not any(isinstance(handler, _SaidHandler) for handler in said.handlers):
+        said.addHandler(_SaidHandler(logging.WARNING))  # on a line of its own, under a bar
+
+
+class _SaidHandler(logging.Handler):
+    """The library's warnings said as the commands say everything: on a line of their own
+    on stderr, even while a progress bar is drawn there (it was written onto the bar)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            _said(record.getMessage())
+        except Exception:  # a warning must never end a command
+            self.handleError(record)
 
 
 def _end_if_stopped(

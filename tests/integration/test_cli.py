@@ -353,3 +353,30 @@ def test_cache_clear_with_no_cache_on_disk_says_there_is_nothing_to_clear(
         done.stderr
     )
     assert "Cache cleared." not in done.stdout
+
+
+def test_the_librarys_warnings_are_said_on_a_line_of_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A warning of the library during a run (another process fetching the same call, a
+    misspelt setting) was written onto the progress bar's line by logging's last resort."""
+    import logging
+
+    from click.testing import CliRunner
+
+    from profnet_sheets import cli
+
+    said: list[str] = []
+    monkeypatch.setattr(cli, "_said", said.append)
+    library, stops = (
+        logging.getLogger("profnet_sheets"),
+        logging.getLogger("profnet_sheets.stopped"),
+    )
+    monkeypatch.setattr(library, "handlers", [])  # as in a new process; put back after
+    monkeypatch.setattr(stops, "handlers", [])
+    monkeypatch.setattr(stops, "propagate", True)
+    result = CliRunner().invoke(cli.main, ["config", "--path", str(tmp_path / "c.toml")])
+    assert result.exit_code == 0, result.output
+    logging.getLogger("profnet_sheets.client.claims").warning("waiting for another process")
+    stops.warning("a stop: said by its command")
+    assert said == ["waiting for another process"]
