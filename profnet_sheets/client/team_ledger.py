@@ -365,6 +365,14 @@ class TeamLedger:
             since += CLOCKS_APART
         own = self.local.total(since=since) + self.local.total(since=since, uncertain=True)
         team = sum(int(value) for value in self.redis.hvals(self.spend_key(period, name)))
+        # This machine's calls the team still holds (their settle never reached it: Redis was
+        # down) are counted there, as possibly spent once their lease ends: not forgotten.
+        held, _ = self._held(self.redis, now)
+        team += sum(
+            int(it["credits"])
+            for it in held.values()
+            if it["machine"] == self.machine and period_keys(it["at"])[period] == name
+        )
         return max(0, own - team)
 
     def team_spend(self, days: int = DAYS_SHOWN) -> TeamSpendTable:

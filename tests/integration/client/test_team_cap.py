@@ -470,3 +470,18 @@ def test_a_hold_its_own_ledger_cannot_keep_is_not_made_in_the_teams_either(
     assert team_ledger(redis_url, service, "other").in_flight(service) == 0
     said = broken.cap_failure(failed.value)
     assert said.startswith("this machine's ledger could not hold the spending cap"), said
+
+
+def test_spend_the_team_still_holds_for_this_machine_is_not_told_as_forgotten(
+    redis_url: str,
+) -> None:
+    """A team's review: Redis went down while calls settled; their holds stay in Redis (as
+    possibly spent once their lease ends) while this machine's own ledger counts the spend:
+    `credits` warned that Redis had forgotten them and to lower the cap."""
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    here = TeamLedger(Ledger(None), redis.Redis.from_url(redis_url), service, "q-box", redis_url)
+    for _ in range(3):
+        here.reserve_within(CAP, service, 1, DETAILS, 600.0)
+    here.local.record(service, "", DETAILS, 3, 3)  # settled here only: Redis was down then
+    assert here.in_flight(service) == 3
+    assert here.unrecorded() == 0, "held there, counted here: nothing forgotten"
