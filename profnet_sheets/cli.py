@@ -1128,18 +1128,21 @@ def _client(**settings: Any) -> Client:
 
 def _paying_client(**settings: Any) -> Client:
     """The client of a command that pays (`_client`); on a team's Redis whose machines spend
-    under different spending caps (this one's included), `credits`' warning said first."""
+    under different spending caps (this one's included), or that forgot spend the cap
+    counts, `credits`' warnings said first."""
     client = _client(**settings)
     try:
-        _warn_if_caps_differ(client)
+        _team_warnings(client)
     except BaseException:
         client.close()
         raise
     return client
 
 
-def _warn_if_caps_differ(client: Client) -> None:
-    """`credits`' warning when the machines of a team's Redis spend under different caps."""
+def _team_warnings(client: Client) -> None:
+    """`credits`' warnings when the machines of a team's Redis spend under different caps,
+    and when it counts less of the cap's period than this machine's own ledger (a Redis
+    restarted without persistence: the cap would let the team spend it again)."""
     ledger = client.ledger
     if not isinstance(ledger, TeamLedger):
         return
@@ -1147,15 +1150,18 @@ def _warn_if_caps_differ(client: Client) -> None:
     failures: tuple[type[BaseException], ...] = (
         ProfnetError, ValueError, KeyError, TypeError, *ledger.failures,
     )  # fmt: skip
+    own = client.settings.spending_cap
     try:
         caps = ledger.caps()
+        forgotten = ledger.unrecorded(own.period) if own is not None else 0
     except failures:
         return  # the run says what the Redis did when it holds its first credit
-    own = client.settings.spending_cap
     caps[client.settings.machine] = None if own is None else str(own)
     caps = dict(sorted(caps.items()))
     if len(set(caps.values())) > 1:
         _said(_caps_differ(caps))
+    if forgotten and own is not None:
+        _said(_forgotten(forgotten, own.period))
 
 
 class _Seconds(click.ParamType[float]):

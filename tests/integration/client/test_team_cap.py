@@ -485,3 +485,23 @@ def test_spend_the_team_still_holds_for_this_machine_is_not_told_as_forgotten(
     here.local.record(service, "", DETAILS, 3, 3)  # settled here only: Redis was down then
     assert here.in_flight(service) == 3
     assert here.unrecorded() == 0, "held there, counted here: nothing forgotten"
+
+
+def test_a_paying_run_warns_first_when_the_teams_redis_forgot_this_machines_spend(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    """A team's review: a Redis restarted without persistence forgets the day's spend, and
+    the cap lets the team spend it again; only `credits` said so. A paying run says it first."""
+    service = service_name(sandbox.base_url)
+    folder = tmp_path / "nora"
+    noon = float(int(server_time(killable_redis.url)() // 86_400) * 86_400 + 43_200)
+    forgotten = Ledger(folder / f"{service}-ledger.sqlite", clock=lambda: noon)
+    forgotten.record(service, "", DETAILS, 10, 10)  # kept here; the team's Redis lost it
+    forgotten.close()
+    env = cli_env(sandbox.base_url, KEY, folder)
+    env.update(PROFNET_CACHE=killable_redis.url, PROFNET_SPENDING_CAP="20/day")
+    env.update(PROFNET_MACHINE="nora", PROFNET_CACHE_DIR=str(folder))
+    done = run_cli(env, "lookup", "company", "nora.io", "--yes")
+    assert done.returncode == 0, done.stderr
+    warned = done.stderr.index("Warning: this machine's own ledger holds 10 credits more today")
+    assert warned < done.stderr.index("this lookup: 1 credit"), "said before paying"
