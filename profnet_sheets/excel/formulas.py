@@ -12,7 +12,7 @@ from typing import Any, ParamSpec
 
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import cell_values
-from profnet_sheets.errors import ArgumentError
+from profnet_sheets.errors import ArgumentError, NotFound
 from profnet_sheets.excel import cells, session
 from profnet_sheets.excel.cells import Result
 from profnet_sheets.excel.lookups import Lookup, canonical_name, choose_fields, item_rows, lookup
@@ -339,6 +339,25 @@ def _results(kind: SearchKind, request_id: Any, fields: Any, header: Any) -> Res
             f"{function} needs the request_id of a search (the search macros write it beside "
             "the filters)"
         )
+    try:
+        return _read_results(kind, wanted, chosen, header)
+    except NotFound:
+        other, known = (
+            ("leads", "PROFNET_LEADS")
+            if kind == "companies"
+            else (
+                "companies",
+                "PROFNET_COMPANIES",
+            )
+        )
+        raise ArgumentError(
+            f"the service knows no {kind} search {wanted} (nothing spent): if it is a {other} "
+            f"search's request_id, use {known}; else run the search again"
+        ) from None
+
+
+def _read_results(kind: SearchKind, wanted: str, chosen: list[str], header: Any) -> Result:
+    """The results of the search `wanted`, read once it is completed."""
     current = session.current()
     job = current.client.attach_search(kind, wanted)
     if current.client.settings.offline and wanted not in current.completed:

@@ -421,7 +421,12 @@ def test_leads_and_companies_of_a_finished_search(excel: Excel) -> None:
     found = rows_of(formulas.companies(search.request_id, None, False))
     assert len(found) == 3
     assert len(found[0]) == len(r.COMPANY_SEARCH_ITEM.field_names)
-    assert formulas.leads("no-such-search") == NOT_FOUND
+    assert formulas.leads("no-such-search").startswith(
+        "#PROFNET! the service knows no leads search no-such-search (nothing spent)"
+    )
+    other = formulas.companies(job.request_id)  # a lead search's id: a review found no hint
+    assert other.startswith("#PROFNET! the service knows no companies search"), other
+    assert "if it is a leads search's request_id, use PROFNET_LEADS" in other
     assert formulas.leads(None).startswith("#PROFNET! PROFNET_LEADS needs")
 
 
