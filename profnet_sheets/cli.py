@@ -930,6 +930,11 @@ def credits() -> None:
             click.echo(f"  {line}")
     if holds.credits:
         click.echo(_in_flight(holds, team is not None))
+    if holds.aside:
+        click.echo(
+            f"set aside: {counted(holds.aside, 'credit')} for the results of searches under "
+            "way (counted under the cap, not spent: what they do not read is given back)"
+        )
     if unrecorded:
         click.echo(_forgotten(unrecorded, period))
     if len(set(caps.values())) > 1:

@@ -114,6 +114,7 @@ class Client:
         self._run: int | None = None  # calls outside any run: each asks the service anew
         self._policy = CachePolicy(self.settings)
         self._recorder: Recorder | None = None  # set: calls the caches miss are noted, not sent
+        self._aside: int | None = None  # credits set aside under the cap its calls draw on
         self.profile: ServiceProfile = self.settings.profile
 
     # -- the client itself ----------------------------------------------------------------------
@@ -142,6 +143,27 @@ class Client:
         view = copy.copy(self)
         view._recorder = recorder
         return view
+
+    def drawing_on(self, aside: int | None) -> Client:
+        """A view of this client (same caches, budget, ledger and run) whose calls take their
+        most from credits set aside under the spending cap (`set_aside`) first."""
+        view = copy.copy(self)
+        view._aside = aside
+        return view
+
+    def set_aside(self, credits: int, name: str, what: str) -> int | None:
+        """Set `credits` aside under the spending cap for calls of endpoint `name` to come (`what`
+        they are, said if the cap refuses: BudgetExceeded), so that no other run or machine
+        spends the room they need meanwhile; None when no cap is set. Their calls draw on them
+        through a `drawing_on` view; unrenewed (`renew_aside`) they go after a lease, as
+        nothing spent; `give_back` returns the rest."""
+        return self._shared.set_aside(credits, endpoint(name), what)
+
+    def renew_aside(self, aside: int) -> None:
+        self._shared.renew_aside(aside)
+
+    def give_back(self, aside: int) -> None:
+        self._shared.give_back(aside)
 
     @property
     def base_url(self) -> str:
@@ -423,10 +445,10 @@ class Client:
             return self._from_store(action.endpoint, action.key)
         if isinstance(action, Reserve):
             return self._shared.reserve(
-                self._budget, action.credits, action.endpoint, action.under_cap
+                self._budget, action.credits, action.endpoint, action.under_cap, self._aside
             )
         if isinstance(action, Hold):
-            return self._shared.hold(action.credits, action.endpoint)
+            return self._shared.hold(action.credits, action.endpoint, self._aside)
         if isinstance(action, Settle):
             reservations = list(action.reservations)
             self._shared.settle(self._budget, action.endpoint, action.charge, reservations)

@@ -67,6 +67,14 @@ class SearchClient(Protocol):
         self, *, refresh: bool | None = None, offline: bool | None = None
     ) -> SearchClient: ...
 
+    def set_aside(self, credits: int, name: str, what: str) -> int | None: ...
+
+    def drawing_on(self, aside: int | None) -> SearchClient: ...
+
+    def renew_aside(self, aside: int) -> None: ...
+
+    def give_back(self, aside: int) -> None: ...
+
 
 PAGE_ATTEMPTS = 4  # a results page is asked for at most this often after transient faults
 _SEARCH_LOCK = threading.Lock()
@@ -85,47 +93,58 @@ def start_search(
     ends it, nothing more sent); one that failed is forgotten and said so."""
     name = search_endpoint(kind, "create").name
     view = client.with_options(refresh=False)  # a job reads its pages from the cache
+    aside: int | None = None
     with _SEARCH_LOCK:
-        reused = not client.settings.refresh and client.is_cached(name, filters)
-        if not reused:
-            _refuse_unless_affordable(client, kind, filters)
-        created = client.call(name, filters)
-        request_id = str(created["request_id"])
-        if reused and not client.settings.offline and request_id not in _COMPLETED:
-            try:
-                state = view.call(status_endpoint(kind), request_id=request_id)  # free
-            except NotFound:
-                # The service forgot that job: the search asked for is a new one, quoted and
-                # paid as such; its creation replaces the dead one in both caches.
-                client.forget(name, filters)
-                if on_forgotten is not None:
-                    on_forgotten()
-                _refuse_unless_affordable(client, kind, filters)
-                created = client.with_options(refresh=True).call(name, filters)
-                request_id = str(created["request_id"])
-            else:
-                if state.get("status") == "completed":
-                    _COMPLETED.add(request_id)
-                elif state.get("status") == "failed":
+        try:
+            reused = not client.settings.refresh and client.is_cached(name, filters)
+            if not reused:
+                aside = _set_aside(client, kind, filters)
+            created = client.call(name, filters)
+            request_id = str(created["request_id"])
+            if reused and not client.settings.offline and request_id not in _COMPLETED:
+                try:
+                    state = view.call(status_endpoint(kind), request_id=request_id)  # free
+                except NotFound:
+                    # The service forgot that job: the search asked for is a new one, quoted
+                    # and paid as such; its creation replaces the dead one in both caches.
                     client.forget(name, filters)
-                    credits = client.prices.price(search_endpoint(kind, "create")).credits
-                    raise _failed_before(kind, request_id, state, credits)
-    return SearchJob(view, kind, request_id, created=created, filters=filters)
+                    if on_forgotten is not None:
+                        on_forgotten()
+                    aside = _set_aside(client, kind, filters)
+                    created = client.with_options(refresh=True).call(name, filters)
+                    request_id = str(created["request_id"])
+                else:
+                    if state.get("status") == "completed":
+                        _COMPLETED.add(request_id)
+                    elif state.get("status") == "failed":
+                        client.forget(name, filters)
+                        credits = client.prices.price(search_endpoint(kind, "create")).credits
+                        raise _failed_before(kind, request_id, state, credits)
+        except BaseException:
+            if aside is not None:  # not started: what was set aside for its results goes
+                client.give_back(aside)
+            raise
+    return SearchJob(view, kind, request_id, created=created, filters=filters, aside=aside)
 
 
-def _refuse_unless_affordable(
-    client: SearchClient, kind: SearchKind, filters: Mapping[str, Any]
-) -> None:
+def _set_aside(client: SearchClient, kind: SearchKind, filters: Mapping[str, Any]) -> int | None:
     """BudgetExceeded, nothing sent, unless the limits can pay for a new search with these
-    filters: its creation and every result its limit allows (known before paying)."""
+    filters: its creation and every result its limit allows (known before paying). Under a
+    spending cap, its results' most is then set aside (returned; None: no cap), so that no
+    other run or machine spends their room while the search runs: its pages draw on it."""
     name = search_endpoint(kind, "create").name
     limit = int(client.prepare(name, filters)["limit"])
     prices = client.prices
-    most = prices.price(search_endpoint(kind, "create")).credits + limit * (
-        prices.price(search_endpoint(kind, "results")).credits
-    )
+    create = prices.price(search_endpoint(kind, "create")).credits
+    results = search_endpoint(kind, "results")
+    read = limit * prices.price(results).credits
     client.refuse_unless_affordable(
-        most, f"this {kind} search (to start it, and {counted(limit, 'result')} at most)"
+        create + read, f"this {kind} search (to start it, and {counted(limit, 'result')} at most)"
+    )
+    if client.settings.offline:  # nothing is bought: nothing to set aside
+        return None
+    return client.set_aside(
+        read, results.name, f"the results of this {kind} search ({limit} at most)"
     )
 
 
@@ -219,10 +238,14 @@ class SearchJob:
         *,
         created: dict[str, Any] | None = None,
         filters: dict[str, Any] | None = None,
+        aside: int | None = None,
     ) -> None:
         if kind not in ("leads", "companies"):
             raise ValueError(f"kind must be 'leads' or 'companies', got {shown(kind)}")
-        self.client = client
+        # Credits set aside under the spending cap for its results (None: none): its pages
+        # draw on them; renewed while it runs, the rest given back once read or given up.
+        self.aside = aside
+        self.client = client if aside is None else client.drawing_on(aside)
         self.kind: SearchKind = kind
         self.request_id = request_id
         self.created = created or {}
@@ -257,6 +280,8 @@ class SearchJob:
             # Asking for the same search again must start a new one (priced as such), not
             # hand this failed one back for the rest of the reuse window.
             forget_search(self.client, self.kind, self.filters, self.request_id)
+        if self.aside is not None:  # still running here: its results' room kept
+            self.client.renew_aside(self.aside)
         self.last = SearchStatus(
             request_id=str(body.get("request_id") or self.request_id),
             status=str(body.get("status", "processing")),
@@ -300,31 +325,40 @@ class SearchJob:
         deadline = None if timeout is None else time.monotonic() + timeout
         delays = (schedule or PollSchedule()).delays()
         try:
-            while True:
-                current = self.status()
-                report(current)
-                if current.completed:
-                    return current
-                if current.failed:
-                    raise SearchFailed(
-                        f"The {self.kind} search {self.request_id} failed at the service "
-                        f"(at {_percent(current)}). Its creation was charged; the same search "
-                        "run again is a new one, paid again (this one is forgotten).",
-                        **self._context(current),
-                    )
-                delay = next(delays)
-                if deadline is not None and time.monotonic() >= deadline:
-                    raise SearchTimedOut(
-                        f"The {self.kind} search {self.request_id} is still {current.status} "
-                        f"({_percent(current)}) after {timeout:g} s. It goes on at the service: "
-                        "wait again, or attach to it later by its request_id.",
-                        **self._context(current),
-                    )
-                if deadline is not None:  # a last look at the deadline itself
-                    delay = min(delay, max(0.0, deadline - time.monotonic()))
-                self.sleep(delay)
+            return self._poll(report, deadline, delays, timeout)
+        except BaseException:  # failed, timed out, stopped: its results are not read now
+            self.give_back()
+            raise
         finally:
             close()
+
+    def _poll(
+        self, report: Progress, deadline: float | None, delays: Any, timeout: float | None
+    ) -> SearchStatus:
+        """Ask its status until it completes (see `wait`)."""
+        while True:
+            current = self.status()
+            report(current)
+            if current.completed:
+                return current
+            if current.failed:
+                raise SearchFailed(
+                    f"The {self.kind} search {self.request_id} failed at the service "
+                    f"(at {_percent(current)}). Its creation was charged; the same search "
+                    "run again is a new one, paid again (this one is forgotten).",
+                    **self._context(current),
+                )
+            delay = next(delays)
+            if deadline is not None and time.monotonic() >= deadline:
+                raise SearchTimedOut(
+                    f"The {self.kind} search {self.request_id} is still {current.status} "
+                    f"({_percent(current)}) after {timeout:g} s. It goes on at the service: "
+                    "wait again, or attach to it later by its request_id.",
+                    **self._context(current),
+                )
+            if deadline is not None:  # a last look at the deadline itself
+                delay = min(delay, max(0.0, deadline - time.monotonic()))
+            self.sleep(delay)
 
     def results(
         self,
@@ -348,7 +382,18 @@ class SearchJob:
             expected = None  # the status is never cached: the pages say how many
         else:
             expected = self.wait(progress=progress).total_results
-        return self._read_pages(expected, on_page, until_budget)
+        try:
+            return self._read_pages(expected, on_page, until_budget)
+        finally:
+            self.give_back()
+
+    def give_back(self) -> None:
+        """Give back what is left of the credits set aside for its results (its pages read,
+        or not to be read now: read later, each page is held under the cap on its own)."""
+        if self.aside is not None:
+            aside, self.aside = self.aside, None
+            self.client = self.client.drawing_on(None)
+            self.client.give_back(aside)
 
     def _read_pages(
         self, expected: int | None, on_page: PageProgress | None, until_budget: bool = False

@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS spend (
 CREATE INDEX IF NOT EXISTS spend_at ON spend (at);
 CREATE TABLE IF NOT EXISTS reserved (
     id INTEGER PRIMARY KEY, until REAL NOT NULL, service TEXT NOT NULL, credits INTEGER NOT NULL,
-    at REAL, key TEXT, endpoint TEXT
+    at REAL, key TEXT, endpoint TEXT, aside INTEGER
 );
 CREATE TABLE IF NOT EXISTS absorbed (source TEXT PRIMARY KEY, last INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS lapsed (id INTEGER PRIMARY KEY, spend INTEGER NOT NULL, at REAL);
@@ -39,7 +39,11 @@ CREATE TABLE IF NOT EXISTS lapsed (id INTEGER PRIMARY KEY, spend INTEGER NOT NUL
 # still alive past its lease (a laptop asleep), settles the real charge in its place.
 LAPSED_KEPT = 8 * 86_400.0
 # What a reservation carries since it may outlive its process (an older ledger lacks them).
-_RESERVED_SINCE = {"at": "REAL", "key": "TEXT", "endpoint": "TEXT"}
+_RESERVED_SINCE = {"at": "REAL", "key": "TEXT", "endpoint": "TEXT", "aside": "INTEGER"}
+# How long credits set aside for a search's results stay so without a word from its process
+# (each status poll and each page read renews it): a process killed while its search runs
+# frees them within this, as nothing spent.
+ASIDE_LEASE = 600.0
 # What the spend of a reservation whose process died is recorded under, when it did not say.
 UNSETTLED = "(unsettled call)"
 
@@ -63,11 +67,13 @@ class Spend:
 @dataclass(frozen=True)
 class Holds:
     """The credits calls under way hold, until when at the latest (the ledger's clock: unix
-    time; None: none held), and on which machines (a team's; empty on one computer)."""
+    time; None: none held), and on which machines (a team's; empty on one computer); `aside`:
+    credits set aside for the results of searches under way (not spent: given back unread)."""
 
     credits: int
     until: float | None
     machines: tuple[str, ...] = ()
+    aside: int = 0
 
 
 class SpendTable(list[Spend]):
@@ -171,10 +177,12 @@ class Ledger:
         """Reservations whose lease ran out belong to a process that died with their calls in
         flight: each is recorded as spent, uncertain (the service may have charged it), in the
         period it was made in, never forgotten; its spend row is known by the reservation's
-        id for a while (`lapsed`), for a call that outlived its lease to settle in its place."""
+        id for a while (`lapsed`), for a call that outlived its lease to settle in its place.
+        Credits set aside for a search's results that lapse were never spent: they go."""
         found = self._db.execute(
             "SELECT id, COALESCE(at, until), service, COALESCE(key, ''), "
-            f"COALESCE(endpoint, '{UNSETTLED}'), credits FROM reserved WHERE until <= ?",
+            f"COALESCE(endpoint, '{UNSETTLED}'), credits FROM reserved WHERE until <= ? "
+            "AND COALESCE(aside, 0) = 0",
             (now,),
         ).fetchall()
         for held, *row in found:
@@ -185,8 +193,8 @@ class Ledger:
             ).lastrowid
             self._db.execute("INSERT OR REPLACE INTO lapsed VALUES (?, ?, ?)", (held, spent, now))
         if found:
-            self._db.execute("DELETE FROM reserved WHERE until <= ?", (now,))
             self._db.execute("DELETE FROM lapsed WHERE at < ?", (now - LAPSED_KEPT,))
+        self._db.execute("DELETE FROM reserved WHERE until <= ?", (now,))
 
     def _drop(self, released: Sequence[int]) -> None:
         """Drop the reservations `released` (their calls settled). One that lapsed meanwhile
@@ -318,26 +326,81 @@ class Ledger:
         endpoint: str,
         lease: float,
         key: str = "",
+        drawing_on: int | None = None,
     ) -> int:
         """Reserve `credits` under the spending cap of every process sharing this ledger, or
         raise the BudgetExceeded of `spend.cap_refusal` (which decides, from what was spent in
         the cap's period, for sure or maybe, and what is reserved). One write transaction
         (SQLite's lock makes it atomic across processes). A reservation not released within
         `lease` seconds (its process died with the call in flight) is then recorded as spent,
-        uncertain.
+        uncertain. `drawing_on`: credits set aside (`set_aside`) that this call takes its most
+        from first, as far as they go (they were already counted under the cap).
         Returns the reservation, to `release` once the call is recorded."""
 
         def reserve(now: float) -> int:
             self._settle_lapsed(now)
-            use = CapUse(cap.credits, str(cap), self._used(cap, service, now))
+            use = self._use(cap, service, now, drawing_on)
             refused = cap_refusal(use, credits, endpoint)
             if refused is not None:
                 raise refused
+            rest = use.drawable - min(credits, use.drawable)
+            if rest:  # what is left of it, renewed
+                self._db.execute(
+                    "UPDATE reserved SET credits = ?, until = ? WHERE id = ?",
+                    (rest, now + ASIDE_LEASE, drawing_on),
+                )
+            elif use.drawable:  # drawn whole
+                self._db.execute("DELETE FROM reserved WHERE id = ?", (drawing_on,))
             return self._insert_hold(now, service, credits, endpoint, lease, key)
 
         with self._lock:
             held: int = self._write(reserve)
         return held
+
+    def _use(
+        self, cap: SpendingCap, service: str, now: float, drawing_on: int | None = None
+    ) -> CapUse:
+        """What the ledger holds against the cap at `now`, and what is left of the credits set
+        aside as `drawing_on` (a call may take from them first)."""
+        drawable = 0
+        if drawing_on is not None:
+            found = self._db.execute(
+                "SELECT credits FROM reserved WHERE id = ? AND aside = 1 AND until > ?",
+                (drawing_on, now),
+            ).fetchone()
+            drawable = 0 if found is None else int(found[0])
+        return CapUse(cap.credits, str(cap), self._used(cap, service, now), drawable=drawable)
+
+    def set_aside(
+        self, cap: SpendingCap, service: str, credits: int, endpoint: str, key: str = ""
+    ) -> int:
+        """Set `credits` aside under the spending cap for calls to come (a search's results,
+        paid page by page once it is done), or raise the cap's BudgetExceeded: every process
+        counts them as held, so that none spends the room they need meanwhile. Each call that
+        draws on them (`reserve_within(drawing_on=...)`) takes its part; `release` gives the
+        rest back. Unrenewed for ASIDE_LEASE seconds (`renew`), they go, as nothing spent.
+        Returns the reservation."""
+
+        def reserve(now: float) -> int:
+            self._settle_lapsed(now)
+            refused = cap_refusal(self._use(cap, service, now), credits, endpoint)
+            if refused is not None:
+                raise refused
+            return self._insert_hold(now, service, credits, endpoint, ASIDE_LEASE, key, aside=True)
+
+        with self._lock:
+            made: int = self._write(reserve)
+        return made
+
+    def renew(self, aside: int) -> None:
+        """Keep credits set aside (`set_aside`) for ASIDE_LEASE seconds more from now."""
+        with self._lock:
+            self._write(
+                lambda now: self._db.execute(
+                    "UPDATE reserved SET until = ? WHERE id = ? AND aside = 1 AND until > ?",
+                    (now + ASIDE_LEASE, aside, now),
+                )
+            )
 
     def hold(
         self,
@@ -364,14 +427,15 @@ class Ledger:
         lease: float,
         key: str,
         held: int | None = None,
+        aside: bool = False,
     ) -> int:
         # A random id (never one a dropped reservation had: a call that outlived its lease
         # drops its own, not another's that took its number).
         held = secrets.randbits(62) if held is None else held
         self._db.execute(
-            "INSERT INTO reserved (id, until, service, credits, at, key, endpoint) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (held, now + lease, service, credits, now, key, endpoint),
+            "INSERT INTO reserved (id, until, service, credits, at, key, endpoint, aside) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (held, now + lease, service, credits, now, key, endpoint, int(aside)),
         )
         return held
 
@@ -399,16 +463,20 @@ class Ledger:
         (those of a process that died are settled as possibly spent first)."""
         with self._lock:
             self._write(self._settle_lapsed)
-            credits, until = self._db.execute(
-                "SELECT COALESCE(SUM(credits), 0), MAX(until) FROM reserved WHERE service = ?",
+            credits, until, aside = self._db.execute(
+                "SELECT COALESCE(SUM(CASE WHEN COALESCE(aside, 0) = 0 THEN credits END), 0), "
+                "MAX(CASE WHEN COALESCE(aside, 0) = 0 THEN until END), "
+                "COALESCE(SUM(CASE WHEN aside = 1 THEN credits END), 0) "
+                "FROM reserved WHERE service = ?",
                 (service,),
             ).fetchone()
-        return Holds(int(credits), until)
+        return Holds(int(credits), until, aside=int(aside))
 
-    def cap_use(self, cap: SpendingCap, service: str) -> CapUse:
-        """What the ledger holds against the spending cap now (spent in its period, reserved)."""
+    def cap_use(self, cap: SpendingCap, service: str, drawing_on: int | None = None) -> CapUse:
+        """What the ledger holds against the spending cap now (spent in its period, reserved;
+        what is left of the credits set aside as `drawing_on`)."""
         with self._lock:
-            return CapUse(cap.credits, str(cap), self._used(cap, service, self.clock()))
+            return self._use(cap, service, self.clock(), drawing_on)
 
     def _used(self, cap: SpendingCap, service: str, now: float) -> int:
         """Spent in the cap's period and held, in one read (one snapshot of the file, which
@@ -418,7 +486,7 @@ class Ledger:
         (used,) = self._db.execute(
             "SELECT (SELECT COALESCE(SUM(credits), 0) FROM spend WHERE at >= ? AND service = ?)"
             " + (SELECT COALESCE(SUM(credits), 0) FROM reserved WHERE service = ?"
-            " AND (until > ? OR COALESCE(at, until) >= ?))",
+            " AND (until > ? OR (COALESCE(at, until) >= ? AND COALESCE(aside, 0) = 0)))",
             (since, service, service, now, since),
         ).fetchone()
         return int(used)

@@ -4,6 +4,7 @@ ledger (the cap's reservations, the spend recorded), the stops said in the log w
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sqlite3
 import threading
@@ -110,47 +111,57 @@ class Shared:
         with self.lock:
             return self.spend.quote(credits, budget, use)
 
-    def _cap_use(self, ep: Endpoint | None) -> CapUse | None:
-        """What the ledger holds against the spending cap now (None: no cap); a ledger that
-        cannot say stops buying (no silent fallback to a cap of its own)."""
+    def _cap_use(self, ep: Endpoint | None, drawing_on: int | None = None) -> CapUse | None:
+        """What the ledger holds against the spending cap now (None: no cap; `drawing_on`:
+        credits set aside the call may take from first); a ledger that cannot say stops
+        buying (no silent fallback to a cap of its own)."""
         cap = self.settings.spending_cap
         try:
-            return None if cap is None else self.ledger.cap_use(cap, self.service)
+            return None if cap is None else self.ledger.cap_use(cap, self.service, drawing_on)
         except self.ledger.failures as error:
             raise self.stopped(ep, self.ledger.cap_failure(error)) from None
 
     def reserve(
-        self, budget: Budget, credits: int, ep: Endpoint, under_cap: bool = True
+        self,
+        budget: Budget,
+        credits: int,
+        ep: Endpoint,
+        under_cap: bool = True,
+        drawing_on: int | None = None,
     ) -> Reservation:
-        """Reserve a call's most in `budget`, then (`under_cap`) under the spending cap;
-        raises BudgetExceeded, holding nothing, when either refuses."""
+        """Reserve a call's most in `budget`, then (`under_cap`) under the spending cap (taken
+        from credits set aside as `drawing_on` first); raises BudgetExceeded, holding
+        nothing, when either refuses."""
         with self.lock:
             self.spend.reserve(budget, credits, ep.name)
         try:
             if under_cap:
-                return Reservation(credits, self.hold(credits, ep).ledger_id)
-            self.refuse_over_cap(credits, ep)  # asked now: a call it refuses waits for nothing
+                return Reservation(credits, self.hold(credits, ep, drawing_on).ledger_id)
+            # asked now: a call it refuses waits for nothing
+            self.refuse_over_cap(credits, ep, drawing_on)
         except BaseException:  # refused, or the ledger failed: nothing is held
             with self.lock:
                 self.spend.release(budget, credits)
             raise
         return Reservation(credits, None)
 
-    def refuse_over_cap(self, credits: int, ep: Endpoint) -> None:
+    def refuse_over_cap(self, credits: int, ep: Endpoint, drawing_on: int | None = None) -> None:
         """Raise the cap's BudgetExceeded when what the ledger holds now leaves too little
-        for `credits`; nothing is held (the hold, at the call's turn, asks again)."""
-        use = self._cap_use(ep) if credits else None
+        for `credits` (credits set aside as `drawing_on` taken first); nothing is held (the
+        hold, at the call's turn, asks again)."""
+        use = self._cap_use(ep, drawing_on) if credits else None
         refused = None if use is None else cap_refusal(use, credits, ep.name)
         if refused is not None:
             raise refused
 
-    def hold(self, credits: int, ep: Endpoint) -> Reservation:
+    def hold(self, credits: int, ep: Endpoint, drawing_on: int | None = None) -> Reservation:
         """Hold a call's most in the ledger while it is under way, under the spending cap
         when one is set (shared by every process on the ledger); without one, in this
         machine's ledger only, so that a process killed mid-call leaves it there as possibly
         spent all the same (a ledger failing that is said in the log, as a record is). A
         Reservation of none of the budget; raises BudgetExceeded when the cap refuses,
-        StoppedBuying when the ledger cannot hold it under the cap."""
+        StoppedBuying when the ledger cannot hold it under the cap. `drawing_on`: credits set
+        aside under the cap (`set_aside`) that the call takes its most from first."""
         cap = self.settings.spending_cap
         if not credits:
             return Reservation(0, None)
@@ -165,10 +176,36 @@ class Shared:
                 return Reservation(0, None)
             return Reservation(0, held)
         try:
-            held = self.ledger.reserve_within(cap, self.service, credits, ep.name, lease, key)
+            held = self.ledger.reserve_within(
+                cap, self.service, credits, ep.name, lease, key, drawing_on
+            )
         except self.ledger.failures as error:  # no silent fallback: nothing is held
             raise self.stopped(ep, self.ledger.cap_failure(error)) from None
         return Reservation(0, held)
+
+    def set_aside(self, credits: int, ep: Endpoint, what: str) -> int | None:
+        """Set `credits` aside under the spending cap for `ep`'s calls to come (`what`: what
+        they are, for the cap's refusal), so that no other run or machine spends the room
+        they need meanwhile; None when no cap is set. Raises the cap's BudgetExceeded, or
+        StoppedBuying when the ledger cannot hold them."""
+        cap = self.settings.spending_cap
+        if cap is None or not credits:
+            return None
+        try:
+            # `what` names them in the cap's refusal (their row is never a spend row).
+            return self.ledger.set_aside(cap, self.service, credits, what, self.api_key.fingerprint)
+        except self.ledger.failures as error:  # no silent fallback: nothing is held
+            raise self.stopped(ep, self.ledger.cap_failure(error)) from None
+
+    def renew_aside(self, aside: int) -> None:
+        """Keep credits set aside a lease longer (a ledger failing that lets them lapse)."""
+        with contextlib.suppress(*self.ledger.failures):
+            self.ledger.renew(aside)
+
+    def give_back(self, aside: int) -> None:
+        """Give back what is left of credits set aside (never spent)."""
+        with contextlib.suppress(*self.ledger.failures):
+            self.ledger.release(aside)
 
     def stopped(
         self, ep: Endpoint | None, reason: str, *, cache_failed: bool = False

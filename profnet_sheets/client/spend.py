@@ -80,10 +80,17 @@ class CapUse:
     name: str  # `500/day`
     used: int
     team: bool = False  # held in the team's Redis for every machine on it, not in one ledger
+    # Of `used`, credits set aside (a search's results) that the call asked about may take
+    # its most from first: already counted, they are not counted twice.
+    drawable: int = 0
 
     @property
     def left(self) -> int:
         return max(0, self.credits - self.used)
+
+    def room(self, credits: int) -> int:
+        """What the cap leaves a call of at most `credits` (what it may draw on counted)."""
+        return max(0, self.credits - self.used + min(credits, self.drawable))
 
 
 # -- decisions ------------------------------------------------------------------------------
@@ -559,9 +566,9 @@ def ceiling(
 def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | None:
     """Whether the spending cap refuses a call that may cost `credits` (the error), given what
     the ledger holds against it (the ledger asks this inside its write transaction)."""
-    if cap.used + credits <= cap.credits:
+    left = cap.room(credits)
+    if credits <= left:
         return None
-    left = cap.left
     shared_by = (
         "every machine on the team's Redis" if cap.team else "every run on this service's ledger"
     )

@@ -13,7 +13,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from profnet_sheets.client.ledger import LAPSED_KEPT, UNSETTLED, Holds, Ledger, SpendTable
+from profnet_sheets.client.ledger import (
+    ASIDE_LEASE,
+    LAPSED_KEPT,
+    UNSETTLED,
+    Holds,
+    Ledger,
+    SpendTable,
+)
 from profnet_sheets.client.spend import CapUse, Charge, cap_refusal
 from profnet_sheets.config import SpendingCap
 
@@ -179,7 +186,8 @@ class TeamLedger:
         reserved = sum(
             int(it["credits"])
             for name, it in held.items()
-            if name not in lapsed or period_keys(it["at"])[cap.period] == period
+            if name not in lapsed
+            or (period_keys(it["at"])[cap.period] == period and not it.get("aside"))
         )
         return spent + reserved
 
@@ -189,13 +197,15 @@ class TeamLedger:
             pipe.hincrby(self.spend_key(period, name), f"{kind}:{machine}", credits)
 
     def _settle_lapsed(self, pipe: Any, holding: Held) -> None:
-        """Queue the reservations whose lease ran out as spent, maybe, in their own period."""
+        """Queue the reservations whose lease ran out as spent, maybe, in their own period
+        (credits set aside for a search's results that lapse were never spent: they go)."""
         held, lapsed = holding
         for name in lapsed:
             it = held[name]
-            self._count(pipe, it["at"], it["machine"], MAYBE, it["credits"])
             pipe.hdel(self.held_key, name)
-            pipe.set(self.lapsed_key(name), json.dumps(it), ex=int(LAPSED_KEPT))
+            if not it.get("aside"):
+                self._count(pipe, it["at"], it["machine"], MAYBE, it["credits"])
+                pipe.set(self.lapsed_key(name), json.dumps(it), ex=int(LAPSED_KEPT))
 
     def _drop(self, pipe: Any, released: Sequence[int]) -> list[int]:
         """Queue the reservations `released` dropped, and the lapsed ones among them read
@@ -230,9 +240,42 @@ class TeamLedger:
         endpoint: str,
         lease: float,
         key: str = "",
+        drawing_on: int | None = None,
     ) -> int:
         """Reserve `credits` under the team's spending cap, or raise the BudgetExceeded of
-        `spend.cap_refusal`; returns the reservation, to `release` once the call is recorded."""
+        `spend.cap_refusal`; returns the reservation, to `release` once the call is recorded.
+        `drawing_on`: credits set aside (`set_aside`) it takes its most from first."""
+        reservation = self._reserve(cap, credits, endpoint, lease, key, drawing_on=drawing_on)
+        # This machine's own ledger holds it too: a process killed with the call in flight
+        # leaves it there as possibly spent, as in the team's (and seen with the Redis down).
+        try:
+            self.local.hold(service, credits, endpoint, lease, key, reservation)
+        except BaseException:  # not held here: not held at all (the call is not made)
+            self.release(reservation)
+            raise
+        return reservation
+
+    def set_aside(
+        self, cap: SpendingCap, service: str, credits: int, endpoint: str, key: str = ""
+    ) -> int:
+        """Set `credits` aside under the team's cap for calls to come (see `Ledger.set_aside`):
+        held in the team's Redis only (nothing is spent if this process dies: they go)."""
+        return self._reserve(cap, credits, endpoint, ASIDE_LEASE, key, aside=True)
+
+    def _reserve(
+        self,
+        cap: SpendingCap,
+        credits: int,
+        endpoint: str,
+        lease: float,
+        key: str,
+        *,
+        aside: bool = False,
+        drawing_on: int | None = None,
+    ) -> int:
+        """A reservation of `credits` in the team's Redis, in one optimistic transaction, or the
+        cap's BudgetExceeded raised; `aside`: set aside for calls to come; `drawing_on`: what
+        was set aside that it takes from first."""
         reservation = secrets.randbits(62)
         refused = None
 
@@ -243,27 +286,48 @@ class TeamLedger:
             # Read on the watched connection, not on a second one from the pool: 64 threads
             # holding a watch and waiting for another connection would wait for each other.
             holding, spent = self._held(pipe, now), self._spent(pipe, cap, now)
-            use = CapUse(cap.credits, str(cap), self._used(cap, now, holding, spent), team=True)
+            source = _aside(holding, drawing_on)
+            drawable = 0 if source is None else int(source["credits"])
+            used = self._used(cap, now, holding, spent)
+            use = CapUse(cap.credits, str(cap), used, team=True, drawable=drawable)
             refused = cap_refusal(use, credits, endpoint)
+            rest = drawable - min(credits, drawable)
             pipe.multi()
             self._settle_lapsed(pipe, holding)
             self._tell_cap(pipe, now, cap)
-            if refused is None:
-                made: dict[str, Any] = {"credits": credits, "until": now + lease, "at": now}
-                made |= {"machine": self.machine, "endpoint": endpoint or UNSETTLED, "key": key}
-                pipe.hset(self.held_key, str(reservation), json.dumps(made))
+            if refused is not None:
+                return
+            if source is not None and rest:  # what is left of it, renewed
+                left = {**source, "credits": rest, "until": now + ASIDE_LEASE}
+                pipe.hset(self.held_key, str(drawing_on), json.dumps(left))
+            elif source is not None:  # drawn whole
+                pipe.hdel(self.held_key, str(drawing_on))
+            made: dict[str, Any] = {"credits": credits, "until": now + lease, "at": now}
+            made |= {"machine": self.machine, "endpoint": endpoint or UNSETTLED, "key": key}
+            if aside:
+                made["aside"] = True
+            pipe.hset(self.held_key, str(reservation), json.dumps(made))
 
         self.redis.transaction(attempt)
         if refused is not None:
             raise refused
-        # This machine's own ledger holds it too: a process killed with the call in flight
-        # leaves it there as possibly spent, as in the team's (and seen with the Redis down).
-        try:
-            self.local.hold(service, credits, endpoint, lease, key, reservation)
-        except BaseException:  # not held here: not held at all (the call is not made)
-            self.release(reservation)
-            raise
         return reservation
+
+    def renew(self, aside: int) -> None:
+        """Keep credits set aside (`set_aside`) for ASIDE_LEASE seconds more from now."""
+
+        def attempt(pipe: Any) -> None:
+            now = self._now(self.redis)
+            pipe.watch(self.held_key)
+            found = pipe.hget(self.held_key, str(aside))
+            pipe.multi()
+            if found is not None:
+                it = json.loads(found)
+                if it.get("aside") and it["until"] > now:
+                    it["until"] = now + ASIDE_LEASE
+                    pipe.hset(self.held_key, str(aside), json.dumps(it))
+
+        self.redis.transaction(attempt)
 
     def hold(self, service: str, credits: int, endpoint: str, lease: float, key: str) -> int:
         """Hold `credits` for a call under way with no cap: in this machine's ledger only
@@ -310,17 +374,20 @@ class TeamLedger:
             results = pipe.execute()
         self._undo_lapsed(results, positions)
 
-    def cap_use(self, cap: SpendingCap, service: str) -> CapUse:
-        """What the team holds against the spending cap now (spent in its period, reserved),
-        read in one MULTI: a settle moving credits from held to spent meanwhile is seen
-        before or after, never half."""
+    def cap_use(self, cap: SpendingCap, service: str, drawing_on: int | None = None) -> CapUse:
+        """What the team holds against the spending cap now (spent in its period, reserved;
+        what is left of the credits set aside as `drawing_on`), read in one MULTI: a settle
+        moving credits from held to spent meanwhile is seen before or after, never half."""
         now = self._now(self.redis)
         with self.redis.pipeline() as pipe:
             pipe.hgetall(self.held_key)
             pipe.hvals(self._period_key(cap, now))
             found, values = pipe.execute()
         holding, spent = _holding(found, now), sum(int(value) for value in values)
-        return CapUse(cap.credits, str(cap), self._used(cap, now, holding, spent), team=True)
+        source = _aside(holding, drawing_on)
+        drawable = 0 if source is None else int(source["credits"])
+        used = self._used(cap, now, holding, spent)
+        return CapUse(cap.credits, str(cap), used, team=True, drawable=drawable)
 
     def settle_lapsed(self) -> None:
         """Count the reservations whose lease ran out (their process died) as spent, maybe,
@@ -345,10 +412,12 @@ class TeamLedger:
         lease ends (the Redis server's clock), and the machines holding them."""
         self.settle_lapsed()
         held, _ = self._held(self.redis, self._now(self.redis))
+        calls = [it for it in held.values() if not it.get("aside")]
         return Holds(
-            sum(int(it["credits"]) for it in held.values()),
-            max((float(it["until"]) for it in held.values()), default=None),
+            sum(int(it["credits"]) for it in calls),
+            max((float(it["until"]) for it in calls), default=None),
             tuple(sorted({str(it["machine"]) for it in held.values()})),
+            aside=sum(int(it["credits"]) for it in held.values() if it.get("aside")),
         )
 
     def unrecorded(self, period: str = "day") -> int:
@@ -371,7 +440,9 @@ class TeamLedger:
         team += sum(
             int(it["credits"])
             for it in held.values()
-            if it["machine"] == self.machine and period_keys(it["at"])[period] == name
+            if it["machine"] == self.machine
+            and period_keys(it["at"])[period] == name
+            and not it.get("aside")
         )
         return max(0, own - team)
 
@@ -412,6 +483,15 @@ def _holding(found: dict[Any, Any], now: float) -> Held:
     """The reservations of the held hash `found` (by id), and those whose lease ran out."""
     held = {_text(name): json.loads(value) for name, value in found.items()}
     return held, [name for name, it in held.items() if it["until"] <= now]
+
+
+def _aside(holding: Held, aside: int | None) -> dict[str, Any] | None:
+    """The credits set aside as `aside`, held (None when they lapsed or went)."""
+    held, lapsed = holding
+    name = None if aside is None else str(aside)
+    if name is None or name not in held or name in lapsed or not held[name].get("aside"):
+        return None
+    return held[name]
 
 
 def _text(name: bytes | str) -> str:

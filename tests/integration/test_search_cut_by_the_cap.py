@@ -1,24 +1,27 @@
-"""A search started within the spending cap whose results another run's spend leaves no room
-for: its creation is paid, its results are not read, and the stop names the cap (not a budget
-no one set) and how to read them later without paying the search again."""
+"""A search and the spending cap from the CLI: a search started within the cap keeps its
+results' room while it runs (another run spending meanwhile gets only what is left beside it,
+decision 466); a search read later by its request id that the cap no longer leaves room for
+is cut, and the stop names the cap (not a budget no one set) and how to read the rest later
+without paying the search again."""
 
 from __future__ import annotations
 
+import csv
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from profnet_sheets import Client
+from profnet_sheets import BudgetExceeded, Client
 from profnet_sheets.sandbox import start_sandbox
-from tests.integration.conftest import CLI, cli_env
+from tests.integration.conftest import CLI, cli_env, run_cli
 
 pytestmark = pytest.mark.integration
 KEY = "cut-by-cap-key"
 
 
-def test_results_the_cap_leaves_no_room_for_say_the_cap_and_the_request_id(
+def test_another_run_spends_beside_a_running_search_not_its_results_room(
     tmp_path: Path,
 ) -> None:
     with start_sandbox(api_keys=(KEY,), credits=100_000, job_seconds=3.0) as sandbox:
@@ -34,16 +37,35 @@ def test_results_the_cap_leaves_no_room_for_say_the_cap_and_the_request_id(
         cache = tmp_path / "cache"
         with Client(
             api_key=KEY, base_url=sandbox.base_url, cache_dir=cache, spending_cap="100/day"
-        ) as other:  # another run on the same ledger spends what the cap leaves
-            for n in range(50):
+        ) as other:  # another run on the same ledger spends what the cap leaves beside it
+            for n in range(10):
                 other.get_company_details(domain=f"other{n}.io")
+            with pytest.raises(BudgetExceeded, match="cap of 100/day"):
+                other.get_company_details(domain="one-more.io")
         _, said = search.communicate(timeout=120)
-        assert search.returncode == 3, said
+        assert search.returncode == 0, said
         charged = sandbox.charged(KEY)
-    flat = " ".join(said.split())
+    with out.open(newline="", encoding="utf-8") as read:
+        assert len(list(csv.DictReader(read))) == 40
+    assert charged == 100, "the search's 50 and 40 results, the other run's 10"
+
+
+def test_results_the_cap_leaves_no_room_for_say_the_cap_and_the_request_id(
+    tmp_path: Path,
+) -> None:
+    with start_sandbox(api_keys=(KEY,), credits=100_000, job_seconds=0.0) as sandbox:
+        env = cli_env(sandbox.base_url, KEY, tmp_path)
+        with Client(api_key=KEY, base_url=sandbox.base_url, cache_dir=tmp_path / "cache") as c:
+            request_id = c.search_leads(title_keywords="CTO", limit=40).request_id  # 50 paid
+        env["PROFNET_SPENDING_CAP"] = "60/day"  # 10 left: the first page may cost up to 40
+        out = str(tmp_path / "leads.csv")
+        done = run_cli(env, "search", "leads", "--request-id", request_id, "--yes", "--out", out)
+        charged = sandbox.charged(KEY)
+    assert done.returncode == 3, done.stderr
+    flat = " ".join(done.stderr.split())
     assert "Spending cap reached (" in flat, flat
     assert "raise the spending cap (PROFNET_SPENDING_CAP) or wait for its next period" in flat
     assert "--request-id" in flat
     assert "the search is not paid again" in flat
     assert "raise --budget" not in flat
-    assert charged == 100, "the search's 50 and the other run's 50: no result paid"
+    assert charged == 50, "the search's creation only: no result paid"

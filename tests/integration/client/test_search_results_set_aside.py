@@ -1,0 +1,209 @@
+"""A search's results set aside under the spending cap when it is started (decision 466): two
+searches started at once under one cap are never both paid for their creation with no room
+left for their results; the room is drawn on page by page, renewed while the search runs, and
+given back unspent (or lapses, as nothing spent, when its process dies). On this computer's
+SQLite ledger and on a team's Redis alike."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from profnet_sheets import BudgetExceeded, Client
+from profnet_sheets.client.ledger import ASIDE_LEASE, Ledger
+from profnet_sheets.client.spend import Charge
+from profnet_sheets.client.team_ledger import TeamLedger
+from profnet_sheets.config import SpendingCap
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+
+from ..conftest import cli_env, run_cli
+
+pytestmark = pytest.mark.integration
+KEY = "set-aside-key"
+CAP = SpendingCap(100, "day")
+RESULTS = "get-lead-results"
+SERVICE = "svc"
+
+
+class Clock:
+    """A clock the test moves on."""
+
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def ledger_and_clock(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[Ledger | TeamLedger, Clock]]:
+    clock = Clock()
+    local = Ledger(tmp_path / "ledger.sqlite", clock=clock)
+    if request.param == "sqlite":
+        yield local, clock
+        return
+    url = request.getfixturevalue("redis_url")
+    prefix = f"svc-{uuid.uuid4().hex[:8]}"
+    yield TeamLedger(local, redis.Redis.from_url(url), prefix, "here", url, clock), clock
+
+
+def _used(ledger: Ledger | TeamLedger) -> int:
+    return ledger.cap_use(CAP, SERVICE).used
+
+
+def test_pages_draw_on_what_was_set_aside_and_no_other_call_spends_its_room(
+    ledger_and_clock: tuple[Ledger | TeamLedger, Clock],
+) -> None:
+    ledger, _ = ledger_and_clock
+    aside = ledger.set_aside(CAP, SERVICE, 40, "the results of this leads search")
+    assert _used(ledger) == 40
+    other = ledger.reserve_within(CAP, SERVICE, 60, "get-company-details", 30.0)
+    with pytest.raises(BudgetExceeded, match="may cost 1 credit and only 0"):
+        ledger.reserve_within(CAP, SERVICE, 1, "get-company-details", 30.0)
+    ledger.release(other)
+    page = ledger.reserve_within(CAP, SERVICE, 25, RESULTS, 30.0, drawing_on=aside)
+    assert _used(ledger) == 40, "a page drawn on the room set aside takes no more of the cap"
+    assert ledger.holds(SERVICE).aside == 15
+    assert ledger.holds(SERVICE).credits == 25
+    ledger.settle(SERVICE, "", RESULTS, Charge(sure=25, items=25), [page])
+    # a page dearer than what is left aside takes the rest, and the cap the difference
+    page = ledger.reserve_within(CAP, SERVICE, 25, RESULTS, 30.0, drawing_on=aside)
+    assert ledger.holds(SERVICE).aside == 0
+    assert _used(ledger) == 25 + 25
+    ledger.settle(SERVICE, "", RESULTS, Charge(sure=20, items=20), [page])
+    ledger.release(aside)  # nothing left: giving back is harmless
+    assert _used(ledger) == 45
+    assert ledger.total(service=SERVICE) == 45
+    assert ledger.total(service=SERVICE, uncertain=True) == 0
+
+
+def test_what_is_set_aside_is_refused_by_the_cap_like_a_call(
+    ledger_and_clock: tuple[Ledger | TeamLedger, Clock],
+) -> None:
+    ledger, _ = ledger_and_clock
+    ledger.set_aside(CAP, SERVICE, 70, "the results of this leads search (70 at most)")
+    with pytest.raises(BudgetExceeded) as refused:
+        ledger.set_aside(CAP, SERVICE, 40, "the results of this leads search (40 at most)")
+    assert "the results of this leads search (40 at most) may cost 40 credits" in str(refused.value)
+    assert refused.value.left == 30
+    assert _used(ledger) == 70
+
+
+def test_what_was_set_aside_lapses_as_nothing_spent_unless_renewed(
+    ledger_and_clock: tuple[Ledger | TeamLedger, Clock],
+) -> None:
+    ledger, clock = ledger_and_clock
+    aside = ledger.set_aside(CAP, SERVICE, 40, "the results")
+    page = ledger.reserve_within(CAP, SERVICE, 10, RESULTS, 30.0, drawing_on=aside)
+    del page  # its process dies with the page in flight
+    clock.now += ASIDE_LEASE - 1
+    ledger.renew(aside)
+    clock.now += ASIDE_LEASE - 1
+    assert ledger.holds(SERVICE).aside == 30, "renewed: still set aside"
+    assert _used(ledger) == 40, "the page in flight counts as possibly spent, the rest held"
+    clock.now += 2  # the renewal's lease passed too: the process died
+    assert ledger.holds(SERVICE).aside == 0
+    assert _used(ledger) == 10, "the page possibly spent; what was set aside, nothing"
+    assert ledger.total(service=SERVICE, uncertain=True) == 10
+    assert ledger.total(service=SERVICE) == 0
+    # a page drawing on room that lapsed is held under the cap on its own
+    ledger.reserve_within(CAP, SERVICE, 90, RESULTS, 30.0, drawing_on=aside)
+    assert _used(ledger) == 100
+
+
+# -- searches over loopback -------------------------------------------------------------------
+
+
+@pytest.fixture
+def sandbox() -> Iterator[RunningSandbox]:
+    with start_sandbox(api_keys=(KEY,), credits=100_000, job_seconds=0.0, seed=7) as running:
+        yield running
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def machines(
+    request: pytest.FixtureRequest, sandbox: RunningSandbox, tmp_path: Path
+) -> Callable[[str, str], Client]:
+    """A client of one machine (`name`) under the cap `cap`: on one computer's ledger, or on
+    the team's Redis (a cache folder of each machine's own)."""
+    url: str | None = None
+    if request.param == "redis":
+        url = request.getfixturevalue("killable_redis").url
+
+    def machine(name: str, cap: str) -> Client:
+        own = {"cache": url} if url is not None else {}
+        folder = tmp_path / (name if url is not None else "one-computer")
+        return Client(
+            api_key=KEY,
+            base_url=sandbox.base_url,
+            cache_dir=folder,
+            spending_cap=cap,
+            machine=name,
+            **own,
+        )
+
+    return machine
+
+
+def test_two_searches_started_at_once_are_not_both_paid_with_no_room_for_results(
+    sandbox: RunningSandbox, machines: Callable[[str, str], Client]
+) -> None:
+    """Each quoted 50 + 40 under a cap of 150: the first holds its results' 40 from its start,
+    so the second is refused before anything is sent (it used to pay its 50 and read 10)."""
+    first, second = machines("first", "150/day"), machines("second", "150/day")
+    with first, second:
+        job = first.search_leads(title_keywords="CTO", limit=40)
+        assert sandbox.charged(KEY) == 50
+        with pytest.raises(BudgetExceeded, match="this leads search"):
+            second.search_leads(title_keywords="VP Sales", limit=40)
+        assert sandbox.charged(KEY) == 50, "the second search was not paid"
+        rows = job.results()
+        assert len(rows) == 40
+        assert sandbox.charged(KEY) == 90
+        assert first.ledger.holds(first.service).aside == 0, "the rest given back"
+        assert second.quote(0).cap_left == 60
+
+
+def test_another_runs_spend_leaves_a_running_searchs_results_their_room(
+    sandbox: RunningSandbox, machines: Callable[[str, str], Client]
+) -> None:
+    """A search started under a cap of 100 (50 + 40 results): another run spends what is left
+    beside it (10), not its results' room, and the search reads all of them."""
+    searcher, other = machines("searcher", "100/day"), machines("other", "100/day")
+    with searcher, other:
+        job = searcher.search_leads(title_keywords="CTO", limit=40)
+        for n in range(10):
+            other.get_company_details(domain=f"other{n}.io")
+        with pytest.raises(BudgetExceeded, match="cap of 100/day"):
+            other.get_company_details(domain="one-more.io")
+        assert len(job.results()) == 40
+        assert sandbox.charged(KEY) == 100
+
+
+def test_credits_shows_what_is_set_aside_apart_from_calls_under_way(
+    sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    env = cli_env(sandbox.base_url, KEY, tmp_path)
+    env["PROFNET_SPENDING_CAP"] = "500/day"
+    with Client(
+        api_key=KEY,
+        base_url=sandbox.base_url,
+        cache_dir=tmp_path / "cache",
+        spending_cap="500/day",
+    ) as client:
+        client.search_leads(title_keywords="CTO", limit=40)  # started, its results not read
+        shown = run_cli(env, "credits")
+    assert shown.returncode == 0, shown.stderr
+    assert (
+        "set aside: 40 credits for the results of searches under way (counted under the cap, "
+        "not spent: what they do not read is given back)"
+    ) in shown.stdout.splitlines()
+    assert not any(line.startswith("in flight:") for line in shown.stdout.splitlines())
+    assert "500/day for every run on this computer's ledger" in shown.stdout
+    assert ": 410 left" in shown.stdout
