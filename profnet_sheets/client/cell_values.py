@@ -404,6 +404,34 @@ def place_name(value: object) -> str:
     return name.lower()
 
 
+@remembered
+def school_name(value: object) -> str:
+    """A school's name as google-schools is asked (stripped): not a spreadsheet's leftover
+    that names no school (a true/false word, a number, a date)."""
+    parameter = "school_name"
+    wanted = "a school's name such as Stanford University"
+    got = required(value, parameter, wanted)
+    name = " ".join(ANY_SPACE().sub(" ", got).split())
+    if name.lower() in _TRUE_FALSE_WORDS:
+        raise refused(
+            value, parameter, f"is a true/false value, not a school's name: give {wanted}"
+        )
+    if NUMBERISH().fullmatch(name):
+        raise refused(value, parameter, f"is a number, not a school's name: give {wanted}")
+    if _DATE_TEXT().fullmatch(name):
+        raise refused(value, parameter, f"is a date, not a school's name: give {wanted}")
+    return got
+
+
+_TRUE_FALSE_WORDS: Final = frozenset({"true", "false", "wahr", "falsch", "vrai", "faux"})
+# A date as a spreadsheet writes it as text: 2024-01-31, 2024-01-31 00:00:00, 31/01/2024,
+# 1.31.24.
+_DATE_TEXT: Final = compiled_later(
+    r"\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
+    r"|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}"
+)
+
+
 # Text that names no place whatever the service knows: a URL (with a scheme, or www.) or an
 # e-mail address.
 _URL_OR_MAIL: Final = compiled_later(

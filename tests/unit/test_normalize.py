@@ -1050,3 +1050,32 @@ def test_a_place_name_that_names_no_place_is_refused_before_paying(value: str, s
 @pytest.mark.parametrize("value", ["Berlin", "10115", "St. Gallen", "São Paulo", "Paris 75001"])
 def test_places_people_name_are_taken(value: str) -> None:
     assert v.place_name(value) == value.lower()
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("TRUE", "is a true/false value, not a school's name"),
+        ("falsch", "is a true/false value, not a school's name"),
+        ("12345", "is a number, not a school's name"),
+        ("1.5", "is a number, not a school's name"),
+        ("2024-01-31", "is a date, not a school's name"),
+        ("2024-01-31 00:00:00", "is a date, not a school's name"),
+        ("31/01/2024", "is a date, not a school's name"),
+        ("1.31.24", "is a date, not a school's name"),
+    ],
+)
+def test_a_school_name_that_is_a_spreadsheets_leftover_is_refused_before_paying(
+    value: str, says: str
+) -> None:
+    """A column of TRUE and dates was paid as school searches (1 credit each)."""
+    error = refused(lambda: v.school_name(value), value, "school_name")
+    assert says in str(error)
+    assert "give a school's name such as Stanford University" in str(error)
+
+
+@pytest.mark.parametrize(
+    "value", ["Stanford University", "École 42", "School 21", "TU München", "42 Berlin"]
+)
+def test_school_names_people_give_are_sent_as_given(value: str) -> None:
+    assert v.school_name(f"  {value} ") == value
