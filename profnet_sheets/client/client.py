@@ -152,17 +152,28 @@ class Client:
         return view
 
     def set_aside(self, credits: int, name: str, what: str) -> int | None:
-        """Set `credits` aside under the spending cap for calls of endpoint `name` to come (`what`
-        they are, said if the cap refuses: BudgetExceeded), so that no other run or machine
-        spends the room they need meanwhile; None when no cap is set. Their calls draw on them
-        through a `drawing_on` view; unrenewed (`renew_aside`) they go after a lease, as
-        nothing spent; `give_back` returns the rest."""
+        """Set `credits` aside under the spending cap for calls of endpoint `name` to come
+        (`what` they are, said if the cap refuses: BudgetExceeded), so that no other run or
+        machine spends the room they need meanwhile; None when no cap is set. Calls made
+        through a `drawing_on` view take their room first; unrenewed (`renew_aside`) they go
+        after a lease, as nothing spent; `give_back` ends them, and so does `close`."""
         return self._shared.set_aside(credits, endpoint(name), what)
 
+    def name_aside(self, aside: int, request_id: str) -> int:
+        """Name credits set aside after the search `request_id` they are for (`aside_of`
+        finds them then); their id now."""
+        return self._shared.name_aside(aside, request_id)
+
+    def aside_of(self, request_id: str) -> int | None:
+        """The credits set aside for the results of the search `request_id` (None: no cap)."""
+        return self._shared.aside_of(request_id)
+
     def renew_aside(self, aside: int) -> None:
+        """Keep credits set aside a lease longer."""
         self._shared.renew_aside(aside)
 
     def give_back(self, aside: int) -> None:
+        """End credits set aside: their room is the cap's again."""
         self._shared.give_back(aside)
 
     @property
@@ -285,6 +296,7 @@ class Client:
         return view
 
     def close(self) -> None:
+        self._shared.give_back_all()
         self._shared.transport.close()
         self._shared.store.close()
         self._shared.ledger.close()
@@ -451,7 +463,9 @@ class Client:
             return self._shared.hold(action.credits, action.endpoint, self._aside)
         if isinstance(action, Settle):
             reservations = list(action.reservations)
-            self._shared.settle(self._budget, action.endpoint, action.charge, reservations)
+            self._shared.settle(
+                self._budget, action.endpoint, action.charge, reservations, self._aside
+            )
             return None
         if isinstance(action, Save):
             self._save(action.endpoint, action.key, action.response, action.seconds)
@@ -909,7 +923,8 @@ class Client:
         jobs.forget_search(self, kind, filters, request_id)
 
     def attach_search(self, kind: SearchKind, request_id: str) -> SearchJob:
-        """A search job started earlier (maybe by another process), by its request_id."""
+        """A search job started earlier (maybe by another process), by its request_id: its
+        pages draw on the credits set aside for its results when it started, if still there."""
         return SearchJob(self.with_options(refresh=False), kind, request_id)
 
 

@@ -69,6 +69,10 @@ class SearchClient(Protocol):
 
     def set_aside(self, credits: int, name: str, what: str) -> int | None: ...
 
+    def name_aside(self, aside: int, request_id: str) -> int: ...
+
+    def aside_of(self, request_id: str) -> int | None: ...
+
     def drawing_on(self, aside: int | None) -> SearchClient: ...
 
     def renew_aside(self, aside: int) -> None: ...
@@ -98,7 +102,7 @@ def start_search(
         try:
             reused = not client.settings.refresh and client.is_cached(name, filters)
             if not reused:
-                aside = _set_aside(client, kind, filters)
+                aside = _quote_and_set_aside(client, kind, filters)
             created = client.call(name, filters)
             request_id = str(created["request_id"])
             if reused and not client.settings.offline and request_id not in _COMPLETED:
@@ -110,7 +114,7 @@ def start_search(
                     client.forget(name, filters)
                     if on_forgotten is not None:
                         on_forgotten()
-                    aside = _set_aside(client, kind, filters)
+                    aside = _quote_and_set_aside(client, kind, filters)
                     created = client.with_options(refresh=True).call(name, filters)
                     request_id = str(created["request_id"])
                 else:
@@ -124,10 +128,14 @@ def start_search(
             if aside is not None:  # not started: what was set aside for its results goes
                 client.give_back(aside)
             raise
+    if aside is not None:  # whoever reads this search draws on its results' room
+        aside = client.name_aside(aside, request_id)
     return SearchJob(view, kind, request_id, created=created, filters=filters, aside=aside)
 
 
-def _set_aside(client: SearchClient, kind: SearchKind, filters: Mapping[str, Any]) -> int | None:
+def _quote_and_set_aside(
+    client: SearchClient, kind: SearchKind, filters: Mapping[str, Any]
+) -> int | None:
     """BudgetExceeded, nothing sent, unless the limits can pay for a new search with these
     filters: its creation and every result its limit allows (known before paying). Under a
     spending cap, its results' most is then set aside (returned; None: no cap), so that no
@@ -242,10 +250,12 @@ class SearchJob:
     ) -> None:
         if kind not in ("leads", "companies"):
             raise ValueError(f"kind must be 'leads' or 'companies', got {shown(kind)}")
-        # Credits set aside under the spending cap for its results (None: none): its pages
-        # draw on them; renewed while it runs, the rest given back once read or given up.
-        self.aside = aside
-        self.client = client if aside is None else client.drawing_on(aside)
+        # Credits set aside under the spending cap for its results when it started (by this
+        # job, or by the one that started it, here or in another process: named after its
+        # request id; None: no cap): its pages draw on them; renewed while it runs, given
+        # back once they are read or the wait ends otherwise.
+        self.aside = client.aside_of(request_id) if aside is None else aside
+        self.client = client if self.aside is None else client.drawing_on(self.aside)
         self.kind: SearchKind = kind
         self.request_id = request_id
         self.created = created or {}
@@ -280,7 +290,7 @@ class SearchJob:
             # Asking for the same search again must start a new one (priced as such), not
             # hand this failed one back for the rest of the reuse window.
             forget_search(self.client, self.kind, self.filters, self.request_id)
-        if self.aside is not None:  # still running here: its results' room kept
+        if self.aside is not None and body.get("status") != "failed":  # its results' room kept
             self.client.renew_aside(self.aside)
         self.last = SearchStatus(
             request_id=str(body.get("request_id") or self.request_id),

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from profnet_sheets.client import wal
-from profnet_sheets.client.spend import CapUse, Charge, cap_refusal
+from profnet_sheets.client.spend import (
+    CapUse,
+    Charge,
+    HeldCall,
+    cap_refusal,
+    reserved_under_cap,
+    room_after,
+)
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped
@@ -30,7 +37,11 @@ CREATE TABLE IF NOT EXISTS spend (
 CREATE INDEX IF NOT EXISTS spend_at ON spend (at);
 CREATE TABLE IF NOT EXISTS reserved (
     id INTEGER PRIMARY KEY, until REAL NOT NULL, service TEXT NOT NULL, credits INTEGER NOT NULL,
-    at REAL, key TEXT, endpoint TEXT, aside INTEGER
+    at REAL, key TEXT, endpoint TEXT, source INTEGER
+);
+CREATE TABLE IF NOT EXISTS aside (
+    id INTEGER PRIMARY KEY, until REAL NOT NULL, service TEXT NOT NULL, credits INTEGER NOT NULL,
+    at REAL NOT NULL, label TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS absorbed (source TEXT PRIMARY KEY, last INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS lapsed (id INTEGER PRIMARY KEY, spend INTEGER NOT NULL, at REAL);
@@ -39,10 +50,12 @@ CREATE TABLE IF NOT EXISTS lapsed (id INTEGER PRIMARY KEY, spend INTEGER NOT NUL
 # still alive past its lease (a laptop asleep), settles the real charge in its place.
 LAPSED_KEPT = 8 * 86_400.0
 # What a reservation carries since it may outlive its process (an older ledger lacks them).
-_RESERVED_SINCE = {"at": "REAL", "key": "TEXT", "endpoint": "TEXT", "aside": "INTEGER"}
+_RESERVED_SINCE = {"at": "REAL", "key": "TEXT", "endpoint": "TEXT", "source": "INTEGER"}
 # How long credits set aside for a search's results stay so without a word from its process
-# (each status poll and each page read renews it): a process killed while its search runs
-# frees them within this, as nothing spent.
+# (each status poll and each page read renews them): a process killed while its search runs
+# frees them within this, as nothing spent. They are kept apart from the calls' holds (their
+# own table, their own Redis hash), where an earlier version, which knows nothing of them,
+# neither counts them nor settles them as possibly spent.
 ASIDE_LEASE = 600.0
 # What the spend of a reservation whose process died is recorded under, when it did not say.
 UNSETTLED = "(unsettled call)"
@@ -178,11 +191,10 @@ class Ledger:
         flight: each is recorded as spent, uncertain (the service may have charged it), in the
         period it was made in, never forgotten; its spend row is known by the reservation's
         id for a while (`lapsed`), for a call that outlived its lease to settle in its place.
-        Credits set aside for a search's results that lapse were never spent: they go."""
+        Credits set aside whose lease ran out were never spent: they go."""
         found = self._db.execute(
             "SELECT id, COALESCE(at, until), service, COALESCE(key, ''), "
-            f"COALESCE(endpoint, '{UNSETTLED}'), credits FROM reserved WHERE until <= ? "
-            "AND COALESCE(aside, 0) = 0",
+            f"COALESCE(endpoint, '{UNSETTLED}'), credits FROM reserved WHERE until <= ?",
             (now,),
         ).fetchall()
         for held, *row in found:
@@ -193,8 +205,9 @@ class Ledger:
             ).lastrowid
             self._db.execute("INSERT OR REPLACE INTO lapsed VALUES (?, ?, ?)", (held, spent, now))
         if found:
+            self._db.execute("DELETE FROM reserved WHERE until <= ?", (now,))
             self._db.execute("DELETE FROM lapsed WHERE at < ?", (now - LAPSED_KEPT,))
-        self._db.execute("DELETE FROM reserved WHERE until <= ?", (now,))
+        self._db.execute("DELETE FROM aside WHERE until <= ?", (now,))
 
     def _drop(self, released: Sequence[int]) -> None:
         """Drop the reservations `released` (their calls settled). One that lapsed meanwhile
@@ -270,13 +283,20 @@ class Ledger:
         self.settle(service, key, endpoint, charge, ())
 
     def settle(
-        self, service: str, key: str, endpoint: str, charge: Charge, released: Sequence[int]
+        self,
+        service: str,
+        key: str,
+        endpoint: str,
+        charge: Charge,
+        released: Sequence[int],
+        aside: int | None = None,
     ) -> None:
         """Note what a call charged (sure, maybe) and drop its reservations `released`, in one
         transaction: no process ever sees the credits both spent and still held (a cap it
         would refuse under falsely). When the write fails, the call is done and paid: said
         in the log, not failed; its reservations stay, to count as possibly spent when their
-        lease runs out (never as nothing)."""
+        lease runs out (never as nothing). `aside`: the credits set aside the call drew on,
+        whose room what it charged takes."""
         spent = [(charge.sure, charge.items, 0), (charge.maybe, None, 1)]
         rows = [(credits, items, uncertain) for credits, items, uncertain in spent if credits]
 
@@ -287,10 +307,12 @@ class Ledger:
                 [(now, service, key, endpoint, *row) for row in rows],
             )
             self._drop(released)
+            if aside is not None and charge.total:
+                self._charge_aside(aside, charge, now)
 
         try:
             with self._lock:
-                if len(rows) == 1 and not released:  # one INSERT: its own transaction
+                if len(rows) == 1 and not released and aside is None:  # one INSERT, alone
                     write(self.clock())
                 else:
                     self._write(write)
@@ -333,8 +355,8 @@ class Ledger:
         the cap's period, for sure or maybe, and what is reserved). One write transaction
         (SQLite's lock makes it atomic across processes). A reservation not released within
         `lease` seconds (its process died with the call in flight) is then recorded as spent,
-        uncertain. `drawing_on`: credits set aside (`set_aside`) that this call takes its most
-        from first, as far as they go (they were already counted under the cap).
+        uncertain. `drawing_on`: credits set aside (`set_aside`) whose room the call takes
+        first (a page of a search's results), renewed.
         Returns the reservation, to `release` once the call is recorded."""
 
         def reserve(now: float) -> int:
@@ -343,15 +365,8 @@ class Ledger:
             refused = cap_refusal(use, credits, endpoint)
             if refused is not None:
                 raise refused
-            rest = use.drawable - min(credits, use.drawable)
-            if rest:  # what is left of it, renewed
-                self._db.execute(
-                    "UPDATE reserved SET credits = ?, until = ? WHERE id = ?",
-                    (rest, now + ASIDE_LEASE, drawing_on),
-                )
-            elif use.drawable:  # drawn whole
-                self._db.execute("DELETE FROM reserved WHERE id = ?", (drawing_on,))
-            return self._insert_hold(now, service, credits, endpoint, lease, key)
+            source = drawing_on if self._renew_aside(drawing_on, now) else None
+            return self._insert_hold(now, service, credits, endpoint, lease, key, source=source)
 
         with self._lock:
             held: int = self._write(reserve)
@@ -360,47 +375,98 @@ class Ledger:
     def _use(
         self, cap: SpendingCap, service: str, now: float, drawing_on: int | None = None
     ) -> CapUse:
-        """What the ledger holds against the cap at `now`, and what is left of the credits set
-        aside as `drawing_on` (a call may take from them first)."""
-        drawable = 0
-        if drawing_on is not None:
-            found = self._db.execute(
-                "SELECT credits FROM reserved WHERE id = ? AND aside = 1 AND until > ?",
-                (drawing_on, now),
-            ).fetchone()
-            drawable = 0 if found is None else int(found[0])
-        return CapUse(cap.credits, str(cap), self._used(cap, service, now), drawable=drawable)
+        """What the ledger holds against the cap at `now` (spent in its period, for sure or
+        maybe; held by calls under way; set aside), and the room left of the credits set aside
+        as `drawing_on` for a call drawing on them: the spend policy counts (`spend`)."""
+        since = cap.since(now)
+        (spent,) = self._db.execute(
+            "SELECT COALESCE(SUM(credits), 0) FROM spend WHERE at >= ? AND service = ?",
+            (since, service),
+        ).fetchone()
+        holds = [
+            HeldCall(credits, until > now, (at if at is not None else until) >= since, source)
+            for credits, until, at, source in self._db.execute(
+                "SELECT credits, until, at, CAST(source AS TEXT) FROM reserved WHERE service = ?",
+                (service,),
+            )
+        ]
+        asides = dict(
+            self._db.execute(
+                "SELECT CAST(id AS TEXT), credits FROM aside WHERE service = ? AND until > ?",
+                (service, now),
+            ).fetchall()
+        )
+        drawn = None if drawing_on is None else str(drawing_on)
+        reserved, drawable = reserved_under_cap(holds, asides, drawn)
+        return CapUse(cap.credits, str(cap), int(spent) + reserved, drawable=drawable)
 
-    def set_aside(
-        self, cap: SpendingCap, service: str, credits: int, endpoint: str, key: str = ""
-    ) -> int:
+    def set_aside(self, cap: SpendingCap, service: str, credits: int, label: str) -> int:
         """Set `credits` aside under the spending cap for calls to come (a search's results,
-        paid page by page once it is done), or raise the cap's BudgetExceeded: every process
-        counts them as held, so that none spends the room they need meanwhile. Each call that
-        draws on them (`reserve_within(drawing_on=...)`) takes its part; `release` gives the
-        rest back. Unrenewed for ASIDE_LEASE seconds (`renew`), they go, as nothing spent.
-        Returns the reservation."""
+        paid page by page once it is done; `label` says what for, in the cap's refusal), or
+        raise the cap's BudgetExceeded: every process counts them as held, so that none spends
+        their room meanwhile. The calls that draw on them (`reserve_within(drawing_on=...)`)
+        take their room first, and what they charge comes off it (`settle(aside=...)`);
+        `give_back` ends them. Unrenewed for ASIDE_LEASE seconds (`renew`), they go, as
+        nothing spent. Returns their id."""
 
         def reserve(now: float) -> int:
             self._settle_lapsed(now)
-            refused = cap_refusal(self._use(cap, service, now), credits, endpoint)
+            refused = cap_refusal(self._use(cap, service, now), credits, label)
             if refused is not None:
                 raise refused
-            return self._insert_hold(now, service, credits, endpoint, ASIDE_LEASE, key, aside=True)
+            made = secrets.randbits(62)
+            self._db.execute(
+                "INSERT INTO aside (id, until, service, credits, at, label) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (made, now + ASIDE_LEASE, service, credits, now, label),
+            )
+            return made
 
         with self._lock:
             made: int = self._write(reserve)
         return made
 
+    def rename_aside(self, aside: int, name: int) -> None:
+        """Give credits set aside another id (the one their search's request id makes), so
+        that whoever reads that search later draws on them and gives them back."""
+        with self._lock:
+            self._write(
+                lambda _: self._db.execute(
+                    "UPDATE OR REPLACE aside SET id = ? WHERE id = ?", (name, aside)
+                )
+            )
+
     def renew(self, aside: int) -> None:
         """Keep credits set aside (`set_aside`) for ASIDE_LEASE seconds more from now."""
         with self._lock:
-            self._write(
-                lambda now: self._db.execute(
-                    "UPDATE reserved SET until = ? WHERE id = ? AND aside = 1 AND until > ?",
-                    (now + ASIDE_LEASE, aside, now),
-                )
+            self._write(lambda now: self._renew_aside(aside, now))
+
+    def _renew_aside(self, aside: int | None, now: float) -> bool:
+        """Renew credits set aside, if they still are (whether they are)."""
+        if aside is None:
+            return False
+        return bool(
+            self._db.execute(
+                "UPDATE aside SET until = ? WHERE id = ? AND until > ?",
+                (now + ASIDE_LEASE, aside, now),
+            ).rowcount
+        )
+
+    def _charge_aside(self, aside: int, charge: Charge, now: float) -> None:
+        """Take what a call drawing on credits set aside charged off their room."""
+        found = self._db.execute(
+            "SELECT credits FROM aside WHERE id = ? AND until > ?", (aside, now)
+        ).fetchone()
+        if found is not None:
+            self._db.execute(
+                "UPDATE aside SET credits = ?, until = ? WHERE id = ?",
+                (room_after(int(found[0]), charge), now + ASIDE_LEASE, aside),
             )
+
+    def give_back(self, aside: int) -> None:
+        """End credits set aside: their room is the cap's again."""
+        with contextlib.suppress(sqlite3.Error), self._lock:
+            self._write(lambda _: self._db.execute("DELETE FROM aside WHERE id = ?", (aside,)))
 
     def hold(
         self,
@@ -427,15 +493,15 @@ class Ledger:
         lease: float,
         key: str,
         held: int | None = None,
-        aside: bool = False,
+        source: int | None = None,
     ) -> int:
         # A random id (never one a dropped reservation had: a call that outlived its lease
         # drops its own, not another's that took its number).
         held = secrets.randbits(62) if held is None else held
         self._db.execute(
-            "INSERT INTO reserved (id, until, service, credits, at, key, endpoint, aside) "
+            "INSERT INTO reserved (id, until, service, credits, at, key, endpoint, source) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (held, now + lease, service, credits, now, key, endpoint, int(aside)),
+            (held, now + lease, service, credits, now, key, endpoint, source),
         )
         return held
 
@@ -463,33 +529,26 @@ class Ledger:
         (those of a process that died are settled as possibly spent first)."""
         with self._lock:
             self._write(self._settle_lapsed)
-            credits, until, aside = self._db.execute(
-                "SELECT COALESCE(SUM(CASE WHEN COALESCE(aside, 0) = 0 THEN credits END), 0), "
-                "MAX(CASE WHEN COALESCE(aside, 0) = 0 THEN until END), "
-                "COALESCE(SUM(CASE WHEN aside = 1 THEN credits END), 0) "
-                "FROM reserved WHERE service = ?",
+            credits, until = self._db.execute(
+                "SELECT COALESCE(SUM(credits), 0), MAX(until) FROM reserved WHERE service = ?",
                 (service,),
+            ).fetchone()
+            (aside,) = self._db.execute(
+                "SELECT COALESCE(SUM(credits), 0) FROM aside WHERE service = ?", (service,)
             ).fetchone()
         return Holds(int(credits), until, aside=int(aside))
 
     def cap_use(self, cap: SpendingCap, service: str, drawing_on: int | None = None) -> CapUse:
         """What the ledger holds against the spending cap now (spent in its period, reserved;
-        what is left of the credits set aside as `drawing_on`)."""
+        what is left of the credits set aside as `drawing_on`), its reads in one snapshot (a
+        read transaction): a settle moving credits from held to spent meanwhile is seen before
+        or after, never half."""
         with self._lock:
-            return self._use(cap, service, self.clock(), drawing_on)
-
-    def _used(self, cap: SpendingCap, service: str, now: float) -> int:
-        """Spent in the cap's period and held, in one read (one snapshot of the file, which
-        another process's settle moves from held to spent at once); a lapsed reservation made
-        before the period counts in its own period, where it is settled."""
-        since = cap.since(now)
-        (used,) = self._db.execute(
-            "SELECT (SELECT COALESCE(SUM(credits), 0) FROM spend WHERE at >= ? AND service = ?)"
-            " + (SELECT COALESCE(SUM(credits), 0) FROM reserved WHERE service = ?"
-            " AND (until > ? OR (COALESCE(at, until) >= ? AND COALESCE(aside, 0) = 0)))",
-            (since, service, service, now, since),
-        ).fetchone()
-        return int(used)
+            self._db.execute("BEGIN")
+            try:
+                return self._use(cap, service, self.clock(), drawing_on)
+            finally:
+                self._db.execute("COMMIT")
 
     def by_endpoint_and_day(self, *, service: str | None = None) -> SpendTable:
         """The calls and their credits (sure, possibly) by endpoint and day (UTC); a killed

@@ -5,6 +5,7 @@ ledger (the cap's reservations, the spend recorded), the stops said in the log w
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import sqlite3
 import threading
@@ -104,6 +105,7 @@ class Shared:
         self.spend = SpendPolicy(settings.prices, masked_url(self.base_url))
         self.budget = Budget(settings.budget)
         self.lock = threading.Lock()
+        self.asides: set[int] = set()  # credits set aside by this client, not given back yet
 
     def quote(self, credits: int, budget: Budget) -> Quote:
         """What `credits` meets: `budget`, then the spending cap (what the ledger holds)."""
@@ -187,15 +189,42 @@ class Shared:
         """Set `credits` aside under the spending cap for `ep`'s calls to come (`what`: what
         they are, for the cap's refusal), so that no other run or machine spends the room
         they need meanwhile; None when no cap is set. Raises the cap's BudgetExceeded, or
-        StoppedBuying when the ledger cannot hold them."""
+        StoppedBuying when the ledger cannot hold them. Those still set aside when the client
+        closes are given back."""
         cap = self.settings.spending_cap
         if cap is None or not credits:
             return None
         try:
-            # `what` names them in the cap's refusal (their row is never a spend row).
-            return self.ledger.set_aside(cap, self.service, credits, what, self.api_key.fingerprint)
+            aside = self.ledger.set_aside(cap, self.service, credits, what)
         except self.ledger.failures as error:  # no silent fallback: nothing is held
             raise self.stopped(ep, self.ledger.cap_failure(error)) from None
+        with self.lock:
+            self.asides.add(aside)
+        return aside
+
+    def aside_of(self, request_id: str) -> int | None:
+        """The id of the credits set aside for the results of the search `request_id` (made
+        by `name_aside`; None: no cap, nothing is set aside)."""
+        if self.settings.spending_cap is None:
+            return None
+        named = hashlib.blake2b(f"{self.service}\0{request_id}".encode(), digest_size=8)
+        return int.from_bytes(named.digest(), "big") >> 2  # 62 bits, as a reservation's
+
+    def name_aside(self, aside: int, request_id: str) -> int:
+        """Name credits set aside after the search `request_id` they are for, so that whoever
+        reads it (another job, another process, later) draws on them and gives them back;
+        their new id (the same one when the ledger could not rename them: they lapse)."""
+        named = self.aside_of(request_id)
+        if named is None:
+            return aside
+        try:
+            self.ledger.rename_aside(aside, named)
+        except self.ledger.failures:
+            return aside
+        with self.lock:
+            self.asides.discard(aside)
+            self.asides.add(named)
+        return named
 
     def renew_aside(self, aside: int) -> None:
         """Keep credits set aside a lease longer (a ledger failing that lets them lapse)."""
@@ -203,9 +232,19 @@ class Shared:
             self.ledger.renew(aside)
 
     def give_back(self, aside: int) -> None:
-        """Give back what is left of credits set aside (never spent)."""
+        """End credits set aside (never spent): their room is the cap's again (a ledger
+        failing that lets them lapse)."""
         with contextlib.suppress(*self.ledger.failures):
-            self.ledger.release(aside)
+            self.ledger.give_back(aside)
+        with self.lock:
+            self.asides.discard(aside)
+
+    def give_back_all(self) -> None:
+        """End every credit this client still has set aside (it closes)."""
+        with self.lock:
+            open_asides, self.asides = set(self.asides), set()
+        for aside in open_asides:
+            self.give_back(aside)
 
     def stopped(
         self, ep: Endpoint | None, reason: str, *, cache_failed: bool = False
@@ -217,15 +256,21 @@ class Shared:
             return self.spend.stopped_error(ep, reason)
 
     def settle(
-        self, budget: Budget, ep: Endpoint, charge: Charge, reservations: list[Reservation]
+        self,
+        budget: Budget,
+        ep: Endpoint,
+        charge: Charge,
+        reservations: list[Reservation],
+        aside: int | None = None,
     ) -> None:
         """Record what a call charged (sure, maybe) and give back what it reserved, the
-        ledger's part in one step."""
+        ledger's part in one step (what it charged taken off the room of the credits set
+        aside it drew on, `aside`)."""
         released = [it.ledger_id for it in reservations if it.ledger_id is not None]
         if charge.total or released:
             try:
                 self.ledger.settle(
-                    self.service, self.api_key.fingerprint, ep.name, charge, released
+                    self.service, self.api_key.fingerprint, ep.name, charge, released, aside
                 )
             except self.ledger.failures as error:  # kept on this machine; the team's is not
                 self.stop_buying(self.ledger.record_failure(error))

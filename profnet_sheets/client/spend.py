@@ -80,8 +80,8 @@ class CapUse:
     name: str  # `500/day`
     used: int
     team: bool = False  # held in the team's Redis for every machine on it, not in one ledger
-    # Of `used`, credits set aside (a search's results) that the call asked about may take
-    # its most from first: already counted, they are not counted twice.
+    # Of `used`, the room left of credits set aside (a search's results) that the call asked
+    # about draws on: already counted, it is not counted twice.
     drawable: int = 0
 
     @property
@@ -565,9 +565,11 @@ def ceiling(
 
 def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | None:
     """Whether the spending cap refuses a call that may cost `credits` (the error), given what
-    the ledger holds against it (the ledger asks this inside its write transaction)."""
+    the ledger holds against it (the ledger asks this inside its write transaction). A call
+    within the room set aside for it (`cap.drawable`) always may: that room was granted under
+    the cap when it was set aside."""
     left = cap.room(credits)
-    if credits <= left:
+    if credits <= left or credits <= cap.drawable:
         return None
     shared_by = (
         "every machine on the team's Redis" if cap.team else "every run on this service's ledger"
@@ -583,6 +585,43 @@ def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | No
         limit=CAP_SETTING,
         exhausted=not left,
     )
+
+
+@dataclass(frozen=True)
+class HeldCall:
+    """A call's hold as the ledger keeps it: its credits, whether its lease still runs,
+    whether it was made in the cap's period (a hold whose lease ran out counts there, as
+    possibly spent), and the credits set aside it draws on (`source`, None: none)."""
+
+    credits: int
+    live: bool
+    in_period: bool
+    source: str | None = None
+
+
+def reserved_under_cap(
+    holds: Iterable[HeldCall], asides: Mapping[str, int], drawing_on: str | None = None
+) -> tuple[int, int]:
+    """What calls under way and credits set aside (`asides`: the live ones, by id, with the
+    room each has left) hold against the spending cap; and the room left of `drawing_on` for
+    one more call drawing on it. Credits set aside count as the more of their room and the
+    live holds drawing on them: a page within its search's room takes no more of the cap."""
+    under = dict.fromkeys(asides, 0)
+    reserved = 0
+    for hold in holds:
+        if hold.live and hold.source in under:
+            under[hold.source] += hold.credits
+        elif hold.live or hold.in_period:
+            reserved += hold.credits
+    reserved += sum(max(room, under[name]) for name, room in asides.items())
+    if drawing_on is None or drawing_on not in asides:
+        return reserved, 0
+    return reserved, max(0, asides[drawing_on] - under[drawing_on])
+
+
+def room_after(room: int, charge: Charge) -> int:
+    """The room left of credits set aside once a call drawing on them charged `charge`."""
+    return max(0, room - charge.total)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,14 @@ from profnet_sheets.client.ledger import (
     Ledger,
     SpendTable,
 )
-from profnet_sheets.client.spend import CapUse, Charge, cap_refusal
+from profnet_sheets.client.spend import (
+    CapUse,
+    Charge,
+    HeldCall,
+    cap_refusal,
+    reserved_under_cap,
+    room_after,
+)
 from profnet_sheets.config import SpendingCap
 
 # The reservations held (by id: credits, lease end, when, machine, endpoint), and the ids of
@@ -121,6 +128,13 @@ class TeamLedger:
     def held_key(self) -> str:
         return f"{self.prefix}:held"
 
+    @property
+    def aside_key(self) -> str:
+        """Credits set aside for searches' results (by id: room, lease end, when, machine,
+        what for), apart from the calls' holds: an earlier version neither counts them nor
+        settles them as possibly spent."""
+        return f"{self.prefix}:aside"
+
     def spend_key(self, period: str, name: str) -> str:
         return f"{self.prefix}:{period}:{name}"
 
@@ -178,34 +192,56 @@ class TeamLedger:
         settle in its place."""
         return f"{self.prefix}:lapsed:{reservation}"
 
-    def _used(self, cap: SpendingCap, now: float, holding: Held, spent: int) -> int:
-        """Spent in the cap's period (`spent`, sure and maybe; lapsed reservations of the
-        period as maybe) and held by calls under way (`holding`), on every machine."""
+    def _asides(self, redis: Any, now: float) -> Held:
+        """The credits set aside (by id), and those whose lease ran out."""
+        return _holding(redis.hgetall(self.aside_key), now)
+
+    def _use(
+        self,
+        cap: SpendingCap,
+        now: float,
+        holding: Held,
+        spent: int,
+        asides: Held,
+        drawing_on: int | None = None,
+    ) -> CapUse:
+        """What the team holds against the cap at `now`: spent in its period (`spent`, sure and
+        maybe; holds whose lease ran out, of the period, as maybe), held by calls under way
+        (`holding`) and set aside (`asides`), on every machine; and the room left of the
+        credits set aside as `drawing_on` for a call drawing on them (`spend` counts)."""
         period = period_keys(now)[cap.period]
         held, lapsed = holding
-        reserved = sum(
-            int(it["credits"])
+        holds = [
+            HeldCall(
+                int(it["credits"]),
+                name not in lapsed,
+                period_keys(it["at"])[cap.period] == period,
+                None if it.get("source") is None else str(it["source"]),
+            )
             for name, it in held.items()
-            if name not in lapsed
-            or (period_keys(it["at"])[cap.period] == period and not it.get("aside"))
-        )
-        return spent + reserved
+        ]
+        set_aside, gone = asides
+        rooms = {name: int(it["credits"]) for name, it in set_aside.items() if name not in gone}
+        drawn = None if drawing_on is None else str(drawing_on)
+        reserved, drawable = reserved_under_cap(holds, rooms, drawn)
+        return CapUse(cap.credits, str(cap), spent + reserved, team=True, drawable=drawable)
 
     def _count(self, pipe: Any, moment: float, machine: str, kind: str, credits: int) -> None:
         """Queue `credits` spent by `machine` at `moment` into its day, month and whole."""
         for period, name in period_keys(moment).items():
             pipe.hincrby(self.spend_key(period, name), f"{kind}:{machine}", credits)
 
-    def _settle_lapsed(self, pipe: Any, holding: Held) -> None:
-        """Queue the reservations whose lease ran out as spent, maybe, in their own period
-        (credits set aside for a search's results that lapse were never spent: they go)."""
+    def _settle_lapsed(self, pipe: Any, holding: Held, asides: Held | None = None) -> None:
+        """Queue the reservations whose lease ran out as spent, maybe, in their own period,
+        and the credits set aside whose lease ran out (`asides`) gone, as nothing spent."""
+        if asides is not None and asides[1]:
+            pipe.hdel(self.aside_key, *asides[1])
         held, lapsed = holding
         for name in lapsed:
             it = held[name]
+            self._count(pipe, it["at"], it["machine"], MAYBE, it["credits"])
             pipe.hdel(self.held_key, name)
-            if not it.get("aside"):
-                self._count(pipe, it["at"], it["machine"], MAYBE, it["credits"])
-                pipe.set(self.lapsed_key(name), json.dumps(it), ex=int(LAPSED_KEPT))
+            pipe.set(self.lapsed_key(name), json.dumps(it), ex=int(LAPSED_KEPT))
 
     def _drop(self, pipe: Any, released: Sequence[int]) -> list[int]:
         """Queue the reservations `released` dropped, and the lapsed ones among them read
@@ -244,8 +280,17 @@ class TeamLedger:
     ) -> int:
         """Reserve `credits` under the team's spending cap, or raise the BudgetExceeded of
         `spend.cap_refusal`; returns the reservation, to `release` once the call is recorded.
-        `drawing_on`: credits set aside (`set_aside`) it takes its most from first."""
-        reservation = self._reserve(cap, credits, endpoint, lease, key, drawing_on=drawing_on)
+        `drawing_on`: credits set aside (`set_aside`) whose room the call takes first."""
+        reservation = secrets.randbits(62)
+
+        def made(now: float, source: int | None) -> tuple[str, str, dict[str, Any]]:
+            hold = {"credits": credits, "until": now + lease, "at": now, "key": key}
+            hold |= {"machine": self.machine, "endpoint": endpoint or UNSETTLED}
+            if source is not None:
+                hold["source"] = source
+            return self.held_key, str(reservation), hold
+
+        self._reserve(cap, credits, endpoint, made, drawing_on)
         # This machine's own ledger holds it too: a process killed with the call in flight
         # leaves it there as possibly spent, as in the team's (and seen with the Redis down).
         try:
@@ -255,79 +300,93 @@ class TeamLedger:
             raise
         return reservation
 
-    def set_aside(
-        self, cap: SpendingCap, service: str, credits: int, endpoint: str, key: str = ""
-    ) -> int:
-        """Set `credits` aside under the team's cap for calls to come (see `Ledger.set_aside`):
-        held in the team's Redis only (nothing is spent if this process dies: they go)."""
-        return self._reserve(cap, credits, endpoint, ASIDE_LEASE, key, aside=True)
+    def set_aside(self, cap: SpendingCap, service: str, credits: int, label: str) -> int:
+        """Set `credits` aside under the team's cap for calls to come (see `Ledger.set_aside`),
+        in the team's Redis only: a process that dies leaves them to lapse, as nothing spent."""
+        aside = secrets.randbits(62)
+
+        def made(now: float, source: int | None) -> tuple[str, str, dict[str, Any]]:
+            room = {"credits": credits, "until": now + ASIDE_LEASE, "at": now, "label": label}
+            return self.aside_key, str(aside), room | {"machine": self.machine}
+
+        self._reserve(cap, credits, label, made)
+        return aside
 
     def _reserve(
         self,
         cap: SpendingCap,
         credits: int,
         endpoint: str,
-        lease: float,
-        key: str,
-        *,
-        aside: bool = False,
+        made: Callable[[float, int | None], tuple[str, str, dict[str, Any]]],
         drawing_on: int | None = None,
-    ) -> int:
-        """A reservation of `credits` in the team's Redis, in one optimistic transaction, or the
-        cap's BudgetExceeded raised; `aside`: set aside for calls to come; `drawing_on`: what
-        was set aside that it takes from first."""
-        reservation = secrets.randbits(62)
+    ) -> None:
+        """Write what `made(now, source)` gives (a hash, a field, its value) once the cap has
+        room for `credits`, in one optimistic transaction (WATCH / MULTI, repeated when another
+        machine wrote meanwhile); raise the cap's BudgetExceeded otherwise. `source`: the
+        credits set aside as `drawing_on`, when they still are (renewed)."""
         refused = None
 
         def attempt(pipe: Any) -> None:
             nonlocal refused
-            now = self._now(self.redis)  # before the watch: one WATCH for both keys
-            pipe.watch(self.held_key, self._period_key(cap, now))
+            now = self._now(self.redis)  # before the watch: one WATCH for every key
+            pipe.watch(self.held_key, self.aside_key, self._period_key(cap, now))
             # Read on the watched connection, not on a second one from the pool: 64 threads
             # holding a watch and waiting for another connection would wait for each other.
-            holding, spent = self._held(pipe, now), self._spent(pipe, cap, now)
-            source = _aside(holding, drawing_on)
-            drawable = 0 if source is None else int(source["credits"])
-            used = self._used(cap, now, holding, spent)
-            use = CapUse(cap.credits, str(cap), used, team=True, drawable=drawable)
+            holding, asides = self._held(pipe, now), self._asides(pipe, now)
+            use = self._use(cap, now, holding, self._spent(pipe, cap, now), asides, drawing_on)
             refused = cap_refusal(use, credits, endpoint)
-            rest = drawable - min(credits, drawable)
             pipe.multi()
-            self._settle_lapsed(pipe, holding)
+            self._settle_lapsed(pipe, holding, asides)
             self._tell_cap(pipe, now, cap)
             if refused is not None:
                 return
-            if source is not None and rest:  # what is left of it, renewed
-                left = {**source, "credits": rest, "until": now + ASIDE_LEASE}
-                pipe.hset(self.held_key, str(drawing_on), json.dumps(left))
-            elif source is not None:  # drawn whole
-                pipe.hdel(self.held_key, str(drawing_on))
-            made: dict[str, Any] = {"credits": credits, "until": now + lease, "at": now}
-            made |= {"machine": self.machine, "endpoint": endpoint or UNSETTLED, "key": key}
-            if aside:
-                made["aside"] = True
-            pipe.hset(self.held_key, str(reservation), json.dumps(made))
+            live = _live(asides, drawing_on)
+            if live is not None:
+                renewed = live | {"until": now + ASIDE_LEASE}
+                pipe.hset(self.aside_key, str(drawing_on), json.dumps(renewed))
+            key, field, value = made(now, None if live is None else drawing_on)
+            pipe.hset(key, field, json.dumps(value))
 
         self.redis.transaction(attempt)
         if refused is not None:
             raise refused
-        return reservation
+
+    def rename_aside(self, aside: int, name: int) -> None:
+        """Give credits set aside another id (see `Ledger.rename_aside`)."""
+
+        def attempt(pipe: Any) -> None:
+            pipe.watch(self.aside_key)
+            found = pipe.hget(self.aside_key, str(aside))
+            pipe.multi()
+            if found is not None:
+                pipe.hdel(self.aside_key, str(aside))
+                pipe.hset(self.aside_key, str(name), found)
+
+        self.redis.transaction(attempt)
 
     def renew(self, aside: int) -> None:
         """Keep credits set aside (`set_aside`) for ASIDE_LEASE seconds more from now."""
+        self._change_aside(aside, lambda room: room)
+
+    def _change_aside(self, aside: int, room: Callable[[int], int]) -> None:
+        """Renew credits set aside, if they still are, their room now `room(their room)`."""
 
         def attempt(pipe: Any) -> None:
             now = self._now(self.redis)
-            pipe.watch(self.held_key)
-            found = pipe.hget(self.held_key, str(aside))
+            pipe.watch(self.aside_key)
+            live = _live(self._asides(pipe, now), aside)
             pipe.multi()
-            if found is not None:
-                it = json.loads(found)
-                if it.get("aside") and it["until"] > now:
-                    it["until"] = now + ASIDE_LEASE
-                    pipe.hset(self.held_key, str(aside), json.dumps(it))
+            if live is not None:
+                changed = live | {"until": now + ASIDE_LEASE, "credits": room(live["credits"])}
+                pipe.hset(self.aside_key, str(aside), json.dumps(changed))
 
         self.redis.transaction(attempt)
+
+    def give_back(self, aside: int) -> None:
+        """End credits set aside: their room is the team cap's again (a Redis gone leaves
+        them to lapse, as nothing spent)."""
+        with contextlib.suppress(*self.failures):
+            self.redis.hdel(self.aside_key, str(aside))
 
     def hold(self, service: str, credits: int, endpoint: str, lease: float, key: str) -> int:
         """Hold `credits` for a call under way with no cap: in this machine's ledger only
@@ -356,13 +415,20 @@ class TeamLedger:
         self.settle(service, key, endpoint, charge, ())
 
     def settle(
-        self, service: str, key: str, endpoint: str, charge: Charge, released: Sequence[int]
+        self,
+        service: str,
+        key: str,
+        endpoint: str,
+        charge: Charge,
+        released: Sequence[int],
+        aside: int | None = None,
     ) -> None:
         """Note what a call charged and drop its reservations `released`: in this machine's
         ledger, then in the team's in one MULTI/EXEC (no machine sees the credits both spent
         and held). Raises Redis's error when that fails: the spend is this machine's to tell,
         the cap no longer holds, and the team's reservations count as possibly spent once
-        their lease runs out."""
+        their lease runs out. `aside`: the credits set aside the call drew on, whose room what
+        it charged then takes."""
         self.local.settle(service, key, endpoint, charge, released)
         with self.redis.pipeline() as pipe:
             now = self._now(self.redis)
@@ -373,21 +439,22 @@ class TeamLedger:
             self._tell_cap(pipe, now, self.cap)
             results = pipe.execute()
         self._undo_lapsed(results, positions)
+        if aside is not None and charge.total:
+            self._change_aside(aside, lambda room: room_after(room, charge))
 
     def cap_use(self, cap: SpendingCap, service: str, drawing_on: int | None = None) -> CapUse:
-        """What the team holds against the spending cap now (spent in its period, reserved;
-        what is left of the credits set aside as `drawing_on`), read in one MULTI: a settle
-        moving credits from held to spent meanwhile is seen before or after, never half."""
+        """What the team holds against the spending cap now (spent in its period, reserved,
+        set aside; the room left of the credits set aside as `drawing_on`), read in one
+        MULTI: a settle moving credits from held to spent meanwhile is seen before or after,
+        never half."""
         now = self._now(self.redis)
         with self.redis.pipeline() as pipe:
             pipe.hgetall(self.held_key)
             pipe.hvals(self._period_key(cap, now))
-            found, values = pipe.execute()
-        holding, spent = _holding(found, now), sum(int(value) for value in values)
-        source = _aside(holding, drawing_on)
-        drawable = 0 if source is None else int(source["credits"])
-        used = self._used(cap, now, holding, spent)
-        return CapUse(cap.credits, str(cap), used, team=True, drawable=drawable)
+            pipe.hgetall(self.aside_key)
+            found, values, asides = pipe.execute()
+        spent = sum(int(value) for value in values)
+        return self._use(cap, now, _holding(found, now), spent, _holding(asides, now), drawing_on)
 
     def settle_lapsed(self) -> None:
         """Count the reservations whose lease ran out (their process died) as spent, maybe,
@@ -411,13 +478,14 @@ class TeamLedger:
         """The calls under way on every machine of the team: their credits, when the last
         lease ends (the Redis server's clock), and the machines holding them."""
         self.settle_lapsed()
-        held, _ = self._held(self.redis, self._now(self.redis))
-        calls = [it for it in held.values() if not it.get("aside")]
+        now = self._now(self.redis)
+        held, _ = self._held(self.redis, now)
+        asides, gone = self._asides(self.redis, now)
         return Holds(
-            sum(int(it["credits"]) for it in calls),
-            max((float(it["until"]) for it in calls), default=None),
+            sum(int(it["credits"]) for it in held.values()),
+            max((float(it["until"]) for it in held.values()), default=None),
             tuple(sorted({str(it["machine"]) for it in held.values()})),
-            aside=sum(int(it["credits"]) for it in held.values() if it.get("aside")),
+            aside=sum(int(it["credits"]) for name, it in asides.items() if name not in gone),
         )
 
     def unrecorded(self, period: str = "day") -> int:
@@ -440,9 +508,7 @@ class TeamLedger:
         team += sum(
             int(it["credits"])
             for it in held.values()
-            if it["machine"] == self.machine
-            and period_keys(it["at"])[period] == name
-            and not it.get("aside")
+            if it["machine"] == self.machine and period_keys(it["at"])[period] == name
         )
         return max(0, own - team)
 
@@ -485,13 +551,11 @@ def _holding(found: dict[Any, Any], now: float) -> Held:
     return held, [name for name, it in held.items() if it["until"] <= now]
 
 
-def _aside(holding: Held, aside: int | None) -> dict[str, Any] | None:
-    """The credits set aside as `aside`, held (None when they lapsed or went)."""
-    held, lapsed = holding
+def _live(asides: Held, aside: int | None) -> dict[str, Any] | None:
+    """The credits set aside as `aside`, while their lease runs (None: gone, or lapsed)."""
+    found, gone = asides
     name = None if aside is None else str(aside)
-    if name is None or name not in held or name in lapsed or not held[name].get("aside"):
-        return None
-    return held[name]
+    return None if name is None or name not in found or name in gone else found[name]
 
 
 def _text(name: bytes | str) -> str:

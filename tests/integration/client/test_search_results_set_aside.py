@@ -6,6 +6,7 @@ SQLite ledger and on a team's Redis alike."""
 
 from __future__ import annotations
 
+import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -57,6 +58,10 @@ def _used(ledger: Ledger | TeamLedger) -> int:
     return ledger.cap_use(CAP, SERVICE).used
 
 
+def _settle(ledger: Ledger | TeamLedger, page: int, charged: int, aside: int) -> None:
+    ledger.settle(SERVICE, "", RESULTS, Charge(sure=charged, items=charged), [page], aside)
+
+
 def test_pages_draw_on_what_was_set_aside_and_no_other_call_spends_its_room(
     ledger_and_clock: tuple[Ledger | TeamLedger, Clock],
 ) -> None:
@@ -67,20 +72,33 @@ def test_pages_draw_on_what_was_set_aside_and_no_other_call_spends_its_room(
     with pytest.raises(BudgetExceeded, match="may cost 1 credit and only 0"):
         ledger.reserve_within(CAP, SERVICE, 1, "get-company-details", 30.0)
     ledger.release(other)
-    page = ledger.reserve_within(CAP, SERVICE, 25, RESULTS, 30.0, drawing_on=aside)
-    assert _used(ledger) == 40, "a page drawn on the room set aside takes no more of the cap"
+    # the first page may cost every result (the page size is not known yet): within the room
+    page = ledger.reserve_within(CAP, SERVICE, 40, RESULTS, 30.0, drawing_on=aside)
+    assert _used(ledger) == 40, "a page within the room set aside takes no more of the cap"
+    _settle(ledger, page, 25, aside)  # a page of 25: the rest of the room stays set aside
     assert ledger.holds(SERVICE).aside == 15
-    assert ledger.holds(SERVICE).credits == 25
-    ledger.settle(SERVICE, "", RESULTS, Charge(sure=25, items=25), [page])
-    # a page dearer than what is left aside takes the rest, and the cap the difference
-    page = ledger.reserve_within(CAP, SERVICE, 25, RESULTS, 30.0, drawing_on=aside)
+    assert _used(ledger) == 25 + 15
+    assert ledger.cap_use(CAP, SERVICE, aside).drawable == 15
+    # a page dearer than the room left takes the room, and the cap the difference
+    page = ledger.reserve_within(CAP, SERVICE, 20, RESULTS, 30.0, drawing_on=aside)
+    assert _used(ledger) == 25 + 20
+    _settle(ledger, page, 15, aside)
     assert ledger.holds(SERVICE).aside == 0
-    assert _used(ledger) == 25 + 25
-    ledger.settle(SERVICE, "", RESULTS, Charge(sure=20, items=20), [page])
-    ledger.release(aside)  # nothing left: giving back is harmless
-    assert _used(ledger) == 45
-    assert ledger.total(service=SERVICE) == 45
+    ledger.give_back(aside)
+    assert _used(ledger) == 40
+    assert ledger.total(service=SERVICE) == 40
     assert ledger.total(service=SERVICE, uncertain=True) == 0
+
+
+def test_a_page_never_sent_leaves_the_room_set_aside_whole(
+    ledger_and_clock: tuple[Ledger | TeamLedger, Clock],
+) -> None:
+    ledger, _ = ledger_and_clock
+    aside = ledger.set_aside(CAP, SERVICE, 40, "the results")
+    page = ledger.reserve_within(CAP, SERVICE, 40, RESULTS, 30.0, drawing_on=aside)
+    ledger.release(page)  # refused at its turn, Ctrl-C: not sent
+    assert ledger.holds(SERVICE).aside == 40
+    assert _used(ledger) == 40
 
 
 def test_what_is_set_aside_is_refused_by_the_cap_like_a_call(
@@ -95,26 +113,54 @@ def test_what_is_set_aside_is_refused_by_the_cap_like_a_call(
     assert _used(ledger) == 70
 
 
+def test_a_page_within_its_room_goes_even_when_others_passed_the_cap(
+    ledger_and_clock: tuple[Ledger | TeamLedger, Clock],
+) -> None:
+    """Another machine under a higher cap spent past this one's: the room set aside when the
+    search started is still its own."""
+    ledger, _ = ledger_and_clock
+    aside = ledger.set_aside(CAP, SERVICE, 40, "the results")
+    ledger.record(SERVICE, "", "get-company-details", 70, None)  # under a cap of 200 elsewhere
+    assert _used(ledger) == 110
+    page = ledger.reserve_within(CAP, SERVICE, 40, RESULTS, 30.0, drawing_on=aside)
+    _settle(ledger, page, 40, aside)
+    with pytest.raises(BudgetExceeded):
+        ledger.reserve_within(CAP, SERVICE, 1, RESULTS, 30.0, drawing_on=aside)
+
+
 def test_what_was_set_aside_lapses_as_nothing_spent_unless_renewed(
     ledger_and_clock: tuple[Ledger | TeamLedger, Clock],
 ) -> None:
     ledger, clock = ledger_and_clock
     aside = ledger.set_aside(CAP, SERVICE, 40, "the results")
-    page = ledger.reserve_within(CAP, SERVICE, 10, RESULTS, 30.0, drawing_on=aside)
-    del page  # its process dies with the page in flight
+    ledger.reserve_within(CAP, SERVICE, 10, RESULTS, 30.0, drawing_on=aside)  # its process dies
     clock.now += ASIDE_LEASE - 1
     ledger.renew(aside)
     clock.now += ASIDE_LEASE - 1
-    assert ledger.holds(SERVICE).aside == 30, "renewed: still set aside"
-    assert _used(ledger) == 40, "the page in flight counts as possibly spent, the rest held"
+    assert ledger.holds(SERVICE).aside == 40, "renewed: still set aside"
+    assert _used(ledger) == 50, "the page in flight counts as possibly spent, the room held"
     clock.now += 2  # the renewal's lease passed too: the process died
-    assert ledger.holds(SERVICE).aside == 0
     assert _used(ledger) == 10, "the page possibly spent; what was set aside, nothing"
+    assert ledger.holds(SERVICE).aside == 0
     assert ledger.total(service=SERVICE, uncertain=True) == 10
     assert ledger.total(service=SERVICE) == 0
     # a page drawing on room that lapsed is held under the cap on its own
     ledger.reserve_within(CAP, SERVICE, 90, RESULTS, 30.0, drawing_on=aside)
     assert _used(ledger) == 100
+
+
+def test_what_is_set_aside_is_kept_where_an_earlier_version_does_not_look(
+    ledger_and_clock: tuple[Ledger | TeamLedger, Clock], tmp_path: Path
+) -> None:
+    """An earlier version on the same ledger (or Redis) reads the calls' holds only: it would
+    settle a lapsed aside there as 40 credits possibly spent, for good."""
+    ledger, _ = ledger_and_clock
+    ledger.set_aside(CAP, SERVICE, 40, "the results")
+    with sqlite3.connect(tmp_path / "ledger.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM reserved").fetchone() == (0,)
+    if isinstance(ledger, TeamLedger):
+        assert ledger.redis.hlen(ledger.held_key) == 0
+        assert ledger.redis.hlen(ledger.aside_key) == 1
 
 
 # -- searches over loopback -------------------------------------------------------------------
@@ -207,3 +253,58 @@ def test_credits_shows_what_is_set_aside_apart_from_calls_under_way(
     assert not any(line.startswith("in flight:") for line in shown.stdout.splitlines())
     assert "500/day for every run on this computer's ledger" in shown.stdout
     assert ": 410 left" in shown.stdout
+
+
+def test_the_room_set_aside_outlasts_the_first_page(
+    sandbox: RunningSandbox, machines: Callable[[str, str], Client]
+) -> None:
+    """Pages of 25, a limit of 40: the first page may cost 40 and costs 25; the 15 left stay
+    the search's while another run spends beside it (it got 25 and cut the search at 25)."""
+    searcher, other = machines("searcher", "100/day"), machines("other", "100/day")
+    spent_beside: list[int] = []
+
+    def between_pages(read: int, expected: int) -> None:
+        if read < expected:
+            for n in range(25):
+                try:
+                    other.get_company_details(domain=f"beside{n}.io")
+                except BudgetExceeded:
+                    return
+                spent_beside.append(n)
+
+    with searcher, other:
+        job = searcher.search_leads(title_keywords="CTO", limit=40)
+        rows = job.results(on_page=between_pages)
+    assert len(spent_beside) == 10
+    assert len(rows) == 40
+    assert sandbox.charged(KEY) == 100
+
+
+def test_a_search_read_by_another_job_draws_on_its_room(
+    sandbox: RunningSandbox, machines: Callable[[str, str], Client]
+) -> None:
+    """A notebook cell run twice (the same search again: reused, free), or the search read
+    by its request id elsewhere: its results' room is theirs, not counted twice."""
+    starter, reader = machines("starter", "100/day"), machines("reader", "100/day")
+    with starter, reader:
+        first = starter.search_leads(title_keywords="CTO", limit=40)
+        again = starter.search_leads(title_keywords="CTO", limit=40)
+        assert again.request_id == first.request_id
+        assert len(reader.attach_search("leads", first.request_id).results()) == 40
+        assert reader.ledger.holds(reader.service).aside == 0, "given back by its reader"
+        assert len(again.results()) == 40, "read again: cached, free"
+        assert sandbox.charged(KEY) == 90
+
+
+def test_a_client_closing_gives_back_what_it_set_aside(
+    sandbox: RunningSandbox, machines: Callable[[str, str], Client]
+) -> None:
+    """A search started and never read here (Ctrl-C, a cell left): its room is the cap's
+    again once the client closes, and its results can still be read by its request id."""
+    with machines("one", "100/day") as starter:
+        request_id = starter.search_leads(title_keywords="CTO", limit=40).request_id
+        assert starter.ledger.holds(starter.service).aside == 40
+    with machines("one", "100/day") as reader:
+        assert reader.ledger.holds(reader.service).aside == 0
+        assert reader.quote(0).cap_left == 50
+        assert len(reader.attach_search("leads", request_id).results()) == 40
