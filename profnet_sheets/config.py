@@ -284,7 +284,11 @@ class Settings:
         known = [f.name for f in fields(cls)]
         unknown = set(explicit) - set(known)
         if unknown:
-            raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
+            said = []
+            for name in sorted(unknown):
+                like = looks_like(name.lower(), known)
+                said.append(f"{name} (did you mean {like}?)" if like else name)
+            raise TypeError(f"unknown settings: {', '.join(said)}")
         # The key is wrapped in an ApiKey as it is read, and the raw sources are dropped before
         # anything can fail, so that a traceback showing local variables (rich, Sentry,
         # capture_locals) never shows it: only PROFNET_ variables are kept from the environment.

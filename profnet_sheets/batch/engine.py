@@ -20,6 +20,7 @@ from profnet_sheets.client.client import Client
 from profnet_sheets.client.spend import InRowOrder
 from profnet_sheets.errors import ConfigurationError, ProfnetError
 from profnet_sheets.redact import shown
+from profnet_sheets.words import counted, looks_like
 
 Frame = pl.DataFrame | pl.LazyFrame
 Progress = bool | Callable[[int, int], None] | None  # a bar, none, or a hook (done, total)
@@ -387,7 +388,7 @@ def _refuse_bad_arguments(
     bad = [name for name in chosen if name not in spec.output.field_names]
     if bad:
         raise ValueError(
-            f"{spec.name} has no field {', '.join(map(repr, bad))}; "
+            f"{spec.name} has no field {', '.join(map(repr, bad))}{_field_hint(spec, bad[0])}; "
             f"it has {', '.join(spec.output.field_names)}"
         )
     if len(set(chosen)) < len(chosen):
@@ -455,24 +456,18 @@ def enrich(
         raise ValueError(
             f"concurrency={shown(concurrency)}: give a whole number of lookups at once, 1 or more"
         )
-    if budget is not None and (
-        isinstance(budget, bool) or not isinstance(budget, int) or budget < 0
-    ):
-        raise ValueError(
-            f"budget={shown(budget)}: give a whole number of credits, 0 or more (or None)"
-        )
     client = (client or Client()).with_budget(budget)  # a run of its own (stops: decision 213)
     key_cols = list(columns.values())
-    if plan is not None and plan.distinct is not None and plan.columns == columns:
-        distinct = plan.distinct
-    else:
-        counted = (
-            lazy.group_by(key_cols, maintain_order=True)
-            .agg(pl.len().alias(_ROWS))
-            .collect(engine="streaming")
-        )
-        distinct, counts = counted.drop(_ROWS), counted[_ROWS].to_list()
-        plan = None
+    grouped = (
+        lazy.group_by(key_cols, maintain_order=True)
+        .agg(pl.len().alias(_ROWS))
+        .collect(engine="streaming")
+    )
+    distinct, counts = grouped.drop(_ROWS), grouped[_ROWS].to_list()
+    if plan is not None:
+        _refuse_unless_planned_for(plan, columns, distinct, sum(counts))
+        distinct = plan.distinct if plan.distinct is not None else distinct
+        plan = plan if plan.distinct is not None else None
     lookups: Iterator[Lookup] | None = None
     if plan is None:
         rows = sum(counts)
@@ -515,6 +510,7 @@ def enrich(
             f"planned {len(plan.raw_keys)} of {distinct.height} distinct keys; nothing is lost "
             "(fetched answers are cached): run again"
         )
+    plan.ran = True
     plan.fetched = {key for key, outcome in outcomes.items() if outcome.error is None}
     plan.failed = {key: outcome.error for key, outcome in outcomes.items() if outcome.error}
     plan.failed.update({key: INTERRUPTED for key in plan.lookups if key not in outcomes})
@@ -534,6 +530,44 @@ def enrich(
     if interrupted:
         raise EnrichmentInterrupted(result)
     return result
+
+
+def _field_hint(spec: Kind, name: str) -> str:
+    """` (the column of the field industry)`, ` (did you mean industry?)`, or nothing."""
+    fields = spec.output.field_names
+    as_columns = column_names(default_prefix(spec.name), fields)
+    field = next((field for field, column in as_columns.items() if column == name), None)
+    if field is not None:
+        return f" ({name} is the column of the field {field})"
+    like = looks_like(str(name).lower(), fields)
+    return f" (did you mean {like}?)" if like else ""
+
+
+def _refuse_unless_planned_for(
+    plan: Plan, columns: dict[str, str], distinct: pl.DataFrame, rows: int
+) -> None:
+    """ValueError unless `plan` was made for this table (its key columns, rows and keys): a
+    plan of another (a cell run again after the table changed) would leave the new keys'
+    rows empty, with no error, and its cost was not the one approved."""
+    planned = ", ".join(map(repr, plan.columns.values()))
+    same_keys = plan.distinct is None or (
+        plan.distinct.columns == distinct.columns
+        and plan.distinct.height == distinct.height
+        and _in_order(plan.distinct).equals(_in_order(distinct))  # a table sorted since: its own
+    )
+    if plan.columns == columns and plan.rows == rows and same_keys:
+        return
+    raise ValueError(
+        f"plan= was made for another table ({counted(plan.rows, 'row')}, "
+        f"{len(plan.raw_keys):,} distinct keys in {planned}); this one has "
+        f"{counted(rows, 'row')}, {distinct.height:,} distinct keys in "
+        f"{', '.join(map(repr, columns.values()))}: make the plan again for it "
+        "(plan_enrichment(...)) and look at its cost, or leave plan= out"
+    )
+
+
+def _in_order(keys: pl.DataFrame) -> pl.DataFrame:
+    return keys.sort(keys.columns, nulls_last=True)
 
 
 def plan_enrichment(

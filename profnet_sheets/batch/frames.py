@@ -10,12 +10,13 @@ Frame = pl.DataFrame | pl.LazyFrame
 
 
 def _is_pandas(frame: Any) -> bool:
-    return type(frame).__module__.startswith("pandas")
+    """A pandas DataFrame (not a Series: a table is wanted)."""
+    return type(frame).__module__.startswith("pandas") and hasattr(frame, "columns")
 
 
-def as_polars(frame: Any) -> Frame:
+def as_polars(frame: Any, taker: str = "enrich") -> Frame:
     """A polars DataFrame or LazyFrame as it is; a pandas DataFrame converted (no pyarrow
-    needed); anything else a TypeError."""
+    needed); anything else a TypeError (saying what `taker` takes)."""
     if isinstance(frame, pl.DataFrame | pl.LazyFrame):
         return frame
     if _is_pandas(frame):
@@ -23,9 +24,21 @@ def as_polars(frame: Any) -> Frame:
             return pl.from_pandas(frame)
         except ImportError:  # pandas' string columns want pyarrow; go column by column
             return pl.DataFrame(
-                {str(name): frame[name].tolist() for name in frame.columns}, strict=False
+                {str(name): _column_values(frame[name]) for name in frame.columns}, strict=False
             )
-    raise TypeError(f"enrich takes a polars or pandas DataFrame, not {type(frame).__name__}")
+    hint = ""
+    if hasattr(frame, "to_frame"):  # a Series, polars' or pandas'
+        hint = ": a Series becomes one with .to_frame()"
+    raise TypeError(f"{taker} takes a polars or pandas DataFrame, not {type(frame).__name__}{hint}")
+
+
+def _column_values(column: Any) -> list[Any]:
+    """A pandas column's values, its missing ones None (pandas' string columns give NaN for
+    them, which would be the text `NaN` in a column of text)."""
+    return [
+        None if missing else value
+        for value, missing in zip(column.tolist(), column.isna(), strict=True)
+    ]
 
 
 def like_input(original: Any, result: pl.DataFrame, added: list[str]) -> Any:

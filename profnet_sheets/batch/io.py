@@ -11,13 +11,14 @@ import secrets
 import stat
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 import polars as pl
 
 from profnet_sheets.batch.csvread import csv_separator, read_csv, scan_csv
 from profnet_sheets.batch.escape import escape_formula, escape_frame
 from profnet_sheets.batch.flat import flatten
+from profnet_sheets.batch.frames import as_polars
 from profnet_sheets.batch.problems import BatchInputError, first_line
 from profnet_sheets.batch.xlsx import Workbook, read_workbook, read_xlsx, write_xlsx
 
@@ -169,7 +170,7 @@ def scan_table(path: str | Path, *, as_text: bool = False) -> pl.LazyFrame:
 
 
 def write_table(
-    frame: pl.DataFrame,
+    frame: pl.DataFrame | Any,
     path: str | Path,
     *,
     escape: bool = True,
@@ -206,7 +207,11 @@ def write_table(
 
     The file is written next to ``path`` under a temporary name and renamed over it at the
     end: an interrupted or failed write leaves the old file (or none), never half a file.
+    A pandas DataFrame (what enrich gives back for one) is written as polars reads it.
     """
+    if not isinstance(frame, pl.DataFrame):
+        converted = as_polars(frame, "write_table")
+        frame = converted.collect() if isinstance(converted, pl.LazyFrame) else converted
     target = Path(path).expanduser()
     kind = _kind(target, writing=True)
     if kind == "csv":

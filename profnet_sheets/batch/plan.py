@@ -14,7 +14,7 @@ from profnet_sheets.client import cell_values, spend
 from profnet_sheets.client.keys import canonical_json
 from profnet_sheets.client.prepare import prepare
 from profnet_sheets.errors import InvalidParameter, NormalizationError
-from profnet_sheets.redact import clipped
+from profnet_sheets.redact import clipped, shown
 from profnet_sheets.spec import ServiceProfile, endpoint
 from profnet_sheets.words import counted
 
@@ -48,6 +48,7 @@ class Plan:
     counts: list[int] | None = None  # rows holding each distinct key row (None: one each)
     failed: dict[str, str] = field(default_factory=dict)  # lookup key -> error, after a run
     fetched: set[str] = field(default_factory=set)  # lookup keys answered, after a run
+    ran: bool = False  # it was run (enrich's plan=, or the plan enrich made)
     row_count: dict[tuple[Any, ...], int] = field(default_factory=dict)
 
     @property
@@ -113,7 +114,13 @@ class Plan:
         )
 
     def result_summary(self) -> str:
-        """What a run did, counted in rows: `12 rows: 7 enriched, 2 with an error, 3 blank`."""
+        """What a run did, counted in rows: `12 rows: 7 enriched, 2 with an error, 3 blank`
+        (ValueError for a plan that was not run: it knows nothing of what a run did)."""
+        if not self.ran:
+            raise ValueError(
+                "this plan was not run, so it cannot say what a run did: pass it to enrich "
+                "(enrich(..., plan=plan)), then ask plan.result_summary()"
+            )
         errors = self.error_rows()
         blank = self.rows_of(self.blank)
         return (
@@ -140,6 +147,11 @@ def key_columns(kind: Kind, column: str | Mapping[str, str]) -> dict[str, str]:
     """Parameter -> column: a single column feeds the kind's main input."""
     if isinstance(column, str):
         return {kind.inputs[0]: column}
+    if not isinstance(column, Mapping):
+        raise TypeError(
+            f"column={shown(column)}: give the key column's name (such as 'Website'), or a "
+            f"mapping of {kind.name}'s inputs ({', '.join(kind.inputs)}) to column names"
+        )
     unknown = sorted(set(column) - set(kind.inputs))
     if unknown:
         raise ValueError(

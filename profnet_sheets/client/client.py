@@ -56,10 +56,12 @@ from profnet_sheets.client.spend import (
     Estimate,
     PlannedCall,
     Quote,
+    results_most,
 )
 from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import (
+    InvalidParameter,
     OfflineMiss,
     ProfnetError,
     ServiceError,
@@ -67,9 +69,10 @@ from profnet_sheets.errors import (
     StoreError,
     TransportError,
 )
-from profnet_sheets.redact import masked_url
-from profnet_sheets.spec import Endpoint, PriceTable, ServiceProfile, endpoint
+from profnet_sheets.redact import masked_url, shown
+from profnet_sheets.spec import ENDPOINTS, Endpoint, PriceTable, ServiceProfile, endpoint
 from profnet_sheets.spec.endpoints import SearchKind
+from profnet_sheets.words import looks_like
 
 LOG = logging.getLogger("profnet_sheets")
 
@@ -123,9 +126,10 @@ class Client:
         if not hasattr(self, "_shared"):  # its __init__ failed (a traceback shows `self`)
             return "<Client (not set up)>"
         mode = " sandbox" if self.settings.uses_sandbox else ""
+        left = "" if self._budget.limit is None else f" ({self._budget.left} left)"  # this view's
         return (
             f"<Client{mode} {masked_url(self._shared.base_url)} key={self._shared.api_key!r} "
-            f"budget={self.settings.budget} offline={self.settings.offline}>"
+            f"budget={self._budget.limit}{left} offline={self.settings.offline}>"
         )
 
     def with_options(self, *, refresh: bool | None = None, offline: bool | None = None) -> Client:
@@ -157,7 +161,7 @@ class Client:
         machine spends the room they need meanwhile; None when no cap is set. Calls made
         through a `drawing_on` view take their room first; unrenewed (`renew_aside`) they go
         after a lease, as nothing spent; `give_back` ends them, and so does `close`."""
-        return self._shared.set_aside(credits, endpoint(name), what)
+        return self._shared.set_aside(credits, _named(name), what)
 
     def name_aside(self, aside: int, request_id: str) -> int:
         """Name credits set aside after the search `request_id` they are for (`aside_of`
@@ -189,11 +193,11 @@ class Client:
     def prepare(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
         """The parameters a call of endpoint `name` sends: normalised (page URLs on the
         profile's network hosts) and checked; InvalidParameter before anything is paid."""
-        return prepare(endpoint(name), params, profile=self.profile)
+        return prepare(_named(name), params, profile=self.profile)
 
     def ceiling(self, name: str, params: Mapping[str, Any], max_items: int | None = None) -> int:
         """The most a call with these (prepared) parameters can cost, at this client's prices."""
-        return self._shared.spend.ceiling(endpoint(name), params, max_items)
+        return self._shared.spend.ceiling(_named(name), params, max_items)
 
     def left_unrepeated(self, error: ProfnetError) -> bool:
         """Whether the call that failed with `error` was left unrepeated by its own retries
@@ -281,7 +285,13 @@ class Client:
     def with_budget(self, limit: int | None) -> Client:
         """A view of this client for a new run (a batch run's, a form action's) with a budget
         of its own within the client's: both limits hold, and the view's `budget.spent` counts
-        only what was spent through it. Caches and ledger are shared (see `new_run`)."""
+        only what was spent through it. Caches and ledger are shared (see `new_run`).
+        ValueError for a limit that is not a whole number of credits, 0 or more, or None."""
+        if limit is not None and not _is_count(limit):
+            raise ValueError(
+                f"budget={shown(limit)}: give a whole number of credits, 0 or more (or None: no "
+                "budget of its own)"
+            )
         view = self.new_run()
         view._budget = Budget(limit, within=self._budget)
         return view
@@ -319,7 +329,7 @@ class Client:
     ) -> Any:
         """Call endpoint `name` with parameters, returning its payload (see the class doc).
         `max_items`: the most items a per-item call may be paid for (the budget reserves it)."""
-        ep = endpoint(name)
+        ep = _named(name)
         return payload(ep, self._body(ep, {**(params or {}), **more}, max_items))
 
     def call_as(self, name: str, raw: Hashable, make: Callable[[], Mapping[str, Any]]) -> Any:
@@ -327,7 +337,7 @@ class Client:
         over (Excel's cells). A warm repeat answers from the memo without calling `make` (the
         normalisation of what a user typed costs more than the remembered answer), with the
         memo's own copy of the answer: read it, never change it."""
-        ep = endpoint(name)
+        ep = _named(name)
         alias = (name, raw)
         if self._policy.may_read(ep):
             memo = self._shared.memo.get_alias(alias, self._policy.stale_ok)
@@ -337,7 +347,7 @@ class Client:
 
     def key(self, name: str, params: Mapping[str, Any]) -> CallKey:
         """The key of a call, as every cache of this client knows it."""
-        ep = endpoint(name)
+        ep = _named(name)
         return self._key(ep, prepare(ep, dict(params), profile=self.profile))
 
     def _key(self, ep: Endpoint, payload: dict[str, Any]) -> CallKey:
@@ -495,7 +505,10 @@ class Client:
 
     def quote(self, credits: int) -> Quote:
         """What a call or a run that may cost up to `credits` meets: the budget left, then the
-        spending cap's, as the spend policy says."""
+        spending cap's, as the spend policy says (ValueError for a `credits` that is not a
+        whole number, 0 or more)."""
+        if not _is_count(credits):
+            raise ValueError(f"credits={shown(credits)}: give a whole number of credits, 0 or more")
         return self._shared.quote(credits, self._budget)
 
     def refuse_unless_affordable(self, credits: int, what: str) -> None:
@@ -640,7 +653,7 @@ class Client:
         in the memo under `params` too, so that a plan's look at the cache also warms the
         calls (a call with these parameters then skips their preparation).
         """
-        ep = endpoint(name)
+        ep = _named(name)
         if not self._policy.may_read(ep):
             return False
         memo, raw = self._shared.memo, _frozen(ep.name, params)
@@ -655,17 +668,20 @@ class Client:
             return True
 
     def estimate(self, calls: Iterable[PlannedCall | tuple[str, Mapping[str, Any]]]) -> Estimate:
-        """The cost of a set of planned calls: identical calls count once, cached ones nothing."""
+        """The cost of a set of planned calls: identical calls count once, cached ones nothing;
+        a search's creation counts with every result its limit allows (read later, paid per
+        result: its creation cached, only them)."""
         total = 0
         unique: dict[CallKey, tuple[Endpoint, dict[str, Any]]] = {}
         for call in calls:
-            name, params = (call.endpoint, call.params) if isinstance(call, PlannedCall) else call
-            ep = endpoint(name)
+            name, params = _planned(call)
+            ep = _named(name)
             payload = prepare(ep, params, profile=self.profile)
             unique.setdefault(self._key(ep, payload), (ep, payload))
             total += 1
         cached = credits = 0
         for ep, payload in unique.values():
+            credits += results_most(self.prices, ep, payload)
             if self.is_cached(ep.name, payload):
                 cached += 1
             else:
@@ -926,6 +942,43 @@ class Client:
         """A search job started earlier (maybe by another process), by its request_id: its
         pages draw on the credits set aside for its results when it started, if still there."""
         return SearchJob(self.with_options(refresh=False), kind, request_id)
+
+
+def _is_count(value: object) -> bool:
+    """A whole number, 0 or more (not True or False)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _planned(call: Any) -> tuple[str, Mapping[str, Any]]:
+    """A planned call's endpoint name and parameters, or a TypeError saying what is wanted."""
+    if isinstance(call, PlannedCall):
+        return call.endpoint, call.params
+    if isinstance(call, tuple | list) and len(call) == 2 and isinstance(call[1], Mapping):
+        return call[0], call[1]
+    raise TypeError(
+        f"estimate takes planned calls, (endpoint, parameters) pairs such as "
+        f"('get-company-details', {{'domain': 'stripe.com'}}) or PlannedCall(...), not "
+        f"{shown(call)}"
+    )
+
+
+def _named(name: str) -> Endpoint:
+    """The endpoint called `name`, or InvalidParameter naming it and the one it looks like
+    (`get_company_details`: did you mean get-company-details?)."""
+    try:
+        return endpoint(name)
+    except KeyError:
+        pass
+    names = [ep.name for ep in ENDPOINTS]
+    spelt = str(name).strip().lower().replace("_", "-").replace(" ", "-").lstrip("/")
+    like = spelt if spelt in names else looks_like(spelt, names)
+    hint = f"did you mean {like}? " if like else ""
+    raise InvalidParameter(
+        f"no endpoint named {shown(name)}: {hint}give an endpoint's name as the spec writes "
+        "it, such as get-company-details",
+        parameter="endpoint",
+        value=name,
+    )
 
 
 def _frozen(name: str, params: Mapping[str, Any]) -> Hashable | None:

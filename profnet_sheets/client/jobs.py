@@ -324,7 +324,9 @@ class SearchJob:
         pages read before are read from the cache."""
         if self.client.settings.offline:  # the status is never cached: nothing to ask
             return self.last or SearchStatus(self.request_id, "offline", None, None)
-        if timeout is not None and not timeout >= 0:  # nan too: a deadline never met
+        if timeout is not None and (  # nan too: a deadline never met
+            isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout >= 0
+        ):
             raise InvalidParameter(
                 f"timeout: {shown(timeout)} is not a number of seconds, 0 or more (0: look "
                 "once; None: no end), such as 600",

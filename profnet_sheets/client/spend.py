@@ -23,7 +23,7 @@ from profnet_sheets.errors import (
     ServiceUnreachable,
     StoppedBuying,
 )
-from profnet_sheets.spec import Endpoint, Price, PriceTable, items_in
+from profnet_sheets.spec import Endpoint, Price, PriceTable, items_in, search_endpoint
 from profnet_sheets.words import command, counted
 
 # The most items one page of lead or company results may hold (vendors use 25 or 100): what a
@@ -561,6 +561,16 @@ def ceiling(
         limit = params.get("limit")
         max_items = int(limit) if isinstance(limit, int) else MAX_PAGE_ITEMS
     return price.upper_bound(max_items)
+
+
+def results_most(prices: PriceTable, ep: Endpoint, params: Mapping[str, Any]) -> int:
+    """What reading every result a search's `limit` allows can cost, for the call that starts
+    it (0 for any other call): a search's creation is the start of its spend, not the end."""
+    if ep.search is None or ep.search_role != "create":
+        return 0
+    limit = params.get("limit")
+    results = search_endpoint(ep.search, "results")
+    return prices.price(results).upper_bound(int(limit) if isinstance(limit, int) else 0)
 
 
 def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | None:

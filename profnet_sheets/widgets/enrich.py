@@ -214,14 +214,17 @@ class EnrichForm(Form):
 
     def _run(self) -> None:
         source = self._ready()
-        self.result = run_enrichment(
-            self.client,
-            source,
-            self.column.value,
-            self.kind.value,
-            runner=self.runner,
-            bar=self.bar,
-            feedback=self.feedback,
-            options=self.option_values(),
-        )
+        try:
+            self.result = run_enrichment(
+                self.client,
+                source,
+                self.column.value,
+                self.kind.value,
+                runner=self.runner,
+                bar=self.bar,
+                feedback=self.feedback,
+                options=self.option_values(),
+            )
+        finally:  # what is cached now, and what the limits leave, are not what they were
+            self._clear_cost()
         self.table.value = frame_html(self.result, ("row", "rows"))

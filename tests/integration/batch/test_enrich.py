@@ -83,6 +83,30 @@ def test_a_rerun_pays_nothing_and_the_plan_knows(client: Client, sandbox: Runnin
     assert sandbox.charged(KEY) == 2
 
 
+def test_a_plan_of_another_table_is_refused_and_one_not_run_says_nothing_of_a_run(
+    client: Client, sandbox: RunningSandbox
+) -> None:
+    """A new user's review: a notebook cell run again after the table grew left the new rows
+    empty with no error, and a plan never passed to enrich said `0 enriched` of a run that
+    enriched 14."""
+    frame = pl.DataFrame({"site": ["stripe.com", "acme.com", "plan1.com", "plan2.com"]})
+    plan = plan_enrichment(frame, "site", "company", client=client)
+    with pytest.raises(ValueError, match="this plan was not run"):
+        plan.result_summary()
+    grown = pl.concat([frame, pl.DataFrame({"site": ["plan3.com", "notion.so"]})])
+    with pytest.raises(ValueError, match="plan= was made for another table") as refused:
+        enrich(grown, "site", "company", client=client, plan=plan, progress=False)
+    assert str(refused.value) == (
+        "plan= was made for another table (4 rows, 4 distinct keys in 'site'); this one has "
+        "6 rows, 6 distinct keys in 'site': make the plan again for it (plan_enrichment(...)) "
+        "and look at its cost, or leave plan= out"
+    )
+    assert sandbox.charged(KEY) == 0
+    done = enrich(frame.sort("site"), "site", "company", client=client, plan=plan, progress=False)
+    assert done["company_name"].null_count() == 0, "the same table sorted: its own plan"
+    assert plan.result_summary() == "4 rows: 4 enriched, 0 with an error, 0 blank"
+
+
 def test_the_budget_stops_before_it_is_passed(client: Client, sandbox: RunningSandbox) -> None:
     frame = pl.DataFrame({"site": [f"budget{i}.io" for i in range(6)]})
     out = enrich(frame, "site", "company", client=client, budget=4, concurrency=1, progress=False)
@@ -271,6 +295,20 @@ def test_a_pandas_frame_comes_back_as_pandas(client: Client) -> None:
     assert out["company_name"].dropna().tolist() == ["Stripe", "Acme"]
     assert str(out["company_founded"].dtype) == "Int64"
     assert out["company_error"].isna().all()
+
+
+def test_a_pandas_frames_missing_text_is_missing_not_the_text_nan() -> None:
+    """A new user's review: pandas 3's string columns give NaN for a missing cell, which the
+    form's export wrote as the text `NaN` (the user's table is exported as it was)."""
+    import pandas as pd
+
+    from profnet_sheets.batch.frames import as_polars
+
+    frame = pd.DataFrame({"account": ["A", None, "B"], "employees": [10, None, 30]})
+    converted = as_polars(frame)
+    assert isinstance(converted, pl.DataFrame)
+    assert converted["account"].to_list() == ["A", None, "B"]
+    assert converted["employees"].to_list() == [10.0, None, 30.0]
 
 
 def test_offline_rows_say_they_are_not_in_the_cache(

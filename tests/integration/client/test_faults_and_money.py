@@ -223,10 +223,23 @@ def test_estimate_knows_what_the_cache_holds(
         + [("search-leads", {"keywords": "x", "limit": 10})]
     )
     assert (estimate.calls, estimate.unique, estimate.cached) == (4, 3, 1)
-    assert estimate.credits == 1 + 50
+    assert estimate.credits == 1 + 50 + 10, "a search: its creation, and its 10 results at most"
     assert estimate.within_budget
     assert fresh.calls(endpoint="get-company-details") == 1
     assert KEY not in repr(estimate)
+
+
+def test_a_search_is_estimated_with_its_results_not_its_start_fee_alone(
+    make_client: MakeClient,
+) -> None:
+    """A new user's review: 50 credits estimated, within a budget of 100, for a search that
+    may cost 550 (and that the budget then refused)."""
+    client = make_client(budget=100)
+    estimate = client.estimate(
+        [("search-leads", {"title_keywords": "Head of Growth", "limit": 500})]
+    )
+    assert estimate.credits == 550
+    assert not estimate.within_budget
 
 
 def test_a_dear_page_whose_answer_is_lost_is_asked_again_within_the_budget_and_counted(

@@ -43,6 +43,8 @@ def test_a_csv_by_path_previewed_enriched_and_exported(
     assert form.result["company_name"].to_list()[:2] == ["Stripe", "Stripe"]
     assert (form.bar.n, form.bar.total, form.bar.style) == (2, 2, "success")
     assert fresh.charged(endpoint="get-company-details") == 2
+    # the cost line says what is true after the run, not what it said before it
+    assert "6 rows: 0 to fetch, 3 already cached (free)" in form.cost.value
     form.export.name.value = str(tmp_path / "accounts-enriched")
     path = form.export.export(".csv")
     written = pl.read_csv(path, infer_schema=False)
