@@ -23,7 +23,7 @@ from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
 from profnet_sheets.client.finishing import Finished, finishing
 from profnet_sheets.client.jobs import SearchJob, status_bar
-from profnet_sheets.client.ledger import Holds, SpendTable
+from profnet_sheets.client.ledger import ASIDE_LEASE, Holds, SpendTable
 from profnet_sheets.client.shared import STOPS_LOG, machine_ledger
 from profnet_sheets.client.spend import BUDGET_SETTING, CAP_SETTING
 from profnet_sheets.client.team_ledger import TeamLedger
@@ -31,6 +31,7 @@ from profnet_sheets.config import config_file, is_placeholder_key
 from profnet_sheets.errors import (
     DamagedFile,
     NotFound,
+    SearchTimedOut,
     TeamCacheUnreachable,
 )
 from profnet_sheets.redact import clipped, masked, shown
@@ -931,10 +932,7 @@ def credits() -> None:
     if holds.credits:
         click.echo(_in_flight(holds, team is not None))
     if holds.aside:
-        click.echo(
-            f"set aside: {counted(holds.aside, 'credit')} for the results of searches under "
-            "way (counted under the cap, not spent: what they do not read is given back)"
-        )
+        click.echo(_set_aside(holds))
     if unrecorded:
         click.echo(_forgotten(unrecorded, period))
     if len(set(caps.values())) > 1:
@@ -966,6 +964,20 @@ def _in_flight(holds: Holds, team: bool) -> str:
     return (
         f"in flight: {counted(holds.credits, 'credit')} held by calls under way{whose}{until}"
         " (those of a process that stopped then count as possibly spent)"
+    )
+
+
+def _set_aside(holds: Holds) -> str:
+    """`set aside: 40 credits ... until ...`: the room searches started keep for their
+    results, and until when at the latest unless they are read meanwhile."""
+    until = ""
+    if holds.aside_until is not None:
+        at = datetime.fromtimestamp(holds.aside_until, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        until = f", until {at} at the latest unless they are read"
+    return (
+        f"set aside: {counted(holds.aside, 'credit')} under the cap for the results of searches "
+        f"started and not read yet (not spent: what their reading does not take is given "
+        f"back{until})"
     )
 
 
@@ -1336,6 +1348,12 @@ def _search_command(kind: SearchKind) -> click.Command:
                     other = "companies" if kind == "leads" else "leads"
                     again = command(f"search {other} --request-id {request_id} --out ...")
                     said += f" If it is a {other} search's id: `{again}`."
+                if isinstance(error, SearchTimedOut) and job is not None:
+                    again = command(f"search {kind} --request-id {job.request_id}")
+                    said += (
+                        f" Read its results once it is done with `{again} --out {out}` (the "
+                        f"search is not paid again).{_room_kept(job)}"
+                    )
                 click.echo(f"Error: {said} (this search: {so_far})", err=True)
                 sys.exit(EXIT_BUDGET if isinstance(error, BudgetExceeded) else 1)
             except KeyboardInterrupt as stopped:
@@ -1355,7 +1373,7 @@ def _search_command(kind: SearchKind) -> click.Command:
                     f"service (this search: {search.spend.said()}); get its "
                     f"results with `{command(f'search {kind} --request-id {job.request_id}')} "
                     f"--out {out}` once it is done (the search is not paid again; its "
-                    "results are, per result, as a new search's).",
+                    f"results are, per result, as a new search's).{_room_kept(job)}",
                     err=True,
                 )
                 sys.exit(stops.exit_code)
@@ -1408,6 +1426,17 @@ def _search_command(kind: SearchKind) -> click.Command:
         params=options,
         callback=_stoppable(run),
         help=f"{_as_options(endpoint.summary, endpoint)} Writes every result to --out.",
+    )
+
+
+def _room_kept(job: SearchJob) -> str:
+    """What a search left to run says of its results' room under the spending cap."""
+    if job.aside is None:
+        return ""
+    minutes = round(ASIDE_LEASE / 60)
+    return (
+        f" Its results' room under the spending cap stays set aside for {minutes} minutes: "
+        "read them by then and no other run takes it."
     )
 
 

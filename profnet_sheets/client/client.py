@@ -160,7 +160,7 @@ class Client:
         (`what` they are, said if the cap refuses: BudgetExceeded), so that no other run or
         machine spends the room they need meanwhile; None when no cap is set. Calls made
         through a `drawing_on` view take their room first; unrenewed (`renew_aside`) they go
-        after a lease, as nothing spent; `give_back` ends them, and so does `close`."""
+        after a lease, as nothing spent; `give_back` ends them."""
         return self._shared.set_aside(credits, _named(name), what)
 
     def name_aside(self, aside: int, request_id: str) -> int:
@@ -306,7 +306,6 @@ class Client:
         return view
 
     def close(self) -> None:
-        self._shared.give_back_all()
         self._shared.transport.close()
         self._shared.store.close()
         self._shared.ledger.close()

@@ -252,8 +252,10 @@ class SearchJob:
             raise ValueError(f"kind must be 'leads' or 'companies', got {shown(kind)}")
         # Credits set aside under the spending cap for its results when it started (by this
         # job, or by the one that started it, here or in another process: named after its
-        # request id; None: no cap): its pages draw on them; renewed while it runs, given
-        # back once they are read or the wait ends otherwise.
+        # request id; None: no cap): its pages draw on them; renewed while it is waited for or
+        # read, given back once they are read or it failed. A wait that timed out or was
+        # stopped leaves them for their lease (ASIDE_LEASE): read by its request id meanwhile,
+        # the search still has its room.
         self.aside = client.aside_of(request_id) if aside is None else aside
         self.client = client if self.aside is None else client.drawing_on(self.aside)
         self.kind: SearchKind = kind
@@ -338,10 +340,10 @@ class SearchJob:
         delays = (schedule or PollSchedule()).delays()
         try:
             return self._poll(report, deadline, delays, timeout)
-        except BaseException:  # failed, timed out, stopped: its results are not read now
+        except SearchFailed:  # no results to read: their room is the cap's again
             self.give_back()
             raise
-        finally:
+        finally:  # timed out or stopped, it goes on: its room stays set aside for its lease
             close()
 
     def _poll(
@@ -401,7 +403,7 @@ class SearchJob:
 
     def give_back(self) -> None:
         """Give back what is left of the credits set aside for its results (its pages read,
-        or not to be read now: read later, each page is held under the cap on its own)."""
+        or it failed)."""
         if self.aside is not None:
             aside, self.aside = self.aside, None
             self.client = self.client.drawing_on(None)

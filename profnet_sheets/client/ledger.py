@@ -81,12 +81,14 @@ class Spend:
 class Holds:
     """The credits calls under way hold, until when at the latest (the ledger's clock: unix
     time; None: none held), and on which machines (a team's; empty on one computer); `aside`:
-    credits set aside for the results of searches under way (not spent: given back unread)."""
+    credits set aside for the results of searches started and not read yet (not spent),
+    until when at the latest (`aside_until`)."""
 
     credits: int
     until: float | None
     machines: tuple[str, ...] = ()
     aside: int = 0
+    aside_until: float | None = None
 
 
 class SpendTable(list[Spend]):
@@ -533,10 +535,11 @@ class Ledger:
                 "SELECT COALESCE(SUM(credits), 0), MAX(until) FROM reserved WHERE service = ?",
                 (service,),
             ).fetchone()
-            (aside,) = self._db.execute(
-                "SELECT COALESCE(SUM(credits), 0) FROM aside WHERE service = ?", (service,)
+            aside, aside_until = self._db.execute(
+                "SELECT COALESCE(SUM(credits), 0), MAX(until) FROM aside WHERE service = ?",
+                (service,),
             ).fetchone()
-        return Holds(int(credits), until, aside=int(aside))
+        return Holds(int(credits), until, aside=int(aside), aside_until=aside_until)
 
     def cap_use(self, cap: SpendingCap, service: str, drawing_on: int | None = None) -> CapUse:
         """What the ledger holds against the spending cap now (spent in its period, reserved;

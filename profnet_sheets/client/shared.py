@@ -105,7 +105,6 @@ class Shared:
         self.spend = SpendPolicy(settings.prices, masked_url(self.base_url))
         self.budget = Budget(settings.budget)
         self.lock = threading.Lock()
-        self.asides: set[int] = set()  # credits set aside by this client, not given back yet
 
     def quote(self, credits: int, budget: Budget) -> Quote:
         """What `credits` meets: `budget`, then the spending cap (what the ledger holds)."""
@@ -189,18 +188,14 @@ class Shared:
         """Set `credits` aside under the spending cap for `ep`'s calls to come (`what`: what
         they are, for the cap's refusal), so that no other run or machine spends the room
         they need meanwhile; None when no cap is set. Raises the cap's BudgetExceeded, or
-        StoppedBuying when the ledger cannot hold them. Those still set aside when the client
-        closes are given back."""
+        StoppedBuying when the ledger cannot hold them."""
         cap = self.settings.spending_cap
         if cap is None or not credits:
             return None
         try:
-            aside = self.ledger.set_aside(cap, self.service, credits, what)
+            return self.ledger.set_aside(cap, self.service, credits, what)
         except self.ledger.failures as error:  # no silent fallback: nothing is held
             raise self.stopped(ep, self.ledger.cap_failure(error)) from None
-        with self.lock:
-            self.asides.add(aside)
-        return aside
 
     def aside_of(self, request_id: str) -> int | None:
         """The id of the credits set aside for the results of the search `request_id` (made
@@ -221,9 +216,6 @@ class Shared:
             self.ledger.rename_aside(aside, named)
         except self.ledger.failures:
             return aside
-        with self.lock:
-            self.asides.discard(aside)
-            self.asides.add(named)
         return named
 
     def renew_aside(self, aside: int) -> None:
@@ -236,15 +228,6 @@ class Shared:
         failing that lets them lapse)."""
         with contextlib.suppress(*self.ledger.failures):
             self.ledger.give_back(aside)
-        with self.lock:
-            self.asides.discard(aside)
-
-    def give_back_all(self) -> None:
-        """End every credit this client still has set aside (it closes)."""
-        with self.lock:
-            open_asides, self.asides = set(self.asides), set()
-        for aside in open_asides:
-            self.give_back(aside)
 
     def stopped(
         self, ep: Endpoint | None, reason: str, *, cache_failed: bool = False

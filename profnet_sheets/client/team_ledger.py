@@ -480,12 +480,14 @@ class TeamLedger:
         self.settle_lapsed()
         now = self._now(self.redis)
         held, _ = self._held(self.redis, now)
-        asides, gone = self._asides(self.redis, now)
+        found, gone = self._asides(self.redis, now)
+        asides = [it for name, it in found.items() if name not in gone]
         return Holds(
             sum(int(it["credits"]) for it in held.values()),
             max((float(it["until"]) for it in held.values()), default=None),
             tuple(sorted({str(it["machine"]) for it in held.values()})),
-            aside=sum(int(it["credits"]) for name, it in asides.items() if name not in gone),
+            aside=sum(int(it["credits"]) for it in asides),
+            aside_until=max((float(it["until"]) for it in asides), default=None),
         )
 
     def unrecorded(self, period: str = "day") -> int:

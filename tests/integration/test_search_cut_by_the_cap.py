@@ -7,6 +7,7 @@ without paying the search again."""
 from __future__ import annotations
 
 import csv
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -69,3 +70,56 @@ def test_results_the_cap_leaves_no_room_for_say_the_cap_and_the_request_id(
     assert "the search is not paid again" in flat
     assert "raise --budget" not in flat
     assert charged == 50, "the search's creation only: no result paid"
+
+
+def test_a_search_stopped_while_it_runs_keeps_its_results_room_for_its_re_attach(
+    tmp_path: Path,
+) -> None:
+    """A new user's review: Ctrl-C during the wait gave the room back, another run spent it,
+    and the re-attach the message advised was refused (paid, and no room to read it)."""
+    with start_sandbox(api_keys=(KEY,), credits=100_000, job_seconds=4.0) as sandbox:
+        env = {**cli_env(sandbox.base_url, KEY, tmp_path), "PROFNET_SPENDING_CAP": "90/day"}
+        out = tmp_path / "leads.csv"
+        args = ["search", "leads", "--title-keywords", "CTO", "--limit", "40", "--yes"]
+        search = subprocess.Popen(
+            [*CLI, *args, "--out", str(out)], env=env, stderr=subprocess.PIPE, text=True
+        )
+        deadline = time.monotonic() + 60
+        while sandbox.charged(KEY) < 50 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        search.send_signal(signal.SIGINT)  # the search created (paid), its job not done
+        _, said = search.communicate(timeout=60)
+        assert search.returncode == 130, said
+        flat = " ".join(said.split())
+        assert (
+            "Its results' room under the spending cap stays set aside for 10 minutes: read them "
+            "by then and no other run takes it." in flat
+        ), flat
+        request_id = flat.split("--request-id ")[1].split()[0]
+        cache = tmp_path / "cache"
+        with (
+            Client(
+                api_key=KEY, base_url=sandbox.base_url, cache_dir=cache, spending_cap="90/day"
+            ) as other,
+            pytest.raises(BudgetExceeded),
+        ):
+            other.get_company_details(domain="other.io")
+        again = ["--request-id", request_id, "--yes", "--out", str(out)]
+        done = run_cli(env, "search", "leads", *again)  # waits for its job, then reads it
+        assert done.returncode == 0, done.stderr
+        charged = sandbox.charged(KEY)
+    with out.open(newline="", encoding="utf-8") as read:
+        assert len(list(csv.DictReader(read))) == 40
+    assert charged == 90
+
+
+def test_a_search_that_timed_out_says_the_command_that_reads_it(tmp_path: Path) -> None:
+    with start_sandbox(api_keys=(KEY,), credits=100_000, job_seconds=30.0) as sandbox:
+        env = cli_env(sandbox.base_url, KEY, tmp_path)
+        out = str(tmp_path / "leads.csv")
+        args = ["--title-keywords", "CTO", "--limit", "40", "--timeout", "1", "--yes"]
+        done = run_cli(env, "search", "leads", *args, "--out", out)
+    assert done.returncode == 1, done.stderr
+    flat = " ".join(done.stderr.split())
+    assert "Read its results once it is done with `uv run profnet-sheets search leads" in flat
+    assert f"--out {out}` (the search is not paid again)." in flat

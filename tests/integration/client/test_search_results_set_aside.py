@@ -246,10 +246,12 @@ def test_credits_shows_what_is_set_aside_apart_from_calls_under_way(
         client.search_leads(title_keywords="CTO", limit=40)  # started, its results not read
         shown = run_cli(env, "credits")
     assert shown.returncode == 0, shown.stderr
-    assert (
-        "set aside: 40 credits for the results of searches under way (counted under the cap, "
-        "not spent: what they do not read is given back)"
-    ) in shown.stdout.splitlines()
+    (said,) = [line for line in shown.stdout.splitlines() if line.startswith("set aside:")]
+    assert said.startswith(
+        "set aside: 40 credits under the cap for the results of searches started and not read "
+        "yet (not spent: what their reading does not take is given back, until "
+    ), said
+    assert said.endswith(" UTC at the latest unless they are read)")
     assert not any(line.startswith("in flight:") for line in shown.stdout.splitlines())
     assert "500/day for every run on this computer's ledger" in shown.stdout
     assert ": 410 left" in shown.stdout
@@ -296,15 +298,20 @@ def test_a_search_read_by_another_job_draws_on_its_room(
         assert sandbox.charged(KEY) == 90
 
 
-def test_a_client_closing_gives_back_what_it_set_aside(
+def test_a_search_left_unread_keeps_its_room_for_whoever_reads_it(
     sandbox: RunningSandbox, machines: Callable[[str, str], Client]
 ) -> None:
-    """A search started and never read here (Ctrl-C, a cell left): its room is the cap's
-    again once the client closes, and its results can still be read by its request id."""
+    """A search started and not read here (Ctrl-C, a timeout, a cell left, a process killed):
+    its results' room stays set aside for its lease, for whoever reads it by its request id;
+    another run spends beside it meanwhile."""
     with machines("one", "100/day") as starter:
         request_id = starter.search_leads(title_keywords="CTO", limit=40).request_id
-        assert starter.ledger.holds(starter.service).aside == 40
-    with machines("one", "100/day") as reader:
-        assert reader.ledger.holds(reader.service).aside == 0
-        assert reader.quote(0).cap_left == 50
+    with machines("two", "100/day") as reader, machines("other", "100/day") as other:
+        assert reader.ledger.holds(reader.service).aside == 40
+        for n in range(10):
+            other.get_company_details(domain=f"beside{n}.io")
+        with pytest.raises(BudgetExceeded):
+            other.get_company_details(domain="one-more.io")
         assert len(reader.attach_search("leads", request_id).results()) == 40
+        assert reader.ledger.holds(reader.service).aside == 0
+    assert sandbox.charged(KEY) == 100
