@@ -51,6 +51,12 @@ class Plan:
     ran: bool = False  # it was run (enrich's plan=, or the plan enrich made)
     row_count: dict[tuple[Any, ...], int] = field(default_factory=dict)
 
+    def __repr__(self) -> str:  # a notebook shows this, not every field's
+        return f"<Plan {self.kind.name} of {', '.join(map(repr, self.columns.values()))}: {self}>"
+
+    def __str__(self) -> str:
+        return self.result_summary() if self.ran else self.summary()
+
     @property
     def unique_keys(self) -> int:
         return len(self.lookups)

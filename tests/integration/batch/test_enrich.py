@@ -93,6 +93,7 @@ def test_a_plan_of_another_table_is_refused_and_one_not_run_says_nothing_of_a_ru
     plan = plan_enrichment(frame, "site", "company", client=client)
     with pytest.raises(ValueError, match="this plan was not run"):
         plan.result_summary()
+    assert repr(plan).startswith("<Plan company of 'site': 4 rows: 4 to fetch, "), "not a dump"
     grown = pl.concat([frame, pl.DataFrame({"site": ["plan3.com", "notion.so"]})])
     with pytest.raises(ValueError, match="plan= was made for another table") as refused:
         enrich(grown, "site", "company", client=client, plan=plan, progress=False)
@@ -105,6 +106,7 @@ def test_a_plan_of_another_table_is_refused_and_one_not_run_says_nothing_of_a_ru
     done = enrich(frame.sort("site"), "site", "company", client=client, plan=plan, progress=False)
     assert done["company_name"].null_count() == 0, "the same table sorted: its own plan"
     assert plan.result_summary() == "4 rows: 4 enriched, 0 with an error, 0 blank"
+    assert repr(plan) == "<Plan company of 'site': 4 rows: 4 enriched, 0 with an error, 0 blank>"
 
 
 def test_the_budget_stops_before_it_is_passed(client: Client, sandbox: RunningSandbox) -> None:
