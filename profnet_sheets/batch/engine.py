@@ -472,7 +472,7 @@ def enrich(
     if plan is None:
         rows = sum(counts)
         if dry_run:
-            return make_plan(
+            made = make_plan(
                 spec,
                 columns,
                 distinct,
@@ -482,6 +482,8 @@ def enrich(
                 counts,
                 profile=client.profile,
             )
+            made.quote = client.quote(made.credits)  # what its summary says of the limits
+            return made
         # The first calls are asked of the cache on this thread (a warm re-run reads its
         # answers here, not in workers contending for the store); fetching starts once 64 are
         # missing, while the others are normalised (the plan is complete when fetching ends).

@@ -49,6 +49,7 @@ class Plan:
     failed: dict[str, str] = field(default_factory=dict)  # lookup key -> error, after a run
     fetched: set[str] = field(default_factory=set)  # lookup keys answered, after a run
     ran: bool = False  # it was run (enrich's plan=, or the plan enrich made)
+    quote: spend.Quote | None = None  # what the limits said of its cost when it was made
     row_count: dict[tuple[Any, ...], int] = field(default_factory=dict)
 
     def __repr__(self) -> str:  # a notebook shows this, not every field's
@@ -77,10 +78,18 @@ class Plan:
     def _rows_calling(self, keys: set[str]) -> int:
         return self.rows_of(raw for raw, key in self.call_of.items() if key in keys)
 
-    def summary(self, budget_left: int | None = None) -> str:
+    def summary(self, budget_left: int | None = None, *, quote: spend.Quote | None = None) -> str:
         """The cost preview, counted in rows: `12 rows: 4 to fetch, 3 already cached, 2 that
-        cannot be looked up, 3 blank; at most 3 credits`."""
-        budget = "" if budget_left is None else f"; budget left {budget_left}"
+        cannot be looked up, 3 blank; at most 3 credits`, then what the limits say of it
+        (`quote`; with no `budget_left` either, the one made with the plan): the budget left,
+        or the limit that leaves too little (the run stops there)."""
+        if quote is None and budget_left is None:
+            quote = self.quote
+        if quote is not None and (short := quote.short) is not None:
+            budget = f"; {short.preview()}"
+        else:
+            budget_left = quote.budget_left if quote is not None else budget_left
+            budget = "" if budget_left is None else f"; budget left {budget_left}"
         cached = self._rows_calling(self.cached)
         fetch = self._rows_calling(set(self.lookups) - self.cached)
         return (

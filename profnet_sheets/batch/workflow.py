@@ -202,11 +202,7 @@ class Enrichment:
     def preview(self) -> str:
         """The cost preview: the plan's counts and most, what a limit leaves when it leaves
         too little, and the first keys as they are asked."""
-        quote = self.quote
-        if (short := quote.short) is not None:  # the limit short says what it leaves
-            text = f"{self.plan.summary()}; {short.preview()}"
-        else:
-            text = self.plan.summary(quote.budget_left)
+        text = self.plan.summary(quote=self.quote)  # a limit short says what it leaves
         if examples := self.plan.examples():
             text += f". First keys as asked: {examples}"
         return text

@@ -392,3 +392,25 @@ def test_keys_the_spending_cap_skipped_are_not_progress(
 def _noted(seen: list[tuple[int, int]]) -> Callable[[int, int], None]:
     """A progress hook that notes each `(done, total)` it is called with in `seen`."""
     return lambda done, total: seen.append((done, total))
+
+
+def test_a_plans_summary_says_when_a_limit_will_stop_the_run(
+    client: Client, sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """A new user's review: `at most 6 credits` with a cap leaving 4, and the run stopped
+    at 4 (the form's preview said it; the plan did not)."""
+    frame = pl.DataFrame({"site": ["a-limit.io", "b-limit.io", "c-limit.io"]})
+    with Client(
+        api_key=KEY, base_url=sandbox.base_url, cache=str(tmp_path / "c"), budget=2
+    ) as tight:
+        said = plan_enrichment(frame, "site", "company", client=tight).summary()
+    assert said.endswith(
+        "at most 3 credits (rows with the same key are fetched once); the "
+        "budget has 2 left: the run may stop there"
+    ), said
+    assert (
+        plan_enrichment(frame, "site", "company", client=client)
+        .summary()
+        .endswith("(rows with the same key are fetched once)")
+    ), "no limit: nothing more said"
+    assert sandbox.charged(KEY) == 0
