@@ -399,8 +399,9 @@ class Ledger:
             ).fetchall()
         )
         drawn = None if drawing_on is None else str(drawing_on)
-        reserved, drawable = reserved_under_cap(holds, asides, drawn)
-        return CapUse(cap.credits, str(cap), int(spent) + reserved, drawable=drawable)
+        held = reserved_under_cap(holds, asides, drawn)
+        used = int(spent) + held.credits
+        return CapUse(cap.credits, str(cap), used, drawable=held.drawable, aside=held.aside)
 
     def set_aside(self, cap: SpendingCap, service: str, credits: int, label: str) -> int:
         """Set `credits` aside under the spending cap for calls to come (a search's results,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from profnet_sheets.errors import (
     BudgetExceeded,
@@ -83,6 +83,8 @@ class CapUse:
     # Of `used`, the room left of credits set aside (a search's results) that the call asked
     # about draws on: already counted, it is not counted twice.
     drawable: int = 0
+    # Of `used`, the room set aside for searches' results not taken by their reading yet.
+    aside: int = 0
 
     @property
     def left(self) -> int:
@@ -104,12 +106,27 @@ class Limit:
     name: str  # `the budget`, `the spending cap 500/day`, `the team cap 500/day`
     setting: str  # `PROFNET_SPENDING_CAP`
     team: bool = False  # a cap every machine on the team's Redis shares
+    aside: int = 0  # of what it counts, set aside for searches' results not read yet
 
     def preview(self) -> str:
         """What a cost preview says when a run may cost more than the limit leaves."""
         if not self.left:
-            return f"{self.name} has 0 left: nothing would be sent"
-        return f"{self.name} has {self.left} left: the run may stop there"
+            return f"{self.name} has 0 left{self.aside_said()}: nothing would be sent"
+        return f"{self.name} has {self.left} left{self.aside_said()}: the run may stop there"
+
+    def aside_said(self) -> str:
+        """` (40 more set aside for ...)`: what may come back to it, or nothing."""
+        return aside_said(self.aside)
+
+
+def aside_said(aside: int) -> str:
+    """What a cap's refusal says of the room it holds for searches' results not read yet."""
+    if not aside:
+        return ""
+    return (
+        f" ({aside} more set aside for the results of searches started and not read yet: "
+        "what their reading does not take comes back)"
+    )
 
 
 @dataclass(frozen=True)
@@ -172,7 +189,8 @@ class Quote:
         return BudgetExceeded(
             f"{what} may cost up to {counted(self.credits, 'credit')}, and {short.name} "
             f"({short.setting}) "
-            f"leaves {short.left}; nothing was sent. Raise it, or ask for less.",
+            f"leaves {short.left}{short.aside_said()}; nothing was sent. Raise it, or ask for "
+            "less.",
             needed=self.credits,
             left=short.left or 0,
             limit=short.setting,
@@ -320,7 +338,7 @@ class SpendPolicy:
         limits = [Limit(budget.left, "the budget", BUDGET_SETTING)]
         if cap is not None:
             name = f"the {'team' if cap.team else 'spending'} cap {cap.name}"
-            limits.append(Limit(cap.left, name, CAP_SETTING, cap.team))
+            limits.append(Limit(cap.left, name, CAP_SETTING, cap.team, cap.aside))
         return Quote(credits, tuple(limits))
 
     def gate(self, ep: Endpoint, run: int | None) -> ProfnetError | None:
@@ -586,8 +604,8 @@ def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | No
     )
     return BudgetExceeded(
         f"{endpoint} may cost {counted(credits, 'credit')} and only {left} of the "
-        f"{'team' if cap.team else 'spending'} cap of {cap.name} are left (for {shared_by}); "
-        "nothing was sent. "
+        f"{'team' if cap.team else 'spending'} cap of {cap.name} are left (for {shared_by})"
+        f"{aside_said(cap.aside)}; nothing was sent. "
         f"Raise the cap ({CAP_SETTING}, config --spending-cap) or wait for the next period.",
         endpoint=endpoint,
         needed=credits,
@@ -609,13 +627,23 @@ class HeldCall:
     source: str | None = None
 
 
+class Reserved(NamedTuple):
+    """What calls under way and credits set aside hold against the cap (`credits`), of it
+    the room set aside not taken by calls yet (`aside`), and the room left for one more call
+    drawing on given credits set aside (`drawable`)."""
+
+    credits: int
+    aside: int
+    drawable: int
+
+
 def reserved_under_cap(
     holds: Iterable[HeldCall], asides: Mapping[str, int], drawing_on: str | None = None
-) -> tuple[int, int]:
+) -> Reserved:
     """What calls under way and credits set aside (`asides`: the live ones, by id, with the
-    room each has left) hold against the spending cap; and the room left of `drawing_on` for
-    one more call drawing on it. Credits set aside count as the more of their room and the
-    live holds drawing on them: a page within its search's room takes no more of the cap."""
+    room each has left) hold against the spending cap, and the room left of `drawing_on`.
+    Credits set aside count as the more of their room and the live holds drawing on them: a
+    page within its search's room takes no more of the cap."""
     under = dict.fromkeys(asides, 0)
     reserved = 0
     for hold in holds:
@@ -623,10 +651,10 @@ def reserved_under_cap(
             under[hold.source] += hold.credits
         elif hold.live or hold.in_period:
             reserved += hold.credits
-    reserved += sum(max(room, under[name]) for name, room in asides.items())
-    if drawing_on is None or drawing_on not in asides:
-        return reserved, 0
-    return reserved, max(0, asides[drawing_on] - under[drawing_on])
+    free = {name: max(0, room - under[name]) for name, room in asides.items()}
+    reserved += sum(under.values()) + sum(free.values())
+    drawable = 0 if drawing_on is None else free.get(drawing_on, 0)
+    return Reserved(reserved, sum(free.values()), drawable)
 
 
 def room_after(room: int, charge: Charge) -> int:

@@ -223,8 +223,9 @@ class TeamLedger:
         set_aside, gone = asides
         rooms = {name: int(it["credits"]) for name, it in set_aside.items() if name not in gone}
         drawn = None if drawing_on is None else str(drawing_on)
-        reserved, drawable = reserved_under_cap(holds, rooms, drawn)
-        return CapUse(cap.credits, str(cap), spent + reserved, team=True, drawable=drawable)
+        under_cap = reserved_under_cap(holds, rooms, drawn)
+        used = spent + under_cap.credits
+        return CapUse(cap.credits, str(cap), used, True, under_cap.drawable, under_cap.aside)
 
     def _count(self, pipe: Any, moment: float, machine: str, kind: str, credits: int) -> None:
         """Queue `credits` spent by `machine` at `moment` into its day, month and whole."""

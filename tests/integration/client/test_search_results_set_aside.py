@@ -110,6 +110,14 @@ def test_what_is_set_aside_is_refused_by_the_cap_like_a_call(
         ledger.set_aside(CAP, SERVICE, 40, "the results of this leads search (40 at most)")
     assert "the results of this leads search (40 at most) may cost 40 credits" in str(refused.value)
     assert refused.value.left == 30
+    assert (
+        "are left (for every machine on the team's Redis)"
+        if isinstance(ledger, TeamLedger)
+        else "are left (for every run on this service's ledger)"
+    ) + (
+        " (70 more set aside for the results of searches started and not read yet: what "
+        "their reading does not take comes back); nothing was sent."
+    ) in str(refused.value)
     assert _used(ledger) == 70
 
 
@@ -206,8 +214,11 @@ def test_two_searches_started_at_once_are_not_both_paid_with_no_room_for_results
     with first, second:
         job = first.search_leads(title_keywords="CTO", limit=40)
         assert sandbox.charged(KEY) == 50
-        with pytest.raises(BudgetExceeded, match="this leads search"):
+        with pytest.raises(BudgetExceeded, match="this leads search") as refused:
             second.search_leads(title_keywords="VP Sales", limit=40)
+        assert "leaves 60 (40 more set aside for the results of searches started" in str(
+            refused.value
+        )
         assert sandbox.charged(KEY) == 50, "the second search was not paid"
         rows = job.results()
         assert len(rows) == 40
