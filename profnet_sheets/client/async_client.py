@@ -31,14 +31,14 @@ from profnet_sheets.client.call import (
     heard,
     lesson,
 )
-from profnet_sheets.client.client import Client
+from profnet_sheets.client.client import Client, named_endpoint
 from profnet_sheets.client.keys import CallKey
 from profnet_sheets.client.outgoing import with_query
 from profnet_sheets.client.pace import Outcome, Ticket
 from profnet_sheets.client.policy import Failure
 from profnet_sheets.client.spend import Budget, NeverSent, Quote
 from profnet_sheets.client.transport import USER_AGENT
-from profnet_sheets.spec import Endpoint, endpoint
+from profnet_sheets.spec import Endpoint
 
 
 @dataclass(frozen=True)
@@ -243,12 +243,12 @@ class AsyncClient:
         **more: Any,
     ) -> Any:
         """`Client.call`, awaited: endpoint `name`'s payload (or its error)."""
-        ep = endpoint(name)
+        ep = named_endpoint(name)
         return payload(ep, await self._body(ep, {**(params or {}), **more}, max_items))
 
     async def call_as(self, name: str, raw: Hashable, make: Callable[[], Mapping[str, Any]]) -> Any:
         """`Client.call_as`, awaited: a warm repeat answers from the memo without `make`."""
-        ep = endpoint(name)
+        ep = named_endpoint(name)
         return payload(ep, await self._body(ep, dict(make()), alias=(name, raw)))
 
     async def body(self, plan: CallPlan) -> Any:

@@ -148,6 +148,7 @@ class Reserve:
     endpoint: Endpoint
     credits: int
     under_cap: bool = True
+    aside: int | None = None  # credits set aside under the cap the call draws on first
 
 
 @dataclass(frozen=True)
@@ -157,6 +158,7 @@ class Hold:
 
     endpoint: Endpoint
     credits: int
+    aside: int | None = None  # credits set aside under the cap the call draws on first
 
 
 @dataclass(frozen=True)
@@ -198,6 +200,7 @@ class Settle:
     endpoint: Endpoint
     charge: Charge
     reservations: tuple[Any, ...]
+    aside: int | None = None  # credits set aside whose room what it charged takes
 
 
 @dataclass(frozen=True)
@@ -381,6 +384,7 @@ class CallPlan(NamedTuple):
     offline: bool
     run: int | None
     where: str  # the service's base URL, for messages
+    aside: int | None = None  # credits set aside under the cap it draws on (a search's page)
 
 
 def paid_call(
@@ -447,14 +451,14 @@ def _bought(
     # The budget is this process's: reserved at once. The cap's hold, which other processes
     # see (and which a process killed leaves as possibly spent), is taken once the first
     # attempt's turn has come, not while the call waits for it.
-    reservations = [(yield Reserve(ep, ceiling, under_cap=False))]
+    reservations = [(yield Reserve(ep, ceiling, under_cap=False, aside=plan.aside))]
 
     def on_turn(number: int) -> Flow[None]:
         refused = desk.gate(ep)  # a stop while this call waited for its turn holds for it too
         if refused is not None:
             raise _retry_refused(refused, ep, spend.settle(ep, attempts, ceiling).maybe)
         if number == 0:
-            reservations.append((yield Hold(ep, ceiling)))
+            reservations.append((yield Hold(ep, ceiling, plan.aside)))
 
     counted = 0  # the attempts told to the books so far
 
@@ -474,7 +478,7 @@ def _bought(
             return False
         if spend.maybe_charged(ep, attempt):
             try:
-                reservations.append((yield Reserve(ep, ceiling)))
+                reservations.append((yield Reserve(ep, ceiling, aside=plan.aside)))
             except BudgetExceeded:
                 return False
         return True
@@ -523,7 +527,7 @@ def _bought(
         # attempts met so far, an attempt under way as one that may have been charged.
         count_lost()
         settled = charge or spend.settle(ep, attempts, ceiling)
-        yield Settle(ep, settled, tuple(reservations))
+        yield Settle(ep, settled, tuple(reservations), plan.aside)
     seconds = desk.keep_for(ep, sent.status, sent.body)
     if seconds > 0 and sent.response is not None:
         yield Save(ep, plan.key, sent.response, seconds)

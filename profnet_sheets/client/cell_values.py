@@ -416,18 +416,25 @@ def school_name(value: object) -> str:
         raise refused(
             value, parameter, f"is a true/false value, not a school's name: give {wanted}"
         )
-    if NUMBERISH().fullmatch(name):
-        raise refused(value, parameter, f"is a number, not a school's name: give {wanted}")
     if _DATE_TEXT().fullmatch(name):
         raise refused(value, parameter, f"is a date, not a school's name: give {wanted}")
+    if NUMBERISH().fullmatch(name) or _LOCAL_NUMBER().fullmatch(name):
+        raise refused(
+            value,
+            parameter,
+            f"is a number, not a school's name: give {wanted} (a school known by a number "
+            "alone, such as 42: its whole name, École 42)",
+        )
     return got
 
 
 _TRUE_FALSE_WORDS: Final = frozenset({"true", "false", "wahr", "falsch", "vrai", "faux"})
-# A date as a spreadsheet writes it as text: 2024-01-31, 2024-01-31 00:00:00, 31/01/2024,
-# 1.31.24.
+# A number as a spreadsheet in another language writes it: 1,5; 1.234,5; 1'234.
+_LOCAL_NUMBER: Final = compiled_later(r"[+-]?[0-9][0-9.,' ]*")
+# A date as a spreadsheet writes it as text: 2024-01-31, 2024/01/31, 2024-01-31 00:00:00,
+# 31/01/2024, 1.31.24.
 _DATE_TEXT: Final = compiled_later(
-    r"\d{4}-\d{1,2}-\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
+    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
     r"|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}"
 )
 

@@ -161,7 +161,7 @@ class Client:
         machine spends the room they need meanwhile; None when no cap is set. Calls made
         through a `drawing_on` view take their room first; unrenewed (`renew_aside`) they go
         after a lease, as nothing spent; `give_back` ends them."""
-        return self._shared.set_aside(credits, _named(name), what)
+        return self._shared.set_aside(credits, named_endpoint(name), what)
 
     def name_aside(self, aside: int, request_id: str) -> int:
         """Name credits set aside after the search `request_id` they are for (`aside_of`
@@ -172,9 +172,9 @@ class Client:
         """The credits set aside for the results of the search `request_id` (None: no cap)."""
         return self._shared.aside_of(request_id)
 
-    def renew_aside(self, aside: int) -> None:
-        """Keep credits set aside a lease longer."""
-        self._shared.renew_aside(aside)
+    def renew_aside(self, aside: int) -> bool:
+        """Keep credits set aside a lease longer; whether they still are set aside."""
+        return self._shared.renew_aside(aside)
 
     def give_back(self, aside: int) -> None:
         """End credits set aside: their room is the cap's again."""
@@ -193,11 +193,11 @@ class Client:
     def prepare(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
         """The parameters a call of endpoint `name` sends: normalised (page URLs on the
         profile's network hosts) and checked; InvalidParameter before anything is paid."""
-        return prepare(_named(name), params, profile=self.profile)
+        return prepare(named_endpoint(name), params, profile=self.profile)
 
     def ceiling(self, name: str, params: Mapping[str, Any], max_items: int | None = None) -> int:
         """The most a call with these (prepared) parameters can cost, at this client's prices."""
-        return self._shared.spend.ceiling(_named(name), params, max_items)
+        return self._shared.spend.ceiling(named_endpoint(name), params, max_items)
 
     def left_unrepeated(self, error: ProfnetError) -> bool:
         """Whether the call that failed with `error` was left unrepeated by its own retries
@@ -328,7 +328,7 @@ class Client:
     ) -> Any:
         """Call endpoint `name` with parameters, returning its payload (see the class doc).
         `max_items`: the most items a per-item call may be paid for (the budget reserves it)."""
-        ep = _named(name)
+        ep = named_endpoint(name)
         return payload(ep, self._body(ep, {**(params or {}), **more}, max_items))
 
     def call_as(self, name: str, raw: Hashable, make: Callable[[], Mapping[str, Any]]) -> Any:
@@ -336,7 +336,7 @@ class Client:
         over (Excel's cells). A warm repeat answers from the memo without calling `make` (the
         normalisation of what a user typed costs more than the remembered answer), with the
         memo's own copy of the answer: read it, never change it."""
-        ep = _named(name)
+        ep = named_endpoint(name)
         alias = (name, raw)
         if self._policy.may_read(ep):
             memo = self._shared.memo.get_alias(alias, self._policy.stale_ok)
@@ -346,7 +346,7 @@ class Client:
 
     def key(self, name: str, params: Mapping[str, Any]) -> CallKey:
         """The key of a call, as every cache of this client knows it."""
-        ep = _named(name)
+        ep = named_endpoint(name)
         return self._key(ep, prepare(ep, dict(params), profile=self.profile))
 
     def _key(self, ep: Endpoint, payload: dict[str, Any]) -> CallKey:
@@ -413,20 +413,30 @@ class Client:
 
     def replan(self, plan: CallPlan) -> CallPlan | Found:
         """`plan_call` for a call another view of this client planned (a recording one: see
-        `recorder.Recorder`), in this view's run and modes; not prepared again."""
-        return self._planned(plan.ep, plan.key, plan.payload, plan.max_items)
+        `recorder.Recorder`), in this view's run and modes, drawing on what that view drew on
+        (a search's results room); not prepared again."""
+        return self._planned(plan.ep, plan.key, plan.payload, plan.max_items, plan.aside)
 
     def _planned(
-        self, ep: Endpoint, key: CallKey, payload: dict[str, Any], max_items: int | None
+        self,
+        ep: Endpoint,
+        key: CallKey,
+        payload: dict[str, Any],
+        max_items: int | None,
+        aside: int | None = None,
     ) -> CallPlan | Found:
-        """A prepared, keyed call: the memo's answer (Found), or its plan in this view."""
+        """A prepared, keyed call: the memo's answer (Found), or its plan in this view
+        (drawing on `aside`, or on what this view draws on)."""
         readable = self._policy.may_read(ep)
         if readable:
             memo = self._shared.memo.get(key, self._policy.stale_ok)
             if memo is not None:
                 return Found(self._hand_out_memo(ep, memo))
         offline = self.settings.offline or self._recorder is not None
-        return CallPlan(ep, key, payload, max_items, readable, offline, self._run, self.base_url)
+        drawn = self._aside if aside is None else aside
+        return CallPlan(
+            ep, key, payload, max_items, readable, offline, self._run, self.base_url, drawn
+        )
 
     def paid_flow(self, plan: CallPlan) -> Flow[Any]:
         """The sequence of a call the memo could not answer (no I/O: see `call.paid_call`),
@@ -466,14 +476,14 @@ class Client:
             return self._from_store(action.endpoint, action.key)
         if isinstance(action, Reserve):
             return self._shared.reserve(
-                self._budget, action.credits, action.endpoint, action.under_cap, self._aside
+                self._budget, action.credits, action.endpoint, action.under_cap, action.aside
             )
         if isinstance(action, Hold):
-            return self._shared.hold(action.credits, action.endpoint, self._aside)
+            return self._shared.hold(action.credits, action.endpoint, action.aside)
         if isinstance(action, Settle):
             reservations = list(action.reservations)
             self._shared.settle(
-                self._budget, action.endpoint, action.charge, reservations, self._aside
+                self._budget, action.endpoint, action.charge, reservations, action.aside
             )
             return None
         if isinstance(action, Save):
@@ -502,13 +512,14 @@ class Client:
         body = json_or_none(held.text)
         return Sent(held.status, held.text, body, held.headers, True, expires=held.expires)
 
-    def quote(self, credits: int) -> Quote:
+    def quote(self, credits: int, *, drawing_on: int | None = None) -> Quote:
         """What a call or a run that may cost up to `credits` meets: the budget left, then the
         spending cap's, as the spend policy says (ValueError for a `credits` that is not a
-        whole number, 0 or more)."""
+        whole number, 0 or more); `drawing_on`: credits set aside under the cap it may take
+        first (a search's results: `aside_of`)."""
         if not _is_count(credits):
             raise ValueError(f"credits={shown(credits)}: give a whole number of credits, 0 or more")
-        return self._shared.quote(credits, self._budget)
+        return self._shared.quote(credits, self._budget, drawing_on)
 
     def refuse_unless_affordable(self, credits: int, what: str) -> None:
         """Raise BudgetExceeded, before anything is sent, when `what` (which may cost up to
@@ -652,7 +663,7 @@ class Client:
         in the memo under `params` too, so that a plan's look at the cache also warms the
         calls (a call with these parameters then skips their preparation).
         """
-        ep = _named(name)
+        ep = named_endpoint(name)
         if not self._policy.may_read(ep):
             return False
         memo, raw = self._shared.memo, _frozen(ep.name, params)
@@ -674,7 +685,7 @@ class Client:
         unique: dict[CallKey, tuple[Endpoint, dict[str, Any]]] = {}
         for call in calls:
             name, params = _planned(call)
-            ep = _named(name)
+            ep = named_endpoint(name)
             payload = prepare(ep, params, profile=self.profile)
             unique.setdefault(self._key(ep, payload), (ep, payload))
             total += 1
@@ -961,7 +972,7 @@ def _planned(call: Any) -> tuple[str, Mapping[str, Any]]:
     )
 
 
-def _named(name: str) -> Endpoint:
+def named_endpoint(name: str) -> Endpoint:
     """The endpoint called `name`, or InvalidParameter naming it and the one it looks like
     (`get_company_details`: did you mean get-company-details?)."""
     try:

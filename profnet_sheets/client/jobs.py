@@ -4,6 +4,7 @@ resumable by request_id. Counts the service leaves out (`total_results`, `total_
 
 from __future__ import annotations
 
+import numbers
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from profnet_sheets.client.answers import whole_number
 from profnet_sheets.client.pace import Stopped
 from profnet_sheets.client.policy import RetryPolicy
-from profnet_sheets.client.spend import MAX_PAGE_ITEMS
+from profnet_sheets.client.spend import MAX_PAGE_ITEMS, results_most
 from profnet_sheets.config import Settings
 from profnet_sheets.errors import (
     BudgetExceeded,
@@ -75,7 +76,7 @@ class SearchClient(Protocol):
 
     def drawing_on(self, aside: int | None) -> SearchClient: ...
 
-    def renew_aside(self, aside: int) -> None: ...
+    def renew_aside(self, aside: int) -> bool: ...
 
     def give_back(self, aside: int) -> None: ...
 
@@ -140,12 +141,11 @@ def _quote_and_set_aside(
     filters: its creation and every result its limit allows (known before paying). Under a
     spending cap, its results' most is then set aside (returned; None: no cap), so that no
     other run or machine spends their room while the search runs: its pages draw on it."""
-    name = search_endpoint(kind, "create").name
-    limit = int(client.prepare(name, filters)["limit"])
-    prices = client.prices
-    create = prices.price(search_endpoint(kind, "create")).credits
-    results = search_endpoint(kind, "results")
-    read = limit * prices.price(results).credits
+    create_ep, results = search_endpoint(kind, "create"), search_endpoint(kind, "results")
+    payload = client.prepare(create_ep.name, filters)
+    limit = int(payload["limit"])
+    create = client.prices.price(create_ep).credits
+    read = results_most(client.prices, create_ep, payload)
     client.refuse_unless_affordable(
         create + read, f"this {kind} search (to start it, and {counted(limit, 'result')} at most)"
     )
@@ -253,9 +253,9 @@ class SearchJob:
         # Credits set aside under the spending cap for its results when it started (by this
         # job, or by the one that started it, here or in another process: named after its
         # request id; None: no cap): its pages draw on them; renewed while it is waited for or
-        # read, given back once they are read or it failed. A wait that timed out or was
-        # stopped leaves them for their lease (ASIDE_LEASE): read by its request id meanwhile,
-        # the search still has its room.
+        # read, given back once every page is read or it failed. A wait or a reading cut short
+        # (a timeout, a stop, a limit, a fault) leaves them for their lease (ASIDE_LEASE): read
+        # by its request id meanwhile, the search still has its room.
         self.aside = client.aside_of(request_id) if aside is None else aside
         self.client = client if self.aside is None else client.drawing_on(self.aside)
         self.kind: SearchKind = kind
@@ -292,8 +292,10 @@ class SearchJob:
             # Asking for the same search again must start a new one (priced as such), not
             # hand this failed one back for the rest of the reuse window.
             forget_search(self.client, self.kind, self.filters, self.request_id)
-        if self.aside is not None and body.get("status") != "failed":  # its results' room kept
-            self.client.renew_aside(self.aside)
+        aside = self.aside if body.get("status") != "failed" else None  # its results' room
+        if aside is not None and not self.client.renew_aside(aside):  # none left to draw on
+            self.aside = None
+            self.client = self.client.drawing_on(None)
         self.last = SearchStatus(
             request_id=str(body.get("request_id") or self.request_id),
             status=str(body.get("status", "processing")),
@@ -327,7 +329,7 @@ class SearchJob:
         if self.client.settings.offline:  # the status is never cached: nothing to ask
             return self.last or SearchStatus(self.request_id, "offline", None, None)
         if timeout is not None and (  # nan too: a deadline never met
-            isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout >= 0
+            isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not timeout >= 0
         ):
             raise InvalidParameter(
                 f"timeout: {shown(timeout)} is not a number of seconds, 0 or more (0: look "
@@ -396,10 +398,12 @@ class SearchJob:
             expected = None  # the status is never cached: the pages say how many
         else:
             expected = self.wait(progress=progress).total_results
-        try:
-            return self._read_pages(expected, on_page, until_budget)
-        finally:
-            self.give_back()
+        rows = self._read_pages(expected, on_page, until_budget)
+        if not (self.cut_by_budget or self.stopped_reading or self.cut_by_credits):
+            self.give_back()  # every page read: what is left of its room is the cap's again
+        # Cut short (a limit, a stop, a fault raised): its room stays for the rest, for its
+        # lease, read by its request id meanwhile.
+        return rows
 
     def give_back(self) -> None:
         """Give back what is left of the credits set aside for its results (its pages read,

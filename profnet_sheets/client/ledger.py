@@ -22,6 +22,7 @@ from profnet_sheets.client.spend import (
     cap_refusal,
     reserved_under_cap,
     room_after,
+    rooms_after_lapse,
 )
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.errors import DamagedFile
@@ -193,23 +194,31 @@ class Ledger:
         flight: each is recorded as spent, uncertain (the service may have charged it), in the
         period it was made in, never forgotten; its spend row is known by the reservation's
         id for a while (`lapsed`), for a call that outlived its lease to settle in its place.
-        Credits set aside whose lease ran out were never spent: they go."""
+        Credits set aside whose lease ran out were never spent: they go; a hold that drew on
+        credits set aside takes what it possibly spent off their room."""
+        self._db.execute("DELETE FROM aside WHERE until <= ?", (now,))
         found = self._db.execute(
             "SELECT id, COALESCE(at, until), service, COALESCE(key, ''), "
-            f"COALESCE(endpoint, '{UNSETTLED}'), credits FROM reserved WHERE until <= ?",
+            f"COALESCE(endpoint, '{UNSETTLED}'), credits, CAST(source AS TEXT) FROM reserved "
+            "WHERE until <= ?",
             (now,),
         ).fetchall()
-        for held, *row in found:
+        for held, *row, _ in found:
             spent = self._db.execute(
                 "INSERT INTO spend (at, service, key, endpoint, credits, items, uncertain) "
                 "VALUES (?, ?, ?, ?, ?, NULL, 1)",
                 row,
             ).lastrowid
             self._db.execute("INSERT OR REPLACE INTO lapsed VALUES (?, ?, ?)", (held, spent, now))
-        if found:
-            self._db.execute("DELETE FROM reserved WHERE until <= ?", (now,))
-            self._db.execute("DELETE FROM lapsed WHERE at < ?", (now - LAPSED_KEPT,))
-        self._db.execute("DELETE FROM aside WHERE until <= ?", (now,))
+        if not found:
+            return
+        self._db.execute("DELETE FROM reserved WHERE until <= ?", (now,))
+        self._db.execute("DELETE FROM lapsed WHERE at < ?", (now - LAPSED_KEPT,))
+        lapsed = [HeldCall(row[5], False, True, row[6]) for row in found if row[6] is not None]
+        if lapsed:
+            rooms = dict(self._db.execute("SELECT CAST(id AS TEXT), credits FROM aside"))
+            for name, room in rooms_after_lapse(rooms, lapsed).items():
+                self._db.execute("UPDATE aside SET credits = ? WHERE id = ?", (room, int(name)))
 
     def _drop(self, released: Sequence[int]) -> None:
         """Drop the reservations `released` (their calls settled). One that lapsed meanwhile
@@ -439,10 +448,12 @@ class Ledger:
                 )
             )
 
-    def renew(self, aside: int) -> None:
-        """Keep credits set aside (`set_aside`) for ASIDE_LEASE seconds more from now."""
+    def renew(self, aside: int) -> bool:
+        """Keep credits set aside (`set_aside`) for ASIDE_LEASE seconds more from now; whether
+        they still were."""
         with self._lock:
-            self._write(lambda now: self._renew_aside(aside, now))
+            renewed: bool = self._write(lambda now: self._renew_aside(aside, now))
+        return renewed
 
     def _renew_aside(self, aside: int | None, now: float) -> bool:
         """Renew credits set aside, if they still are (whether they are)."""

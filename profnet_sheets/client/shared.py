@@ -106,9 +106,10 @@ class Shared:
         self.budget = Budget(settings.budget)
         self.lock = threading.Lock()
 
-    def quote(self, credits: int, budget: Budget) -> Quote:
-        """What `credits` meets: `budget`, then the spending cap (what the ledger holds)."""
-        use = self._cap_use(None)
+    def quote(self, credits: int, budget: Budget, drawing_on: int | None = None) -> Quote:
+        """What `credits` meets: `budget`, then the spending cap (what the ledger holds; the
+        credits set aside as `drawing_on` taken first)."""
+        use = self._cap_use(None, drawing_on)
         with self.lock:
             return self.spend.quote(credits, budget, use)
 
@@ -218,10 +219,13 @@ class Shared:
             return aside
         return named
 
-    def renew_aside(self, aside: int) -> None:
-        """Keep credits set aside a lease longer (a ledger failing that lets them lapse)."""
-        with contextlib.suppress(*self.ledger.failures):
-            self.ledger.renew(aside)
+    def renew_aside(self, aside: int) -> bool:
+        """Keep credits set aside a lease longer; whether they still are (a ledger failing
+        that lets them lapse: taken as still set aside, its pages draw on them if so)."""
+        try:
+            return self.ledger.renew(aside)
+        except self.ledger.failures:
+            return True
 
     def give_back(self, aside: int) -> None:
         """End credits set aside (never spent): their room is the cap's again (a ledger

@@ -91,8 +91,10 @@ class CapUse:
         return max(0, self.credits - self.used)
 
     def room(self, credits: int) -> int:
-        """What the cap leaves a call of at most `credits` (what it may draw on counted)."""
-        return max(0, self.credits - self.used + min(credits, self.drawable))
+        """What the cap leaves a call of at most `credits`: what it may draw on counted, and
+        never less than that (the room was granted under the cap when it was set aside)."""
+        drawn = min(credits, self.drawable)
+        return max(0, self.credits - self.used + drawn, drawn)
 
 
 # -- decisions ------------------------------------------------------------------------------
@@ -338,7 +340,7 @@ class SpendPolicy:
         limits = [Limit(budget.left, "the budget", BUDGET_SETTING)]
         if cap is not None:
             name = f"the {'team' if cap.team else 'spending'} cap {cap.name}"
-            limits.append(Limit(cap.left, name, CAP_SETTING, cap.team, cap.aside))
+            limits.append(Limit(cap.room(credits), name, CAP_SETTING, cap.team, cap.aside))
         return Quote(credits, tuple(limits))
 
     def gate(self, ep: Endpoint, run: int | None) -> ProfnetError | None:
@@ -597,7 +599,7 @@ def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | No
     within the room set aside for it (`cap.drawable`) always may: that room was granted under
     the cap when it was set aside."""
     left = cap.room(credits)
-    if credits <= left or credits <= cap.drawable:
+    if credits <= left:
         return None
     shared_by = (
         "every machine on the team's Redis" if cap.team else "every run on this service's ledger"
@@ -644,17 +646,28 @@ def reserved_under_cap(
     room each has left) hold against the spending cap, and the room left of `drawing_on`.
     Credits set aside count as the more of their room and the live holds drawing on them: a
     page within its search's room takes no more of the cap."""
-    under = dict.fromkeys(asides, 0)
+    rooms = rooms_after_lapse(asides, holds)
+    under = dict.fromkeys(rooms, 0)
     reserved = 0
     for hold in holds:
         if hold.live and hold.source in under:
             under[hold.source] += hold.credits
         elif hold.live or hold.in_period:
             reserved += hold.credits
-    free = {name: max(0, room - under[name]) for name, room in asides.items()}
+    free = {name: max(0, room - under[name]) for name, room in rooms.items()}
     reserved += sum(under.values()) + sum(free.values())
     drawable = 0 if drawing_on is None else free.get(drawing_on, 0)
     return Reserved(reserved, sum(free.values()), drawable)
+
+
+def rooms_after_lapse(asides: Mapping[str, int], holds: Iterable[HeldCall]) -> dict[str, int]:
+    """The room of each credits set aside once the holds drawing on them whose lease ran out
+    (their process died: possibly spent) have taken theirs."""
+    rooms = dict(asides)
+    for hold in holds:
+        if not hold.live and hold.source in rooms:
+            rooms[hold.source] = room_after(rooms[hold.source], Charge(maybe=hold.credits))
+    return rooms
 
 
 def room_after(room: int, charge: Charge) -> int:

@@ -28,6 +28,7 @@ from profnet_sheets.client.spend import (
     cap_refusal,
     reserved_under_cap,
     room_after,
+    rooms_after_lapse,
 )
 from profnet_sheets.config import SpendingCap
 
@@ -232,17 +233,28 @@ class TeamLedger:
         for period, name in period_keys(moment).items():
             pipe.hincrby(self.spend_key(period, name), f"{kind}:{machine}", credits)
 
-    def _settle_lapsed(self, pipe: Any, holding: Held, asides: Held | None = None) -> None:
-        """Queue the reservations whose lease ran out as spent, maybe, in their own period,
-        and the credits set aside whose lease ran out (`asides`) gone, as nothing spent."""
-        if asides is not None and asides[1]:
-            pipe.hdel(self.aside_key, *asides[1])
+    def _settle_lapsed(self, pipe: Any, holding: Held, asides: Held) -> None:
+        """Queue the reservations whose lease ran out as spent, maybe, in their own period
+        (one that drew on credits set aside taking what it possibly spent off their room),
+        and the credits set aside whose lease ran out gone, as nothing spent."""
+        found, gone = asides
+        if gone:
+            pipe.hdel(self.aside_key, *gone)
         held, lapsed = holding
         for name in lapsed:
             it = held[name]
             self._count(pipe, it["at"], it["machine"], MAYBE, it["credits"])
             pipe.hdel(self.held_key, name)
             pipe.set(self.lapsed_key(name), json.dumps(it), ex=int(LAPSED_KEPT))
+        rooms = {name: int(it["credits"]) for name, it in found.items() if name not in gone}
+        drawn = [
+            HeldCall(int(held[name]["credits"]), False, True, str(held[name]["source"]))
+            for name in lapsed
+            if held[name].get("source") is not None
+        ]
+        for name, room in rooms_after_lapse(rooms, drawn).items():
+            if room != rooms[name]:
+                pipe.hset(self.aside_key, name, json.dumps(found[name] | {"credits": room}))
 
     def _drop(self, pipe: Any, released: Sequence[int]) -> list[int]:
         """Queue the reservations `released` dropped, and the lapsed ones among them read
@@ -365,23 +377,25 @@ class TeamLedger:
 
         self.redis.transaction(attempt)
 
-    def renew(self, aside: int) -> None:
-        """Keep credits set aside (`set_aside`) for ASIDE_LEASE seconds more from now."""
-        self._change_aside(aside, lambda room: room)
-
-    def _change_aside(self, aside: int, room: Callable[[int], int]) -> None:
-        """Renew credits set aside, if they still are, their room now `room(their room)`."""
+    def renew(self, aside: int) -> bool:
+        """Keep credits set aside (`set_aside`) for ASIDE_LEASE seconds more from now; whether
+        they still were."""
+        found = False
 
         def attempt(pipe: Any) -> None:
+            nonlocal found
             now = self._now(self.redis)
             pipe.watch(self.aside_key)
             live = _live(self._asides(pipe, now), aside)
+            found = live is not None
             pipe.multi()
             if live is not None:
-                changed = live | {"until": now + ASIDE_LEASE, "credits": room(live["credits"])}
-                pipe.hset(self.aside_key, str(aside), json.dumps(changed))
+                pipe.hset(
+                    self.aside_key, str(aside), json.dumps(live | {"until": now + ASIDE_LEASE})
+                )
 
         self.redis.transaction(attempt)
+        return found
 
     def give_back(self, aside: int) -> None:
         """End credits set aside: their room is the team cap's again (a Redis gone leaves
@@ -431,17 +445,27 @@ class TeamLedger:
         their lease runs out. `aside`: the credits set aside the call drew on, whose room what
         it charged then takes."""
         self.local.settle(service, key, endpoint, charge, released)
-        with self.redis.pipeline() as pipe:
+        positions: list[int] = []
+
+        def attempt(pipe: Any) -> None:
+            nonlocal positions
             now = self._now(self.redis)
+            live = None
+            if aside is not None and charge.total:  # its room, changed in the same MULTI
+                pipe.watch(self.aside_key)
+                live = _live(self._asides(pipe, now), aside)
+            pipe.multi()
             for kind, credits in ((SURE, charge.sure), (MAYBE, charge.maybe)):
                 if credits:
                     self._count(pipe, now, self.machine, kind, credits)
             positions = self._drop(pipe, released)
             self._tell_cap(pipe, now, self.cap)
-            results = pipe.execute()
+            if live is not None:
+                room = {"credits": room_after(int(live["credits"]), charge)}
+                pipe.hset(self.aside_key, str(aside), json.dumps(live | room))
+
+        results = self.redis.transaction(attempt)
         self._undo_lapsed(results, positions)
-        if aside is not None and charge.total:
-            self._change_aside(aside, lambda room: room_after(room, charge))
 
     def cap_use(self, cap: SpendingCap, service: str, drawing_on: int | None = None) -> CapUse:
         """What the team holds against the spending cap now (spent in its period, reserved,
@@ -463,10 +487,10 @@ class TeamLedger:
 
         def attempt(pipe: Any) -> None:
             now = self._now(self.redis)
-            pipe.watch(self.held_key)
-            holding = self._held(pipe, now)
+            pipe.watch(self.held_key, self.aside_key)
+            holding, asides = self._held(pipe, now), self._asides(pipe, now)
             pipe.multi()
-            self._settle_lapsed(pipe, holding)
+            self._settle_lapsed(pipe, holding, asides)
 
         self.redis.transaction(attempt)
 

@@ -98,11 +98,10 @@ class SearchCost:
         )
 
 
-def _read_before(client: Client, kind: SearchKind, payload: Mapping[str, Any]) -> tuple[int, int]:
-    """(results already read, total results) of a search the cache holds; nothing is sent."""
+def _cached_request_id(client: Client, kind: SearchKind, payload: Mapping[str, Any]) -> str:
+    """The request id of the search the cache holds for `payload`; nothing is sent."""
     offline = client.with_options(offline=True)
-    request_id = str(offline.call(search_endpoint(kind, "create").name, payload)["request_id"])
-    return _pages_read(offline, kind, request_id)
+    return str(offline.call(search_endpoint(kind, "create").name, payload)["request_id"])
 
 
 def _pages_read(offline: Client, kind: SearchKind, request_id: str) -> tuple[int, int]:
@@ -133,10 +132,13 @@ def search_cost(client: Client, kind: SearchKind, params: Mapping[str, Any]) -> 
     payload = client.prepare(create.name, params)
     estimate = client.estimate([PlannedCall(create.name, payload)])
     reused = estimate.cached == 1
-    read, total = 0, None
+    read, total, request_id = 0, None, None
     if reused:
+        with contextlib.suppress(ProfnetError):
+            request_id = _cached_request_id(client, kind, payload)
         with contextlib.suppress(LookupError, ProfnetError):  # nothing read yet
-            read, total = _read_before(client, kind, payload)
+            if request_id is not None:
+                read, total = _pages_read(client.with_options(offline=True), kind, request_id)
     cost = SearchCost(
         create_credits=client.prices.price(create).credits,
         reused=reused,
@@ -146,7 +148,14 @@ def search_cost(client: Client, kind: SearchKind, params: Mapping[str, Any]) -> 
         total_results=total,
         reuse_hours=client.settings.search_reuse_hours,
     )
-    return replace(cost, quote=client.quote(cost.credits))
+    return replace(cost, quote=_quote(client, cost.credits, request_id))
+
+
+def _quote(client: Client, credits: int, request_id: str | None) -> Quote:
+    """What the limits say of `credits`, a search's results' room set aside when it started
+    (`request_id`'s, if any) counted as theirs: not as another run's spend."""
+    aside = None if request_id is None else client.aside_of(request_id)
+    return client.quote(credits, drawing_on=aside)
 
 
 def attached_cost(
@@ -167,4 +176,4 @@ def attached_cost(
         total_results=total,
         attached=True,
     )
-    return replace(cost, quote=client.quote(cost.credits))
+    return replace(cost, quote=_quote(client, cost.credits, request_id))

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from profnet_sheets import Client
 from profnet_sheets.client.async_client import AsyncClient, Fetch, Fetched
 from profnet_sheets.client.pace import INITIAL_WINDOW
 from profnet_sheets.client.recorder import Recorder
@@ -198,3 +199,28 @@ def test_a_cell_cut_at_its_only_call_shows_the_answer(
     cells = asyncio.run(_recalculation(False))
     assert cells[:5] == ["Acme", "Globex", "Acme", "Globex", "Acme"]
     assert sandbox.charged() == 2
+
+
+def test_a_search_read_in_lite_draws_on_its_results_room(
+    lite_here: FakeIndexedDB,
+    sandbox: RunningSandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A code review: Lite's driver read a search's pages as calls of their own, and the first
+    recording pass gave the room back before anything was paid."""
+    monkeypatch.setenv("PROFNET_SPENDING_CAP", "100/day")
+    cache = tmp_path / "cache"
+    with Client(
+        api_key=KEY, base_url=sandbox.base_url, cache_dir=cache, spending_cap="100/day"
+    ) as c:
+        request_id = c.search_leads(title_keywords="CTO", limit=40).request_id
+    with Client(
+        api_key=KEY, base_url=sandbox.base_url, cache_dir=cache, spending_cap="100/day"
+    ) as c:
+        for n in range(10):
+            c.get_company_details(domain=f"beside{n}.io")  # what the cap leaves beside it
+    cells = asyncio.run(lite.evaluate(udfs.PROFNET_LEADS, request_id))
+    assert isinstance(cells, list), cells
+    assert len(cells) == 41, cells  # a header and 40 results
+    assert sandbox.charged() == 50 + 10 + 40

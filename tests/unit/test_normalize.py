@@ -1063,6 +1063,10 @@ def test_places_people_name_are_taken(value: str) -> None:
         ("2024-01-31 00:00:00", "is a date, not a school's name"),
         ("31/01/2024", "is a date, not a school's name"),
         ("1.31.24", "is a date, not a school's name"),
+        ("2024/01/31", "is a date, not a school's name"),
+        ("1,5", "is a number, not a school's name"),
+        ("1.234,5", "is a number, not a school's name"),
+        ("42", "(a school known by a number alone, such as 42: its whole name, École 42)"),
     ],
 )
 def test_a_school_name_that_is_a_spreadsheets_leftover_is_refused_before_paying(

@@ -145,8 +145,8 @@ def test_what_was_set_aside_lapses_as_nothing_spent_unless_renewed(
     clock.now += ASIDE_LEASE - 1
     ledger.renew(aside)
     clock.now += ASIDE_LEASE - 1
-    assert ledger.holds(SERVICE).aside == 40, "renewed: still set aside"
-    assert _used(ledger) == 50, "the page in flight counts as possibly spent, the room held"
+    assert ledger.holds(SERVICE).aside == 30, "renewed: still set aside, less its lost page"
+    assert _used(ledger) == 40, "the page possibly spent, and the rest of the room held"
     clock.now += 2  # the renewal's lease passed too: the process died
     assert _used(ledger) == 10, "the page possibly spent; what was set aside, nothing"
     assert ledger.holds(SERVICE).aside == 0
@@ -155,6 +155,24 @@ def test_what_was_set_aside_lapses_as_nothing_spent_unless_renewed(
     # a page drawing on room that lapsed is held under the cap on its own
     ledger.reserve_within(CAP, SERVICE, 90, RESULTS, 30.0, drawing_on=aside)
     assert _used(ledger) == 100
+
+
+def test_a_page_whose_process_died_takes_what_it_possibly_spent_off_the_room(
+    ledger_and_clock: tuple[Ledger | TeamLedger, Clock],
+) -> None:
+    """A code review: the page's hold lapsed as 40 possibly spent, the room stayed 40, and a
+    re-attach drew on it past the cap (used 130 of 100)."""
+    ledger, clock = ledger_and_clock
+    ledger.record(SERVICE, "", "search-leads", 50, None)
+    aside = ledger.set_aside(CAP, SERVICE, 40, "the results")
+    ledger.reserve_within(CAP, SERVICE, 40, RESULTS, 30.0, drawing_on=aside)  # killed
+    clock.now += 31  # the page's lease ran out; the room's did not
+    ledger.renew(aside)
+    assert _used(ledger) == 50 + 40
+    assert ledger.holds(SERVICE).aside == 0
+    with pytest.raises(BudgetExceeded):
+        ledger.reserve_within(CAP, SERVICE, 40, RESULTS, 30.0, drawing_on=aside)
+    assert _used(ledger) == 90
 
 
 def test_what_is_set_aside_is_kept_where_an_earlier_version_does_not_look(
@@ -326,3 +344,56 @@ def test_a_search_left_unread_keeps_its_room_for_whoever_reads_it(
         assert len(reader.attach_search("leads", request_id).results()) == 40
         assert reader.ledger.holds(reader.service).aside == 0
     assert sandbox.charged(KEY) == 100
+
+
+def test_a_reading_cut_short_keeps_the_rest_of_the_room_for_its_re_attach(
+    sandbox: RunningSandbox, machines: Callable[[str, str], Client]
+) -> None:
+    """A code review: a reading stopped after its first page gave the room back, another run
+    spent it, and the re-attach the messages advise was refused."""
+    searcher, other = machines("searcher", "100/day"), machines("other", "100/day")
+
+    def stop(read: int, expected: int) -> None:
+        raise KeyboardInterrupt  # Ctrl-C after the first page
+
+    with searcher, other:
+        job = searcher.search_leads(title_keywords="CTO", limit=40)
+        with pytest.raises(KeyboardInterrupt):
+            job.results(on_page=stop)
+        assert searcher.ledger.holds(searcher.service).aside == 15
+        for n in range(10):
+            other.get_company_details(domain=f"beside{n}.io")
+        with pytest.raises(BudgetExceeded):
+            other.get_company_details(domain="one-more.io")
+        assert len(searcher.attach_search("leads", job.request_id).results()) == 40
+    assert sandbox.charged(KEY) == 100
+
+
+def test_the_same_search_started_again_is_quoted_on_its_own_room(
+    sandbox: RunningSandbox, machines: Callable[[str, str], Client]
+) -> None:
+    """A code review: Excel's macro said `Over the budget: not run` for a search reused,
+    whose results' room was counted as another run's spend."""
+    from profnet_sheets.searches.workflow import Search
+
+    client = machines("one", "100/day")
+    with client:
+        client.search_leads(title_keywords="CTO", limit=40)
+        cost = Search(client, "leads").quote({"title_keywords": "CTO", "limit": 40})
+        assert cost.reused
+        assert cost.quote is not None
+        assert cost.quote.within
+
+
+def test_a_search_with_no_room_set_aside_says_none_is_kept(
+    sandbox: RunningSandbox, machines: Callable[[str, str], Client], tmp_path: Path
+) -> None:
+    """A search started with no cap, read later under one: nothing is set aside for it, and
+    nothing is said to be kept (the status poll asks once, then not again)."""
+    with Client(api_key=KEY, base_url=sandbox.base_url, cache_dir=tmp_path / "nocap") as free:
+        request_id = free.search_leads(title_keywords="CTO", limit=40).request_id
+    with machines("one", "500/day") as client:
+        job = client.attach_search("leads", request_id)
+        assert job.aside is not None
+        job.status()
+        assert job.aside is None
