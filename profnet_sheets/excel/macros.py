@@ -90,7 +90,7 @@ def run_search(book: Any, kind: SearchKind) -> None:
         request = searches.read_filters(kind, rows or [], current.client.profile)
         cost = searches.cost(current.client, request)
         if not cost.within_budget:
-            line = f"{cost.line()} Over the budget: not run."
+            line = f"{cost.line()} {cost.over()}"
             _report(book, searches.summary(request, line, data=data))
             return
         prompt = f"{cost.line()} Run it?"
@@ -152,7 +152,7 @@ def enrich_selection(book: Any = None) -> None:
         quote = current.client.quote(found.credits)
         line = selection.cost_line(found, quote.budget_left)
         if not quote.within:
-            _report(book, selection.report(f"{line} Over the budget: not run.", data), ENRICH)
+            _report(book, selection.report(f"{line} {searches.over_limit(quote)}", data), ENRICH)
             return
         prompt = f"{line} Run it?"
         if found.credits and app.alert(prompt, title="profnet", buttons="ok_cancel") != "ok":

@@ -158,6 +158,10 @@ class Cost:
     def within_budget(self) -> bool:
         return self.quote.within
 
+    def over(self) -> str:
+        """`Over the spending cap 100/day (40 left): not run.`: the limit it passes."""
+        return over_limit(self.quote)
+
     def line(self) -> str:
         search = f"the search {self.search}" if self.search else "the search reused (free)"
         parts = [search, f"up to {self.results} for the results"]
@@ -168,6 +172,14 @@ class Cost:
         return f"{LABEL[self.kind]}: at most {most} ({', '.join(parts)}){left}."
 
 
+def over_limit(quote: Quote) -> str:
+    """What a macro says of a run the limits refuse: the limit it passes, and what it leaves."""
+    short = quote.short
+    if short is None:
+        return ""
+    return f"Over {short.name} ({short.left} left{short.aside_said()}): not run."
+
+
 def cost(client: Client, request: SearchRequest) -> Cost:
     """What the request can cost at most: its creation (nothing if reused), the results not
     read yet, and 1 per result's details when asked for."""
@@ -176,9 +188,8 @@ def cost(client: Client, request: SearchRequest) -> Cost:
     enrichment = request.limit * client.ceiling(details, {}) if request.enrich else 0
     start = 0 if search.reused else search.create_credits
     results = search.results_to_pay * search.per_result
-    return Cost(
-        request.kind, start, results, enrichment, client.quote(start + results + enrichment)
-    )
+    quote = client.quote(start + results + enrichment, drawing_on=search.aside)
+    return Cost(request.kind, start, results, enrichment, quote)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ class SearchCost:
     reuse_hours: float = 24.0
     attached: bool = False  # re-attached by its request id: started before, not paid again
     forgotten: bool = False  # the same search was reused, and the service no longer knows it
+    aside: int | None = None  # its results' room under the cap, when it started before
 
     @property
     def budget_left(self) -> int | None:
@@ -148,14 +149,14 @@ def search_cost(client: Client, kind: SearchKind, params: Mapping[str, Any]) -> 
         total_results=total,
         reuse_hours=client.settings.search_reuse_hours,
     )
-    return replace(cost, quote=_quote(client, cost.credits, request_id))
+    return _quoted(client, cost, request_id)
 
 
-def _quote(client: Client, credits: int, request_id: str | None) -> Quote:
-    """What the limits say of `credits`, a search's results' room set aside when it started
-    (`request_id`'s, if any) counted as theirs: not as another run's spend."""
+def _quoted(client: Client, cost: SearchCost, request_id: str | None) -> SearchCost:
+    """`cost` with what the limits say of it, a search's results' room set aside when it
+    started (`request_id`'s, if any) counted as theirs: not as another run's spend."""
     aside = None if request_id is None else client.aside_of(request_id)
-    return client.quote(credits, drawing_on=aside)
+    return replace(cost, quote=client.quote(cost.credits, drawing_on=aside), aside=aside)
 
 
 def attached_cost(
@@ -176,4 +177,4 @@ def attached_cost(
         total_results=total,
         attached=True,
     )
-    return replace(cost, quote=_quote(client, cost.credits, request_id))
+    return _quoted(client, cost, request_id)

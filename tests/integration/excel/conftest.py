@@ -32,7 +32,9 @@ class Excel:
     cache: Path
     clients: list[Client] = field(default_factory=list)
 
-    def start(self, budget: int | None = None, offline: bool = False) -> ExcelSession:
+    def start(
+        self, budget: int | None = None, offline: bool = False, spending_cap: str | None = None
+    ) -> ExcelSession:
         """A new session (as after restarting Excel) on the same cache directory."""
         client = Client(
             api_key=KEY,
@@ -41,6 +43,7 @@ class Excel:
             cache_dir=self.cache,
             backoff=0.01,
             max_backoff=0.05,
+            spending_cap=spending_cap,
         )
         self.clients.append(client)
         return session.install(client, SessionConfig(budget, offline, "the test"))

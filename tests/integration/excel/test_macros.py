@@ -78,9 +78,24 @@ def test_cancel_over_budget_and_bad_filters_spend_nothing(excel: Excel) -> None:
     excel.start(budget=40)
     poor = Book(LEADS)
     macros.lead_search(poor)
-    assert poor.report()["status"].endswith("budget left 40. Over the budget: not run.")
+    assert poor.report()["status"].endswith("budget left 40. Over the budget (40 left): not run.")
     assert poor.app.prompts == []
     assert excel.calls() == 0
+
+
+def test_a_search_over_the_spending_cap_names_the_cap(excel: Excel) -> None:
+    """A code review: `Over the budget: not run.` for a search the spending cap refused."""
+    excel.start(spending_cap="60/day")  # 50 to start it, 5 results, their 5 details
+    first = Book(LEADS)
+    macros.lead_search(first)
+    assert excel.charged() == 60
+    excel.start(spending_cap="59/day")
+    poor = Book([["title_keywords", "VP"], ["limit", 10]])
+    macros.lead_search(poor)
+    assert poor.report()["status"].endswith("Over the spending cap 59/day (0 left): not run."), (
+        poor.report()["status"]
+    )
+    assert excel.charged() == 60
 
 
 def test_a_company_search_with_typed_filters(excel: Excel) -> None:

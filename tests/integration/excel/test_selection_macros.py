@@ -114,7 +114,7 @@ def test_nothing_is_overwritten_spent_or_run_without_consent(excel: Excel) -> No
     poor = Book()
     poor.select("Data", "B2:B6")
     macros.enrich_selection(poor)
-    assert poor.report()["status"].endswith("budget left 1. Over the budget: not run.")
+    assert poor.report()["status"].endswith("budget left 1. Over the budget (1 left): not run.")
     assert poor.app.prompts == []
     assert excel.calls() == 0
 
