@@ -957,23 +957,24 @@ def _in_flight(holds: Holds, team: bool) -> str:
     """`in flight: N credits held by calls under way ... until ...`: how much, whose, and until
     when at the latest (the holds' own leases, whatever this machine's settings are)."""
     whose = f" on the team's machines ({', '.join(holds.machines)})" if team else ""
-    until = ""
-    if holds.until is not None:
-        at = datetime.fromtimestamp(holds.until, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-        until = f" until {at} at the latest"
+    until = _until(holds.until, " until {} at the latest")
     return (
         f"in flight: {counted(holds.credits, 'credit')} held by calls under way{whose}{until}"
         " (those of a process that stopped then count as possibly spent)"
     )
 
 
+def _until(moment: float | None, said: str) -> str:
+    """`said` with the UTC time of `moment` in it (`2025-05-17 13:40:00 UTC`); "" for none."""
+    if moment is None:
+        return ""
+    return said.format(datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%d %H:%M:%S UTC"))
+
+
 def _set_aside(holds: Holds) -> str:
     """`set aside: 40 credits ... until ...`: the room searches started keep for their
     results, and until when at the latest unless they are read meanwhile."""
-    until = ""
-    if holds.aside_until is not None:
-        at = datetime.fromtimestamp(holds.aside_until, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-        until = f", until {at} at the latest unless they are read"
+    until = _until(holds.aside_until, ", until {} at the latest unless they are read")
     return (
         f"set aside: {counted(holds.aside, 'credit')} under the cap for the results of searches "
         f"started and not read yet (not spent: what their reading does not take is given "

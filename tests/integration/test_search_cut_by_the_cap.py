@@ -15,11 +15,25 @@ from pathlib import Path
 import pytest
 
 from profnet_sheets import BudgetExceeded, Client
-from profnet_sheets.sandbox import start_sandbox
+from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 from tests.integration.conftest import CLI, cli_env, run_cli
 
 pytestmark = pytest.mark.integration
 KEY = "cut-by-cap-key"
+
+
+def _search_created(
+    sandbox: RunningSandbox, env: dict[str, str], out: Path
+) -> subprocess.Popen[str]:
+    """`search leads` (limit 40) started, once its creation is paid (its job not done yet)."""
+    args = ["search", "leads", "--title-keywords", "CTO", "--limit", "40", "--yes"]
+    search = subprocess.Popen(
+        [*CLI, *args, "--out", str(out)], env=env, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while sandbox.charged(KEY) < 50 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return search
 
 
 def test_another_run_spends_beside_a_running_search_not_its_results_room(
@@ -28,13 +42,7 @@ def test_another_run_spends_beside_a_running_search_not_its_results_room(
     with start_sandbox(api_keys=(KEY,), credits=100_000, job_seconds=3.0) as sandbox:
         env = {**cli_env(sandbox.base_url, KEY, tmp_path), "PROFNET_SPENDING_CAP": "100/day"}
         out = tmp_path / "leads.csv"
-        args = ["search", "leads", "--title-keywords", "CTO", "--limit", "40", "--yes"]
-        search = subprocess.Popen(
-            [*CLI, *args, "--out", str(out)], env=env, stderr=subprocess.PIPE, text=True
-        )
-        deadline = time.monotonic() + 60
-        while sandbox.charged(KEY) < 50 and time.monotonic() < deadline:
-            time.sleep(0.05)  # the search is created (paid), its job not done yet
+        search = _search_created(sandbox, env, out)
         cache = tmp_path / "cache"
         with Client(
             api_key=KEY, base_url=sandbox.base_url, cache_dir=cache, spending_cap="100/day"
@@ -80,13 +88,7 @@ def test_a_search_stopped_while_it_runs_keeps_its_results_room_for_its_re_attach
     with start_sandbox(api_keys=(KEY,), credits=100_000, job_seconds=4.0) as sandbox:
         env = {**cli_env(sandbox.base_url, KEY, tmp_path), "PROFNET_SPENDING_CAP": "90/day"}
         out = tmp_path / "leads.csv"
-        args = ["search", "leads", "--title-keywords", "CTO", "--limit", "40", "--yes"]
-        search = subprocess.Popen(
-            [*CLI, *args, "--out", str(out)], env=env, stderr=subprocess.PIPE, text=True
-        )
-        deadline = time.monotonic() + 60
-        while sandbox.charged(KEY) < 50 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        search = _search_created(sandbox, env, out)
         search.send_signal(signal.SIGINT)  # the search created (paid), its job not done
         _, said = search.communicate(timeout=60)
         assert search.returncode == 130, said
