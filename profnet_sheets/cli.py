@@ -1316,9 +1316,8 @@ def _search_command(kind: SearchKind) -> click.Command:
                     job = search.attach(str(request_id))
                 else:
                     job = _start_search(search, filters, quoted, pace)
-                click.echo(
-                    f"{kind} search {job.request_id} (re-attach with --request-id)", err=True
-                )
+                again = "" if request_id else " (re-attach with --request-id)"
+                click.echo(f"{kind} search {job.request_id}{again}", err=True)
                 draw, close = status_bar(kind)
                 try:
                     done = search.wait(timeout=timeout, on_status=draw)
@@ -1327,6 +1326,7 @@ def _search_command(kind: SearchKind) -> click.Command:
                 if request_id:  # its results not read yet are paid: said, and asked, first
                     unread = search.unread_cost(done)
                     click.echo(f"{kind} search: {unread.describe()}", err=True)
+                    _refuse_unread_beyond_limits(unread)
                     if ask and unread.total_results is None:
                         _ask_to_spend(None, "Pay for its results not read yet?")
                     elif unread.credits and ask:
@@ -1402,7 +1402,7 @@ def _search_command(kind: SearchKind) -> click.Command:
             stops = _stops()
             click.echo(
                 f"Interrupted ({stops.name}) while its results were read: those read are in "
-                f"{path} and cached; {rest}.",
+                f"{path} and cached; {rest}.{_room_kept(job)}",
                 err=True,
             )
             sys.exit(stops.exit_code)
@@ -1428,6 +1428,26 @@ def _search_command(kind: SearchKind) -> click.Command:
         callback=_stoppable(run),
         help=f"{_as_options(endpoint.summary, endpoint)} Writes every result to --out.",
     )
+
+
+def _refuse_unread_beyond_limits(unread: SearchCost) -> None:
+    """End a re-attach, nothing sent, when no page of its results is read yet and a limit
+    leaves less than them all: its first page may hold them all (a page's size is known once
+    one is read), so that nothing could be read within the limit."""
+    from profnet_sheets.batch.workflow import EXIT_BUDGET
+
+    quote = unread.quote
+    short = None if quote is None else quote.short
+    if short is None or unread.results_read:
+        return
+    need = counted(unread.credits, "credit")
+    click.echo(
+        f"Not read: {short.name} ({short.setting}) leaves {short.left}{short.aside_said()}, and "
+        f"its first page may cost up to {need} (a page's size is known once one is read); "
+        f"nothing was sent. Give it {unread.credits} or more, then run this again.",
+        err=True,
+    )
+    sys.exit(EXIT_BUDGET)
 
 
 def _room_kept(job: SearchJob) -> str:

@@ -56,7 +56,6 @@ from profnet_sheets.client.spend import (
     Estimate,
     PlannedCall,
     Quote,
-    results_most,
 )
 from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import ApiKey, Settings
@@ -680,7 +679,7 @@ class Client:
     def estimate(self, calls: Iterable[PlannedCall | tuple[str, Mapping[str, Any]]]) -> Estimate:
         """The cost of a set of planned calls: identical calls count once, cached ones nothing;
         a search's creation counts with every result its limit allows (read later, paid per
-        result: its creation cached, only them)."""
+        result; a search started before: its results not read yet, within its own room)."""
         total = 0
         unique: dict[CallKey, tuple[Endpoint, dict[str, Any]]] = {}
         for call in calls:
@@ -690,13 +689,19 @@ class Client:
             unique.setdefault(self._key(ep, payload), (ep, payload))
             total += 1
         cached = credits = 0
+        asides: list[int | None] = []  # the rooms of searches started before, theirs
         for ep, payload in unique.values():
-            credits += results_most(self.prices, ep, payload)
+            if ep.search is not None and ep.search_role == "create":
+                unread, request_id = jobs.unread_most(self, ep.search, payload)
+                credits += unread
+                if request_id is not None:
+                    asides.append(self.aside_of(request_id))
             if self.is_cached(ep.name, payload):
                 cached += 1
             else:
                 credits += self._shared.spend.ceiling(ep, payload)
-        return Estimate(total, len(unique), cached, self.quote(credits))
+        drawing = asides[0] if len(asides) == 1 else None
+        return Estimate(total, len(unique), cached, self.quote(credits, drawing_on=drawing))
 
     # -- the 20 endpoints -----------------------------------------------------------------------
 

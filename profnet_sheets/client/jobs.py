@@ -156,6 +156,47 @@ def _quote_and_set_aside(
     )
 
 
+def pages_read(offline: SearchClient, kind: SearchKind, request_id: str) -> tuple[int, int]:
+    """(results read, total results) of the search `request_id`, from the cache of `offline`
+    (a client that sends nothing); LookupError when no page of it is cached."""
+    read, page, total = 0, 1, None
+    try:
+        while True:
+            body = offline.call(
+                search_endpoint(kind, "results").name, request_id=request_id, page=page, max_items=0
+            )
+            read += len(body.get("results") or [])
+            total = int(body.get("total_results") or 0)
+            if page >= int(body.get("total_pages") or 0) or not body.get("results"):
+                break
+            page += 1
+    except ProfnetError:  # a page not read yet (OfflineMiss), or nothing cached after all
+        pass
+    if total is None:
+        raise LookupError("no results page of this search is cached")
+    return read, total
+
+
+def unread_most(
+    client: SearchClient, kind: SearchKind, payload: Mapping[str, Any]
+) -> tuple[int, str | None]:
+    """What reading the results of the search `payload` (prepared) starts can still cost at
+    most, and its request id when the cache holds its creation (None: a new search's, every
+    result its limit allows). Nothing is sent."""
+    create = search_endpoint(kind, "create")
+    if not client.is_cached(create.name, payload):
+        return results_most(client.prices, create, payload), None
+    offline = client.with_options(offline=True)
+    request_id = str(offline.call(create.name, payload)["request_id"])
+    limit = int(payload.get("limit") or 0)
+    try:
+        read, total = pages_read(offline, kind, request_id)
+    except LookupError:
+        read, total = 0, None
+    unread = max(0, (limit if total is None else min(limit, total)) - read)
+    return client.prices.price(search_endpoint(kind, "results")).upper_bound(unread), request_id
+
+
 def forget_search(
     client: SearchClient, kind: SearchKind, filters: Mapping[str, Any], request_id: str
 ) -> None:

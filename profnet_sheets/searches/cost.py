@@ -8,7 +8,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from profnet_sheets.client.client import Client
-from profnet_sheets.client.spend import PlannedCall, Quote
+from profnet_sheets.client.jobs import pages_read
+from profnet_sheets.client.spend import Quote
 from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import search_endpoint
 from profnet_sheets.spec.endpoints import SearchKind
@@ -105,41 +106,19 @@ def _cached_request_id(client: Client, kind: SearchKind, payload: Mapping[str, A
     return str(offline.call(search_endpoint(kind, "create").name, payload)["request_id"])
 
 
-def _pages_read(offline: Client, kind: SearchKind, request_id: str) -> tuple[int, int]:
-    """(results read, total results) of the search `request_id`, from the cache of `offline`
-    (a client that sends nothing); LookupError when no page of it is cached."""
-    read, page, total = 0, 1, None
-    try:
-        while True:
-            body = offline.call(
-                search_endpoint(kind, "results").name, request_id=request_id, page=page, max_items=0
-            )
-            read += len(body.get("results") or [])
-            total = int(body.get("total_results") or 0)
-            if page >= int(body.get("total_pages") or 0) or not body.get("results"):
-                break
-            page += 1
-    except ProfnetError:  # a page not read yet (OfflineMiss), or nothing cached after all
-        pass
-    if total is None:
-        raise LookupError("no results page of this search is cached")
-    return read, total
-
-
 def search_cost(client: Client, kind: SearchKind, params: Mapping[str, Any]) -> SearchCost:
     """The cost of a search with these parameters for this client (from its cache; nothing is
     sent). Raises InvalidParameter when the service would refuse them."""
     create = search_endpoint(kind, "create")
     payload = client.prepare(create.name, params)
-    estimate = client.estimate([PlannedCall(create.name, payload)])
-    reused = estimate.cached == 1
+    reused = client.is_cached(create.name, payload)
     read, total, request_id = 0, None, None
     if reused:
         with contextlib.suppress(ProfnetError):
             request_id = _cached_request_id(client, kind, payload)
         with contextlib.suppress(LookupError, ProfnetError):  # nothing read yet
             if request_id is not None:
-                read, total = _pages_read(client.with_options(offline=True), kind, request_id)
+                read, total = pages_read(client.with_options(offline=True), kind, request_id)
     cost = SearchCost(
         create_credits=client.prices.price(create).credits,
         reused=reused,
@@ -167,7 +146,7 @@ def attached_cost(
     read before are cached (free), the others are paid per result (nothing is sent)."""
     read = 0
     with contextlib.suppress(LookupError, ProfnetError):  # no page read yet
-        read = _pages_read(client.with_options(offline=True), kind, request_id)[0]
+        read = pages_read(client.with_options(offline=True), kind, request_id)[0]
     cost = SearchCost(
         create_credits=0,
         reused=True,

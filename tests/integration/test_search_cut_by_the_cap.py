@@ -59,25 +59,57 @@ def test_another_run_spends_beside_a_running_search_not_its_results_room(
     assert charged == 100, "the search's 50 and 40 results, the other run's 10"
 
 
-def test_results_the_cap_leaves_no_room_for_say_the_cap_and_the_request_id(
+def test_a_re_attach_the_cap_cannot_read_a_page_of_is_not_asked_nor_sent(
     tmp_path: Path,
 ) -> None:
+    """A new user's review: the re-attach quoted and asked for 40, then read nothing ("Spending
+    cap reached"): with no page read yet, the first may hold every result."""
     with start_sandbox(api_keys=(KEY,), credits=100_000, job_seconds=0.0) as sandbox:
         env = cli_env(sandbox.base_url, KEY, tmp_path)
         with Client(api_key=KEY, base_url=sandbox.base_url, cache_dir=tmp_path / "cache") as c:
             request_id = c.search_leads(title_keywords="CTO", limit=40).request_id  # 50 paid
         env["PROFNET_SPENDING_CAP"] = "60/day"  # 10 left: the first page may cost up to 40
         out = str(tmp_path / "leads.csv")
-        done = run_cli(env, "search", "leads", "--request-id", request_id, "--yes", "--out", out)
+        done = run_cli(env, "search", "leads", "--request-id", request_id, "--out", out)
         charged = sandbox.charged(KEY)
     assert done.returncode == 3, done.stderr
     flat = " ".join(done.stderr.split())
+    assert (
+        "Not read: the spending cap 60/day (PROFNET_SPENDING_CAP) leaves 10, and its first page "
+        "may cost up to 40 credits (a page's size is known once one is read); nothing was "
+        "sent. Give it 40 or more, then run this again." in flat
+    ), flat
+    assert "Spend up to" not in flat, "not asked"
+    assert charged == 50, "the search's creation only: no result paid"
+
+
+def test_results_the_cap_leaves_no_room_for_say_the_cap_and_the_request_id(
+    tmp_path: Path,
+) -> None:
+    with start_sandbox(api_keys=(KEY,), credits=100_000, job_seconds=0.0) as sandbox:
+        env = cli_env(sandbox.base_url, KEY, tmp_path)
+
+        def first_page_only(read: int, expected: int) -> None:
+            raise KeyboardInterrupt
+
+        with Client(api_key=KEY, base_url=sandbox.base_url, cache_dir=tmp_path / "cache") as c:
+            job = c.search_leads(title_keywords="CTO", limit=40)  # 50 paid
+            with pytest.raises(KeyboardInterrupt):
+                job.results(on_page=first_page_only)  # 25 paid, read and cached
+        env["PROFNET_SPENDING_CAP"] = "80/day"  # 5 left: the next page may cost 15
+        out = str(tmp_path / "leads.csv")
+        again = ["--request-id", job.request_id, "--yes", "--out", out]
+        done = run_cli(env, "search", "leads", *again)
+        charged = sandbox.charged(KEY)
+    assert done.returncode == 3, done.stderr
+    flat = " ".join(done.stderr.split())
+    assert "25 leads written to" in flat, flat
     assert "Spending cap reached (" in flat, flat
     assert "raise the spending cap (PROFNET_SPENDING_CAP) or wait for its next period" in flat
     assert "--request-id" in flat
     assert "the search is not paid again" in flat
     assert "raise --budget" not in flat
-    assert charged == 50, "the search's creation only: no result paid"
+    assert charged == 75, "the search and its first page: nothing more"
 
 
 def test_a_search_stopped_while_it_runs_keeps_its_results_room_for_its_re_attach(

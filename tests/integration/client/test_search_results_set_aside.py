@@ -383,6 +383,11 @@ def test_the_same_search_started_again_is_quoted_on_its_own_room(
         assert cost.reused
         assert cost.quote is not None
         assert cost.quote.within
+        planned = [("search-leads", {"title_keywords": "CTO", "limit": 40})]
+        estimate = client.estimate(planned)
+        assert (estimate.credits, estimate.within_budget) == (40, True), "its unread results"
+        client.attach_search("leads", client.search_leads(**planned[0][1]).request_id).results()
+        assert client.estimate(planned).credits == 0, "every result read: free"
 
 
 def test_a_search_with_no_room_set_aside_says_none_is_kept(
