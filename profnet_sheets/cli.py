@@ -1442,9 +1442,11 @@ def _refuse_unread_beyond_limits(unread: SearchCost) -> None:
         return
     need = counted(unread.credits, "credit")
     click.echo(
-        f"Not read: {short.name} ({short.setting}) leaves {short.left}{short.aside_said()}, and "
-        f"its first page may cost up to {need} (a page's size is known once one is read); "
-        f"nothing was sent. Give it {unread.credits} or more, then run this again.",
+        _as_typed(
+            f"Not read: {short.name} ({short.setting}) leaves {short.left}{short.aside_said()}, "
+            f"and its first page may cost up to {need} (a page's size is known once one is "
+            f"read); nothing was sent. Raise it to {unread.credits} or more, then run this again."
+        ),
         err=True,
     )
     sys.exit(EXIT_BUDGET)

@@ -166,9 +166,13 @@ def test_search_takes_a_budget(
         env, "search", "leads", "--request-id", job.request_id, "--out", str(out), "--budget", "29"
     )
     assert cut.returncode == 3, cut.stderr
-    assert f"run again with --request-id {job.request_id}" in cut.stderr
+    assert (
+        "Not read: the budget (--budget or PROFNET_BUDGET) leaves 29, and its first page may "
+        "cost up to 30 credits (a page's size is known once one is read); nothing was sent. "
+        "Raise it to 30 or more, then run this again."
+    ) in " ".join(cut.stderr.split())
     assert sandbox.charged(KEY) == 50, "no page the budget cannot pay for is read"
-    assert out.exists()
+    assert not out.exists(), "nothing read: nothing written"
     whole = run(
         env, "search", "leads", "--request-id", job.request_id, "--out", str(out), "--budget", "30"
     )
