@@ -20,6 +20,7 @@ from profnet_sheets.client.spend import Charge
 from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from tests.clocks import FakeClock
 
 from ..conftest import cli_env, run_cli
 
@@ -30,21 +31,11 @@ RESULTS = "get-lead-results"
 SERVICE = "svc"
 
 
-class Clock:
-    """A clock the test moves on."""
-
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture(params=["sqlite", "redis"])
 def ledger_and_clock(
     request: pytest.FixtureRequest, tmp_path: Path
-) -> Iterator[tuple[Ledger | TeamLedger, Clock]]:
-    clock = Clock()
+) -> Iterator[tuple[Ledger | TeamLedger, FakeClock]]:
+    clock = FakeClock(1_700_000_000.0)
     local = Ledger(tmp_path / "ledger.sqlite", clock=clock)
     if request.param == "sqlite":
         yield local, clock
@@ -63,7 +54,7 @@ def _settle(ledger: Ledger | TeamLedger, page: int, charged: int, aside: int) ->
 
 
 def test_pages_draw_on_what_was_set_aside_and_no_other_call_spends_its_room(
-    ledger_and_clock: tuple[Ledger | TeamLedger, Clock],
+    ledger_and_clock: tuple[Ledger | TeamLedger, FakeClock],
 ) -> None:
     ledger, _ = ledger_and_clock
     aside = ledger.set_aside(CAP, SERVICE, 40, "the results of this leads search")
@@ -91,7 +82,7 @@ def test_pages_draw_on_what_was_set_aside_and_no_other_call_spends_its_room(
 
 
 def test_a_page_never_sent_leaves_the_room_set_aside_whole(
-    ledger_and_clock: tuple[Ledger | TeamLedger, Clock],
+    ledger_and_clock: tuple[Ledger | TeamLedger, FakeClock],
 ) -> None:
     ledger, _ = ledger_and_clock
     aside = ledger.set_aside(CAP, SERVICE, 40, "the results")
@@ -102,7 +93,7 @@ def test_a_page_never_sent_leaves_the_room_set_aside_whole(
 
 
 def test_what_is_set_aside_is_refused_by_the_cap_like_a_call(
-    ledger_and_clock: tuple[Ledger | TeamLedger, Clock],
+    ledger_and_clock: tuple[Ledger | TeamLedger, FakeClock],
 ) -> None:
     ledger, _ = ledger_and_clock
     ledger.set_aside(CAP, SERVICE, 70, "the results of this leads search (70 at most)")
@@ -122,7 +113,7 @@ def test_what_is_set_aside_is_refused_by_the_cap_like_a_call(
 
 
 def test_a_page_within_its_room_goes_even_when_others_passed_the_cap(
-    ledger_and_clock: tuple[Ledger | TeamLedger, Clock],
+    ledger_and_clock: tuple[Ledger | TeamLedger, FakeClock],
 ) -> None:
     """Another machine under a higher cap spent past this one's: the room set aside when the
     search started is still its own."""
@@ -137,7 +128,7 @@ def test_a_page_within_its_room_goes_even_when_others_passed_the_cap(
 
 
 def test_what_was_set_aside_lapses_as_nothing_spent_unless_renewed(
-    ledger_and_clock: tuple[Ledger | TeamLedger, Clock],
+    ledger_and_clock: tuple[Ledger | TeamLedger, FakeClock],
 ) -> None:
     ledger, clock = ledger_and_clock
     aside = ledger.set_aside(CAP, SERVICE, 40, "the results")
@@ -158,7 +149,7 @@ def test_what_was_set_aside_lapses_as_nothing_spent_unless_renewed(
 
 
 def test_a_page_whose_process_died_takes_what_it_possibly_spent_off_the_room(
-    ledger_and_clock: tuple[Ledger | TeamLedger, Clock],
+    ledger_and_clock: tuple[Ledger | TeamLedger, FakeClock],
 ) -> None:
     """A code review: the page's hold lapsed as 40 possibly spent, the room stayed 40, and a
     re-attach drew on it past the cap (used 130 of 100)."""
@@ -176,7 +167,7 @@ def test_a_page_whose_process_died_takes_what_it_possibly_spent_off_the_room(
 
 
 def test_what_is_set_aside_is_kept_where_an_earlier_version_does_not_look(
-    ledger_and_clock: tuple[Ledger | TeamLedger, Clock], tmp_path: Path
+    ledger_and_clock: tuple[Ledger | TeamLedger, FakeClock], tmp_path: Path
 ) -> None:
     """An earlier version on the same ledger (or Redis) reads the calls' holds only: it would
     settle a lapsed aside there as 40 credits possibly spent, for good."""
