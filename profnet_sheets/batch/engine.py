@@ -17,9 +17,12 @@ from profnet_sheets.batch.naming import column_names, default_prefix, error_colu
 from profnet_sheets.batch.plan import Lookup, Plan, key_columns, make_plan, plan_lookups
 from profnet_sheets.batch.schema import dtype_of, is_timestamp, schema_of
 from profnet_sheets.client.client import Client
+from profnet_sheets.client.prepare import parameter_value
 from profnet_sheets.client.spend import InRowOrder
-from profnet_sheets.errors import ConfigurationError, ProfnetError
+from profnet_sheets.errors import ConfigurationError, InvalidParameter, ProfnetError
 from profnet_sheets.redact import shown
+from profnet_sheets.spec import ServiceProfile
+from profnet_sheets.spec.endpoints import endpoint as endpoint_named
 from profnet_sheets.words import counted, looks_like
 
 Frame = pl.DataFrame | pl.LazyFrame
@@ -403,6 +406,20 @@ def _refuse_bad_arguments(
         )
 
 
+def _refuse_bad_option_values(
+    spec: Kind, options: Mapping[str, Any], profile: ServiceProfile
+) -> None:
+    """An option's value is the same for every row: one the spec refuses is refused once, up
+    front, rather than as every row's error."""
+    endpoint = endpoint_named(spec.endpoint)
+    params = {param.name: param for param in endpoint.params}
+    for name, value in options.items():
+        try:
+            parameter_value(endpoint, params[name], value, profile=profile)
+        except InvalidParameter as error:
+            raise ValueError(f"options={{{name!r}: {shown(value)}}}: {error}") from None
+
+
 def enrich(
     frame: Any,
     column: str | Mapping[str, str],
@@ -457,6 +474,7 @@ def enrich(
             f"concurrency={shown(concurrency)}: give a whole number of lookups at once, 1 or more"
         )
     client = (client or Client()).with_budget(budget)  # a run of its own (stops: decision 213)
+    _refuse_bad_option_values(spec, options or {}, client.profile)
     key_cols = list(columns.values())
     grouped = (
         lazy.group_by(key_cols, maintain_order=True)

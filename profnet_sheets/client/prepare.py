@@ -145,6 +145,20 @@ def _growth(name: str, value: Any) -> dict[str, float] | None:
     return {"min": low, "max": high}
 
 
+def parameter_value(
+    endpoint: Endpoint, param: Param, value: Any, *, profile: ServiceProfile
+) -> Any:
+    """One parameter's value as it is sent (None: blank, not sent); InvalidParameter naming
+    it and the value when the spec refuses it. A value given for every row of a batch (an
+    option) is checked once with it, before anything is paid."""
+    try:
+        return _convert(endpoint, param, value, profile.network_hosts)
+    except NormalizationError as error:
+        raise InvalidParameter(
+            f"{endpoint.name}: {error}", parameter=param.name, value=value, endpoint=endpoint.name
+        ) from None
+
+
 def prepare(
     endpoint: Endpoint, params: Mapping[str, Any], *, profile: ServiceProfile
 ) -> dict[str, Any]:
@@ -165,15 +179,7 @@ def prepare(
         )
     payload: dict[str, Any] = {}
     for name, value in params.items():
-        try:
-            converted = _convert(endpoint, known[name], value, profile.network_hosts)
-        except NormalizationError as error:
-            raise InvalidParameter(
-                f"{endpoint.name}: {error}",
-                parameter=name,
-                value=value,
-                endpoint=endpoint.name,
-            ) from None
+        converted = parameter_value(endpoint, known[name], value, profile=profile)
         if converted is not None:
             payload[name] = converted
     if _names_a_company(endpoint):  # the most specific identifier wins; only it is sent

@@ -355,6 +355,27 @@ def test_a_name_clash_is_refused_before_anything_is_paid(
     assert sandbox.charged(KEY) == 0
 
 
+@pytest.mark.parametrize(
+    ("kind", "options", "said"),
+    [
+        ("profile", {"include_skills": "maybe"}, "'maybe' is not a true/false value"),
+        ("profile_posts", {"type": "bogus"}, "type must be one of posts, comments, reactions"),
+    ],
+)
+def test_an_option_value_the_spec_refuses_is_refused_once_up_front(
+    client: Client, sandbox: RunningSandbox, kind: str, options: dict[str, Any], said: str
+) -> None:
+    """Before: the same wrong value was every row's error, the run said done (decision 475)."""
+    urls = ["https://www.profnet.com/in/opt-a", "https://www.profnet.com/in/opt-b"]
+    frame = pl.DataFrame({"url": urls})
+    with pytest.raises(ValueError, match=f"options=.*{said}") as refused:
+        enrich(frame, "url", kind, client=client, options=options, progress=False)
+    assert str(next(iter(options.values()))) in str(refused.value)
+    assert sandbox.charged(KEY) == 0
+    out = enrich(frame, "url", "profile", client=client, options={"include_skills": "yes"})
+    assert out["profile_error"].to_list() == [None, None]
+
+
 def test_keys_the_spending_cap_skipped_are_not_progress(
     sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
