@@ -1454,7 +1454,7 @@ def _refuse_unread_beyond_limits(unread: SearchCost) -> None:
 
 def _room_kept(job: SearchJob) -> str:
     """What a search left to run says of its results' room under the spending cap."""
-    if job.aside is None:
+    if job.aside is None or job.client.settings.spending_cap is None:  # a budget's: this run's
         return ""
     minutes = round(ASIDE_LEASE / 60)
     return (

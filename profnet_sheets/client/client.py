@@ -11,6 +11,7 @@ import contextlib
 import copy
 import json
 import logging
+import numbers
 import time
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -155,12 +156,13 @@ class Client:
         return view
 
     def set_aside(self, credits: int, name: str, what: str) -> int | None:
-        """Set `credits` aside under the spending cap for calls of endpoint `name` to come
-        (`what` they are, said if the cap refuses: BudgetExceeded), so that no other run or
-        machine spends the room they need meanwhile; None when no cap is set. Calls made
-        through a `drawing_on` view take their room first; unrenewed (`renew_aside`) they go
-        after a lease, as nothing spent; `give_back` ends them."""
-        return self._shared.set_aside(credits, named_endpoint(name), what)
+        """Set `credits` aside in this view's budget and under the spending cap for calls of
+        endpoint `name` to come (`what` they are, said if the cap refuses: BudgetExceeded),
+        so that no other call, run or machine spends the room they need meanwhile; None when
+        neither limit is set. Calls made through a `drawing_on` view take their room first;
+        unrenewed (`renew_aside`) they go after a lease, as nothing spent; `give_back` ends
+        them."""
+        return self._shared.set_aside(credits, named_endpoint(name), what, self._budget)
 
     def name_aside(self, aside: int, request_id: str) -> int:
         """Name credits set aside after the search `request_id` they are for (`aside_of`
@@ -168,7 +170,7 @@ class Client:
         return self._shared.name_aside(aside, request_id)
 
     def aside_of(self, request_id: str) -> int | None:
-        """The credits set aside for the results of the search `request_id` (None: no cap)."""
+        """The credits set aside for the results of the search `request_id` (None: none)."""
         return self._shared.aside_of(request_id)
 
     def renew_aside(self, aside: int) -> bool:
@@ -176,7 +178,7 @@ class Client:
         return self._shared.renew_aside(aside)
 
     def give_back(self, aside: int) -> None:
-        """End credits set aside: their room is the cap's again."""
+        """End credits set aside: their room is the budget's and the cap's again."""
         self._shared.give_back(aside)
 
     @property
@@ -292,7 +294,7 @@ class Client:
                 "budget of its own)"
             )
         view = self.new_run()
-        view._budget = Budget(limit, within=self._budget)
+        view._budget = Budget(None if limit is None else int(limit), within=self._budget)
         return view
 
     def new_run(self) -> Client:
@@ -518,7 +520,7 @@ class Client:
         first (a search's results: `aside_of`)."""
         if not _is_count(credits):
             raise ValueError(f"credits={shown(credits)}: give a whole number of credits, 0 or more")
-        return self._shared.quote(credits, self._budget, drawing_on)
+        return self._shared.quote(int(credits), self._budget, drawing_on)
 
     def refuse_unless_affordable(self, credits: int, what: str) -> None:
         """Raise BudgetExceeded, before anything is sent, when `what` (which may cost up to
@@ -960,8 +962,8 @@ class Client:
 
 
 def _is_count(value: object) -> bool:
-    """A whole number, 0 or more (not True or False)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    """A whole number, 0 or more (not True or False; numpy's integers too)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) >= 0
 
 
 def _planned(call: Any) -> tuple[str, Mapping[str, Any]]:

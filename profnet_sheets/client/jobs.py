@@ -291,12 +291,13 @@ class SearchJob:
     ) -> None:
         if kind not in ("leads", "companies"):
             raise ValueError(f"kind must be 'leads' or 'companies', got {shown(kind)}")
-        # Credits set aside under the spending cap for its results when it started (by this
-        # job, or by the one that started it, here or in another process: named after its
-        # request id; None: no cap): its pages draw on them; renewed while it is waited for or
-        # read, given back once every page is read or it failed. A wait or a reading cut short
-        # (a timeout, a stop, a limit, a fault) leaves them for their lease (ASIDE_LEASE): read
-        # by its request id meanwhile, the search still has its room.
+        # Credits set aside under the spending cap (and in this process's budget) for its
+        # results when it started (by this job, or by the one that started it, here or in
+        # another process: named after its request id; None: no limit): its pages draw on
+        # them; renewed while it is waited for or read, given back once every page is read or
+        # it failed. A wait or a reading cut short (a timeout, a stop, a limit, a fault)
+        # leaves them for their lease (ASIDE_LEASE): read by its request id meanwhile, the
+        # search still has its room.
         self.aside = client.aside_of(request_id) if aside is None else aside
         self.client = client if self.aside is None else client.drawing_on(self.aside)
         self.kind: SearchKind = kind

@@ -7,21 +7,25 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import secrets
 import sqlite3
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
 from profnet_sheets.client.account import former_service_name, service_name
 from profnet_sheets.client.cache import CachePolicy
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
-from profnet_sheets.client.ledger import Ledger
+from profnet_sheets.client.ledger import ASIDE_LEASE, Ledger
 from profnet_sheets.client.memo import MemoCache
 from profnet_sheets.client.pace_redis import RedisPaceBoard
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.spend import (
     Attempt,
     Budget,
+    BudgetAside,
     CapUse,
     Charge,
     Quote,
@@ -44,10 +48,12 @@ LOG = logging.getLogger("profnet_sheets")
 
 
 class Reservation(NamedTuple):
-    """Credits a call holds: in its budget, and under the cap (`ledger_id`, None: no cap)."""
+    """Credits a call holds: in its budget (`drawn` of them from the room a search's
+    results have set aside there), and under the cap (`ledger_id`, None: no cap)."""
 
     credits: int
     ledger_id: int | None
+    drawn: int = 0
 
 
 class Shared:
@@ -104,6 +110,7 @@ class Shared:
         self.memo = MemoCache()
         self.spend = SpendPolicy(settings.prices, masked_url(self.base_url))
         self.budget = Budget(settings.budget)
+        self.clock: Callable[[], float] = time.monotonic
         self.lock = threading.Lock()
 
     def quote(self, credits: int, budget: Budget, drawing_on: int | None = None) -> Quote:
@@ -111,7 +118,11 @@ class Shared:
         credits set aside as `drawing_on` taken first)."""
         use = self._cap_use(None, drawing_on)
         with self.lock:
-            return self.spend.quote(credits, budget, use)
+            return self.spend.quote(credits, budget, use, self._budget_aside(drawing_on))
+
+    def _budget_aside(self, aside: int | None) -> BudgetAside | None:
+        """The room `aside` holds in this process's budgets, if any; under `lock`."""
+        return self.spend.aside(aside, self.clock())
 
     def _cap_use(self, ep: Endpoint | None, drawing_on: int | None = None) -> CapUse | None:
         """What the ledger holds against the spending cap now (None: no cap; `drawing_on`:
@@ -135,17 +146,18 @@ class Shared:
         from credits set aside as `drawing_on` first); raises BudgetExceeded, holding
         nothing, when either refuses."""
         with self.lock:
-            self.spend.reserve(budget, credits, ep.name)
+            room = self._budget_aside(drawing_on)
+            drawn = self.spend.reserve(budget, credits, ep.name, room)
         try:
             if under_cap:
-                return Reservation(credits, self.hold(credits, ep, drawing_on).ledger_id)
+                return Reservation(credits, self.hold(credits, ep, drawing_on).ledger_id, drawn)
             # asked now: a call it refuses waits for nothing
             self.refuse_over_cap(credits, ep, drawing_on)
         except BaseException:  # refused, or the ledger failed: nothing is held
             with self.lock:
-                self.spend.release(budget, credits)
+                self.spend.release(budget, credits, room, drawn)
             raise
-        return Reservation(credits, None)
+        return Reservation(credits, None, drawn)
 
     def refuse_over_cap(self, credits: int, ep: Endpoint, drawing_on: int | None = None) -> None:
         """Raise the cap's BudgetExceeded when what the ledger holds now leaves too little
@@ -185,24 +197,49 @@ class Shared:
             raise self.stopped(ep, self.ledger.cap_failure(error)) from None
         return Reservation(0, held)
 
-    def set_aside(self, credits: int, ep: Endpoint, what: str) -> int | None:
-        """Set `credits` aside under the spending cap for `ep`'s calls to come (`what`: what
-        they are, for the cap's refusal), so that no other run or machine spends the room
-        they need meanwhile; None when no cap is set. Raises the cap's BudgetExceeded, or
-        StoppedBuying when the ledger cannot hold them."""
+    def set_aside(self, credits: int, ep: Endpoint, what: str, budget: Budget) -> int | None:
+        """Set `credits` aside in `budget` (and those it is within) and under the spending cap
+        for `ep`'s calls to come (`what`: what they are, for the cap's refusal), so that no
+        other call, run or machine spends the room they need meanwhile; its id, None when no
+        limit is set. Raises BudgetExceeded, or StoppedBuying when the ledger cannot hold
+        them."""
+        limited = any(held.limit is not None for held in budget.chain())
         cap = self.settings.spending_cap
-        if cap is None or not credits:
+        if not credits or (cap is None and not limited):
             return None
+        room = None
+        if limited:
+            with self.lock:
+                self._budget_aside(None)
+                room = self.spend.set_aside(budget, credits, ep.name, self.clock() + ASIDE_LEASE)
         try:
-            return self.ledger.set_aside(cap, self.service, credits, what)
-        except self.ledger.failures as error:  # no silent fallback: nothing is held
-            raise self.stopped(ep, self.ledger.cap_failure(error)) from None
+            made = (
+                secrets.randbits(62)
+                if cap is None
+                else self.ledger.set_aside(cap, self.service, credits, what)
+            )
+        except BaseException as error:  # nothing is held
+            if room is not None:
+                with self.lock:
+                    self.spend.give_back(room)
+            if isinstance(error, self.ledger.failures):  # no silent fallback
+                raise self.stopped(ep, self.ledger.cap_failure(error)) from None
+            raise
+        if room is not None:
+            with self.lock:
+                self.spend.asides[made] = room
+        return made
 
     def aside_of(self, request_id: str) -> int | None:
         """The id of the credits set aside for the results of the search `request_id` (made
-        by `name_aside`; None: no cap, nothing is set aside)."""
-        if self.settings.spending_cap is None:
+        by `name_aside`; None: none can be, no cap and none of this process's budgets holds
+        its room)."""
+        made = self._named(request_id)
+        if self.settings.spending_cap is None and made not in self.spend.asides:
             return None
+        return made
+
+    def _named(self, request_id: str) -> int:
         named = hashlib.blake2b(f"{self.service}\0{request_id}".encode(), digest_size=8)
         return int.from_bytes(named.digest(), "big") >> 2  # 62 bits, as a reservation's
 
@@ -210,28 +247,42 @@ class Shared:
         """Name credits set aside after the search `request_id` they are for, so that whoever
         reads it (another job, another process, later) draws on them and gives them back;
         their new id (the same one when the ledger could not rename them: they lapse)."""
-        named = self.aside_of(request_id)
-        if named is None:
-            return aside
-        try:
-            self.ledger.rename_aside(aside, named)
-        except self.ledger.failures:
-            return aside
-        return named
+        made = self._named(request_id)
+        if self.settings.spending_cap is not None:
+            try:
+                self.ledger.rename_aside(aside, made)
+            except self.ledger.failures:
+                return aside
+        with self.lock:
+            room = self.spend.asides.pop(aside, None)
+            if room is not None:
+                self.spend.asides[made] = room
+        return made
 
     def renew_aside(self, aside: int) -> bool:
         """Keep credits set aside a lease longer; whether they still are (a ledger failing
         that lets them lapse: taken as still set aside, its pages draw on them if so)."""
+        with self.lock:
+            room = self._budget_aside(aside)
+            if room is not None:
+                room.until = self.clock() + ASIDE_LEASE
+        if self.settings.spending_cap is None:
+            return room is not None
         try:
             return self.ledger.renew(aside)
         except self.ledger.failures:
             return True
 
     def give_back(self, aside: int) -> None:
-        """End credits set aside (never spent): their room is the cap's again (a ledger
-        failing that lets them lapse)."""
-        with contextlib.suppress(*self.ledger.failures):
-            self.ledger.give_back(aside)
+        """End credits set aside (never spent): their room is the budgets' and the cap's
+        again (a ledger failing that lets them lapse)."""
+        with self.lock:
+            room = self.spend.asides.pop(aside, None)
+            if room is not None:
+                self.spend.give_back(room)
+        if self.settings.spending_cap is not None:
+            with contextlib.suppress(*self.ledger.failures):
+                self.ledger.give_back(aside)
 
     def stopped(
         self, ep: Endpoint | None, reason: str, *, cache_failed: bool = False
@@ -254,15 +305,22 @@ class Shared:
         ledger's part in one step (what it charged taken off the room of the credits set
         aside it drew on, `aside`)."""
         released = [it.ledger_id for it in reservations if it.ledger_id is not None]
+        under_cap = aside if self.settings.spending_cap is not None else None
         if charge.total or released:
             try:
                 self.ledger.settle(
-                    self.service, self.api_key.fingerprint, ep.name, charge, released, aside
+                    self.service, self.api_key.fingerprint, ep.name, charge, released, under_cap
                 )
             except self.ledger.failures as error:  # kept on this machine; the team's is not
                 self.stop_buying(self.ledger.record_failure(error))
         with self.lock:
-            self.spend.settled(budget, sum(it.credits for it in reservations), charge)
+            self.spend.settled(
+                budget,
+                sum(it.credits for it in reservations),
+                charge,
+                None if aside is None else self.spend.asides.get(aside),
+                sum(it.drawn for it in reservations),
+            )
 
     def stop_buying(self, reason: str, *, cache_failed: bool = False) -> None:
         """Send nothing more that costs credits, for `reason`, in any run (said once, in the

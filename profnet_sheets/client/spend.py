@@ -261,6 +261,42 @@ class Budget:
             budget = budget.within
 
 
+@dataclass
+class BudgetAside:
+    """Credits of a budget (and of those it is within) set aside for a search's results, so
+    that other calls of the client cannot leave it paid for with nothing to read it with:
+    its pages, made in that budget or one within it, take their most from `room` first.
+    Held in the budgets' `reserved` until given back, or `until` passes unrenewed."""
+
+    budget: Budget
+    room: int
+    until: float
+    ended: bool = False
+
+
+def _sharing(
+    budget: Budget, aside: BudgetAside | None
+) -> tuple[list[tuple[Budget, bool]], list[Budget]]:
+    """Each budget of `budget`'s chain and whether `aside` (still set aside) holds room in it
+    too; and the budgets `aside` holds room in that are not in that chain (a search started
+    in one run of a client, read in another: both within the client's budget)."""
+    theirs = list(aside.budget.chain()) if aside is not None and not aside.ended else []
+    ours = list(budget.chain())
+    levels = [(held, any(held is other for other in theirs)) for held in ours]
+    return levels, [other for other in theirs if not any(other is held for held in ours)]
+
+
+def budget_left(budget: Budget, aside: BudgetAside | None = None) -> int | None:
+    """What `budget` (and those it is within) leaves for one call, `aside`'s room counted as
+    its own where it holds room (None: no limit)."""
+    lefts = [
+        max(0, held.limit - held.spent - held.reserved) + (aside.room if covered and aside else 0)
+        for held, covered in _sharing(budget, aside)[0]
+        if held.limit is not None
+    ]
+    return min(lefts) if lefts else None
+
+
 @dataclass(frozen=True)
 class RunStop:
     """A stop that holds for the runs under way when it was met (numbered up to `last_run`),
@@ -315,6 +351,7 @@ class SpendPolicy:
 
     def __init__(self, prices: PriceTable, where: str) -> None:
         self.prices = prices
+        self.asides: dict[int, BudgetAside] = {}  # searches' results' room, by id
         self.where = where  # the service, its URL masked, for messages
         self.stops = Stops()
 
@@ -335,9 +372,18 @@ class SpendPolicy:
             return False
         return ep.method == "POST" or price.kind == "per_item" or price.credits > 1
 
-    def quote(self, credits: int, budget: Budget, cap: CapUse | None = None) -> Quote:
-        """What `credits` meets: the budget's left, then the spending cap's."""
-        limits = [Limit(budget.left, "the budget", BUDGET_SETTING)]
+    def quote(
+        self,
+        credits: int,
+        budget: Budget,
+        cap: CapUse | None = None,
+        aside: BudgetAside | None = None,
+    ) -> Quote:
+        """What `credits` meets: the budget's left (`aside`'s room taken first), then the
+        spending cap's."""
+        held_aside = max((self.set_aside_in(held) for held in budget.chain()), default=0)
+        set_aside = max(0, held_aside - (aside.room if aside is not None else 0))
+        limits = [Limit(budget_left(budget, aside), "the budget", BUDGET_SETTING, aside=set_aside)]
         if cap is not None:
             name = f"the {'team' if cap.team else 'spending'} cap {cap.name}"
             limits.append(Limit(cap.room(credits), name, CAP_SETTING, cap.team, cap.aside))
@@ -374,35 +420,78 @@ class SpendPolicy:
             )
         return None
 
-    def reserve(self, budget: Budget, credits: int, endpoint: str) -> None:
+    def reserve(
+        self, budget: Budget, credits: int, endpoint: str, aside: BudgetAside | None = None
+    ) -> int:
         """Hold `credits` in `budget` and every budget it is within, or raise BudgetExceeded
-        holding nothing."""
-        for held in budget.chain():
-            if (
-                credits
-                and held.limit is not None
-                and held.spent + held.reserved + credits > held.limit
-            ):
-                self.release(budget, credits, upto=held)
+        holding nothing; what of them comes from `aside`'s room (held there already, so not
+        held again where it holds room): returned, for `release` and `settled`."""
+        levels, theirs = _sharing(budget, aside)
+        shared = any(covered for _, covered in levels)
+        drawn = min(credits, aside.room) if aside is not None and shared else 0
+        for held, covered in levels:
+            need = credits - drawn if covered else credits
+            if need and held.limit is not None and held.spent + held.reserved + need > held.limit:
                 left = max(0, held.limit - held.spent - held.reserved)
+                set_aside = self.set_aside_in(held) - (aside.room if aside else 0)
                 raise BudgetExceeded(
                     f"{endpoint} may cost {counted(credits, 'credit')} and only {left} of the "
-                    f"budget of {held.limit} are left; nothing was sent. Raise the budget "
-                    f"({BUDGET_SETTING}) to go on.",
+                    f"budget of {held.limit} are left{aside_said(set_aside)}; nothing was "
+                    f"sent. Raise the budget ({BUDGET_SETTING}) to go on.",
                     endpoint=endpoint,
                     needed=credits,
                     left=left,
                     limit=BUDGET_SETTING,
                     exhausted=not left,
                 )
-            held.reserved += credits
+        for held, covered in levels:
+            held.reserved += credits - drawn if covered else credits
+        for held in theirs:  # the room drawn is the call's now, held in its own budgets
+            held.reserved -= drawn
+        if aside is not None:
+            aside.room -= drawn
+        return drawn
 
-    def release(self, budget: Budget, credits: int, upto: Budget | None = None) -> None:
-        """Give back `credits` held in `budget` and those it is within (up to `upto`)."""
-        for held in budget.chain():
-            if held is upto:
-                return
-            held.reserved -= credits
+    def release(
+        self, budget: Budget, credits: int, aside: BudgetAside | None = None, drawn: int = 0
+    ) -> None:
+        """Give back `credits` held in `budget` and those it is within (`drawn` of them
+        from `aside`: back to its room)."""
+        levels, theirs = _sharing(budget, aside if drawn else None)
+        for held, covered in levels:
+            held.reserved -= credits - drawn if covered else credits
+        for held in theirs:
+            held.reserved += drawn
+        if aside is not None and drawn and not aside.ended:
+            aside.room += drawn
+
+    def set_aside(self, budget: Budget, credits: int, endpoint: str, until: float) -> BudgetAside:
+        """Set `credits` aside in `budget` (and those it is within) for calls of `endpoint`
+        to come, or raise BudgetExceeded."""
+        self.reserve(budget, credits, endpoint)
+        return BudgetAside(budget, credits, until)
+
+    def give_back(self, aside: BudgetAside) -> None:
+        """End `aside`: what is left of its room is its budgets' again."""
+        if not aside.ended:
+            for held in aside.budget.chain():
+                held.reserved -= aside.room
+            aside.room, aside.ended = 0, True
+
+    def aside(self, made: int | None, now: float) -> BudgetAside | None:
+        """The room the credits set aside as `made` hold in the budgets (None: none), those
+        unrenewed past their `until` given back first."""
+        for lapsed in [made for made, aside in self.asides.items() if aside.until < now]:
+            self.give_back(self.asides.pop(lapsed))
+        return None if made is None else self.asides.get(made)
+
+    def set_aside_in(self, budget: Budget) -> int:
+        """The room searches' results hold in `budget` (set aside there or within it)."""
+        return sum(
+            aside.room
+            for aside in self.asides.values()
+            if any(held is budget for held in aside.budget.chain())
+        )
 
     # -- after each attempt, and after the call ----------------------------------------------
 
@@ -455,13 +544,29 @@ class SpendPolicy:
                 maybe_attempts += 1
         return Charge(sure, maybe_attempts * ceiling, items, maybe_attempts)
 
-    def settled(self, budget: Budget, reserved: int, charge: Charge) -> None:
-        """Release what a call reserved in `budget` (and those it is within); count what it
-        charged."""
-        for held in budget.chain():
-            held.reserved -= reserved
+    def settled(
+        self,
+        budget: Budget,
+        reserved: int,
+        charge: Charge,
+        aside: BudgetAside | None = None,
+        drawn: int = 0,
+    ) -> None:
+        """Release what a call reserved in `budget` (and those it is within), `drawn` of it
+        from `aside`; count what it charged. What it drew and did not charge is `aside`'s
+        room again."""
+        levels, theirs = _sharing(budget, aside if drawn else None)
+        for held, covered in levels:
+            held.reserved -= reserved - drawn if covered else reserved
             held.spent += charge.total
             held.uncertain += charge.maybe
+        if aside is not None and drawn and not aside.ended:
+            back = room_after(drawn, charge)
+            aside.room += back
+            for held, covered in levels:
+                held.reserved -= drawn - back if covered else 0
+            for held in theirs:
+                held.reserved += back
 
     # -- stops ------------------------------------------------------------------------------
 

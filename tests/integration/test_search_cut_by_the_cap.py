@@ -157,3 +157,27 @@ def test_a_search_that_timed_out_says_the_command_that_reads_it(tmp_path: Path) 
     flat = " ".join(done.stderr.split())
     assert "Read its results once it is done with `uv run profnet-sheets search leads" in flat
     assert f"--out {out}` (the search is not paid again)." in flat
+
+
+def test_a_budget_keeps_a_searchs_results_room_from_the_clients_other_calls(
+    tmp_path: Path,
+) -> None:
+    """A notebook's client with a budget of 120 starts a search of 60 results (50 + 60 fit),
+    then looks companies up while it runs. Before: the lookups took the results' room and the
+    paid search's pages were refused (`may cost 60 credits and only 50 ... are left`). Now
+    the lookups get what is left beside it (decision 476)."""
+    with start_sandbox(api_keys=(KEY,), credits=100_000, job_seconds=0.5) as sandbox:
+        with Client(
+            api_key=KEY, base_url=sandbox.base_url, cache_dir=tmp_path / "cache", budget=120
+        ) as client:
+            job = client.search_leads(title_keywords="CTO", limit=60)
+            assert client.quote(1).left == 10
+            for n in range(10):
+                client.get_company_details(domain=f"beside{n}.io")
+            with pytest.raises(BudgetExceeded, match="60 more set aside for the results"):
+                client.get_company_details(domain="one-more.io")
+            assert len(job.results()) == 60
+            assert (client.budget.spent, client.budget.reserved) == (120, 0)
+            again = client.search_leads(title_keywords="CTO", limit=60)
+            assert len(again.results()) == 60, "run again: reused, its pages read, free"
+        assert sandbox.charged(KEY) == 120

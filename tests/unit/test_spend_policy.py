@@ -176,6 +176,71 @@ def test_a_quote_names_the_first_limit_short_and_refuses_with_both_numbers() -> 
     assert SPEND.quote(1, Budget(0)).nothing_left
 
 
+def test_a_searchs_results_room_in_a_budget_is_drawn_on_by_its_pages_only() -> None:
+    """Before: a budget only quoted a search's results; lookups made meanwhile took their
+    room and the paid search's pages were refused (decision 476)."""
+    spend = SpendPolicy(PriceTable(), "the sandbox")
+    client = Budget(120)
+    spend.reserve(client, 50, "search-leads")  # the search's creation, then settled
+    spend.settled(client, 50, Charge(50))
+    aside = spend.asides[7] = spend.set_aside(client, 60, "get-lead-results", until=100.0)
+    assert spend.quote(1, client).left == 10
+    assert spend.quote(60, client, aside=aside).within, "the search's own room is its own"
+    for _ in range(10):
+        spend.settled(client, 1, Charge(1), None, spend.reserve(client, 1, "get-company-details"))
+    with pytest.raises(BudgetExceeded, match="60 more set aside for the results of searches"):
+        spend.reserve(client, 1, "get-company-details")
+    run = Budget(None, within=client)  # a page read in a run of the client draws on it too
+    drawn = spend.reserve(run, 25, "get-lead-results", aside)
+    assert (drawn, aside.room, client.reserved, run.reserved) == (25, 35, 60, 25)
+    spend.settled(run, 25, Charge(20), aside, drawn)  # 20 results: 5 come back to the room
+    assert (aside.room, client.reserved, client.spent, run.spent) == (40, 40, 80, 20)
+    with pytest.raises(BudgetExceeded):  # more than its room, and the budget has no more
+        spend.reserve(client, 60, "get-lead-results", aside)
+    assert (aside.room, client.reserved) == (40, 40), "nothing held"
+    drawn = spend.reserve(client, 30, "get-lead-results", aside)
+    spend.release(client, 30, aside, drawn)  # then refused by the cap: nothing taken
+    assert (drawn, aside.room, client.reserved) == (30, 40, 40)
+    assert spend.aside(7, now=99.0) is aside
+    assert spend.aside(7, now=101.0) is None, "unrenewed past its lease: given back"
+    assert (client.reserved, client.left) == (0, 40)
+
+
+def test_a_search_started_in_one_run_is_read_in_another_on_its_room() -> None:
+    """A form's search action starts it (a run of the client), another action reads it."""
+    spend = SpendPolicy(PriceTable(), "the sandbox")
+    client = Budget(100)
+    started, reading = Budget(None, within=client), Budget(30, within=client)
+    aside = spend.set_aside(started, 60, "get-lead-results", until=1.0)
+    assert spend.quote(60, reading, aside=aside).left == 30, "the reading run's own limit"
+    drawn = spend.reserve(reading, 25, "get-lead-results", aside)
+    assert (drawn, aside.room, started.reserved, reading.reserved, client.reserved) == (
+        25,
+        35,
+        35,
+        25,
+        60,
+    )
+    spend.settled(reading, 25, Charge(25), aside, drawn)
+    assert (started.reserved, reading.reserved, client.reserved, client.spent) == (35, 0, 35, 25)
+    spend.give_back(aside)
+    assert (started.reserved, client.reserved, client.left) == (0, 0, 75)
+
+
+def test_a_budget_room_given_back_while_a_page_is_under_way_leaves_nothing_held() -> None:
+    spend = SpendPolicy(PriceTable(), "the sandbox")
+    client = Budget(100)
+    aside = spend.set_aside(client, 30, "get-lead-results", until=1.0)
+    drawn = spend.reserve(client, 10, "get-lead-results", aside)
+    spend.give_back(aside)
+    spend.settled(client, 10, Charge(4), aside, drawn)
+    assert (client.reserved, client.spent, aside.room) == (0, 4, 0)
+    drawn = spend.reserve(client, 10, "get-lead-results", aside)
+    assert drawn == 0, "a room given back is drawn on no more"
+    spend.release(client, 10, aside, drawn)
+    assert client.reserved == 0
+
+
 def test_a_limit_cuts_off_in_row_order() -> None:
     promises = InRowOrder(5)
     assert [promises.take(c) for c in (2, 0, 4, 3, 1)] == [True, True, False, True, False]

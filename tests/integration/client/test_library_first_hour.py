@@ -36,6 +36,19 @@ def test_a_budget_view_refuses_a_limit_that_is_no_budget(client: Client, limit: 
     assert "budget=10 (10 left)" in repr(client.with_budget(10)), "the view's, not the client's"
 
 
+def test_numpy_integers_are_whole_numbers_of_credits(client: Client) -> None:
+    """A figure summed in pandas is a numpy integer. Before: refused by `with_budget`,
+    `quote`, `enrich(budget=, concurrency=)` (`give a whole number`), accepted by `Client`."""
+    import numpy as np
+
+    left = np.int64(2)
+    assert "budget=2 (2 left)" in repr(client.with_budget(left))
+    assert client.quote(left).within
+    frame = pl.DataFrame({"site": ["np-a.io", "np-b.io", "np-c.io"]})
+    out = enrich(frame, "site", "company", client=client, budget=left, concurrency=np.int32(2))
+    assert out["company_error"].null_count() == 2, "two within the budget of 2, one not"
+
+
 def test_a_misspelt_setting_or_field_is_suggested(client: Client) -> None:
     with pytest.raises(
         TypeError, match=r"unknown settings: spendingcap \(did you mean spending_cap\?\)"
