@@ -42,6 +42,7 @@ class EnrichForm(Form):
 
         self.client = client or Client()
         self.source: pl.DataFrame | None = None
+        self.source_path: Path | None = None  # the file it was read from, if read from one
         self.result: pl.DataFrame | None = None
         self.feedback = Feedback()
         self.path = w.Text(
@@ -72,6 +73,7 @@ class EnrichForm(Form):
             lambda: self.result,
             self.feedback,
             kept=lambda: self.source.columns if self.source is not None else (),
+            loaded_from=lambda: self.source_path,
         )
         self.runner = Runner(
             self.feedback,
@@ -116,7 +118,7 @@ class EnrichForm(Form):
         """Enrich this table (a polars or pandas DataFrame)."""
         data = as_polars(frame)
         source = data.collect() if isinstance(data, pl.LazyFrame) else data
-        self.source, self.result = source, None
+        self.source, self.result, self.source_path = source, None, None
         self.loaded.value = message(
             f"{name}: {counted(source.height, 'row')}, {counted(source.width, 'column')}."
         )
@@ -130,6 +132,7 @@ class EnrichForm(Form):
         """Read the file named in the path field."""
         path = Path(self.path.value.strip()).expanduser()
         self.use(read_table(path), path.name)
+        self.source_path = path
 
     def _uploaded(self) -> None:
         files = self.upload.value

@@ -28,11 +28,13 @@ class ExportPanel:
         source: Callable[[], pl.DataFrame | None],
         feedback: Feedback,
         kept: Callable[[], Collection[str]] = lambda: (),
+        loaded_from: Callable[[], Path | None] = lambda: None,
     ) -> None:
         import ipywidgets as w
 
         self.source = source
         self.kept = kept
+        self.loaded_from = loaded_from  # the file the table was read from: never written over
         self.name = w.Text(value=default_name, layout=w.Layout(width="20em"))
         self.buttons: dict[str, Any] = {}
         for label, suffix in FORMATS:
@@ -60,7 +62,15 @@ class ExportPanel:
         frame = self.source()
         if frame is None:
             raise ValueError("Nothing to export yet.")
-        path = write_table(frame, export_path(self.name.value, suffix), kept=self.kept()).resolve()
+        target = export_path(self.name.value, suffix)
+        loaded = self.loaded_from()
+        if loaded is not None and target.resolve() == loaded.resolve():
+            raise ValueError(
+                f"{target.name} is the file the table was loaded from (its other sheets and "
+                f"formatting would be lost): export under another name, such as "
+                f"{target.stem}-enriched."
+            )
+        path = write_table(frame, target, kept=self.kept()).resolve()
         self.last_path = path
         self.link.value = (
             f"Saved {frame.height:,} rows to <code>{html.escape(str(path))}</code> · "

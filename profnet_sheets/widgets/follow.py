@@ -49,6 +49,14 @@ class Follow:
             return None
         except Exception:
             self.bar.finish(ok=False)
+            read = (
+                f"{self.bar.n:,} of {counted(self.bar.total, *self.noun)} read and kept: press "
+                "Attach once the error below is dealt with to read the rest (the pages read "
+                "are not paid again). "
+                if reading and self.bar.n
+                else ""
+            )
+            self.feedback.status(f"{read}Spent {search.spend.said()}.", final=True)
             raise
         self.bar.finish()
         return frame

@@ -26,9 +26,11 @@ class Feedback:
         self.error_widget.add_class("profnet-error-line")
         self.status_text = ""
         self.error_text = ""
+        self.final = False  # the status says how the action ended: an error leaves it
 
-    def status(self, text: str, tone: Tone = "info") -> None:
+    def status(self, text: str, tone: Tone = "info", *, final: bool = False) -> None:
         self.status_text = text
+        self.final = final
         self.status_widget.value = message(text, tone)
 
     def error(self, text: str) -> None:
@@ -92,6 +94,7 @@ class Runner:
                 return False
             self._cancel.clear()
             self.feedback.error("")
+            self.feedback.final = False
             self._enable(False)
             self.thread = threading.Thread(
                 target=self._run, args=(task,), daemon=True, name="profnet-form"
@@ -113,7 +116,8 @@ class Runner:
         except Cancelled:
             self.feedback.status("Cancelled.")
         except Exception as error:
-            self.feedback.status("")  # it said what was under way: the error says the rest
+            if not self.feedback.final:  # it said what was under way: the error says the rest
+                self.feedback.status("")
             self.feedback.error(error_message(error))
         finally:
             if self.feedback.error_text == self.busy_text:  # a refusal told while it ran

@@ -221,7 +221,12 @@ class SearchForm(Form):
         params = self.params()
         search = Search(self.client, self.kind)  # its own spend, within the client's limits
         self.feedback.status("Starting the search…")
-        search.start(params)
+        try:
+            search.start(params)
+        except Exception:
+            if search.spend.spent:  # its creation may have been charged, its answer lost
+                self.feedback.status(f"Spent {search.spend.said()}.", final=True)
+            raise
         self._follow(search)
 
     def _attach(self, given: str | None) -> None:

@@ -51,6 +51,13 @@ def test_a_csv_by_path_previewed_enriched_and_exported(
     assert written["website"].to_list() == SITES, "the user's cells as they were: no `'` added"
     form.preview_button.click()
     assert "6 rows: 0 to fetch, 3 already cached (free)" in form.cost.value
+    # the file loaded is never written over (an XLSX's other sheets would be lost; decision 477)
+    before = source.read_bytes()
+    form.export.name.value = str(tmp_path / "accounts")
+    form.export.buttons[".csv"].click()
+    assert "accounts.csv is the file the table was loaded from" in form.feedback.error_text
+    assert "such as accounts-enriched" in form.feedback.error_text
+    assert source.read_bytes() == before
 
 
 def test_an_upload_and_the_options_of_the_kind(

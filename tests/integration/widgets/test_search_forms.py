@@ -190,7 +190,7 @@ def test_a_failed_search_and_the_budget_are_told_in_the_form(
     assert "Over the budget" not in form.cost.value
     form.search(wait=True)
     assert "failed at the service" in form.feedback.error_text
-    assert form.feedback.status_text == "", "no progress line left beside the error"
+    assert form.feedback.status_text == "Spent 50 credits.", "what it spent, no progress line"
     assert form.bar.style == "danger"
     form.fill(keywords="something else", limit=100)
     assert "Over the budget: lower the limit or raise the budget." in form.cost.value
@@ -201,6 +201,32 @@ def test_a_failed_search_and_the_budget_are_told_in_the_form(
     )
     assert form.feedback.status_text == "", "not 'Starting the search…' beside the error"
     assert fresh.charged() == 50
+
+
+def test_out_of_credits_while_reading_says_what_was_spent_and_read(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    """Before: the status line was cleared, the error said only `no credits left`, though
+    100 credits were paid and 50 results read (decision 480)."""
+    from tests.integration.client.conftest import KEY
+
+    keys = f"{fresh.base_url}/_sandbox/keys"
+    requests.put(keys, json={"key": KEY, "credits": 110}, timeout=5).raise_for_status()
+    form = LeadSearchForm(make_client())
+    form.fill(keywords="engineer", limit=100)
+    form.search(wait=True)
+    assert "no credits left" in form.feedback.error_text
+    assert form.feedback.status_text == (
+        "50 of 100 leads read and kept: press Attach once the error below is dealt with to "
+        "read the rest (the pages read are not paid again). Spent 100 credits."
+    )
+    assert fresh.charged() == 100
+    requests.put(keys, json={"key": KEY, "credits": 1000}, timeout=5).raise_for_status()
+    form.attach(wait=True)
+    assert form.feedback.error_text == ""
+    assert form.frame is not None
+    assert form.frame.height == 100
+    assert fresh.charged() == 150, "the rest only"
 
 
 def test_cancel_stops_waiting_and_attach_picks_the_search_up_again(
