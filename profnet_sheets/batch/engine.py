@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import numbers
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -19,7 +20,12 @@ from profnet_sheets.batch.schema import dtype_of, is_timestamp, schema_of
 from profnet_sheets.client.client import Client
 from profnet_sheets.client.prepare import parameter_value
 from profnet_sheets.client.spend import InRowOrder
-from profnet_sheets.errors import ConfigurationError, InvalidParameter, ProfnetError
+from profnet_sheets.errors import (
+    ConfigurationError,
+    InvalidParameter,
+    NormalizationError,
+    ProfnetError,
+)
 from profnet_sheets.redact import shown
 from profnet_sheets.spec import ServiceProfile
 from profnet_sheets.spec.endpoints import endpoint as endpoint_named
@@ -417,7 +423,9 @@ def _refuse_bad_option_values(
         try:
             parameter_value(endpoint, params[name], value, profile=profile)
         except InvalidParameter as error:
-            raise ValueError(f"options={{{name!r}: {shown(value)}}}: {error}") from None
+            raise NormalizationError(
+                f"options={{{name!r}: {shown(value)}}}: {error}", name, value
+            ) from None
 
 
 def enrich(
@@ -468,11 +476,14 @@ def enrich(
     names, errors_at = column_names(prefix, chosen, schema.names()), error_column(prefix)
     _refuse_bad_arguments(spec, schema, columns, options or {}, chosen, names, errors_at)
     if concurrency is not None and (
-        isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
+        isinstance(concurrency, bool)
+        or not isinstance(concurrency, numbers.Integral)
+        or concurrency < 1
     ):
         raise ValueError(
             f"concurrency={shown(concurrency)}: give a whole number of lookups at once, 1 or more"
         )
+    concurrency = None if concurrency is None else int(concurrency)
     client = (client or Client()).with_budget(budget)  # a run of its own (stops: decision 213)
     _refuse_bad_option_values(spec, options or {}, client.profile)
     key_cols = list(columns.values())

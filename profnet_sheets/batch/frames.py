@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import numbers
 from typing import Any
 
 import polars as pl
@@ -20,16 +22,62 @@ def as_polars(frame: Any, taker: str = "enrich") -> Frame:
     if isinstance(frame, pl.DataFrame | pl.LazyFrame):
         return frame
     if _is_pandas(frame):
+        mixed = [name for name in frame.columns if _holds_text_and_more(frame[name])]
+        plain = frame.drop(columns=mixed) if mixed else frame
         try:
-            return pl.from_pandas(frame)
+            converted = pl.from_pandas(plain)
         except ImportError:  # pandas' string columns want pyarrow; go column by column
-            return pl.DataFrame(
-                {str(name): _column_values(frame[name]) for name in frame.columns}, strict=False
+            converted = pl.DataFrame(
+                {str(name): _column_values(plain[name]) for name in plain.columns}, strict=False
             )
+        if not mixed:
+            return converted
+        texts = {str(name): pl.Series(str(name), _texts(frame[name]), pl.String) for name in mixed}
+        return pl.DataFrame(
+            [
+                texts[str(name)] if str(name) in texts else converted[str(name)]
+                for name in frame.columns
+            ]
+        )
     hint = ""
     if hasattr(frame, "to_frame"):  # a Series, polars' or pandas'
         hint = ": a Series becomes one with .to_frame()"
     raise TypeError(f"{taker} takes a polars or pandas DataFrame, not {type(frame).__name__}{hint}")
+
+
+def _holds_text_and_more(column: Any) -> bool:
+    """Whether a pandas column of Python objects mixes text with numbers, booleans, dates or
+    bytes (what `read_excel` gives for a column of ids with a word among them): polars holds
+    one type a column, and would refuse it or read some of its values as missing."""
+    if column.dtype != object:
+        return False
+    from pandas.api.types import infer_dtype
+
+    return infer_dtype(column, skipna=True) in ("mixed", "mixed-integer")
+
+
+def _texts(column: Any) -> list[str | None]:
+    """Each value of a mixed column as the text a spreadsheet cell would show: numbers as
+    their digits (`1035.0` -> `1035`), booleans TRUE/FALSE, dates in ISO form, bytes decoded
+    as UTF-8; missing values None."""
+    return [None if value is None else _text(value) for value in _column_values(column)]
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        return str(int(number)) if number.is_integer() else repr(number)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    return str(value)
 
 
 def _column_values(column: Any) -> list[Any]:

@@ -262,6 +262,11 @@ def _discover(plan: Plan, options: Mapping[str, Any], profile: ServiceProfile) -
     ep = endpoint(kind.endpoint)
     assert plan.distinct is not None
     counts = plan.counts if plan.counts is not None else itertools.repeat(1)
+    # A kind found by its main input, the others narrowing it down (a person's name, then
+    # the company...), when its column is mapped: a row without it is no such lookup.
+    main = kind.inputs[0]
+    optional = not any(param.name == main and param.required for param in ep.params)
+    unnarrowed = main if len(parameters) > 1 and main in parameters and optional else None
     for values, count in zip(plan.distinct.iter_rows(), counts, strict=False):
         raw = tuple(values)
         plan.raw_keys.append(raw)
@@ -273,6 +278,13 @@ def _discover(plan: Plan, options: Mapping[str, Any], profile: ServiceProfile) -
         }
         if all(_is_blank(value) for value in row.values()):
             plan.blank.add(raw)
+            continue
+        if unnarrowed is not None and _is_blank(row[unnarrowed]):
+            plan.invalid[raw] = (
+                f"invalid input: no {unnarrowed} in this row, only what narrows it down: "
+                f"{kind.name} would pay for whatever matches the rest. Give a {unnarrowed}, "
+                f"or map no column to {unnarrowed} to look up by the others alone"
+            )
             continue
         try:
             params = prepare(ep, kind.call(row, options), profile=profile)

@@ -299,6 +299,28 @@ def test_a_pandas_frame_comes_back_as_pandas(client: Client) -> None:
     assert out["company_error"].isna().all()
 
 
+def test_a_person_looked_up_by_name_is_not_paid_for_a_row_without_one(
+    client: Client, sandbox: RunningSandbox
+) -> None:
+    """Before: a contact list's row with no name but a company got a stranger at that company
+    (paid, no error). A row without its main input is one the user did not mean; with no
+    name column mapped, the company alone is the lookup asked for (decision 481)."""
+    frame = pl.DataFrame({"n": ["Anna Schmidt", None, None], "co": ["Acme", "Acme", None]})
+    mapped = {"name": "n", "company_name": "co"}
+    plan = plan_enrichment(frame, mapped, "find_profile", client=client)
+    assert "3 rows: 1 to fetch, 0 already cached (free), 1 that cannot be looked up, 1 blank" in (
+        plan.summary()
+    )
+    out = enrich(frame, mapped, "find_profile", client=client, progress=False)
+    errors = out["find_profile_error"].to_list()
+    assert errors[0] is None
+    assert errors[1].startswith("invalid input: no name in this row, only what narrows it down")
+    assert errors[2] is None, "blank"
+    assert sandbox.charged(KEY) == 1
+    alone = enrich(frame, {"company_name": "co"}, "find_profile", client=client, progress=False)
+    assert alone["find_profile_full_name"].to_list()[:2] != [None, None], "company alone asked"
+
+
 def test_a_pandas_frames_missing_text_is_missing_not_the_text_nan() -> None:
     """A new user's review: pandas 3's string columns give NaN for a missing cell, which the
     form's export wrote as the text `NaN` (the user's table is exported as it was)."""
@@ -311,6 +333,35 @@ def test_a_pandas_frames_missing_text_is_missing_not_the_text_nan() -> None:
     assert isinstance(converted, pl.DataFrame)
     assert converted["account"].to_list() == ["A", None, "B"]
     assert converted["employees"].to_list() == [10.0, None, 30.0]
+
+
+def test_a_pandas_column_mixing_text_and_numbers_is_read_as_the_cells_text(
+    client: Client, sandbox: RunningSandbox
+) -> None:
+    """What `pd.read_excel` gives for ids with a word among them. Before: a TypeError deep in
+    polars (text then numbers), or numbers read as blank and text as bytes (with a bytes
+    value among them) (decision 478)."""
+    import datetime as dt
+
+    import pandas as pd
+
+    from profnet_sheets.batch.frames import as_polars
+
+    ids = pd.DataFrame({"Company ID": ["unknown", 1035, 2000.0, None], "n": [1, 2, 3, 4]})
+    mixed = as_polars(ids)
+    assert isinstance(mixed, pl.DataFrame)
+    assert mixed["Company ID"].to_list() == ["unknown", "1035", "2000", None]
+    assert mixed["n"].to_list() == [1, 2, 3, 4]
+    sites = ["acme.io", 1035, None, 3.5, True, b"bytes.io", dt.date(2024, 1, 2)]
+    out = enrich(pd.DataFrame({"site": sites}), "site", "company", client=client, progress=False)
+    assert isinstance(out, pd.DataFrame)
+    found = out["company_name"].notna().tolist()
+    assert found == [True, True, False, False, False, True, False], "acme.io, 1035, bytes.io"
+    errors = out["company_error"].tolist()
+    assert "'3.5' is not a whole number" in errors[3]
+    assert "'TRUE' is not a company id" in errors[4]
+    assert "'2024-01-02' is not a company id" in errors[6]
+    assert sandbox.charged(KEY) == 3
 
 
 def test_offline_rows_say_they_are_not_in_the_cache(
