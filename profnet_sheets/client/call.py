@@ -326,9 +326,10 @@ def transport_error(
         advice = " It was not retried because the service may already have charged for it."
     else:
         advice = f" Tried {counted(len(attempts), 'time')}."
+    slow = " (or raise PROFNET_TIMEOUT for a slow service)" if failure == "timeout" else ""
     error = TransportError(
         f"{ep.name}: {what} at {masked_url(where)}.{advice} "
-        "Check the network and PROFNET_BASE_URL, then try again.",
+        f"Check the network and PROFNET_BASE_URL{slow}, then try again.",
         endpoint=ep.name,
         details="connect" if failure in NEVER_SENT else _DETAILS.get(failure, failure),
     )
@@ -460,14 +461,14 @@ def _bought(
         if number == 0:
             reservations.append((yield Hold(ep, ceiling, plan.aside)))
 
-    counted = 0  # the attempts told to the books so far
+    told = 0  # the attempts told to the books so far
 
     def count_lost() -> None:
         """Tell the books what each attempt not told yet met (no answer read, or one)."""
-        nonlocal counted
-        for attempt in attempts[counted:]:
+        nonlocal told
+        for attempt in attempts[told:]:
             books.count_lost(ep, attempt)
-        counted = len(attempts)
+        told = len(attempts)
 
     def may_retry(attempt: Attempt) -> Flow[bool]:
         """Another attempt after `attempt`: allowed by the spend policy, and (after one that
@@ -501,6 +502,14 @@ def _bought(
         except TransportError as error:
             charge = spend.settle(ep, attempts, ceiling)
             error.uncertain_attempts = charge.maybe_attempts
+            if charge.maybe:  # said before the remedy: asking again may be charged again
+                said, check, remedy = error.message.partition(" Check the network")
+                error.message = (
+                    f"{said} {counted(charge.maybe_attempts, 'attempt')} went out with no "
+                    f"answer: the service may have charged {counted(charge.maybe, 'credit')} "
+                    f"for them (counted as possibly spent).{check}{remedy}"
+                )
+                error.args = (error.message,)
             if error.details == "connect" and plan.run is not None:
                 books.stop_unreachable()  # a call gave up, never reaching it
             raise

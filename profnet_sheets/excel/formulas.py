@@ -389,16 +389,22 @@ def companies(request_id: Any, fields: Any = None, header: Any = None) -> Result
 
 @formula
 def credits(header: Any = None) -> Result:
-    """Credits this Excel session has spent, what its budget leaves, and where the data comes
-    from (the SANDBOX's synthetic data when no API key is set); with a team cap (a spending
-    cap on a Redis cache), what it leaves: `team cap: N left`."""
+    """Credits this Excel session has spent for sure, what its budget leaves (what may have
+    been charged counted), and where the data comes from (the SANDBOX's synthetic data when no
+    API key is set); then what may have been charged, when any (`+45 possibly spent ...`),
+    and with a team cap (a spending cap on a Redis cache), what it leaves: `team cap: N
+    left`."""
     client = session.current().client
+    spent, maybe = client.budget.spent, client.budget.uncertain
     values: list[cells.CellValue] = [
-        client.budget.spent,
+        spent - maybe,  # for sure; what may have been charged is said apart
         "no limit" if client.budget.left is None else client.budget.left,
         session.data_source(client),
     ]
     top: list[cells.CellValue] = ["credits spent", "budget left", "data"]
+    if maybe:
+        values.append(f"+{maybe} possibly spent (answers lost after they went out)")
+        top.append("possibly spent")
     team_left = client.quote(0).team_cap_left
     if team_left is not None:
         values.append(f"team cap: {team_left} left")

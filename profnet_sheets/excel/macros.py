@@ -15,6 +15,7 @@ from profnet_sheets.errors import ArgumentError, SearchError
 from profnet_sheets.excel import searches, selection, session
 from profnet_sheets.excel.cells import Rows
 from profnet_sheets.excel.messages import message_for
+from profnet_sheets.searches.workflow import Search
 from profnet_sheets.setup_check import check_setup
 from profnet_sheets.spec.endpoints import SearchKind
 
@@ -81,6 +82,7 @@ def run_search(book: Any, kind: SearchKind) -> None:
     status bar -> the Results sheet, and a 'Last run' block beside the filters."""
     app = book.app
     request = None
+    search = None  # once the session is known: its request id and spend, whatever happens
     data = ""  # where the data comes from, once the session is known
     try:
         current = session.current(lambda: session.book_config(book))
@@ -101,16 +103,21 @@ def run_search(book: Any, kind: SearchKind) -> None:
         def show(line: str) -> None:
             app.status_bar = line
 
-        done = searches.run(current.client, request, show)
+        search = Search(current.client, kind)
+        done = searches.run(current.client, request, show, search=search)
         results = _sheet(book, searches.RESULTS_SHEET)
         results.clear_contents()
         results.range("A1").value = searches.sheet_rows(done.frame)
         _report(book, searches.summary(request, done, data=data))
     except Exception as error:  # a button never shows a traceback: the reason, and what to do
         request_id = error.request_id if isinstance(error, SearchError) else ""
+        if not request_id and search is not None and search.job is not None:
+            request_id = search.job.request_id  # started (or reused), then it failed
+        spent = (0, 0) if search is None else (search.spend.spent, search.spend.maybe)
         if request is None:
             request = searches.SearchRequest(kind, {})
-        _report(book, searches.summary(request, message_for(error), request_id or "", data))
+        said = message_for(error)
+        _report(book, searches.summary(request, said, request_id or "", data, spent))
     finally:
         app.status_bar = False
 

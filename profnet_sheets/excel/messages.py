@@ -152,6 +152,14 @@ def out_of_credits(detail: str) -> str:
 
 
 def service_failed(detail: str) -> str:
+    """A call that failed; when its message says its attempts may have been charged, a
+    recalculation's may be too: said so, not that nothing is paid again (a row's error and
+    one key's read alike: from the text)."""
+    if any(words in detail for words in ("may have charged", "may have been charged")):
+        return (
+            f"the service failed: {detail} Recalculate later: it is asked again, and may be "
+            "charged again"
+        )
     return f"the service failed: {detail} Recalculate later (nothing fetched is paid again)"
 
 

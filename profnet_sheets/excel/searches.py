@@ -204,11 +204,17 @@ class SearchRun:
 
 
 def run(
-    client: Client, request: SearchRequest, report: Report, timeout: float | None = None
+    client: Client,
+    request: SearchRequest,
+    report: Report,
+    timeout: float | None = None,
+    search: Search | None = None,
 ) -> SearchRun:
     """Start (or reuse) the search, wait for it with progress (WAIT_SECONDS at most, then
-    SearchTimedOut: the search goes on), read every result, add their details if asked."""
-    search = Search(client, request.kind)  # the session's limit holds; its spend is its own
+    SearchTimedOut: the search goes on), read every result, add their details if asked.
+    `search`: the one to run (its request id and spend known to the caller if this raises)."""
+    if search is None:  # the session's limit holds; its spend is its own
+        search = Search(client, request.kind)
     label = LABEL[request.kind]
     job = search.start(request.filters)
     report(f"{label} {job.request_id}: started")
@@ -254,14 +260,30 @@ def spend_rows(spent: int, maybe: int) -> list[tuple[str, CellValue]]:
 
 
 def summary(
-    request: SearchRequest, outcome: SearchRun | str, request_id: str = "", data: str = ""
+    request: SearchRequest,
+    outcome: SearchRun | str,
+    request_id: str = "",
+    data: str = "",
+    spent: tuple[int, int] = (0, 0),
 ) -> Rows:
     """The 'Last run' block beside the filters: what happened, the id to fetch it again, and
-    where the data comes from (`data`: said when given, the sandbox's above all)."""
+    where the data comes from (`data`: said when given, the sandbox's above all). A run that
+    ended in an error (`outcome` its message) after paying says what it spent (`spent`: all,
+    and of it what may have been charged) and how to read what it paid for."""
+    function = "PROFNET_LEADS" if request.kind == "leads" else "PROFNET_COMPANIES"
     if isinstance(outcome, str):
         lines: list[tuple[str, CellValue]] = [("status", outcome), ("request_id", request_id)]
+        if any(spent):
+            lines.extend(spend_rows(*spent))
+        if request_id and any(spent):
+            lines.append(
+                (
+                    "next",
+                    "once the cause above is dealt with, run the search again: it is reused "
+                    f"(free) and what was read is not paid again; or {function}(request_id)",
+                )
+            )
     else:
-        function = "PROFNET_LEADS" if request.kind == "leads" else "PROFNET_COMPANIES"
         lines = [
             (
                 "status",

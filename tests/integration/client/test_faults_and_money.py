@@ -89,8 +89,13 @@ def test_a_one_credit_lookup_is_retried_after_a_lost_answer(
     make_client: MakeClient, fresh: RunningSandbox
 ) -> None:
     set_faults(fresh, drop_rate=1.0)
-    with pytest.raises(TransportError, match="Tried 6 times"):
+    with pytest.raises(TransportError, match="Tried 6 times") as raised:
         make_client(retries=5).get_company_details(domain="never.io")
+    # what asking again may cost is said, before the remedy (decision 484)
+    assert (
+        "Tried 6 times. 6 attempts went out with no answer: the service may have charged "
+        "6 credits for them (counted as possibly spent). Check the network"
+    ) in str(raised.value)
 
 
 def test_out_of_credits_is_not_retried(make_client: MakeClient, fresh: RunningSandbox) -> None:

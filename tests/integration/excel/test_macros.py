@@ -10,7 +10,7 @@ import pytest
 
 from profnet_sheets import Client
 from profnet_sheets.errors import SearchTimedOut
-from profnet_sheets.excel import macros, searches, session
+from profnet_sheets.excel import formulas, macros, searches, session
 from profnet_sheets.excel.searches import read_filters
 from profnet_sheets.excel.session import SessionConfig
 from profnet_sheets.sandbox import start_sandbox
@@ -219,3 +219,33 @@ def test_the_last_run_block_tells_maybe_charged_credits_apart(excel: Excel) -> N
     assert report["status"].startswith("completed"), report
     assert report["credits spent"] == excel.charged() - before
     assert report["credits possibly spent"] > 0, report
+    # the session's credits, too, say sure and maybe apart (decision 482)
+    spent, _, _, maybe = formulas.credits()[0]
+    assert spent == excel.charged()
+    possibly = int(report["credits possibly spent"])
+    assert maybe == f"+{possibly} possibly spent (answers lost after they went out)"
+
+
+def test_a_search_out_of_credits_while_reading_says_its_id_and_spend(excel: Excel) -> None:
+    """Before: the Last run block said only the 402, with no request id and nothing of the 50
+    credits its creation was charged (decision 483)."""
+    import requests
+
+    from tests.integration.excel.conftest import KEY
+
+    keys = f"{excel.sandbox.base_url}/_sandbox/keys"
+    requests.put(keys, json={"key": KEY, "credits": 70}, timeout=5).raise_for_status()
+    filters = [["title_keywords", "Engineer"], ["limit", 40.0]]
+    book = Book(filters)
+    macros.lead_search(book)
+    report = book.report()
+    assert "out of credits" in report["status"]
+    assert report["request_id"], report
+    assert report["credits spent"] == 50 == excel.charged()
+    assert report["next"].startswith("once the cause above is dealt with, run the search again")
+    requests.put(keys, json={"key": KEY, "credits": 1000}, timeout=5).raise_for_status()
+    again = Book(filters)
+    macros.lead_search(again)
+    assert again.report()["status"] == "completed: 40 results on the Results sheet"
+    assert again.report()["request_id"] == report["request_id"], "reused, free"
+    assert excel.charged() == 90

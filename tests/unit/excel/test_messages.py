@@ -18,6 +18,10 @@ from profnet_sheets.excel.messages import message_for, row_message
         errors.InsufficientCredits("get-company-details: the account has no credits left."),
         errors.ServiceError("get-company-details: the service failed with HTTP 500."),
         errors.TransportError("get-company-details: no answer."),
+        errors.TransportError(
+            "get-company-details: timed out. 5 attempts went out with no answer: the service may "
+            "have charged 5 credits for them (counted as possibly spent)."
+        ),
         errors.RateLimited("get-company-details: still rate limited."),
         errors.InvalidParameter("company: 'x y' is not a company id"),
         errors.OfflineMiss("offline"),
@@ -38,6 +42,11 @@ def test_the_messages_say_what_to_do() -> None:
     assert "restart the UDF server" in refused
     assert "Excel itself restarted" in refused, "the UDF server inherits Excel's environment"
     assert not refused.startswith("#PROFNET! the service refused the API key: set PROFNET_API_KEY")
+    lost = errors.TransportError("x: timed out. 1 attempt ... the service may have charged 1")
+    assert message_for(lost).endswith(
+        "Recalculate later: it is asked again, and may be charged again"
+    )
+    assert "nothing fetched is paid again" in message_for(errors.TransportError("x: refused."))
 
 
 LITE_REMEDIES = [
