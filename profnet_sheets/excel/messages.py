@@ -43,7 +43,7 @@ LITE_SETTINGS = "xlwings Lite > Environment Variables, scope Local"
 LITE_RESTART = "then restart xlwings Lite"
 REMEDIES: dict[Host, Remedy] = {
     "desktop": Remedy(
-        "xlwings.conf sheet or environment",
+        "the environment or your xlwings.conf file; in Excel, also the xlwings.conf sheet",
         "",
         RESTART,
         f"run {command('config --api-key')} (it asks for it), {RESTART} (a changed "

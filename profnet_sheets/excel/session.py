@@ -117,15 +117,18 @@ def load_settings(found: Sequence[Source]) -> Settings:
 
 def _refuse_unread(found: Sequence[Source]) -> None:
     """ConfigurationError for a PROFNET_ name on the xlwings.conf sheet or file that is not
-    read there (a misspelt budget or cap would leave it unset, unsaid; the key is never read
-    from a workbook)."""
+    read there, or a PROFNET_EXCEL_ name in the environment that is none of Excel's (a
+    misspelt budget or cap would leave it unset, unsaid; the key is never read from a
+    workbook)."""
     known = [*SHEET_KEYS, BUDGET_KEY, OFFLINE_KEY, REFRESH_KEY]
     for where, values in found:
-        if where == "the environment":
-            continue
+        # The environment holds every setting of profnet-sheets (a name it does not know is
+        # said in the log, which Excel does not show): only Excel's own names are refused
+        # there, a misspelt PROFNET_EXCEL_BUDGET leaving the session's budget unset.
+        own = "PROFNET_EXCEL_" if where == "the environment" else "PROFNET_"
         for name in values:
             upper = str(name).strip().upper()
-            if not upper.startswith("PROFNET_") or upper in known:
+            if not upper.startswith(own) or upper in known:
                 continue
             if upper == "PROFNET_API_KEY":
                 shared = " (a workbook is shared)" if "workbook" in where else ""
@@ -134,11 +137,12 @@ def _refuse_unread(found: Sequence[Source]) -> None:
                     f"take it out, and keep it with `{command('config --api-key')}` or in the "
                     "environment"
                 )
-            like = looks_like(upper, known)
+            names = [it for it in known if it.startswith(own)]
+            like = looks_like(upper, names)
             meant = f"did you mean {like}? " if like else ""
             raise ConfigurationError(
                 f"{name} in {where} is not a setting read there: {meant}(read there: "
-                f"{', '.join(known)})"
+                f"{', '.join(names)})"
             )
 
 

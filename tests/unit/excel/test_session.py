@@ -157,3 +157,19 @@ def test_the_spending_cap_and_budget_are_read_from_the_sheet() -> None:
     assert str(settings.spending_cap) == "1/day"
     assert settings.budget == 3
     assert session.session_config(found, settings).budget == 3
+
+
+def test_a_misspelt_excel_setting_in_the_environment_is_refused_not_ignored() -> None:
+    """A new user's review: `PROFNET_EXCEL_BUGDET=5` in the environment (the only place
+    xlwings Lite reads, one of Calc's two) left the default budget of 1,000, said only on
+    stderr, which no Excel shows; 40 companies were paid (decision 485). Other PROFNET_ names
+    of the environment are every setting's: not Excel's to refuse."""
+    environment = {"PROFNET_EXCEL_BUGDET": "5", "PROFNET_TIMEOUT": "5"}
+    with pytest.raises(ConfigurationError) as refused:
+        session.load_settings([("the environment", environment)])
+    assert str(refused.value) == (
+        "PROFNET_EXCEL_BUGDET in the environment is not a setting read there: did you mean "
+        "PROFNET_EXCEL_BUDGET? (read there: PROFNET_EXCEL_BUDGET, PROFNET_EXCEL_OFFLINE, "
+        "PROFNET_EXCEL_REFRESH)"
+    )
+    session.load_settings([("the environment", {"PROFNET_EXCEL_BUDGET": "5"})])
