@@ -17,6 +17,7 @@ from profnet_sheets.errors import (
     ProfnetError,
     SearchError,
     ServiceUnreachable,
+    TransportError,
     Unauthorized,
 )
 from profnet_sheets.excel.cells import error_text
@@ -86,10 +87,18 @@ CAP_SPENT = (
 OFFLINE = offline()
 NOT_FOUND = "not found: check the id, URL or name it was looked up by"
 INTERRUPTED = "interrupted before it was fetched: recalculate"
-UNREACHABLE = (
-    "the service cannot be reached: check the network and the base URL "
-    f"({command('check')}), then recalculate (formulas ask again {STOP_HOLD:g} s after this)"
-)
+
+
+def unreachable(host: Host = "desktop") -> str:
+    """A service no attempt got through to; the base URL is checked where `host` keeps it."""
+    check = f"PROFNET_BASE_URL ({LITE_SETTINGS})" if host == "lite" else f"({command('check')})"
+    return (
+        f"the service cannot be reached: check the network and the base URL {check}, then "
+        f"recalculate (formulas ask again {STOP_HOLD:g} s after this)"
+    )
+
+
+UNREACHABLE = unreachable()
 UNAUTHORIZED = unauthorized()
 # How the batch engine words a row's error (batch/engine.py) -> the same words as one key's.
 _ENGINE_SERVICE = "service error: "
@@ -118,8 +127,12 @@ def _explain(error: BaseException, host: Host) -> str:
         return unauthorized(host)
     if isinstance(error, InsufficientCredits):
         return out_of_credits(str(error))
-    if isinstance(error, ServiceUnreachable):
-        return UNREACHABLE
+    if isinstance(error, ServiceUnreachable) or (
+        isinstance(error, TransportError)
+        and error.details == "connect"
+        and not error.may_have_been_charged
+    ):  # nothing was sent: as a row's error says it (batch.marks.error_text)
+        return unreachable(host)
     if isinstance(error, ProfnetError):  # the service or the network failed
         return service_failed(str(error))
     log.error("unexpected error in a PROFNET formula", exc_info=error)
@@ -175,7 +188,7 @@ def row_message(engine_error: str, host: Host | None = None) -> str:
         marks.CAP_NOT_FETCHED: CAP_SPENT,
         marks.INTERRUPTED: INTERRUPTED,
         marks.OFFLINE_MISS: OFFLINE,
-        marks.UNREACHABLE: UNREACHABLE,
+        marks.UNREACHABLE: unreachable(host or current_host()),
         _ENGINE_NOT_FOUND: NOT_FOUND,
     }
     if engine_error in fixed:

@@ -214,6 +214,11 @@ def data_source(client: Client) -> str:
     """Where the session's answers come from, said where Excel users see it (Excel never shows
     the sandbox notice the client writes to stderr)."""
     if client.settings.uses_sandbox:
+        if current_host() == "lite":  # no command line there: where Lite takes the key
+            return (
+                "SANDBOX: synthetic data, nothing paid (no API key set: PROFNET_API_KEY and "
+                "PROFNET_BASE_URL under xlwings Lite > Environment Variables)"
+            )
         return SANDBOX_NOTICE
     return f"the service at {urlsplit(client.base_url).hostname or client.base_url}"
 

@@ -78,3 +78,19 @@ def test_the_sessions_host_chooses_the_words(error: errors.ProfnetError) -> None
     finally:
         session.reset()
         client.close()
+
+
+def test_a_service_never_reached_reads_alike_in_one_cell_and_a_range_in_each_hosts_words() -> None:
+    """A new user's review: in one Lite range, 6 cells said `cannot be reached (uv run
+    profnet-sheets check)` and 4 `the service failed: could not reach the service` for the
+    same cause; Lite has no command line (decision 486)."""
+    from profnet_sheets.batch.marks import error_text as row_error
+
+    refused = errors.TransportError("x: could not reach the service.", details="connect")
+    assert message_for(refused, "desktop") == row_message(row_error(refused), "desktop")
+    desktop, lite = message_for(refused, "desktop"), message_for(refused, "lite")
+    assert "the service cannot be reached" in desktop
+    assert "profnet-sheets check" in desktop
+    assert lite == row_message(row_error(refused), "lite")
+    assert "profnet-sheets" not in lite
+    assert "PROFNET_BASE_URL (xlwings Lite > Environment Variables, scope Local)" in lite

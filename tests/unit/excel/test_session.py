@@ -173,3 +173,20 @@ def test_a_misspelt_excel_setting_in_the_environment_is_refused_not_ignored() ->
         "PROFNET_EXCEL_REFRESH)"
     )
     session.load_settings([("the environment", {"PROFNET_EXCEL_BUDGET": "5"})])
+
+
+def test_the_sandbox_notice_says_where_lite_takes_the_key() -> None:
+    """No command line in xlwings Lite: its notice names Lite's settings (decision 486)."""
+    from profnet_sheets import Client
+
+    client = Client(cache="memory")  # no key: the embedded sandbox
+    try:
+        assert "profnet-sheets config --api-key" in session.data_source(client)
+        session.install(client).host = "lite"
+        lite = session.data_source(client)
+        assert lite.startswith("SANDBOX: synthetic data, nothing paid")
+        assert "xlwings Lite > Environment Variables" in lite
+        assert "profnet-sheets" not in lite
+    finally:
+        session.reset()
+        client.close()
