@@ -522,10 +522,12 @@ class Client:
             raise ValueError(f"credits={shown(credits)}: give a whole number of credits, 0 or more")
         return self._shared.quote(int(credits), self._budget, drawing_on)
 
-    def refuse_unless_affordable(self, credits: int, what: str) -> None:
+    def refuse_unless_affordable(
+        self, credits: int, what: str, endpoint: str | None = None
+    ) -> None:
         """Raise BudgetExceeded, before anything is sent, when `what` (which may cost up to
         `credits`) does not fit in the budget or the spending cap; the message gives both."""
-        refused = self.quote(credits).refusal(what)
+        refused = self.quote(credits).refusal(what, endpoint)
         if refused is not None:
             raise refused
 

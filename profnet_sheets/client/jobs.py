@@ -60,7 +60,9 @@ class SearchClient(Protocol):
     @property
     def prices(self) -> PriceTable: ...
 
-    def refuse_unless_affordable(self, credits: int, what: str) -> None: ...
+    def refuse_unless_affordable(
+        self, credits: int, what: str, endpoint: str | None = None
+    ) -> None: ...
 
     def forget(self, name: str, params: Mapping[str, Any]) -> None: ...
 
@@ -147,7 +149,9 @@ def _quote_and_set_aside(
     create = client.prices.price(create_ep).credits
     read = results_most(client.prices, create_ep, payload)
     client.refuse_unless_affordable(
-        create + read, f"this {kind} search (to start it, and {counted(limit, 'result')} at most)"
+        create + read,
+        f"this {kind} search (to start it, and {counted(limit, 'result')} at most)",
+        create_ep.name,
     )
     if client.settings.offline:  # nothing is bought: nothing to set aside
         return None

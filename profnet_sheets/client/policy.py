@@ -180,7 +180,7 @@ def error_for(
         "details": details if isinstance(details, str) else None,
         "body": body,
     }
-    said = f" The service said: {clipped(str(details))}" if details else ""
+    said = f" The service said: {_sentence(clipped(str(details)))}" if details else ""
     if is_foreign(status, body):
         page = clipped(" ".join(str(body).split()), 80)
         return errors.ServiceError(
@@ -228,3 +228,9 @@ def error_for(
         f"{endpoint.name}: the service failed with HTTP {status}.{said}{charged} Try again later.",
         **context,
     )
+
+
+def _sentence(text: str) -> str:
+    """`text` ending as a sentence does, for what follows it (the service's own words may
+    not: `Timeout while waiting for geocode results`)."""
+    return text if text.endswith((".", "!", "?", "…")) else f"{text}."

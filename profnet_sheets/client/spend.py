@@ -183,8 +183,9 @@ class Quote:
         short = self.short
         return short is not None and not short.left
 
-    def refusal(self, what: str) -> BudgetExceeded | None:
-        """The error that refuses `what` before anything is sent, or None when it fits."""
+    def refusal(self, what: str, endpoint: str | None = None) -> BudgetExceeded | None:
+        """The error that refuses `what` (a call of `endpoint`, or more) before anything is
+        sent, or None when it fits."""
         short = self.short
         if short is None:
             return None
@@ -193,6 +194,7 @@ class Quote:
             f"({short.setting}) "
             f"leaves {short.left}{short.aside_said()}; nothing was sent. Raise it, or ask for "
             "less.",
+            endpoint=endpoint,
             needed=self.credits,
             left=short.left or 0,
             limit=short.setting,

@@ -36,6 +36,14 @@ def test_a_budget_view_refuses_a_limit_that_is_no_budget(client: Client, limit: 
     assert "budget=10 (10 left)" in repr(client.with_budget(10)), "the view's, not the client's"
 
 
+def test_a_search_refused_by_the_budget_names_its_endpoint(client: Client) -> None:
+    from profnet_sheets import BudgetExceeded
+
+    with pytest.raises(BudgetExceeded) as refused:
+        client.with_budget(1).search_leads(title_keywords="CEO", limit=5)
+    assert refused.value.endpoint == "search-leads"
+
+
 def test_numpy_integers_are_whole_numbers_of_credits(client: Client) -> None:
     """A figure summed in pandas is a numpy integer. Before: refused by `with_budget`,
     `quote`, `enrich(budget=, concurrency=)` (`give a whole number`), accepted by `Client`."""
