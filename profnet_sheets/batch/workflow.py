@@ -130,7 +130,8 @@ class Outcome:
                 f"{counted(self.failed, 'row')} failed (the service failed or the connection "
                 f"was lost, after the retries): run again to try {them} again; {kept}."
             )
-        return stop_advice(self.ending, self.reason, counted(self.not_done, "row"), kept)
+        left = self.not_done + (self.failed if self.ending == "unreachable" else 0)
+        return stop_advice(self.ending, self.reason, counted(left, "row"), kept)
 
 
 def stop_advice(ending: str | None, reason: str | None, not_done: str, kept: str) -> str | None:
@@ -141,7 +142,8 @@ def stop_advice(ending: str | None, reason: str | None, not_done: str, kept: str
     if ending == "budget" and reason == CAP_SETTING:
         return (
             f"Spending cap reached: {not_done} not done. Raise the spending cap "
-            f"({CAP_SETTING}), or run again once its period has passed; {kept}."
+            f"({CAP_SETTING}, or `{command('config --spending-cap ...')}`), or run again once "
+            f"its period has passed; {kept}."
         )
     if ending == "budget":
         return (
@@ -234,6 +236,7 @@ class Enrichment:
         """How the run ended; `unkept`: the answers it paid for that the cache did not keep."""
         plan, client = self.plan, self.client
         not_done = plan.rows_failed_with(NOT_DONE)
+        failed = plan.rows_failed_with((SERVICE_ERROR,))
         ending: str | None = None
         if interrupted:
             ending = "interrupted"
@@ -241,7 +244,8 @@ class Enrichment:
             ending = "credits"
         elif client.key_refused and not_done:
             ending = "key"
-        elif client.unreachable is not None and not_done:
+        elif client.unreachable is not None and (not_done or failed):
+            # (its last rows' retries refused for it: failed, the service no less unreached)
             ending = "unreachable"
         elif client.stopped is not None and (not_done or unkept):
             ending = "stopped"
@@ -258,7 +262,7 @@ class Enrichment:
             reason=self._stop_reason(ending),
             unkept=unkept,
             cache_failed=client.cache_failed,
-            failed=plan.rows_failed_with((SERVICE_ERROR,)),
+            failed=failed,
         )
 
     def _stop_reason(self, ending: str | None) -> str | None:

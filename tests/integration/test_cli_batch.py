@@ -162,7 +162,8 @@ def test_a_run_the_spending_cap_cut_says_the_cap_not_the_budget(
     result = run(env, "enrich", str(source), *args, "--out", str(out))
     assert result.returncode == 3, result.stderr
     assert (
-        "Spending cap reached: 4 rows not done. Raise the spending cap (PROFNET_SPENDING_CAP), "
+        "Spending cap reached: 4 rows not done. Raise the spending cap (PROFNET_SPENDING_CAP, "
+        "or `uv run profnet-sheets config --spending-cap ...`), "
         "or run again once its period has passed;" in result.stderr
     )
     assert "Budget reached" not in result.stderr

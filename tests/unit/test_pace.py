@@ -190,15 +190,16 @@ def test_429s_that_come_whatever_the_pace_do_not_hold_a_low_rate_down() -> None:
 
 
 def test_answers_probe_the_rate_upwards_faster_the_longer_no_429_comes() -> None:
+    """20 answers a second: the acceleration by answers and by time agree (decision 488)."""
     core = PaceCore(cap=128)
-    core.learning, core.rate, core.known = False, 10.0, 10.0
+    core.learning, core.rate, core.known = False, 20.0, 20.0
     now, rates = 0.0, []
     for _ in range(600):
         ticket = started(core, now)
-        now += 0.1
+        now += 0.05
         core.finish(ticket, now + 1.0, "answered")
         rates.append(core.rate)
-    first, second, third = (rates[199] / 10.0, rates[399] / rates[199], rates[599] / rates[399])
+    first, second, third = (rates[199] / 20.0, rates[399] / rates[199], rates[599] / rates[399])
     assert 1.0 < first < second < third, "each 200 answers raise the rate more"
     assert first < 1.2, "near the limit it probes gently"
 
@@ -225,6 +226,27 @@ def test_far_below_its_last_estimate_the_rate_recovers_fast() -> None:
         ticket = started(core, float(n))
         core.finish(ticket, n + 0.5, "answered")
     assert core.rate == pytest.approx(5.0 + 20 / pace.RECOVER_SECONDS)
+
+
+def test_a_rate_learnt_under_an_outage_of_429s_climbs_back_within_minutes() -> None:
+    """A new user's review: a service that refused every call for a while left the rate
+    learnt at 0.35 calls/s; kept beside the cache and started from by every later run (each
+    writing it again), on a healthy service it crawled for hours (192 keys in 913 s, one
+    call a second more every thousand answers). Probing accelerates with the time since the
+    last cut as well as with the answers: at 20 calls/s and above (where the answers come
+    faster) nothing changes; below, the rate climbs back in a couple of minutes (decision
+    488)."""
+    core = PaceCore(cap=128)
+    core.start_from(0.353)
+    now, answered = 0.0, 0
+    while answered < 1000:
+        ticket = started_when_let(core, now)
+        now = ticket.started
+        core.finish(ticket, now + 1.0, "answered")  # no limit: every call answered in 1 s
+        answered += 1
+    assert now < 180, f"1,000 calls took {now:.0f} s from 0.35 calls/s"
+    assert core.rate is not None
+    assert core.rate > 20
 
 
 def test_the_users_rate_is_never_exceeded() -> None:

@@ -209,6 +209,32 @@ def test_a_run_whose_rows_failed_on_the_service_exits_8_and_says_to_run_again(
     assert all(mark.startswith("service error: ") for mark in marks), marks
 
 
+def test_a_service_slower_than_the_timeout_on_every_row_exits_6_not_8(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """A new user's review: 12 rows, a service slower than PROFNET_TIMEOUT: 10 paid calls in
+    a row with no answer stop the run as unreachable, the last rows' retries refused for it.
+    It said `12 rows failed ...: run again` and exited 8, where the guide says exit 6; every
+    re-run paid 12 more (decision 489)."""
+    source = tmp_path / "slow.csv"
+    source.write_text("Site\n" + "".join(f"slow{n}.io\n" for n in range(12)), encoding="utf-8")
+    out = tmp_path / "out.csv"
+    set_faults(sandbox, latency_ms=1500)
+    try:
+        result = run(
+            {**env, "PROFNET_TIMEOUT": "0.5"}, "enrich", str(source), "--column", "Site",
+            "--kind", "company", "--out", str(out), "--yes",
+        )  # fmt: skip
+    finally:
+        set_faults(sandbox, latency_ms=0)
+    assert result.returncode == 6, result.stderr
+    assert "Service unreachable: " in result.stderr
+    assert "slower than the timeout (PROFNET_TIMEOUT)" in result.stderr
+    assert ": 12 rows not done." in result.stderr
+    assert "run again to try them again" not in result.stderr
+    assert len(pl.read_csv(out)) == 12
+
+
 def test_a_run_whose_only_errors_are_the_datas_exits_0(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
