@@ -23,9 +23,9 @@ from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
 from profnet_sheets.client.finishing import Finished, finishing
 from profnet_sheets.client.jobs import SearchJob, status_bar
-from profnet_sheets.client.ledger import ASIDE_LEASE, Holds, SpendTable
+from profnet_sheets.client.ledger import Holds, SpendTable
 from profnet_sheets.client.shared import STOPS_LOG, machine_ledger
-from profnet_sheets.client.spend import BUDGET_SETTING, CAP_SETTING
+from profnet_sheets.client.spend import ASIDE_LEASE, BUDGET_SETTING, CAP_SETTING
 from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import config_file, is_placeholder_key
 from profnet_sheets.errors import (

@@ -166,6 +166,7 @@ class TransportError(ProfnetError):
 
     attempts: tuple[Any, ...] = ()  # what each attempt met (client.spend.Attempt)
     uncertain_attempts: int = 0  # of those, what the spend policy settled as maybe charged
+    remedy: str = ""  # the message's last sentence: what to do
 
     @property
     def may_have_been_charged(self) -> bool:

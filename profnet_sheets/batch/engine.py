@@ -420,6 +420,8 @@ def _refuse_bad_option_values(
     endpoint = endpoint_named(spec.endpoint)
     params = {param.name: param for param in endpoint.params}
     for name, value in options.items():
+        if name not in params:  # an input given for every row (several parameters): per row
+            continue
         try:
             parameter_value(endpoint, params[name], value, profile=profile)
         except InvalidParameter as error:

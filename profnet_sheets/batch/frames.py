@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import numbers
 from typing import Any
 
@@ -66,13 +67,13 @@ def _texts(column: Any) -> list[str | None]:
 def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
-        return "TRUE" if value else "FALSE"
+    if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", "") == "b":
+        return "TRUE" if value else "FALSE"  # numpy's booleans too
     if isinstance(value, numbers.Integral):
         return str(int(value))
-    if isinstance(value, numbers.Real):
-        number = float(value)
-        return str(int(number)) if number.is_integer() else repr(number)
+    if isinstance(value, numbers.Real | decimal.Decimal):
+        number = float(value)  # as a cell shows it: 15 significant digits
+        return str(int(number)) if number.is_integer() else format(number, ".15g")
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
     if isinstance(value, dt.date | dt.time):

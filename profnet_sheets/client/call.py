@@ -148,7 +148,7 @@ class Reserve:
     endpoint: Endpoint
     credits: int
     under_cap: bool = True
-    aside: int | None = None  # credits set aside under the cap the call draws on first
+    aside: int | None = None  # credits set aside (budget, cap) the call draws on first
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,7 @@ class Hold:
 
     endpoint: Endpoint
     credits: int
-    aside: int | None = None  # credits set aside under the cap the call draws on first
+    aside: int | None = None  # credits set aside (budget, cap) the call draws on first
 
 
 @dataclass(frozen=True)
@@ -327,13 +327,14 @@ def transport_error(
     else:
         advice = f" Tried {counted(len(attempts), 'time')}."
     slow = " (or raise PROFNET_TIMEOUT for a slow service)" if failure == "timeout" else ""
+    remedy = f"Check the network and PROFNET_BASE_URL{slow}, then try again."
     error = TransportError(
-        f"{ep.name}: {what} at {masked_url(where)}.{advice} "
-        f"Check the network and PROFNET_BASE_URL{slow}, then try again.",
+        f"{ep.name}: {what} at {masked_url(where)}.{advice} {remedy}",
         endpoint=ep.name,
         details="connect" if failure in NEVER_SENT else _DETAILS.get(failure, failure),
     )
     error.attempts = tuple(attempts)
+    error.remedy = remedy
     return error
 
 
@@ -385,7 +386,7 @@ class CallPlan(NamedTuple):
     offline: bool
     run: int | None
     where: str  # the service's base URL, for messages
-    aside: int | None = None  # credits set aside under the cap it draws on (a search's page)
+    aside: int | None = None  # credits set aside (budget, cap) it draws on (a search's page)
 
 
 def paid_call(
@@ -503,12 +504,12 @@ def _bought(
             charge = spend.settle(ep, attempts, ceiling)
             error.uncertain_attempts = charge.maybe_attempts
             if charge.maybe:  # said before the remedy: asking again may be charged again
-                said, check, remedy = error.message.partition(" Check the network")
+                said = error.message.removesuffix(f" {error.remedy}")
                 error.message = (
                     f"{said} {counted(charge.maybe_attempts, 'attempt')} went out with no "
                     f"answer: the service may have charged {counted(charge.maybe, 'credit')} "
-                    f"for them (counted as possibly spent).{check}{remedy}"
-                )
+                    f"for them (counted as possibly spent). {error.remedy}"
+                ).rstrip()
                 error.args = (error.message,)
             if error.details == "connect" and plan.run is not None:
                 books.stop_unreachable()  # a call gave up, never reaching it

@@ -150,7 +150,8 @@ class Client:
 
     def drawing_on(self, aside: int | None) -> Client:
         """A view of this client (same caches, budget, ledger and run) whose calls take their
-        most from credits set aside under the spending cap (`set_aside`) first."""
+        most from credits set aside in the budget and under the spending cap (`set_aside`)
+        first."""
         view = copy.copy(self)
         view._aside = aside
         return view

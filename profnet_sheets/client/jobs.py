@@ -388,7 +388,7 @@ class SearchJob:
         delays = (schedule or PollSchedule()).delays()
         try:
             return self._poll(report, deadline, delays, timeout)
-        except SearchFailed:  # no results to read: their room is the cap's again
+        except SearchFailed:  # no results to read: their room is the limits' again
             self.give_back()
             raise
         finally:  # timed out or stopped, it goes on: its room stays set aside for its lease
@@ -446,7 +446,7 @@ class SearchJob:
             expected = self.wait(progress=progress).total_results
         rows = self._read_pages(expected, on_page, until_budget)
         if not (self.cut_by_budget or self.stopped_reading or self.cut_by_credits):
-            self.give_back()  # every page read: what is left of its room is the cap's again
+            self.give_back()  # every page read: what is left of its room is the limits' again
         # Cut short (a limit, a stop, a fault raised): its room stays for the rest, for its
         # lease, read by its request id meanwhile.
         return rows

@@ -16,6 +16,7 @@ from typing import Any
 
 from profnet_sheets.client import wal
 from profnet_sheets.client.spend import (
+    ASIDE_LEASE,
     CapUse,
     Charge,
     HeldCall,
@@ -57,7 +58,6 @@ _RESERVED_SINCE = {"at": "REAL", "key": "TEXT", "endpoint": "TEXT", "source": "I
 # frees them within this, as nothing spent. They are kept apart from the calls' holds (their
 # own table, their own Redis hash), where an earlier version, which knows nothing of them,
 # neither counts them nor settles them as possibly spent.
-ASIDE_LEASE = 600.0
 # What the spend of a reservation whose process died is recorded under, when it did not say.
 UNSETTLED = "(unsettled call)"
 

@@ -19,9 +19,9 @@ The service's rate limit is "not shown" and differs by plan, so it is found, not
   off the window each; the first answer's latency turns the window into a rate. A Retry-After
   longer than `HOLD_ABOVE` holds every new call until then.
 - **Probing.** Each answer without a 429 raises the rate by `PROBE`, the step doubling every
-  `ACCELERATE` answers since the last cut, or every `ACCELERATE_SECONDS` when that is sooner
-  (below 20 answers a second: a rate learnt low climbs back in minutes, not hours); far below
-  the last estimate it recovers faster
+  `ACCELERATE` answers since the last cut, or, until a 429 tells where the limit is, every
+  `ACCELERATE_SECONDS` when that is sooner (a rate remembered low climbs back in minutes,
+  not hours); far below the last estimate it recovers faster
   (`RECOVER_SECONDS`). The service's own bucket absorbs the small saw-tooth around its limit,
   so about one call in a hundred meets a 429 and the pace stays at the limit. A run that says
   how many calls it has left (`expect`) is not probed for in its last `LAST_STRETCH_SECONDS`:
@@ -77,7 +77,7 @@ BETA = 0.95  # after a 429: this share of the rate the service let through
 FLOOR = 0.5  # a cut never takes more than half of the rate it replaces
 PROBE = 0.0005  # rate growth per answer near the limit...
 ACCELERATE = 200.0  # ...doubling every this many answers without a 429...
-ACCELERATE_SECONDS = 10.0  # ...or this many seconds, if sooner (below 20 answers a second)
+ACCELERATE_SECONDS = 10.0  # ...or, before any 429, this many seconds if sooner
 RECOVER_SECONDS = 2.0  # far below the last estimate: +1 call/s per answer every this long
 SPAN = 1.0  # seconds over which the service's admitted rate is measured (a per-second limit)
 MARGIN = 2.0  # a call is decided once older than twice the time a 429 takes on average
@@ -403,10 +403,13 @@ class PaceCore:
                 self.rate *= (1 + PROBE) ** (1 / self.share)
             elif not self._last_stretch():
                 # Each answer here stands for 1/share of the key's (a team's other processes).
-                # Time counts too: at a rate learnt low (an outage of 429s), answers alone
-                # took hours to bring it back.
-                probing = now - max(self.cut_at, self.first_started)
-                doublings = max(self.since_cut / ACCELERATE, probing / ACCELERATE_SECONDS)
+                # Until a 429 tells where the limit is, time counts too: a rate learnt low (an
+                # outage of 429s, remembered) took hours to come back by answers alone; near a
+                # limit of a call or two a second, it would overshoot every few seconds.
+                doublings = self.since_cut / ACCELERATE
+                if not self.throttles:
+                    probing = now - max(self.cut_at, self.first_started)
+                    doublings = max(doublings, probing / ACCELERATE_SECONDS)
                 step = 1 + PROBE * 2 ** min(10.0, doublings)
                 # Never far above what the window lets through: a rate no call waits for
                 # tells nothing, and would be probed up without end.

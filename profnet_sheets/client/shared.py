@@ -18,7 +18,7 @@ from typing import NamedTuple
 from profnet_sheets.client.account import former_service_name, service_name
 from profnet_sheets.client.cache import CachePolicy
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
-from profnet_sheets.client.ledger import ASIDE_LEASE, Ledger
+from profnet_sheets.client.ledger import Ledger
 from profnet_sheets.client.memo import MemoCache
 from profnet_sheets.client.pace_redis import RedisPaceBoard
 from profnet_sheets.client.policy import longest_call
@@ -48,12 +48,13 @@ LOG = logging.getLogger("profnet_sheets")
 
 
 class Reservation(NamedTuple):
-    """Credits a call holds: in its budget (`drawn` of them from the room a search's
+    """Credits a call holds: in its budget (`drawn` of them from `room`, what a search's
     results have set aside there), and under the cap (`ledger_id`, None: no cap)."""
 
     credits: int
     ledger_id: int | None
     drawn: int = 0
+    room: BudgetAside | None = None  # itself: settled by it even once given back
 
 
 class Shared:
@@ -148,16 +149,18 @@ class Shared:
         with self.lock:
             room = self._budget_aside(drawing_on)
             drawn = self.spend.reserve(budget, credits, ep.name, room)
+        drew = room if drawn else None
         try:
             if under_cap:
-                return Reservation(credits, self.hold(credits, ep, drawing_on).ledger_id, drawn)
+                held = self.hold(credits, ep, drawing_on).ledger_id
+                return Reservation(credits, held, drawn, drew)
             # asked now: a call it refuses waits for nothing
             self.refuse_over_cap(credits, ep, drawing_on)
         except BaseException:  # refused, or the ledger failed: nothing is held
             with self.lock:
                 self.spend.release(budget, credits, room, drawn)
             raise
-        return Reservation(credits, None, drawn)
+        return Reservation(credits, None, drawn, drew)
 
     def refuse_over_cap(self, credits: int, ep: Endpoint, drawing_on: int | None = None) -> None:
         """Raise the cap's BudgetExceeded when what the ledger holds now leaves too little
@@ -207,37 +210,33 @@ class Shared:
         cap = self.settings.spending_cap
         if not credits or (cap is None and not limited):
             return None
-        room = None
+        made = secrets.randbits(62)  # the budget's, until the ledger names it
         if limited:
             with self.lock:
-                self._budget_aside(None)
-                room = self.spend.set_aside(budget, credits, ep.name, self.clock() + ASIDE_LEASE)
+                self.spend.aside(None, self.clock())  # lapsed rooms first given back
+                self.spend.set_aside(made, budget, credits, ep.name, self.clock())
+        if cap is None:
+            return made
         try:
-            made = (
-                secrets.randbits(62)
-                if cap is None
-                else self.ledger.set_aside(cap, self.service, credits, what)
-            )
+            held = self.ledger.set_aside(cap, self.service, credits, what)
         except BaseException as error:  # nothing is held
-            if room is not None:
-                with self.lock:
-                    self.spend.give_back(room)
+            with self.lock:
+                self.spend.end_aside(made)
             if isinstance(error, self.ledger.failures):  # no silent fallback
                 raise self.stopped(ep, self.ledger.cap_failure(error)) from None
             raise
-        if room is not None:
-            with self.lock:
-                self.spend.asides[made] = room
-        return made
+        with self.lock:
+            self.spend.rename_aside(made, held)
+        return held
 
     def aside_of(self, request_id: str) -> int | None:
         """The id of the credits set aside for the results of the search `request_id` (made
         by `name_aside`; None: none can be, no cap and none of this process's budgets holds
         its room)."""
         made = self._named(request_id)
-        if self.settings.spending_cap is None and made not in self.spend.asides:
-            return None
-        return made
+        with self.lock:
+            kept = made in self.spend.asides
+        return made if kept or self.settings.spending_cap is not None else None
 
     def _named(self, request_id: str) -> int:
         named = hashlib.blake2b(f"{self.service}\0{request_id}".encode(), digest_size=8)
@@ -254,32 +253,32 @@ class Shared:
             except self.ledger.failures:
                 return aside
         with self.lock:
-            room = self.spend.asides.pop(aside, None)
-            if room is not None:
-                self.spend.asides[made] = room
+            self.spend.rename_aside(aside, made)
         return made
 
     def renew_aside(self, aside: int) -> bool:
         """Keep credits set aside a lease longer; whether they still are (a ledger failing
-        that lets them lapse: taken as still set aside, its pages draw on them if so)."""
+        that lets them lapse: taken as still set aside, its pages draw on them if so). Gone
+        from the ledger (another process read the search and gave them back), their room in
+        this process's budgets goes too."""
         with self.lock:
-            room = self._budget_aside(aside)
-            if room is not None:
-                room.until = self.clock() + ASIDE_LEASE
+            kept = self.spend.renew_aside(aside, self.clock())
         if self.settings.spending_cap is None:
-            return room is not None
+            return kept
         try:
-            return self.ledger.renew(aside)
+            still = self.ledger.renew(aside)
         except self.ledger.failures:
             return True
+        if not still:
+            with self.lock:
+                self.spend.end_aside(aside)
+        return still
 
     def give_back(self, aside: int) -> None:
         """End credits set aside (never spent): their room is the budgets' and the cap's
         again (a ledger failing that lets them lapse)."""
         with self.lock:
-            room = self.spend.asides.pop(aside, None)
-            if room is not None:
-                self.spend.give_back(room)
+            self.spend.end_aside(aside)
         if self.settings.spending_cap is not None:
             with contextlib.suppress(*self.ledger.failures):
                 self.ledger.give_back(aside)
@@ -313,12 +312,15 @@ class Shared:
                 )
             except self.ledger.failures as error:  # kept on this machine; the team's is not
                 self.stop_buying(self.ledger.record_failure(error))
+        room = next((it.room for it in reservations if it.room is not None), None)
         with self.lock:
+            if room is not None and aside is not None:  # a page read: the room kept longer
+                self.spend.renew_aside(aside, self.clock())
             self.spend.settled(
                 budget,
                 sum(it.credits for it in reservations),
                 charge,
-                None if aside is None else self.spend.asides.get(aside),
+                room,
                 sum(it.drawn for it in reservations),
             )
 

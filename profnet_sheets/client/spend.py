@@ -263,6 +263,9 @@ class Budget:
             budget = budget.within
 
 
+ASIDE_LEASE = 600.0  # seconds credits set aside stay, unless renewed (a search read meanwhile)
+
+
 @dataclass
 class BudgetAside:
     """Credits of a budget (and of those it is within) set aside for a search's results, so
@@ -280,11 +283,12 @@ def _sharing(
     budget: Budget, aside: BudgetAside | None
 ) -> tuple[list[tuple[Budget, bool]], list[Budget]]:
     """Each budget of `budget`'s chain and whether `aside` (still set aside) holds room in it
-    too; and the budgets `aside` holds room in that are not in that chain (a search started
-    in one run of a client, read in another: both within the client's budget)."""
-    theirs = list(aside.budget.chain()) if aside is not None and not aside.ended else []
+    too; and the budgets `aside` was set aside in that are not in that chain (a search
+    started in one run of a client, read in another: both within the client's budget)."""
+    theirs = list(aside.budget.chain()) if aside is not None else []
     ours = list(budget.chain())
-    levels = [(held, any(held is other for other in theirs)) for held in ours]
+    live = aside is not None and not aside.ended
+    levels = [(held, live and any(held is other for other in theirs)) for held in ours]
     return levels, [other for other in theirs if not any(other is held for held in ours)]
 
 
@@ -427,15 +431,17 @@ class SpendPolicy:
     ) -> int:
         """Hold `credits` in `budget` and every budget it is within, or raise BudgetExceeded
         holding nothing; what of them comes from `aside`'s room (held there already, so not
-        held again where it holds room): returned, for `release` and `settled`."""
-        levels, theirs = _sharing(budget, aside)
+        held again where it holds room; still held where only it does, until the call is
+        settled): returned, for `release` and `settled`."""
+        levels, _ = _sharing(budget, aside)
         shared = any(covered for _, covered in levels)
         drawn = min(credits, aside.room) if aside is not None and shared else 0
         for held, covered in levels:
             need = credits - drawn if covered else credits
             if need and held.limit is not None and held.spent + held.reserved + need > held.limit:
                 left = max(0, held.limit - held.spent - held.reserved)
-                set_aside = self.set_aside_in(held) - (aside.room if aside else 0)
+                own = aside.room if covered and aside is not None else 0
+                set_aside = max(0, self.set_aside_in(held) - own)
                 raise BudgetExceeded(
                     f"{endpoint} may cost {counted(credits, 'credit')} and only {left} of the "
                     f"budget of {held.limit} are left{aside_said(set_aside)}; nothing was "
@@ -448,8 +454,6 @@ class SpendPolicy:
                 )
         for held, covered in levels:
             held.reserved += credits - drawn if covered else credits
-        for held in theirs:  # the room drawn is the call's now, held in its own budgets
-            held.reserved -= drawn
         if aside is not None:
             aside.room -= drawn
         return drawn
@@ -458,23 +462,77 @@ class SpendPolicy:
         self, budget: Budget, credits: int, aside: BudgetAside | None = None, drawn: int = 0
     ) -> None:
         """Give back `credits` held in `budget` and those it is within (`drawn` of them
-        from `aside`: back to its room)."""
+        from `aside`: back to its room, or no longer held when it has ended)."""
         levels, theirs = _sharing(budget, aside if drawn else None)
         for held, covered in levels:
             held.reserved -= credits - drawn if covered else credits
-        for held in theirs:
-            held.reserved += drawn
-        if aside is not None and drawn and not aside.ended:
+        if aside is None or not drawn:
+            return
+        if aside.ended:
+            for held in theirs:
+                held.reserved -= drawn
+        else:
             aside.room += drawn
 
-    def set_aside(self, budget: Budget, credits: int, endpoint: str, until: float) -> BudgetAside:
+    def settled(
+        self,
+        budget: Budget,
+        reserved: int,
+        charge: Charge,
+        aside: BudgetAside | None = None,
+        drawn: int = 0,
+    ) -> None:
+        """Release what a call reserved in `budget` (and those it is within), `drawn` of it
+        from `aside`; count what it charged. What it drew and did not charge is `aside`'s
+        room again (nothing when it has ended)."""
+        levels, theirs = _sharing(budget, aside if drawn else None)
+        for held, covered in levels:
+            held.reserved -= reserved - drawn if covered else reserved
+            held.spent += charge.total
+            held.uncertain += charge.maybe
+        if aside is None or not drawn:
+            return
+        back = 0 if aside.ended else room_after(drawn, charge)
+        aside.room += back
+        for held, covered in levels:
+            held.reserved -= drawn - back if covered else 0
+        for held in theirs:
+            held.reserved -= drawn - back
+
+    # -- a search's results' room in the budgets ---------------------------------------------
+
+    def set_aside(
+        self, made: int, budget: Budget, credits: int, endpoint: str, now: float
+    ) -> BudgetAside:
         """Set `credits` aside in `budget` (and those it is within) for calls of `endpoint`
-        to come, or raise BudgetExceeded."""
+        to come, as `made`, for ASIDE_LEASE unless renewed; or raise BudgetExceeded."""
         self.reserve(budget, credits, endpoint)
-        return BudgetAside(budget, credits, until)
+        aside = self.asides[made] = BudgetAside(budget, credits, now + ASIDE_LEASE)
+        return aside
+
+    def rename_aside(self, made: int, named: int) -> None:
+        """Call the credits set aside as `made` `named` from now on (a search's request id)."""
+        aside = self.asides.pop(made, None)
+        if aside is not None:
+            self.asides[named] = aside
+
+    def renew_aside(self, made: int, now: float) -> bool:
+        """Keep the credits set aside as `made` ASIDE_LEASE more; whether they still are."""
+        aside = self.aside(made, now)
+        if aside is not None:
+            aside.until = now + ASIDE_LEASE
+        return aside is not None
+
+    def end_aside(self, made: int) -> None:
+        """End the credits set aside as `made`: what is left of their room is their
+        budgets' again."""
+        aside = self.asides.pop(made, None)
+        if aside is not None:
+            self.give_back(aside)
 
     def give_back(self, aside: BudgetAside) -> None:
-        """End `aside`: what is left of its room is its budgets' again."""
+        """End `aside`: what is left of its room is its budgets' again (the room calls under
+        way drew stays held until they are settled)."""
         if not aside.ended:
             for held in aside.budget.chain():
                 held.reserved -= aside.room
@@ -545,30 +603,6 @@ class SpendPolicy:
             else:
                 maybe_attempts += 1
         return Charge(sure, maybe_attempts * ceiling, items, maybe_attempts)
-
-    def settled(
-        self,
-        budget: Budget,
-        reserved: int,
-        charge: Charge,
-        aside: BudgetAside | None = None,
-        drawn: int = 0,
-    ) -> None:
-        """Release what a call reserved in `budget` (and those it is within), `drawn` of it
-        from `aside`; count what it charged. What it drew and did not charge is `aside`'s
-        room again."""
-        levels, theirs = _sharing(budget, aside if drawn else None)
-        for held, covered in levels:
-            held.reserved -= reserved - drawn if covered else reserved
-            held.spent += charge.total
-            held.uncertain += charge.maybe
-        if aside is not None and drawn and not aside.ended:
-            back = room_after(drawn, charge)
-            aside.room += back
-            for held, covered in levels:
-                held.reserved -= drawn - back if covered else 0
-            for held in theirs:
-                held.reserved += back
 
     # -- stops ------------------------------------------------------------------------------
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from profnet_sheets.client.ledger import (
-    ASIDE_LEASE,
     LAPSED_KEPT,
     UNSETTLED,
     Holds,
@@ -22,6 +21,7 @@ from profnet_sheets.client.ledger import (
     SpendTable,
 )
 from profnet_sheets.client.spend import (
+    ASIDE_LEASE,
     CapUse,
     Charge,
     HeldCall,

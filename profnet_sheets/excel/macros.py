@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from profnet_sheets.errors import ArgumentError, SearchError
+from profnet_sheets.errors import ArgumentError, SearchError, SearchFailed
 from profnet_sheets.excel import searches, selection, session
 from profnet_sheets.excel.cells import Rows
 from profnet_sheets.excel.messages import message_for
@@ -117,7 +117,8 @@ def run_search(book: Any, kind: SearchKind) -> None:
         if request is None:
             request = searches.SearchRequest(kind, {})
         said = message_for(error)
-        _report(book, searches.summary(request, said, request_id or "", data, spent))
+        reusable = not isinstance(error, SearchFailed)  # a failed one is forgotten: paid again
+        _report(book, searches.summary(request, said, request_id or "", data, spent, reusable))
     finally:
         app.status_bar = False
 

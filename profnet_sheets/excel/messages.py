@@ -164,11 +164,16 @@ def out_of_credits(detail: str) -> str:
     return f"out of credits at the service: {detail} Recalculate once topped up"
 
 
+# What the client's messages say of a call whose attempts may have been charged
+# (client.call, SpendPolicy.charged_words): a row's error is text, so the text tells.
+_MAYBE_CHARGED = ("may have charged", "may have been charged", "may have done, and charged")
+
+
 def service_failed(detail: str) -> str:
     """A call that failed; when its message says its attempts may have been charged, a
     recalculation's may be too: said so, not that nothing is paid again (a row's error and
     one key's read alike: from the text)."""
-    if any(words in detail for words in ("may have charged", "may have been charged")):
+    if any(words in detail for words in _MAYBE_CHARGED):
         return (
             f"the service failed: {detail} Recalculate later: it is asked again, and may be "
             "charged again"

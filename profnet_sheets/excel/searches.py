@@ -265,17 +265,19 @@ def summary(
     request_id: str = "",
     data: str = "",
     spent: tuple[int, int] = (0, 0),
+    reusable: bool = True,
 ) -> Rows:
     """The 'Last run' block beside the filters: what happened, the id to fetch it again, and
     where the data comes from (`data`: said when given, the sandbox's above all). A run that
     ended in an error (`outcome` its message) after paying says what it spent (`spent`: all,
-    and of it what may have been charged) and how to read what it paid for."""
+    and of it what may have been charged) and, when the search can be run again for free
+    (`reusable`: it did not fail at the service), how to read what it paid for."""
     function = "PROFNET_LEADS" if request.kind == "leads" else "PROFNET_COMPANIES"
     if isinstance(outcome, str):
         lines: list[tuple[str, CellValue]] = [("status", outcome), ("request_id", request_id)]
         if any(spent):
             lines.extend(spend_rows(*spent))
-        if request_id and any(spent):
+        if request_id and any(spent) and reusable:
             lines.append(
                 (
                     "next",

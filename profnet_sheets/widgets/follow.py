@@ -56,7 +56,8 @@ class Follow:
                 if reading and self.bar.n
                 else ""
             )
-            self.feedback.status(f"{read}Spent {search.spend.said()}.", final=True)
+            if read or search.spend.spent:  # nothing spent nor read: the error says it all
+                self.feedback.status(f"{read}Spent {search.spend.said()}.", final=True)
             raise
         self.bar.finish()
         return frame

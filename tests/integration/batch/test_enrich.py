@@ -425,6 +425,9 @@ def test_an_option_value_the_spec_refuses_is_refused_once_up_front(
     assert sandbox.charged(KEY) == 0
     out = enrich(frame, "url", "profile", client=client, options={"include_skills": "yes"})
     assert out["profile_error"].to_list() == [None, None]
+    sites = pl.DataFrame({"site": ["opt-a.io"]})  # an input given for every row: per row
+    same = enrich(sites, "site", "company", client=client, options={"company": "opt-b.io"})
+    assert same["company_error"].to_list() == [None]
 
 
 def test_keys_the_spending_cap_skipped_are_not_progress(

@@ -249,3 +249,13 @@ def test_a_search_out_of_credits_while_reading_says_its_id_and_spend(excel: Exce
     assert again.report()["status"] == "completed: 40 results on the Results sheet"
     assert again.report()["request_id"] == report["request_id"], "reused, free"
     assert excel.charged() == 90
+
+
+def test_a_search_that_failed_at_the_service_is_not_said_to_be_reused_free(excel: Excel) -> None:
+    """A review of decision 483: a failed search is forgotten, its next run paid again."""
+    book = Book([["keywords", "sandbox-fail"], ["limit", 5.0]])
+    macros.lead_search(book)
+    report = book.report()
+    assert "failed at the service" in report["status"], report
+    assert report["credits spent"] == 50
+    assert "next" not in report

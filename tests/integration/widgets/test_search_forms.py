@@ -227,6 +227,9 @@ def test_out_of_credits_while_reading_says_what_was_spent_and_read(
     assert form.frame is not None
     assert form.frame.height == 100
     assert fresh.charged() == 150, "the rest only"
+    form.attach("0" * 32, wait=True)  # an id the service does not know: nothing spent
+    assert "not found" in form.feedback.error_text
+    assert form.feedback.status_text == "", "nothing spent, nothing read: the error says it"
 
 
 def test_cancel_stops_waiting_and_attach_picks_the_search_up_again(

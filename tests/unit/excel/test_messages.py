@@ -43,10 +43,14 @@ def test_the_messages_say_what_to_do() -> None:
     assert "Excel itself restarted" in refused, "the UDF server inherits Excel's environment"
     assert not refused.startswith("#PROFNET! the service refused the API key: set PROFNET_API_KEY")
     lost = errors.TransportError("x: timed out. 1 attempt ... the service may have charged 1")
-    assert message_for(lost).endswith(
-        "Recalculate later: it is asked again, and may be charged again"
-    )
+    again = "Recalculate later: it is asked again, and may be charged again"
+    assert message_for(lost).endswith(again)
     assert "nothing fetched is paid again" in message_for(errors.TransportError("x: refused."))
+    risky = errors.ServiceError(
+        "get-lead-results: the service failed with HTTP 500. It was not repeated: the service "
+        "may have done, and charged, it already. Try again later."
+    )
+    assert message_for(risky).endswith(again)
 
 
 LITE_REMEDIES = [
