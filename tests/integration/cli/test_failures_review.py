@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
@@ -216,17 +217,8 @@ def test_a_service_slower_than_the_timeout_on_every_row_exits_6_not_8(
     a row with no answer stop the run as unreachable, the last rows' retries refused for it.
     It said `12 rows failed ...: run again` and exited 8, where the guide says exit 6; every
     re-run paid 12 more (decision 489)."""
-    source = tmp_path / "slow.csv"
-    source.write_text("Site\n" + "".join(f"slow{n}.io\n" for n in range(12)), encoding="utf-8")
     out = tmp_path / "out.csv"
-    set_faults(sandbox, latency_ms=1500)
-    try:
-        result = run(
-            {**env, "PROFNET_TIMEOUT": "0.5"}, "enrich", str(source), "--column", "Site",
-            "--kind", "company", "--out", str(out), "--yes",
-        )  # fmt: skip
-    finally:
-        set_faults(sandbox, latency_ms=0)
+    result = _enrich_slowly(env, sandbox, tmp_path, 12, latency_ms=1500, timeout="0.5", out=out)
     assert result.returncode == 6, result.stderr
     assert "Service unreachable: " in result.stderr
     assert "slower than the timeout (PROFNET_TIMEOUT)" in result.stderr
@@ -290,22 +282,39 @@ def test_demo_runs_on_the_embedded_sandbox_even_with_a_service_configured(
     assert not (tmp_path / "team").exists(), "nor its cache"
 
 
+def _enrich_slowly(
+    env: dict[str, str],
+    sandbox: RunningSandbox,
+    tmp_path: Path,
+    keys: int,
+    *,
+    latency_ms: int,
+    timeout: str,
+    out: Path,
+) -> subprocess.CompletedProcess[str]:
+    """`enrich` of `keys` new domains, the sandbox answering after `latency_ms`, the client
+    waiting `timeout` seconds (PROFNET_TIMEOUT)."""
+    source = tmp_path / "slow.csv"
+    source.write_text("Site\n" + "".join(f"slow{n}.io\n" for n in range(keys)), encoding="utf-8")
+    set_faults(sandbox, latency_ms=latency_ms)
+    try:
+        return run(
+            {**env, "PROFNET_TIMEOUT": timeout}, "enrich", str(source), "--column", "Site",
+            "--kind", "company", "--out", str(out), "--yes",
+        )  # fmt: skip
+    finally:
+        set_faults(sandbox, latency_ms=0)
+
+
 def test_a_service_slower_than_the_timeout_is_not_paid_again_and_again(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
     """Every answer came after PROFNET_TIMEOUT: 20 keys quoted `at most 20 credits` were
     charged 100 (each tried 5 times), exit 0. Now the run stops once 10 paid calls in a row
     got no answer, as for a service unreachable: their retries are never sent."""
-    source = tmp_path / "sites.csv"
-    source.write_text("Site\n" + "".join(f"slow{n}.io\n" for n in range(20)), encoding="utf-8")
-    set_faults(sandbox, latency_ms=900)
-    try:
-        result = run(
-            {**env, "PROFNET_TIMEOUT": "0.3"}, "enrich", str(source), "--column", "Site",
-            "--kind", "company", "--out", str(tmp_path / "out.csv"),
-        )  # fmt: skip
-    finally:
-        set_faults(sandbox, latency_ms=0)
+    result = _enrich_slowly(
+        env, sandbox, tmp_path, 20, latency_ms=900, timeout="0.3", out=tmp_path / "out.csv"
+    )
     assert result.returncode == 6, result.stderr
     assert "none of 10 paid calls in a row was answered" in result.stderr
     assert "rows not done" in result.stderr
