@@ -1396,8 +1396,19 @@ def _search_command(kind: SearchKind) -> click.Command:
             f"read the rest with `{command(f'search {kind} --request-id {job.request_id}')} "
             f"--out {out}` (the search and the results read are not paid again)"
         )
-        if search.cut_by_credits is not None:
-            _end_if_stopped(search.run, "1 search", f"those read are in {path} and cached; {rest}")
+        if search.cut_by_credits is not None or search.cut_by_stop is not None:
+            unkept = search.run.unkept
+            if unkept:  # paid, and not kept: a full disk, a Redis gone
+                kept = (
+                    f"those read are in {path}, but {counted(unkept, 'paid page')} of them could "
+                    f"not be kept in the cache, so reading them again pays "
+                    f"{'it' if unkept == 1 else 'them'} again; read the rest with "
+                    f"`{command(f'search {kind} --request-id {job.request_id}')} --out {out}` "
+                    "(the search is not paid again)"
+                )
+            else:
+                kept = f"those read are in {path} and cached; {rest}"
+            _end_if_stopped(search.run, "1 search", kept)
         if not read_all:
             stops = _stops()
             click.echo(

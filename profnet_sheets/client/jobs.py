@@ -26,6 +26,8 @@ from profnet_sheets.errors import (
     SearchFailed,
     SearchTimedOut,
     ServiceError,
+    ServiceUnreachable,
+    StoppedBuying,
     TransportError,
 )
 from profnet_sheets.redact import shown
@@ -321,6 +323,9 @@ class SearchJob:
         self.stopped_reading = False
         # The account ran out of credits before every page was read (`until_budget`).
         self.cut_by_credits: InsufficientCredits | None = None
+        # The client stopped buying (its cache or ledger failed, the service unreachable)
+        # before every page was read (`until_budget`).
+        self.cut_by_stop: StoppedBuying | ServiceUnreachable | None = None
 
     def __repr__(self) -> str:
         state = f" {self.last.status} {_percent(self.last)}" if self.last else ""
@@ -436,8 +441,9 @@ class SearchJob:
         the pages come from the cache (OfflineMiss for one never read). `until_budget`: a
         page the budget or spending cap cannot pay for ends the reading (the results read
         are returned, `cut_by_budget` says why) instead of raising BudgetExceeded, and so
-        do a stop of the run the reading works for (`stopped_reading`) and the account out of
-        credits (`cut_by_credits`)."""
+        do a stop of the run the reading works for (`stopped_reading`), the account out of
+        credits (`cut_by_credits`) and the client stopping buying (`cut_by_stop`: its cache
+        failed, the service unreachable)."""
         if self.last is not None and self.last.completed:
             expected = self.last.total_results
         elif self.client.settings.offline:
@@ -445,7 +451,9 @@ class SearchJob:
         else:
             expected = self.wait(progress=progress).total_results
         rows = self._read_pages(expected, on_page, until_budget)
-        if not (self.cut_by_budget or self.stopped_reading or self.cut_by_credits):
+        if not (
+            self.cut_by_budget or self.stopped_reading or self.cut_by_credits or self.cut_by_stop
+        ):
             self.give_back()  # every page read: what is left of its room is the limits' again
         # Cut short (a limit, a stop, a fault raised): its room stays for the rest, for its
         # lease, read by its request id meanwhile.
@@ -491,6 +499,11 @@ class SearchJob:
                 if not until_budget:
                     raise
                 self.cut_by_credits = spent
+                break
+            except (StoppedBuying, ServiceUnreachable) as stop:  # nothing more is bought
+                if not until_budget:
+                    raise
+                self.cut_by_stop = stop
                 break
             items = list(body.get("results") or [])
             rows.extend(items)

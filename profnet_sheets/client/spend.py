@@ -140,10 +140,11 @@ class Quote:
 
     @property
     def short(self) -> Limit | None:
-        """The first limit (the budget, then the cap) that leaves less than `credits`."""
-        return next(
-            (it for it in self.limits if it.left is not None and self.credits > it.left), None
-        )
+        """Of the limits that leave less than `credits`, the one that leaves the least (the
+        budget before the cap when they leave the same): the one to name, the one a run
+        stops at."""
+        short = [it for it in self.limits if it.left is not None and self.credits > it.left]
+        return min(short, key=lambda it: it.left or 0, default=None)
 
     @property
     def within(self) -> bool:

@@ -168,6 +168,11 @@ class Search:
         return None if self.job is None else self.job.cut_by_credits
 
     @property
+    def cut_by_stop(self) -> Exception | None:
+        """The client stopping buying ended the reading of its results (`until_budget`)."""
+        return None if self.job is None else self.job.cut_by_stop
+
+    @property
     def stopped_reading(self) -> bool:
         """Whether its run stopped (Ctrl-C) before every page was read (`until_budget`)."""
         return self.job is not None and self.job.stopped_reading

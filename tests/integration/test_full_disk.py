@@ -112,3 +112,27 @@ def test_a_lookup_on_a_full_disk_says_the_answer_not_kept_is_paid_again(
     said = " ".join(done.stderr.split())
     assert "1 paid answer could not be kept in the cache: running again pays it again" in said
     assert "cached: not paid again" not in said
+
+
+def test_a_search_whose_pages_cannot_be_kept_writes_those_read_and_says_so(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    """A new user's review (a Redis killed while a search's results were read): the pages
+    paid were in the process's hands, nothing was written, and the re-attach paid a page
+    twice unsaid. Now the reading ends at the stop, what was read is written, and what was
+    paid and not kept is said as a re-read pays it (decision 491)."""
+    out = tmp_path / "leads.csv"
+    with start_sandbox(api_keys=(KEY,), credits=1_000_000, seed=3, job_seconds=0) as sandbox:
+        env = cli_env(sandbox.base_url, KEY, tmp_path / "home")
+        env["PROFNET_CACHE"] = str(small_disk / "answers.sqlite")
+        args = ["search", "leads", "--title-keywords", "Engineer", "--limit", "500", "--yes"]
+        done = run_cli(env, *args, "--out", str(out))
+        paid = sandbox.charged(KEY)
+    said = " ".join(done.stderr.split())
+    assert done.returncode == EXIT_STOPPED, said
+    assert "Traceback" not in said
+    read = pl.read_csv(out).height
+    assert 0 < read < 500
+    assert paid == 50 + read, "every result paid is in the output"
+    assert f"those read are in {out}, but" in said
+    assert "could not be kept in the cache, so reading them again pays" in said

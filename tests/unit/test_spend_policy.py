@@ -452,3 +452,18 @@ def test_paid_calls_that_get_no_answer_ten_times_in_a_row_stop_the_runs() -> Non
     again = [spend.lost(DETAILS, cut) for _ in range(10)]
     assert again[:9] == [None] * 9, "a later run counts anew"
     assert again[9] is not None, "and stops again (before: never, the count went past 10)"
+
+
+def test_a_quote_names_the_limit_that_leaves_the_least() -> None:
+    """A review of the team's cap: `--budget 20` under a team cap leaving 10 was said as `the
+    budget has 20 left: the run may stop there`; raising the budget met the cap's refusal."""
+    quote = SPEND.quote(25, Budget(20), CapUse(210, "210/day", 200, team=True))
+    assert quote.short is not None
+    assert quote.short.name == "the team cap 210/day"
+    assert quote.short.left == 10
+    refused = quote.refusal("this run")
+    assert refused is not None
+    assert "the team cap 210/day (PROFNET_SPENDING_CAP) leaves 10" in str(refused)
+    both = SPEND.quote(25, Budget(10), CapUse(210, "210/day", 200))
+    assert both.short is not None
+    assert both.short.name == "the budget", "the same left: the budget first"
