@@ -1279,6 +1279,7 @@ def _search_command(kind: SearchKind) -> click.Command:
         except BatchInputError as error:
             raise click.ClickException(str(error)) from None
         job: SearchJob | None = None
+        unkept_before = 0  # answers paid and not kept before its results were read
         with _paying_client() as client:
             search = Search(
                 client, kind, budget=budget if isinstance(budget, int) else None, refresh=refresh
@@ -1331,6 +1332,7 @@ def _search_command(kind: SearchKind) -> click.Command:
                         _ask_to_spend(None, "Pay for its results not read yet?")
                     elif unread.credits and ask:
                         _ask_to_spend(unread.credits)
+                unkept_before = search.run.unkept
                 try:
                     frame = finishing(pace, lambda: search.read(until_budget=True))
                 except Finished as stopped:  # the page under way read and kept; no more
@@ -1397,18 +1399,31 @@ def _search_command(kind: SearchKind) -> click.Command:
             f"--out {out}` (the search and the results read are not paid again)"
         )
         if search.cut_by_credits is not None or search.cut_by_stop is not None:
-            unkept = search.run.unkept
+            again = f"`{command(f'search {kind} --request-id {job.request_id}')} --out {out}`"
+            unkept = search.run.unkept - unkept_before
             if unkept:  # paid, and not kept: a full disk, a Redis gone
                 kept = (
                     f"those read are in {path}, but {counted(unkept, 'paid page')} of them could "
                     f"not be kept in the cache, so reading them again pays "
-                    f"{'it' if unkept == 1 else 'them'} again; read the rest with "
-                    f"`{command(f'search {kind} --request-id {job.request_id}')} --out {out}` "
+                    f"{'it' if unkept == 1 else 'them'} again; read the rest with {again} (the "
+                    "search is not paid again)"
+                )
+            elif search.run.cache_failed:  # kept, in a cache that failed since
+                kept = (
+                    f"those read are in {path}; the cache failed, so reading them again is "
+                    f"free only if it comes back with its data; read the rest with {again} "
                     "(the search is not paid again)"
                 )
             else:
                 kept = f"those read are in {path} and cached; {rest}"
             _end_if_stopped(search.run, "1 search", kept)
+            fault = search.cut_by_stop  # a page the service failed, no stop of the run
+            click.echo(
+                f"Error: {_as_options(str(fault), endpoint)} The {frame.height} read are in "
+                f"{path} (this search: {spend.said()}).",
+                err=True,
+            )
+            sys.exit(1)
         if not read_all:
             stops = _stops()
             click.echo(

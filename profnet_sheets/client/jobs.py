@@ -29,6 +29,7 @@ from profnet_sheets.errors import (
     ServiceUnreachable,
     StoppedBuying,
     TransportError,
+    Unauthorized,
 )
 from profnet_sheets.redact import shown
 from profnet_sheets.spec import PriceTable, search_endpoint
@@ -37,6 +38,9 @@ from profnet_sheets.words import command, counted
 
 if TYPE_CHECKING:
     import polars
+
+# What a results page may fail with after its call's own retries (asked again by `_page`).
+PAGE_FAULTS = (TransportError, ServiceError, RateLimited)
 
 
 class SearchClient(Protocol):
@@ -323,9 +327,10 @@ class SearchJob:
         self.stopped_reading = False
         # The account ran out of credits before every page was read (`until_budget`).
         self.cut_by_credits: InsufficientCredits | None = None
-        # The client stopped buying (its cache or ledger failed, the service unreachable)
-        # before every page was read (`until_budget`).
-        self.cut_by_stop: StoppedBuying | ServiceUnreachable | None = None
+        # The client stopped buying (its cache or ledger failed, the service unreachable, the
+        # key refused), or a page failed still after its retries, before every page was read
+        # (`until_budget`).
+        self.cut_by_stop: ProfnetError | None = None
 
     def __repr__(self) -> str:
         state = f" {self.last.status} {_percent(self.last)}" if self.last else ""
@@ -442,8 +447,9 @@ class SearchJob:
         page the budget or spending cap cannot pay for ends the reading (the results read
         are returned, `cut_by_budget` says why) instead of raising BudgetExceeded, and so
         do a stop of the run the reading works for (`stopped_reading`), the account out of
-        credits (`cut_by_credits`) and the client stopping buying (`cut_by_stop`: its cache
-        failed, the service unreachable)."""
+        credits (`cut_by_credits`) and the client stopping buying, or a page failing still
+        after its retries (`cut_by_stop`: its cache failed, the service unreachable, the
+        key refused, a 5xx)."""
         if self.last is not None and self.last.completed:
             expected = self.last.total_results
         elif self.client.settings.offline:
@@ -500,7 +506,8 @@ class SearchJob:
                     raise
                 self.cut_by_credits = spent
                 break
-            except (StoppedBuying, ServiceUnreachable) as stop:  # nothing more is bought
+            except (StoppedBuying, ServiceUnreachable, Unauthorized, *PAGE_FAULTS) as stop:
+                # nothing more is bought, or a page failed still after its retries
                 if not until_budget:
                     raise
                 self.cut_by_stop = stop
@@ -535,7 +542,7 @@ class SearchJob:
                 return self.client.call(
                     results, request_id=self.request_id, page=page, max_items=ceiling
                 )
-            except (TransportError, ServiceError, RateLimited) as fault:
+            except PAGE_FAULTS as fault:
                 if not self.client.left_unrepeated(fault) or attempt + 1 == PAGE_ATTEMPTS:
                     fault.message = fault.args[0] + self._resume(read)
                     fault.args = (fault.message,)

@@ -19,7 +19,7 @@ The service's rate limit is "not shown" and differs by plan, so it is found, not
   off the window each; the first answer's latency turns the window into a rate. A Retry-After
   longer than `HOLD_ABOVE` holds every new call until then.
 - **Probing.** Each answer without a 429 raises the rate by `PROBE`, the step doubling every
-  `ACCELERATE` answers since the last cut, or, until a 429 tells where the limit is, every
+  `ACCELERATE` answers since the last cut, or, until a cut tells where the limit is, every
   `ACCELERATE_SECONDS` when that is sooner (a rate remembered low climbs back in minutes,
   not hours); far below the last estimate it recovers faster
   (`RECOVER_SECONDS`). The service's own bucket absorbs the small saw-tooth around its limit,
@@ -77,7 +77,7 @@ BETA = 0.95  # after a 429: this share of the rate the service let through
 FLOOR = 0.5  # a cut never takes more than half of the rate it replaces
 PROBE = 0.0005  # rate growth per answer near the limit...
 ACCELERATE = 200.0  # ...doubling every this many answers without a 429...
-ACCELERATE_SECONDS = 10.0  # ...or, before any 429, this many seconds if sooner
+ACCELERATE_SECONDS = 10.0  # ...or, before the first cut, this many seconds if sooner
 RECOVER_SECONDS = 2.0  # far below the last estimate: +1 call/s per answer every this long
 SPAN = 1.0  # seconds over which the service's admitted rate is measured (a per-second limit)
 MARGIN = 2.0  # a call is decided once older than twice the time a 429 takes on average
@@ -403,11 +403,12 @@ class PaceCore:
                 self.rate *= (1 + PROBE) ** (1 / self.share)
             elif not self._last_stretch():
                 # Each answer here stands for 1/share of the key's (a team's other processes).
-                # Until a 429 tells where the limit is, time counts too: a rate learnt low (an
-                # outage of 429s, remembered) took hours to come back by answers alone; near a
-                # limit of a call or two a second, it would overshoot every few seconds.
+                # Until a cut tells where the limit is, time counts too: a rate learnt low (an
+                # outage of 429s, remembered) took hours to come back by answers alone (and a
+                # few random 429s, no cut, must not stop that); after a cut, near a limit of a
+                # call or two a second, it would overshoot every few seconds.
                 doublings = self.since_cut / ACCELERATE
-                if not self.throttles:
+                if self.cut_at == -math.inf:
                     probing = now - max(self.cut_at, self.first_started)
                     doublings = max(doublings, probing / ACCELERATE_SECONDS)
                 step = 1 + PROBE * 2 ** min(10.0, doublings)

@@ -515,6 +515,9 @@ class SpendPolicy:
         """Call the credits set aside as `made` `named` from now on (a search's request id)."""
         aside = self.asides.pop(made, None)
         if aside is not None:
+            displaced = self.asides.get(named)
+            if displaced is not None and displaced is not aside:  # never two under one name
+                self.give_back(displaced)
             self.asides[named] = aside
 
     def renew_aside(self, made: int, now: float) -> bool:

@@ -181,24 +181,9 @@ class TeamLedger:
         """The reservations held (by id), and those whose lease ran out."""
         return _holding(redis.hgetall(self.held_key), now)
 
-    def _spent(self, redis: Any, cap: SpendingCap, now: float, own: int) -> int:
-        """Spent in the cap's period (sure and maybe) on every machine; never less than
-        `own`, what this machine's own ledger recorded in it (a Redis restarted without its
-        data forgot the team's spend: the cap still counts this machine's, as `unrecorded`
-        compares them: against every name, a machine renamed being no double count)."""
-        return max(own, sum(int(value) for value in redis.hvals(self._period_key(cap, now))))
-
-    def _own(self, period: str, now: float) -> int:
-        """What this machine's own ledger recorded (sure and maybe) in the `period` (`day`,
-        `month`, `total`) of the Redis server's `now`, its first minutes left out for clocks
-        that differ."""
-        name = period_keys(now)[period]
-        since = 0.0
-        if period != "total":
-            start = name if period == "day" else f"{name}-01"
-            since = datetime.strptime(start, "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
-            since += CLOCKS_APART
-        return self.local.total(since=since) + self.local.total(since=since, uncertain=True)
+    def _spent(self, redis: Any, cap: SpendingCap, now: float) -> int:
+        """Spent in the cap's period (sure and maybe), on every machine."""
+        return sum(int(value) for value in redis.hvals(self._period_key(cap, now)))
 
     def _period_key(self, cap: SpendingCap, now: float) -> str:
         return self.spend_key(cap.period, period_keys(now)[cap.period])
@@ -357,13 +342,11 @@ class TeamLedger:
         def attempt(pipe: Any) -> None:
             nonlocal refused
             now = self._now(self.redis)  # before the watch: one WATCH for every key
-            own = self._own(cap.period, now)  # this machine's file: only it writes there
             pipe.watch(self.held_key, self.aside_key, self._period_key(cap, now))
             # Read on the watched connection, not on a second one from the pool: 64 threads
             # holding a watch and waiting for another connection would wait for each other.
             holding, asides = self._held(pipe, now), self._asides(pipe, now)
-            spent = self._spent(pipe, cap, now, own)
-            use = self._use(cap, now, holding, spent, asides, drawing_on)
+            use = self._use(cap, now, holding, self._spent(pipe, cap, now), asides, drawing_on)
             refused = cap_refusal(use, credits, endpoint)
             pipe.multi()
             self._settle_lapsed(pipe, holding, asides)
@@ -490,13 +473,12 @@ class TeamLedger:
         MULTI: a settle moving credits from held to spent meanwhile is seen before or after,
         never half."""
         now = self._now(self.redis)
-        own = self._own(cap.period, now)
         with self.redis.pipeline() as pipe:
             pipe.hgetall(self.held_key)
             pipe.hvals(self._period_key(cap, now))
             pipe.hgetall(self.aside_key)
             found, values, asides = pipe.execute()
-        spent = max(own, sum(int(value) for value in values))  # as `_spent` counts it
+        spent = sum(int(value) for value in values)
         return self._use(cap, now, _holding(found, now), spent, _holding(asides, now), drawing_on)
 
     def settle_lapsed(self) -> None:
@@ -540,7 +522,12 @@ class TeamLedger:
         restarted without persistence (or failed to count it) forgot."""
         now = self._now(self.redis)
         name = period_keys(now)[period]
-        own = self._own(period, now)
+        since = 0.0
+        if period != "total":
+            start = name if period == "day" else f"{name}-01"
+            since = datetime.strptime(start, "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
+            since += CLOCKS_APART
+        own = self.local.total(since=since) + self.local.total(since=since, uncertain=True)
         team = sum(int(value) for value in self.redis.hvals(self.spend_key(period, name)))
         # This machine's calls the team still holds (their settle never reached it: Redis was
         # down) are counted there, as possibly spent once their lease ends: not forgotten.

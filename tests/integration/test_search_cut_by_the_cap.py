@@ -12,7 +12,9 @@ import subprocess
 import time
 from pathlib import Path
 
+import polars as pl
 import pytest
+import requests
 
 from profnet_sheets import BudgetExceeded, Client
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
@@ -181,3 +183,33 @@ def test_a_budget_keeps_a_searchs_results_room_from_the_clients_other_calls(
             again = client.search_leads(title_keywords="CTO", limit=60)
             assert len(again.results()) == 60, "run again: reused, its pages read, free"
         assert sandbox.charged(KEY) == 120
+
+
+def test_a_page_the_service_fails_mid_read_writes_what_was_read(tmp_path: Path) -> None:
+    """A review of decision 491: a page failing still after its retries (a 500) ended the
+    reading with nothing written, though pages were paid and read. Now what was read is
+    written and the line says the error, what was written, and how to read the rest (exit 1:
+    the service failed; no stop of the run)."""
+    with start_sandbox(api_keys=(KEY,), credits=100_000, job_seconds=0) as sandbox:
+        env = {**cli_env(sandbox.base_url, KEY, tmp_path), "PROFNET_BACKOFF": "0.01"}
+        out = tmp_path / "leads.csv"
+        faults = f"{sandbox.base_url}/_sandbox/faults"
+        requests.put(faults, json={"latency_ms": 300}, timeout=5).raise_for_status()
+        args = ["search", "leads", "--title-keywords", "CTO", "--limit", "300", "--yes"]
+        search = subprocess.Popen(
+            [*CLI, *args, "--out", str(out)], env=env, stderr=subprocess.PIPE, text=True
+        )
+        deadline = time.monotonic() + 60
+        while sandbox.charged(KEY) < 50 + 50 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the search and two pages paid: the service fails from now
+        requests.put(faults, json={"fail_rate": 1.0}, timeout=5).raise_for_status()
+        _, said = search.communicate(timeout=120)
+        charged = sandbox.charged(KEY)
+    said = " ".join(said.split())
+    assert search.returncode == 1, said
+    assert "Traceback" not in said
+    read = len(pl.read_csv(out))
+    assert 50 <= read < 300
+    assert charged == 50 + read, "every result paid is in the output"
+    assert f"The {read} read are in {out} (this search: " in said
+    assert "the service failed with HTTP 500" in said

@@ -192,7 +192,7 @@ def test_429s_that_come_whatever_the_pace_do_not_hold_a_low_rate_down() -> None:
 def test_answers_probe_the_rate_upwards_faster_the_longer_no_429_comes() -> None:
     core = PaceCore(cap=128)
     core.learning, core.rate, core.known = False, 10.0, 10.0
-    core.throttles = 1  # a 429 told where the limit is: answers alone accelerate (#488)
+    core.cut_at = -1.0  # a cut told where the limit is: answers alone accelerate (#488)
     now, rates = 0.0, []
     for _ in range(600):
         ticket = started(core, now)
@@ -245,8 +245,29 @@ def test_a_rate_learnt_under_an_outage_of_429s_climbs_back_within_minutes() -> N
         core.finish(ticket, now + 1.0, "answered")  # no limit: every call answered in 1 s
         answered += 1
     assert now < 180, f"1,000 calls took {now:.0f} s from 0.35 calls/s"
+    assert core.cut_at == -math.inf
     assert core.rate is not None
     assert core.rate > 20
+
+
+def test_a_rate_remembered_low_climbs_back_through_a_few_random_429s() -> None:
+    """A review of decision 488: gated on no 429 at all, one 429 that comes whatever the pace
+    (1% of the calls) froze the climb at 0.17 calls/s for good; random 429s make no cut."""
+    rng = random.Random(1)
+    core = PaceCore(cap=128)
+    core.start_from(0.353)
+    now, answered = 0.0, 0
+    while answered < 1000 and now < 600:
+        ticket = started_when_let(core, now)
+        now = ticket.started
+        if rng.random() < 0.01:
+            core.finish(ticket, now + 0.002, "throttled", 1.0)
+        else:
+            core.finish(ticket, now + 1.0, "answered")
+            answered += 1
+    assert core.throttles > 0, "the noise was there"
+    assert answered == 1000, f"{answered} answered in {now:.0f} s"
+    assert now < 240
 
 
 def test_the_users_rate_is_never_exceeded() -> None:

@@ -301,6 +301,11 @@ def test_a_budget_room_given_back_while_a_page_is_under_way_leaves_nothing_held(
     assert drawn == 0, "a room given back is drawn on no more"
     spend.release(client, 10, aside, drawn)
     assert client.reserved == 0
+    spend.set_aside(1, client, 10, "get-lead-results", now=0.0)
+    spend.set_aside(2, client, 10, "get-lead-results", now=0.0)
+    spend.rename_aside(1, 2)  # onto a name in use (a request id again): the other given back
+    spend.end_aside(2)
+    assert client.reserved == 0
 
 
 def test_a_limit_cuts_off_in_row_order() -> None:

@@ -190,28 +190,6 @@ def test_spend_this_machine_holds_and_the_teams_redis_forgot_is_told(redis_url: 
     assert here.unrecorded("total") == 12
 
 
-def test_the_team_cap_counts_at_least_what_this_machine_recorded_itself(redis_url: str) -> None:
-    """A team's review: a Redis restarted without its data reset the team cap, and a machine
-    that had spent 1,065 of a cap of 1,100 that day paid on, warned only by `credits`. The
-    cap now counts at least what this machine's own ledger holds for the period (the team's
-    count against every name, as `unrecorded` compares them) (decision 492)."""
-    service = f"svc-{uuid.uuid4().hex[:8]}"
-    noon = float(int(server_time(redis_url)() // 86_400) * 86_400 + 43_200)
-    local = Ledger(None, clock=lambda: noon)
-    here = TeamLedger(local, redis.Redis.from_url(redis_url), service, "nora", redis_url)
-    here.clock = lambda: noon + 60
-    local.record(service, "", DETAILS, 15, 15)  # kept here; the team's Redis lost it
-    assert here.cap_use(CAP, service).used == 15
-    with pytest.raises(BudgetExceeded, match="cap"):
-        here.reserve_within(CAP, service, 6, DETAILS, 30.0)
-    held = here.reserve_within(CAP, service, 5, DETAILS, 30.0)
-    here.release(held)
-    other = TeamLedger(Ledger(None), redis.Redis.from_url(redis_url), service, "vm", redis_url)
-    other.clock = here.clock
-    other.record(service, "", DETAILS, 18, 18)  # the team's count is the larger: it holds
-    assert here.cap_use(CAP, service).used == 18
-
-
 def test_a_machine_killed_mid_call_keeps_its_hold_in_its_own_ledger_too(
     redis_url: str, tmp_path: Path
 ) -> None:
