@@ -983,15 +983,14 @@ def _set_aside(holds: Holds) -> str:
 
 
 def _forgotten(credits: int, period: str) -> str:
-    """The warning for spend this machine's ledger holds and the team's Redis does not."""
+    """The warning for spend this machine told the team's Redis and the Redis forgot."""
     when = {"day": "today", "month": "this month", "total": "in all"}[period]
     return (
-        f"Warning: this machine's own ledger holds {counted(credits, 'credit')} more {when} "
-        "than the team's Redis counts for every machine: a Redis restarted without persistence "
-        "(or that failed to count them) forgot them, so the team cap counts less than was "
-        "spent. Turn on the Redis's persistence (appendonly yes), and lower the cap by as much "
-        "for this period. (Spend made here before this machine used the team's Redis shows "
-        "the same way.)"
+        f"Warning: the team's Redis has forgotten {counted(credits, 'credit')} this machine "
+        f"spent {when} (a Redis restarted without persistence, or that failed to count them). "
+        "The team cap still counts them, from this machine's own ledger; what the other "
+        "machines spent in that time it cannot: turn on the Redis's persistence (appendonly "
+        "yes), and lower the cap by what they spent for this period."
     )
 
 

@@ -47,6 +47,10 @@ CREATE TABLE IF NOT EXISTS aside (
 );
 CREATE TABLE IF NOT EXISTS absorbed (source TEXT PRIMARY KEY, last INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS lapsed (id INTEGER PRIMARY KEY, spend INTEGER NOT NULL, at REAL);
+CREATE TABLE IF NOT EXISTS told (
+    team TEXT NOT NULL, machine TEXT NOT NULL, period TEXT NOT NULL, credits INTEGER NOT NULL,
+    PRIMARY KEY (team, machine, period)
+);
 """
 # How long the spend row of a lapsed reservation is known by the reservation's id: its call,
 # still alive past its lease (a laptop asleep), settles the real charge in its place.
@@ -139,6 +143,18 @@ class SpendTable(list[Spend]):
             + (f"<th {right}>{possibly}</th>" if maybe else "")
             + "</tr></tfoot></table>"
         )
+
+
+@dataclass(frozen=True)
+class Told:
+    """Where a call's spend is also counted: a team's store (`team`), under this `machine`'s
+    name, in the `periods` (`day:2026-11-27`, `month:2026-11`, `total:in all`) its clock
+    gives. Kept beside the call's spend, in one running total per period: what this machine
+    told its team, known even if the team's store loses it."""
+
+    team: str
+    machine: str
+    periods: tuple[str, ...]
 
 
 class Ledger:
@@ -301,13 +317,15 @@ class Ledger:
         charge: Charge,
         released: Sequence[int],
         aside: int | None = None,
+        told: Told | None = None,
     ) -> None:
         """Note what a call charged (sure, maybe) and drop its reservations `released`, in one
         transaction: no process ever sees the credits both spent and still held (a cap it
         would refuse under falsely). When the write fails, the call is done and paid: said
         in the log, not failed; its reservations stay, to count as possibly spent when their
         lease runs out (never as nothing). `aside`: the credits set aside the call drew on,
-        whose room what it charged takes."""
+        whose room what it charged takes. `told`: the team it is counted for too, whose
+        running totals of this machine's spend take it in the same transaction."""
         spent = [(charge.sure, charge.items, 0), (charge.maybe, None, 1)]
         rows = [(credits, items, uncertain) for credits, items, uncertain in spent if credits]
 
@@ -320,10 +338,18 @@ class Ledger:
             self._drop(released)
             if aside is not None and charge.total:
                 self._charge_aside(aside, charge, now)
+            if told is not None and charge.total:
+                self._db.executemany(
+                    "INSERT INTO told VALUES (?, ?, ?, ?) ON CONFLICT (team, machine, period) "
+                    "DO UPDATE "
+                    "SET credits = credits + excluded.credits",
+                    [(told.team, told.machine, period, charge.total) for period in told.periods],
+                )
 
         try:
             with self._lock:
-                if len(rows) == 1 and not released and aside is None:  # one INSERT, alone
+                alone = not released and aside is None and told is None
+                if len(rows) == 1 and alone:  # one INSERT, alone
                     write(self.clock())
                 else:
                     self._write(write)
@@ -350,6 +376,15 @@ class Ledger:
             args.append(service)
         with self._lock:
             return int(self._db.execute(query, args).fetchone()[0])
+
+    def told_in(self, team: str, machine: str, period: str) -> int:
+        """What this machine told the `team` it spent in the `period` (`Told`)."""
+        with self._lock:
+            found = self._db.execute(
+                "SELECT credits FROM told WHERE team = ? AND machine = ? AND period = ?",
+                (team, machine, period),
+            ).fetchone()
+        return 0 if found is None else int(found[0])
 
     def reserve_within(
         self,

@@ -805,6 +805,15 @@ def reserved_under_cap(
     return Reserved(reserved, sum(free.values()), drawable)
 
 
+def team_spent(counted: Mapping[str, int], machine: str, told: int) -> int:
+    """What a team spent in a period, from the team's counts (`counted`: by machine, sure
+    and maybe) and what `machine` itself told the team it spent there (`told`, kept in its
+    own ledger): never less than that, so that a team store that lost its data (a Redis
+    restarted without persistence) still counts this machine's spend under the cap."""
+    others = sum(credits for name, credits in counted.items() if name != machine)
+    return others + max(counted.get(machine, 0), told)
+
+
 def rooms_after_lapse(asides: Mapping[str, int], holds: Iterable[HeldCall]) -> dict[str, int]:
     """The room of each credits set aside once the holds drawing on them whose lease ran out
     (their process died: possibly spent) have taken theirs."""

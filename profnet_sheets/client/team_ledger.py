@@ -19,6 +19,7 @@ from profnet_sheets.client.ledger import (
     Holds,
     Ledger,
     SpendTable,
+    Told,
 )
 from profnet_sheets.client.spend import (
     ASIDE_LEASE,
@@ -29,6 +30,7 @@ from profnet_sheets.client.spend import (
     reserved_under_cap,
     room_after,
     rooms_after_lapse,
+    team_spent,
 )
 from profnet_sheets.config import SpendingCap
 
@@ -38,7 +40,6 @@ Held = tuple[dict[str, dict[str, Any]], list[str]]
 SURE, MAYBE = "sure", "maybe"  # the two kinds of spend a machine's fields hold
 DAYS_SHOWN = 7  # the days the team's view shows, today's included
 TEAM_ROW = "(every machine)"  # the name of a day's or period's total row
-CLOCKS_APART = 600.0  # seconds a machine's clock may be from the Redis server's
 
 
 @dataclass(frozen=True)
@@ -181,9 +182,19 @@ class TeamLedger:
         """The reservations held (by id), and those whose lease ran out."""
         return _holding(redis.hgetall(self.held_key), now)
 
-    def _spent(self, redis: Any, cap: SpendingCap, now: float) -> int:
-        """Spent in the cap's period (sure and maybe), on every machine."""
-        return sum(int(value) for value in redis.hvals(self._period_key(cap, now)))
+    def _spent(self, counted: dict[Any, Any], period: str, now: float) -> int:
+        """Spent in the `period` (`day`, `month`, `total`) of `now` (sure and maybe), on
+        every machine, from the period's hash (`counted`): this machine's share never less
+        than what it told the team (its own ledger's running total), were Redis to forget."""
+        by_machine: dict[str, int] = {}
+        for field, value in counted.items():
+            machine = _text(field).partition(":")[2]
+            by_machine[machine] = by_machine.get(machine, 0) + int(value)
+        return team_spent(by_machine, self.machine, self._told(period, now))
+
+    def _told(self, period: str, now: float) -> int:
+        """What this machine told the team it spent in the `period` of `now`."""
+        return self.local.told_in(self.prefix, self.machine, _told_period(period, now))
 
     def _period_key(self, cap: SpendingCap, now: float) -> str:
         return self.spend_key(cap.period, period_keys(now)[cap.period])
@@ -346,7 +357,8 @@ class TeamLedger:
             # Read on the watched connection, not on a second one from the pool: 64 threads
             # holding a watch and waiting for another connection would wait for each other.
             holding, asides = self._held(pipe, now), self._asides(pipe, now)
-            use = self._use(cap, now, holding, self._spent(pipe, cap, now), asides, drawing_on)
+            spent = self._spent(pipe.hgetall(self._period_key(cap, now)), cap.period, now)
+            use = self._use(cap, now, holding, spent, asides, drawing_on)
             refused = cap_refusal(use, credits, endpoint)
             pipe.multi()
             self._settle_lapsed(pipe, holding, asides)
@@ -444,22 +456,26 @@ class TeamLedger:
         the cap no longer holds, and the team's reservations count as possibly spent once
         their lease runs out. `aside`: the credits set aside the call drew on, whose room what
         it charged then takes."""
-        self.local.settle(service, key, endpoint, charge, released)
+        now: float | None = None
+        with contextlib.suppress(*self.failures):  # a Redis gone: the spend is kept here first
+            now = self._now(self.redis)
+        told = None if now is None else Told(self.prefix, self.machine, _told_periods(now))
+        self.local.settle(service, key, endpoint, charge, released, told=told)
+        counted_at = self._now(self.redis) if now is None else now  # Redis's error, if gone
         positions: list[int] = []
 
         def attempt(pipe: Any) -> None:
             nonlocal positions
-            now = self._now(self.redis)
             live = None
             if aside is not None and charge.total:  # its room, changed in the same MULTI
                 pipe.watch(self.aside_key)
-                live = _live(self._asides(pipe, now), aside)
+                live = _live(self._asides(pipe, counted_at), aside)
             pipe.multi()
             for kind, credits in ((SURE, charge.sure), (MAYBE, charge.maybe)):
                 if credits:
-                    self._count(pipe, now, self.machine, kind, credits)
+                    self._count(pipe, counted_at, self.machine, kind, credits)
             positions = self._drop(pipe, released)
-            self._tell_cap(pipe, now, self.cap)
+            self._tell_cap(pipe, counted_at, self.cap)
             if live is not None:
                 room = {"credits": room_after(int(live["credits"]), charge)}
                 pipe.hset(self.aside_key, str(aside), json.dumps(live | room))
@@ -475,10 +491,10 @@ class TeamLedger:
         now = self._now(self.redis)
         with self.redis.pipeline() as pipe:
             pipe.hgetall(self.held_key)
-            pipe.hvals(self._period_key(cap, now))
+            pipe.hgetall(self._period_key(cap, now))
             pipe.hgetall(self.aside_key)
-            found, values, asides = pipe.execute()
-        spent = sum(int(value) for value in values)
+            found, counted, asides = pipe.execute()
+        spent = self._spent(counted, cap.period, now)
         return self._use(cap, now, _holding(found, now), spent, _holding(asides, now), drawing_on)
 
     def settle_lapsed(self) -> None:
@@ -516,28 +532,27 @@ class TeamLedger:
         )
 
     def unrecorded(self, period: str = "day") -> int:
-        """Credits this machine's own ledger holds for the current `period` (`day`, `month`,
-        `total`: the Redis server's, its first minutes left out for clocks that differ)
-        beyond what the team's Redis counts for every machine in it: spend a Redis that
-        restarted without persistence (or failed to count it) forgot."""
+        """Credits this machine told the team it spent in the current `period` (`day`,
+        `month`, `total`: the Redis server's) beyond what the team's Redis counts under its
+        name: spend a Redis that restarted without persistence (or failed to count it)
+        forgot. The team cap still counts them (`_spent`); what other machines spent, it
+        cannot."""
         now = self._now(self.redis)
         name = period_keys(now)[period]
-        since = 0.0
-        if period != "total":
-            start = name if period == "day" else f"{name}-01"
-            since = datetime.strptime(start, "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
-            since += CLOCKS_APART
-        own = self.local.total(since=since) + self.local.total(since=since, uncertain=True)
-        team = sum(int(value) for value in self.redis.hvals(self.spend_key(period, name)))
+        mine = sum(
+            int(value)
+            for field, value in self.redis.hgetall(self.spend_key(period, name)).items()
+            if _text(field).partition(":")[2] == self.machine
+        )
         # This machine's calls the team still holds (their settle never reached it: Redis was
         # down) are counted there, as possibly spent once their lease ends: not forgotten.
         held, _ = self._held(self.redis, now)
-        team += sum(
+        mine += sum(
             int(it["credits"])
             for it in held.values()
             if it["machine"] == self.machine and period_keys(it["at"])[period] == name
         )
-        return max(0, own - team)
+        return max(0, self._told(period, now) - mine)
 
     def team_spend(self, days: int = DAYS_SHOWN) -> TeamSpendTable:
         """Each machine's spend in the last `days` days (the server's), this month and in all."""
@@ -570,6 +585,16 @@ class TeamLedger:
 
     def close(self) -> None:
         self.local.close()  # the connection is the store's: it closes it
+
+
+def _told_period(period: str, now: float) -> str:
+    """The name a `period` (`day`, `month`, `total`) of `now` has in a machine's `Told`."""
+    return f"{period}:{period_keys(now)[period]}"
+
+
+def _told_periods(now: float) -> tuple[str, ...]:
+    """The names of the day, the month and the whole of `now`, as `Told` keeps them."""
+    return tuple(_told_period(period, now) for period in period_keys(now))
 
 
 def _holding(found: dict[Any, Any], now: float) -> Held:

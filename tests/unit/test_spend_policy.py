@@ -25,6 +25,7 @@ from profnet_sheets.client.spend import (
     InRowOrder,
     SpendPolicy,
     cap_refusal,
+    team_spent,
 )
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.errors import BudgetExceeded, InsufficientCredits, ProfnetError
@@ -176,6 +177,15 @@ def test_a_quote_names_the_first_limit_short_and_refuses_with_both_numbers() -> 
     assert SPEND.quote(0, Budget(0)).within
     assert not SPEND.quote(1, Budget(0)).within
     assert SPEND.quote(1, Budget(0)).nothing_left
+
+
+def test_a_teams_spend_counts_this_machines_share_as_at_least_what_it_told() -> None:
+    """Decision 494: a team store that forgot (a Redis restarted empty) undercounts only
+    the other machines; this machine's share is the more of the store's and its own."""
+    assert team_spent({"vm": 3, "nora": 1}, "nora", 16) == 19
+    assert team_spent({"vm": 3, "nora": 20}, "nora", 16) == 23, "lapsed holds counted there"
+    assert team_spent({}, "nora", 0) == 0
+    assert team_spent({"vm": 3}, "nora", 0) == 3
 
 
 def test_a_searchs_results_room_in_a_budget_is_drawn_on_by_its_pages_only() -> None:

@@ -180,7 +180,7 @@ def test_a_team_shares_one_redis_cache_and_the_key_is_not_in_it(
                 assert KEY.encode() not in field + value
         elif kind == b"string":
             assert KEY.encode() not in (connection.get(key) or b"")
-            assert connection.ttl(key) > 0  # Redis drops answers itself, as requests-cache sets
+            assert connection.ttl(key) > 0, key  # Redis drops answers itself (requests-cache)
 
 
 def test_calls_that_mean_the_same_share_one_payment(

@@ -337,6 +337,6 @@ def test_a_held_redis_claim_says_whether_it_is_still_ours(redis_url: str) -> Non
         connection.pexpire(name, 1_000)
         assert held.still_ours()
         assert connection.pttl(name) > 1_000 * 10, "asking renews it for a whole ttl"
-        connection.set(name, "another process")  # lapsed, and taken
+        connection.set(name, "another process", ex=60)  # lapsed, and taken
         assert not held.still_ours()
         assert connection.get(name) == b"another process", "never renews another's claim"
