@@ -1107,13 +1107,20 @@ def cache_clear(yes: bool) -> None:
             err=True,
         )
         return
+    team = settings.cache is not None and "://" in settings.cache  # a Redis: every machine's
+    answers = (
+        f"every cached answer of the team's Redis {masked(settings.cache or '')}, every machine's"
+        if team
+        else "every cached answer"
+    )
     if not yes and not sys.stdin.isatty():
         raise click.ClickException(
-            "cache clear asks before forgetting every cached answer, and there is no terminal "
+            f"cache clear asks before forgetting {answers}, and there is no terminal "
             "to ask in: pass --yes to clear it (the next lookups will be paid again)"
         )
     if not yes:
-        click.confirm("Forget every cached answer? The next lookups will be paid again", abort=True)
+        paid = "every machine's next lookups" if team else "the next lookups"
+        click.confirm(f"Forget {answers}? {paid.capitalize()} will be paid again", abort=True)
     client = None
     while client is None:
         try:

@@ -408,3 +408,13 @@ def test_a_long_input_is_cut_in_the_message(
     line = refused(cli(*command, **settings))
     assert len(line) < 1000, f"{len(line)} characters"
     assert "x" * 200 not in line
+
+
+def test_cache_clear_on_a_teams_redis_says_it_is_every_machines(cli: Cli, redis_url: str) -> None:
+    """A team's review: `cache clear` on Redis asked only "Forget every cached answer?":
+    every machine on the Redis pays its next lookups again, which the question now says."""
+    asked = cli("cache", "clear", cache=f"redis://:hunter2@{redis_url.split('://')[1]}")
+    assert asked.exit_code == 1
+    assert "forgetting every cached answer of the team's Redis redis://:***@" in asked.output
+    assert "every machine's" in asked.output
+    assert "hunter2" not in asked.output
