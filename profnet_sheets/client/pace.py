@@ -20,8 +20,10 @@ The service's rate limit is "not shown" and differs by plan, so it is found, not
   longer than `HOLD_ABOVE` holds every new call until then.
 - **Probing.** Each answer without a 429 raises the rate by `PROBE`, the step doubling every
   `ACCELERATE` answers since the last cut, or, until a cut tells where the limit is, every
-  `ACCELERATE_SECONDS` when that is sooner (a rate remembered low climbs back in minutes,
-  not hours); far below the last estimate it recovers faster
+  `ACCELERATE_SECONDS` since the last 429 when that is sooner (a rate remembered low climbs
+  back in minutes, not hours); a cut made while the service let nothing through for
+  `OUTAGE_SECONDS` (an outage of 429s) tells nothing of the limit either, so after it time
+  counts again; far below the last estimate it recovers faster
   (`RECOVER_SECONDS`). The service's own bucket absorbs the small saw-tooth around its limit,
   so about one call in a hundred meets a 429 and the pace stays at the limit. A run that says
   how many calls it has left (`expect`) is not probed for in its last `LAST_STRETCH_SECONDS`:
@@ -79,6 +81,7 @@ PROBE = 0.0005  # rate growth per answer near the limit...
 ACCELERATE = 200.0  # ...doubling every this many answers without a 429...
 ACCELERATE_SECONDS = 10.0  # ...or, before the first cut, this many seconds if sooner
 RECOVER_SECONDS = 2.0  # far below the last estimate: +1 call/s per answer every this long
+OUTAGE_SECONDS = 5.0  # every call refused this long: an outage, no limit (probing by time)
 SPAN = 1.0  # seconds over which the service's admitted rate is measured (a per-second limit)
 MARGIN = 2.0  # a call is decided once older than twice the time a 429 takes on average
 MIN_RATE = 0.1  # calls per second: never slower
@@ -165,6 +168,7 @@ class PaceCore:
         self.next_at = -math.inf  # when the paced rate lets the next call start
         self.hold_until = -math.inf  # a long Retry-After: nothing starts before
         self.cut_at = -math.inf  # when the rate or window was last cut
+        self.held_up = False  # ...while the service let nothing through (an outage of 429s)
         self.lowered_at = -math.inf  # ...or the rate lowered (told better by quick 429s)
         self.shrunk_at = -math.inf  # when the window last shrank for latency
         self.since_cut = 0.0  # answers since the last cut (a team's: its share counted whole)
@@ -403,13 +407,14 @@ class PaceCore:
                 self.rate *= (1 + PROBE) ** (1 / self.share)
             elif not self._last_stretch():
                 # Each answer here stands for 1/share of the key's (a team's other processes).
-                # Until a cut tells where the limit is, time counts too: a rate learnt low (an
-                # outage of 429s, remembered) took hours to come back by answers alone (and a
-                # few random 429s, no cut, must not stop that); after a cut, near a limit of a
-                # call or two a second, it would overshoot every few seconds.
+                # Until a cut tells where the limit is, time since the last 429 counts too: a
+                # rate learnt low (an outage of 429s, remembered or met mid-run: its cuts tell
+                # no limit) took hours to come back by answers alone (and a few random 429s,
+                # no cut, must not stop that, only restart the clock); after a cut, near a
+                # limit of a call or two a second, it would overshoot every few seconds.
                 doublings = self.since_cut / ACCELERATE
-                if self.cut_at == -math.inf:
-                    probing = now - max(self.cut_at, self.first_started)
+                if self.cut_at == -math.inf or self.held_up:
+                    probing = now - max(self.cut_at, self.throttled_at, self.first_started)
                     doublings = max(doublings, probing / ACCELERATE_SECONDS)
                 step = 1 + PROBE * 2 ** min(10.0, doublings)
                 # Never far above what the window lets through: a rate no call waits for
@@ -497,6 +502,7 @@ class PaceCore:
             self.undo = (self.known, self.rate or 0.0, *refused) if before else None
             # Never below what the service demonstrably took (its answers, counted).
             self.floor = max(MIN_RATE, FLOOR * current, BETA * self._took(now, ticket))
+            self.held_up = self._nothing_let_through(now, ticket)  # an outage: no limit told
             self.known = max(self.floor, min(current, admitted))
             self.rate = max(MIN_RATE, BETA * self.known)
             if self.settling and self.throttles == 1:
@@ -549,7 +555,7 @@ class PaceCore:
         ]
         if len(below) >= NOISE_SAMPLE:  # else the last measure holds (probing sends above)
             share = sum(sent.throttled for sent in below) / len(below)
-            self.noise = min(NOISE_MOST, share) if share >= NOISE else 0.0
+            self.noise = share if NOISE <= share <= NOISE_MOST else 0.0
         if self.undo is not None and self.noise:
             known, rate, refused, counted = self.undo
             self.undo = None
@@ -557,6 +563,20 @@ class PaceCore:
                 self.known, self.rate = max(self.known, known), max(self.rate or 0.0, rate)
                 self.floor = max(MIN_RATE, FLOOR * self.known)
         return self.noise
+
+    def _nothing_let_through(self, now: float, ticket: Ticket) -> bool:
+        """Every call sent over the last OUTAGE_SECONDS was refused (their verdicts in, a few
+        at least): an outage of 429s, whose cuts tell nothing of the service's limit."""
+        decided = max(ticket.started, now - self.reject_delay * MARGIN)
+        since = decided - OUTAGE_SECONDS
+        if not self.sent or self.sent[0].started > since:
+            return False  # not sending that long: a first burst's 429s
+        told = [
+            sent
+            for sent in self.sent
+            if since <= sent.started <= decided and (sent.taken or sent.throttled)
+        ]
+        return len(told) >= 2 and not any(sent.taken for sent in told)
 
     def _took(self, now: float, ticket: Ticket) -> float:
         """What the service demonstrably took lately: the calls it did not refuse (a 5xx or a

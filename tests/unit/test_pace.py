@@ -464,12 +464,17 @@ class Service:
     noise: int = 0
     uncounted: int = 0  # faulted calls that took no token
     pending: Outcome | None = None
+    outage: tuple[float, float] | None = None  # every call refused from, until (429s)
+    after_outage: list[bool] = field(default_factory=list)  # each call since: refused or not
 
     def __post_init__(self) -> None:
         self.tokens = self.rate or 0.0
 
     def arrive(self, now: float) -> tuple[bool, float]:
         self.calls += 1
+        if self.outage is not None and self.outage[0] <= now < self.outage[1]:
+            self.refused += 1
+            return False, 0.002
         if not self.counted:
             self.pending = self._roll()
             if self.pending != "answered":
@@ -478,7 +483,10 @@ class Service:
         if self.rate is not None:
             self.tokens = min(self.rate, self.tokens + (now - self.last) * self.rate)
             self.last = now
-            if self.tokens < 1:
+            refused = self.tokens < 1
+            if self.outage is not None and now >= self.outage[1]:
+                self.after_outage.append(refused)
+            if refused:
                 self.refused += 1
                 return False, 0.002
             self.tokens -= 1
@@ -517,11 +525,13 @@ def simulate(
     faults: FaultMix | None = None,
     seed: int = 7,
     counted: bool = True,
+    outage: tuple[float, float] | None = None,
 ) -> tuple[float, Service, PaceCore]:
     """Seconds `keys` calls take through the controller (workers up to the cap; a 429 retried
     after its Retry-After of 1 s, a 5xx or a cut connection after the client's backoff, at most
     the client's retries), the service's counts and the pace at the end."""
     core, service = PaceCore(cap), Service(rate, random.Random(seed), faults, counted)
+    service.outage = outage
     retry, rng = RetryPolicy(), random.Random(seed)
     events: list[tuple[float, int, Callable[[], None]]] = []
     order = itertools.count()
@@ -581,6 +591,26 @@ def test_against_a_limit_it_is_not_told_it_keeps_the_pace_with_few_429s(rate: fl
     seconds, service, _ = simulate(rate, keys)
     assert keys / rate / seconds >= 0.9
     assert service.refused <= 0.02 * service.calls
+
+
+@pytest.mark.parametrize("limit", [5.0, 20.0, 80.0])
+def test_after_an_outage_of_429s_mid_run_the_rate_climbs_back_within_two_minutes(
+    limit: float,
+) -> None:
+    """An outage of 429s mid-run (every call refused for 30 s) cut the rate to a quarter of a
+    call a second, and it climbed back by answers alone (probing by time only ran before the
+    first cut): 200 seconds' worth of keys took 2,143 s at 5 calls/s, 653 s at 20. A cut made
+    while the service let nothing through for OUTAGE_SECONDS tells nothing of the limit:
+    probing accelerates with the time since the last 429 after it, as before any cut
+    (decision 496); the limit's first 429s end that."""
+    keys = int(200 * limit)
+    plain, _, _ = simulate(limit, keys)
+    seconds, service, core = simulate(limit, keys, outage=(60.0, 90.0))
+    assert seconds <= plain + 30 + 120, f"{seconds:.0f} s against {plain:.0f} s without it"
+    assert core.rate is not None
+    assert core.rate > 0.8 * limit
+    after = service.after_outage
+    assert sum(after) <= 0.02 * len(after), "back at the limit with few 429s"
 
 
 def test_without_a_limit_it_fills_the_cap() -> None:
