@@ -296,6 +296,10 @@ class PaceCore:
         # What got through: the calls answered, or the schedule's rate less the share refused
         # (fewer calls sent in that second than the schedule had: their 429s tell less).
         known = max(MIN_RATE, answered, self.rate * answered / (answered + refused))
+        if answered:
+            self.held_up = False
+        elif refused >= RECENT_CUT_CALLS:  # a whole second of calls, none let through
+            self.held_up = True
         if BETA * known >= self.rate:
             return
         self.known = known
@@ -403,8 +407,14 @@ class PaceCore:
                 self.rate += 1.0 / RECOVER_SECONDS
             elif self.team and not self._last_stretch():
                 # A team's probe does not accelerate: its bucket, refilled below its rate,
-                # hides an overshoot for seconds, then refuses it all at once.
-                self.rate *= (1 + PROBE) ** (1 / self.share)
+                # hides an overshoot for seconds, then refuses it all at once. After an outage
+                # of 429s (its cuts tell no limit) it does, by time, until a second is refused
+                # with some calls let through: that burst of 429s is the price of hours saved.
+                step = 1 + PROBE
+                if self.held_up:
+                    probing = now - max(self.cut_at, self.throttled_at)
+                    step = 1 + PROBE * 2 ** min(10.0, probing / ACCELERATE_SECONDS)
+                self.rate *= step ** (1 / self.share)
             elif not self._last_stretch():
                 # Each answer here stands for 1/share of the key's (a team's other processes).
                 # Until a cut tells where the limit is, time since the last 429 counts too: a

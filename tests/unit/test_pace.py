@@ -855,6 +855,41 @@ def test_a_team_rate_known_only_as_a_lower_bound_climbs_each_second_not_refused(
     assert not core.climbing, "refused: the rate found"
 
 
+def team_after_an_outage(core: PaceCore, outage: bool) -> float:
+    """Drive a team's pace at 20 calls/s, then 30 s of whole seconds refused (with none let
+    through when `outage`, else as a limit of 2 calls/s refuses), then a healthy service:
+    the seconds until its rate is back at 15 calls/s (inf: not in 10 minutes)."""
+    core.adopt(known=20.0, rate=19.0, now=0.0)
+    core.team_second(0, answered=19, refused=0, now=0.0)
+    for second in range(2, 32, 2):  # every other second: each cut's echoes skipped
+        assert core.rate is not None
+        sent = max(5, math.ceil(core.rate))
+        answered = 0 if outage else min(sent, 2)
+        core.team_second(second, answered=answered, refused=sent - answered, now=float(second))
+    now = 32.0
+    while now < 632.0:
+        assert core.rate is not None
+        if core.rate >= 15.0:
+            return now - 32.0
+        ticket = started(core, now)
+        now += 1.0 / core.rate
+        core.finish(ticket, now, "answered")
+        core.team_second(int(now) - 1, answered=max(1, int(core.rate)), refused=0, now=now)
+    return math.inf
+
+
+def test_a_teams_rate_cut_by_an_outage_of_429s_climbs_back_within_minutes() -> None:
+    """A team's seconds refused whole (none let through: an outage) cut its rate to the floor;
+    its probe, which does not accelerate, then took hours to climb back. After such cuts it
+    accelerates by time, as a single process's does (decision 497); after cuts that let
+    some through (a limit), it does not."""
+    outage = team_after_an_outage(PaceCore(cap=128), outage=True)
+    assert outage < 180, f"back at 15 calls/s after {outage:.0f} s"
+    limit = PaceCore(cap=128)
+    assert team_after_an_outage(limit, outage=False) == math.inf, "a limit found: no rush"
+    assert not limit.held_up
+
+
 def test_a_runs_pace_is_said_once_the_service_has_answered_it() -> None:
     now = [0.0]
     gate = Pace(cap=8, clock=lambda: now[0])
