@@ -1292,12 +1292,25 @@ def _search_command(kind: SearchKind) -> click.Command:
             )
             ask = _may_ask(yes, client)
 
+            said_first: list[int] = []  # the most the first quote said
+
             def quoted(cost: SearchCost) -> None:
                 spent = search.spend  # places looked up by name, before: said too
                 places = f" Spent before, looking up places by name: {spent.said()}." * bool(
                     spent.spent
                 )
                 click.echo(f"{kind} search: {cost.describe()}{places}", err=True)
+                unasked = not yes and not ask and not client.settings.uses_sandbox
+                if said_first and cost.credits > said_first[0] and unasked:
+                    click.echo(
+                        f"Nothing more sent: the search reused is no longer known to the "
+                        f"service, and a new one costs up to {counted(cost.credits, 'credit')}, "
+                        f"more than the {said_first[0]} said first; with no terminal to ask in, "
+                        "run this again with --yes to start it anew.",
+                        err=True,
+                    )
+                    sys.exit(EXIT_DECLINED)
+                said_first.append(cost.credits)
                 refused = cost.quote is not None and not cost.quote.within  # said next: no ask
                 if cost.credits and ask and not refused:
                     before = f"this search: {spent.said()}, places looked up" if spent.spent else ""
@@ -1390,10 +1403,25 @@ def _search_command(kind: SearchKind) -> click.Command:
             free = endpoint.name in client.profile.free_on_plan
         try:
             path = write_table(frame, out)
-        except BatchInputError as error:
+        except (BatchInputError, OSError) as error:  # OSError: a disk full, a folder gone
+            if isinstance(error, BatchInputError):
+                failed = str(error)
+            else:
+                failed = f"{out}: {error.strerror or error}"
+            unkept = search.run.unkept - unkept_before
+            again = f"run again with --request-id {job.request_id} and another --out"
+            if unkept:
+                kept = (
+                    f"{counted(unkept, 'paid page')} of its results could not be kept in the "
+                    f"cache either, so reading them again pays them again: {again}"
+                )
+            elif search.run.cache_failed:
+                kept = f"the cache failed too: {again}, free only if it comes back with its data"
+            else:
+                kept = f"the search's results are cached: {again}, free"
             raise click.ClickException(
-                f"{error} (the search's results are cached: run again with --request-id "
-                f"{job.request_id} and another --out, free)"
+                f"{failed} ({frame.height} {kind} read, not written; this search: "
+                f"{spend.said()}; {kept})"
             ) from None
         nothing = "0 credits: re-attached" if request_id else "0 credits: reused"
         paid = f"this search: {spend.said()}" if spend.spent else nothing

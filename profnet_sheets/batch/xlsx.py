@@ -250,11 +250,20 @@ def _copied(reader: Any, name: str) -> CopiedSheet:
     first = min((column.absolute_index for column in text.selected_columns), default=0)
     frames = {dtype: sheet.to_polars() for dtype, sheet in loaded.items()}
     columns = [
-        _cells(*(frames[dtype].to_series(index) for dtype in _READS))
+        _cells(*(_within_python(frames[dtype].to_series(index)) for dtype in _READS))
         for index in range(frames["string"].width)
     ]
     rows = tuple(zip(*columns, strict=True)) if columns else ()
     return CopiedSheet(name, rows, first, text.visible != "visible")
+
+
+def _within_python(read: pl.Series) -> pl.Series:
+    """A column as read, its dates past Python's (a number of 2,958,466 or more read as a
+    date, which it is not: year 10000 and on) as none."""
+    if not isinstance(read.dtype, pl.Datetime):
+        return read
+    kept = pl.select(pl.when(read.dt.year().is_between(1, 9999)).then(read)).to_series()
+    return kept.alias(read.name)
 
 
 def _cells(

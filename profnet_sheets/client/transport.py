@@ -220,9 +220,28 @@ def _failure(error: requests.exceptions.RequestException, expired: bool) -> Fail
     raise error
 
 
+# A TLS handshake that failed (an https:// URL for an http-only server, a certificate not
+# trusted): the request is sent only once the handshake is done.
+_HANDSHAKE_FAILED = (
+    "WRONG_VERSION_NUMBER",
+    "wrong version number",
+    "CERTIFICATE_VERIFY_FAILED",
+    "certificate verify failed",
+    "UNKNOWN_PROTOCOL",
+    "unknown protocol",
+    "TLSV1_ALERT",
+    "handshake",
+)
+
+
 def _never_sent(error: Exception) -> bool:
-    """True when a connection error happened before the request left (refused, DNS, ...)."""
+    """True when a connection error happened before the request left (refused, DNS, a TLS
+    handshake failed, ...)."""
     text = repr(error)
+    if isinstance(error, requests.exceptions.SSLError) and any(
+        marker in text for marker in _HANDSHAKE_FAILED
+    ):
+        return True
     return any(
         marker in text
         for marker in (

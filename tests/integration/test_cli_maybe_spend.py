@@ -33,3 +33,27 @@ def test_a_search_summary_tells_sure_and_maybe_credits_apart(tmp_path: Path) -> 
     assert f"(this search: {sure} credits (+" in said, said
     maybe = int(said.split(f"(this search: {sure} credits (+")[1].split(" possibly))")[0])
     assert maybe > 0, "the page lost after it went out counts apart, as maybe"
+
+
+def test_a_reused_search_the_service_forgot_is_not_paid_anew_unasked(tmp_path: Path) -> None:
+    """A new user's review: with no terminal, a search quoted `At most 20 credits` (reused,
+    free) was started anew when the service had forgotten it, and 70 were paid. It is refused
+    then, naming --yes; with --yes it is paid as the new quote says."""
+    import requests
+
+    with start_sandbox(api_keys=(KEY,), credits=1_000_000, job_seconds=0.0, seed=7) as sandbox:
+        env = cli_env(sandbox.base_url, KEY, tmp_path)
+        out = str(tmp_path / "welder.csv")
+        search = ("search", "leads", "--title-keywords", "Welder", "--limit", "20", "--out", out)
+        assert run_cli(env, *search).returncode == 0
+        requests.post(f"{sandbox.base_url}/_sandbox/reset", timeout=5).raise_for_status()
+        before = sandbox.charged(KEY)
+        refused = run_cli(env, *search)
+        assert sandbox.charged(KEY) == before, "nothing more sent"
+        assert refused.returncode == 1, refused.stderr
+        said = " ".join(refused.stderr.split())
+        assert "the search reused is no longer known to the service" in said
+        assert "run this again with --yes to start it anew" in said, said
+        paid = run_cli(env, *search, "--yes")
+        assert paid.returncode == 0, paid.stderr
+        assert sandbox.charged(KEY) > before

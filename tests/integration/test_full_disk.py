@@ -136,3 +136,26 @@ def test_a_search_whose_pages_cannot_be_kept_writes_those_read_and_says_so(
     assert paid == 50 + read, "every result paid is in the output"
     assert f"those read are in {out}, but" in said
     assert "could not be kept in the cache, so reading them again pays" in said
+
+
+def test_a_searchs_results_that_cannot_be_written_say_what_was_paid_and_how_to_get_them(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    """A new user's review: a search's output on a disk too full for it (the check before
+    paying passed) ended in a traceback, its 550 credits unsaid. Now one line says what was
+    read and paid, and that a re-attach to another --out is free (the cache is elsewhere)."""
+    (small_disk / "filler").write_bytes(b"\0" * (56 * 1024))  # room to check, not to write
+    out = small_disk / "leads.csv"
+    with start_sandbox(api_keys=(KEY,), credits=1_000_000, seed=3, job_seconds=0) as sandbox:
+        env = cli_env(sandbox.base_url, KEY, tmp_path / "home")
+        args = ["search", "leads", "--title-keywords", "Engineer", "--limit", "500", "--yes"]
+        done = run_cli(env, *args, "--out", str(out))
+        paid = sandbox.charged(KEY)
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 1, said
+    assert "Traceback" not in said
+    assert f"{out}: No space left on device" in said, said
+    assert "(500 leads read, not written; " in said
+    assert f"this search: {paid} credits" in said
+    assert "the search's results are cached: run again with --request-id" in said
+    assert "and another --out, free" in said

@@ -780,3 +780,33 @@ def test_a_big_enriched_sheet_is_written_from_its_frame_not_read_five_times_more
     assert read_workbook(path, None).sheets[0].own == ()
     monkeypatch.setattr(batch_xlsx, "_OWN_CELLS_AT_MOST", 6)
     assert read_workbook(path, None).sheets[0].own[1] == ("a.io", 7)
+
+
+def test_xlsx_numbers_past_excels_dates_are_kept_as_numbers(tmp_path: Path) -> None:
+    """A new user's review: any XLSX with a number of 2,958,466 or more (a revenue, a phone
+    number stored as one) failed XLSX to XLSX with `year 15589 is out of range`: every number
+    is also read as a date, and those past year 9999 are none Python can hold."""
+    path = tmp_path / "revenue.xlsx"
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["Website", "Revenue"])
+    sheet.append(["stripe.com", 5_000_000])
+    sheet.append(["acme.com", -1_000_000])
+    pipeline = book.create_sheet("Pipeline")
+    pipeline.append(["Deal", "Value"])
+    pipeline.append(["x", 99_999_999])
+    book.save(path)
+    frame = read_table(path)
+    out = tmp_path / "out.xlsx"
+    write_table(frame, out, around=read_workbook(path, None))
+    written = openpyxl.load_workbook(out)
+    assert [row[1] for row in written.worksheets[0].iter_rows(values_only=True)] == [
+        "Revenue",
+        5_000_000,
+        -1_000_000,
+    ]
+    assert list(written["Pipeline"].iter_rows(values_only=True)) == [
+        ("Deal", "Value"),
+        ("x", 99_999_999),
+    ]
