@@ -908,14 +908,15 @@ def credits() -> None:
         cap = client.settings.spending_cap
         period = cap.period if cap is not None else "day"  # where a forgetful Redis shows
         try:
+            team = ledger if isinstance(ledger, TeamLedger) else None
+            # What the team's Redis forgot of this machine's spend, counted there again first.
+            retold = team.retell().get(period, 0) if team else 0
             holds = ledger.holds(client.service)  # a dead process's holds settled first
             rows = ledger.by_endpoint_and_day(service=client.service)
             total = client.spent()
             uncertain = client.spent(uncertain=True)
             cap_left = client.quote(0).cap_left
-            team = ledger if isinstance(ledger, TeamLedger) else None
             team_spend = team.team_spend() if team else None
-            unrecorded = team.unrecorded(period) if team else 0
             caps = team.caps() if team else {}
         except ProfnetError as error:
             raise _failure(error) from None
@@ -933,8 +934,8 @@ def credits() -> None:
         click.echo(_in_flight(holds, team is not None))
     if holds.aside:
         click.echo(_set_aside(holds))
-    if unrecorded:
-        click.echo(_forgotten(unrecorded, period))
+    if retold:
+        click.echo(_forgotten(retold, period))
     if len(set(caps.values())) > 1:
         click.echo(_caps_differ(caps))
     if budget is not None:
@@ -983,14 +984,15 @@ def _set_aside(holds: Holds) -> str:
 
 
 def _forgotten(credits: int, period: str) -> str:
-    """The warning for spend this machine told the team's Redis and the Redis forgot."""
+    """The warning for spend this machine told the team's Redis, which forgot it and was told
+    again."""
     when = {"day": "today", "month": "this month", "total": "in all"}[period]
     return (
-        f"Warning: the team's Redis has forgotten {counted(credits, 'credit')} this machine "
-        f"spent {when} (a Redis restarted without persistence, or that failed to count them). "
-        "The team cap still counts them, from this machine's own ledger; what the other "
-        "machines spent in that time it cannot: turn on the Redis's persistence (appendonly "
-        "yes), and lower the cap by what they spent for this period."
+        f"Warning: the team's Redis had forgotten {counted(credits, 'credit')} this machine "
+        f"spent {when} (a Redis restarted without persistence, or one that failed to count "
+        "them): they are counted there again, in every machine's team cap. What the other "
+        "machines spent is counted again as each of them runs a command; until then the cap "
+        "counts less. Turn on the Redis's persistence (appendonly yes)."
     )
 
 
@@ -1165,8 +1167,8 @@ def _paying_client(**settings: Any) -> Client:
 
 def _team_warnings(client: Client) -> None:
     """`credits`' warnings when the machines of a team's Redis spend under different caps,
-    and when it counts less of the cap's period than this machine's own ledger (a Redis
-    restarted without persistence: the cap would let the team spend it again)."""
+    and when it had forgotten this machine's spend (a Redis restarted without persistence),
+    counted there again first."""
     ledger = client.ledger
     if not isinstance(ledger, TeamLedger):
         return
@@ -1177,15 +1179,16 @@ def _team_warnings(client: Client) -> None:
     own = client.settings.spending_cap
     try:
         caps = ledger.caps()
-        forgotten = ledger.unrecorded(own.period) if own is not None else 0
+        period = "day" if own is None else own.period
+        forgotten = ledger.retell().get(period, 0)  # counted again for every machine's cap
     except failures:
         return  # the run says what the Redis did when it holds its first credit
     caps[client.settings.machine] = None if own is None else str(own)
     caps = dict(sorted(caps.items()))
     if len(set(caps.values())) > 1:
         _said(_caps_differ(caps))
-    if forgotten and own is not None:
-        _said(_forgotten(forgotten, own.period))
+    if forgotten:
+        _said(_forgotten(forgotten, period))
 
 
 class _Seconds(click.ParamType[float]):
@@ -1301,7 +1304,7 @@ def _search_command(kind: SearchKind) -> click.Command:
                 )
                 click.echo(f"{kind} search: {cost.describe()}{places}", err=True)
                 unasked = not yes and not ask and not client.settings.uses_sandbox
-                if said_first and cost.credits > said_first[0] and unasked:
+                if cost.forgotten and cost.credits and said_first and unasked:  # costs more
                     click.echo(
                         f"Nothing more sent: the search reused is no longer known to the "
                         f"service, and a new one costs up to {counted(cost.credits, 'credit')}, "

@@ -48,8 +48,8 @@ CREATE TABLE IF NOT EXISTS aside (
 CREATE TABLE IF NOT EXISTS absorbed (source TEXT PRIMARY KEY, last INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS lapsed (id INTEGER PRIMARY KEY, spend INTEGER NOT NULL, at REAL);
 CREATE TABLE IF NOT EXISTS told (
-    team TEXT NOT NULL, machine TEXT NOT NULL, period TEXT NOT NULL, credits INTEGER NOT NULL,
-    PRIMARY KEY (team, machine, period)
+    team TEXT NOT NULL, machine TEXT NOT NULL, period TEXT NOT NULL, sure INTEGER NOT NULL,
+    maybe INTEGER NOT NULL, PRIMARY KEY (team, machine, period)
 );
 """
 # How long the spend row of a lapsed reservation is known by the reservation's id: its call,
@@ -340,10 +340,12 @@ class Ledger:
                 self._charge_aside(aside, charge, now)
             if told is not None and charge.total:
                 self._db.executemany(
-                    "INSERT INTO told VALUES (?, ?, ?, ?) ON CONFLICT (team, machine, period) "
-                    "DO UPDATE "
-                    "SET credits = credits + excluded.credits",
-                    [(told.team, told.machine, period, charge.total) for period in told.periods],
+                    "INSERT INTO told VALUES (?, ?, ?, ?, ?) ON CONFLICT (team, machine, period) "
+                    "DO UPDATE SET sure = sure + excluded.sure, maybe = maybe + excluded.maybe",
+                    [
+                        (told.team, told.machine, period, charge.sure, charge.maybe)
+                        for period in told.periods
+                    ],
                 )
 
         try:
@@ -377,14 +379,15 @@ class Ledger:
         with self._lock:
             return int(self._db.execute(query, args).fetchone()[0])
 
-    def told_in(self, team: str, machine: str, period: str) -> int:
-        """What this machine told the `team` it spent in the `period` (`Told`)."""
+    def told_in(self, team: str, machine: str, period: str) -> Charge:
+        """What this machine told the `team` it spent in the `period` (`Told`), sure and
+        maybe."""
         with self._lock:
             found = self._db.execute(
-                "SELECT credits FROM told WHERE team = ? AND machine = ? AND period = ?",
+                "SELECT sure, maybe FROM told WHERE team = ? AND machine = ? AND period = ?",
                 (team, machine, period),
             ).fetchone()
-        return 0 if found is None else int(found[0])
+        return Charge() if found is None else Charge(sure=int(found[0]), maybe=int(found[1]))
 
     def reserve_within(
         self,

@@ -805,13 +805,17 @@ def reserved_under_cap(
     return Reserved(reserved, sum(free.values()), drawable)
 
 
-def team_spent(counted: Mapping[str, int], machine: str, told: int) -> int:
-    """What a team spent in a period, from the team's counts (`counted`: by machine, sure
-    and maybe) and what `machine` itself told the team it spent there (`told`, kept in its
-    own ledger): never less than that, so that a team store that lost its data (a Redis
-    restarted without persistence) still counts this machine's spend under the cap."""
-    others = sum(credits for name, credits in counted.items() if name != machine)
-    return others + max(counted.get(machine, 0), told)
+def forgotten_by_team(told: Charge, counted: Charge, holding: int) -> Charge:
+    """What a machine told its team it spent in a period (`told`, kept in its own ledger)
+    beyond what the team's store counts under its name (`counted`) and holds for its calls
+    under way (`holding`: each settles into the count, or lapses into it as maybe): what a
+    store that lost its data (a Redis restarted without persistence) forgot, sure first as
+    it was told. The team's spend is its count and this, never less than the machine knows."""
+    missing = told.total - counted.total - holding
+    if missing <= 0:
+        return Charge()
+    sure = min(missing, max(0, told.sure - counted.sure))
+    return Charge(sure=sure, maybe=missing - sure)
 
 
 def rooms_after_lapse(asides: Mapping[str, int], holds: Iterable[HeldCall]) -> dict[str, int]:

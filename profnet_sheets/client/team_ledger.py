@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import logging
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,12 +28,14 @@ from profnet_sheets.client.spend import (
     Charge,
     HeldCall,
     cap_refusal,
+    forgotten_by_team,
     reserved_under_cap,
     room_after,
     rooms_after_lapse,
-    team_spent,
 )
 from profnet_sheets.config import SpendingCap
+
+LOG = logging.getLogger("profnet_sheets")
 
 # The reservations held (by id: credits, lease end, when, machine, endpoint), and the ids of
 # those whose lease ran out.
@@ -120,6 +123,10 @@ class TeamLedger:
         self.where = where  # the Redis URL, its password masked, for messages
         self.clock = clock  # None: the Redis server's TIME (tests move it on)
         self.cap = cap  # this machine's PROFNET_SPENDING_CAP, told the team as it spends
+        self._retold = False  # what Redis forgot of this machine's spend counted there again
+        # Under what this machine's ledger keeps the running totals of what it told this
+        # team: the service's, on this Redis (another Redis, another team: not counted there).
+        self.told_as = f"{self.prefix}@{where}"
         self.failures: tuple[type[BaseException], ...] = (*local.failures, redis.RedisError)
 
     @property
@@ -182,19 +189,67 @@ class TeamLedger:
         """The reservations held (by id), and those whose lease ran out."""
         return _holding(redis.hgetall(self.held_key), now)
 
-    def _spent(self, counted: dict[Any, Any], period: str, now: float) -> int:
+    def _spent(
+        self, counted: dict[Any, Any], period: str, now: float, held: Any, told: Charge
+    ) -> int:
         """Spent in the `period` (`day`, `month`, `total`) of `now` (sure and maybe), on
         every machine, from the period's hash (`counted`): this machine's share never less
-        than what it told the team (its own ledger's running total), were Redis to forget."""
-        by_machine: dict[str, int] = {}
-        for field, value in counted.items():
-            machine = _text(field).partition(":")[2]
-            by_machine[machine] = by_machine.get(machine, 0) + int(value)
-        return team_spent(by_machine, self.machine, self._told(period, now))
+        than what it told the team (`told`, its own ledger's running total) less its calls
+        the team holds (`held`), were Redis to forget."""
+        total = sum(int(value) for value in counted.values())
+        return total + self._forgotten(counted, period, now, held, told).total
 
-    def _told(self, period: str, now: float) -> int:
-        """What this machine told the team it spent in the `period` of `now`."""
-        return self.local.told_in(self.prefix, self.machine, _told_period(period, now))
+    def _told(self, period: str, now: float) -> Charge:
+        """What this machine told the team it spent in the `period` of `now`, sure and maybe."""
+        return self.local.told_in(self.told_as, self.machine, _told_period(period, now))
+
+    def _forgotten(
+        self, counted: dict[Any, Any], period: str, now: float, held: Any, told: Charge
+    ) -> Charge:
+        """What this machine told the team it spent in the `period` of `now` (`told`) beyond
+        what the period's hash (`counted`) holds under its name and its holds (`held`) there
+        (`spend.forgotten_by_team` decides)."""
+        name = period_keys(now)[period]
+        mine = {SURE: 0, MAYBE: 0}
+        for field, value in counted.items():
+            kind, _, machine = _text(field).partition(":")
+            if machine == self.machine and kind in mine:
+                mine[kind] += int(value)
+        holding = sum(
+            int(it["credits"])
+            for it in held.values()
+            if it["machine"] == self.machine and period_keys(it["at"])[period] == name
+        )
+        return forgotten_by_team(told, Charge(sure=mine[SURE], maybe=mine[MAYBE]), holding)
+
+    def retell(self) -> dict[str, int]:
+        """Count again in the team's Redis what this machine told it it spent and it forgot
+        (a Redis restarted without persistence), in the day, the month and the whole of the
+        Redis server's now, so that every machine's cap counts it again; returns the credits
+        counted again, by period (none: nothing was forgotten)."""
+        retold: dict[str, int] = {}
+
+        def attempt(pipe: Any) -> None:
+            retold.clear()
+            now = self._now(self.redis)
+            named = period_keys(now).items()
+            keys = {period: self.spend_key(period, name) for period, name in named}
+            told = {period: self._told(period, now) for period in keys}  # before the watch
+            pipe.watch(self.held_key, *keys.values())
+            held, _ = self._held(pipe, now)
+            counted = {period: pipe.hgetall(key) for period, key in keys.items()}
+            pipe.multi()
+            for period, key in keys.items():
+                missing = self._forgotten(counted[period], period, now, held, told[period])
+                for kind, credits in ((SURE, missing.sure), (MAYBE, missing.maybe)):
+                    if credits:
+                        pipe.hincrby(key, f"{kind}:{self.machine}", credits)
+                if missing.total:
+                    retold[period] = missing.total
+
+        self.redis.transaction(attempt)
+        self._retold = True
+        return retold
 
     def _period_key(self, cap: SpendingCap, now: float) -> str:
         return self.spend_key(cap.period, period_keys(now)[cap.period])
@@ -348,16 +403,28 @@ class TeamLedger:
         room for `credits`, in one optimistic transaction (WATCH / MULTI, repeated when another
         machine wrote meanwhile); raise the cap's BudgetExceeded otherwise. `source`: the
         credits set aside as `drawing_on`, when they still are (renewed)."""
+        if not self._retold:  # once: what a Redis restarted empty forgot, counted again
+            retold = self.retell()
+            if retold:
+                LOG.warning(
+                    "profnet-sheets: the team's Redis %s had forgotten %s credit(s) this "
+                    "machine spent (restarted without persistence?): counted there again, in "
+                    "every machine's team cap.",
+                    self.where,
+                    max(retold.values()),
+                )
         refused = None
 
         def attempt(pipe: Any) -> None:
             nonlocal refused
             now = self._now(self.redis)  # before the watch: one WATCH for every key
+            told = self._told(cap.period, now)  # this machine's ledger, not in the watch
             pipe.watch(self.held_key, self.aside_key, self._period_key(cap, now))
             # Read on the watched connection, not on a second one from the pool: 64 threads
             # holding a watch and waiting for another connection would wait for each other.
             holding, asides = self._held(pipe, now), self._asides(pipe, now)
-            spent = self._spent(pipe.hgetall(self._period_key(cap, now)), cap.period, now)
+            counted = pipe.hgetall(self._period_key(cap, now))
+            spent = self._spent(counted, cap.period, now, holding[0], told)
             use = self._use(cap, now, holding, spent, asides, drawing_on)
             refused = cap_refusal(use, credits, endpoint)
             pipe.multi()
@@ -456,12 +523,16 @@ class TeamLedger:
         the cap no longer holds, and the team's reservations count as possibly spent once
         their lease runs out. `aside`: the credits set aside the call drew on, whose room what
         it charged then takes."""
-        now: float | None = None
-        with contextlib.suppress(*self.failures):  # a Redis gone: the spend is kept here first
-            now = self._now(self.redis)
-        told = None if now is None else Told(self.prefix, self.machine, _told_periods(now))
+        try:
+            counted_at = self._now(self.redis)
+        except self.failures:  # a Redis gone: the spend is kept here first, then its error
+            # Dated by this machine's clock (minutes off at most), to be told again (`retell`)
+            # should the Redis come back without the hold that stands for it.
+            told = Told(self.told_as, self.machine, _told_periods(self.local.clock()))
+            self.local.settle(service, key, endpoint, charge, released, told=told)
+            raise  # asked once: a Redis that hangs is waited for once
+        told = Told(self.told_as, self.machine, _told_periods(counted_at))
         self.local.settle(service, key, endpoint, charge, released, told=told)
-        counted_at = self._now(self.redis) if now is None else now  # Redis's error, if gone
         positions: list[int] = []
 
         def attempt(pipe: Any) -> None:
@@ -489,13 +560,15 @@ class TeamLedger:
         MULTI: a settle moving credits from held to spent meanwhile is seen before or after,
         never half."""
         now = self._now(self.redis)
+        told = self._told(cap.period, now)
         with self.redis.pipeline() as pipe:
             pipe.hgetall(self.held_key)
             pipe.hgetall(self._period_key(cap, now))
             pipe.hgetall(self.aside_key)
             found, counted, asides = pipe.execute()
-        spent = self._spent(counted, cap.period, now)
-        return self._use(cap, now, _holding(found, now), spent, _holding(asides, now), drawing_on)
+        holding = _holding(found, now)
+        spent = self._spent(counted, cap.period, now, holding[0], told)
+        return self._use(cap, now, holding, spent, _holding(asides, now), drawing_on)
 
     def settle_lapsed(self) -> None:
         """Count the reservations whose lease ran out (their process died) as spent, maybe,
@@ -534,25 +607,11 @@ class TeamLedger:
     def unrecorded(self, period: str = "day") -> int:
         """Credits this machine told the team it spent in the current `period` (`day`,
         `month`, `total`: the Redis server's) beyond what the team's Redis counts under its
-        name: spend a Redis that restarted without persistence (or failed to count it)
-        forgot. The team cap still counts them (`_spent`); what other machines spent, it
-        cannot."""
+        name and holds for it: what `retell` would count again."""
         now = self._now(self.redis)
-        name = period_keys(now)[period]
-        mine = sum(
-            int(value)
-            for field, value in self.redis.hgetall(self.spend_key(period, name)).items()
-            if _text(field).partition(":")[2] == self.machine
-        )
-        # This machine's calls the team still holds (their settle never reached it: Redis was
-        # down) are counted there, as possibly spent once their lease ends: not forgotten.
         held, _ = self._held(self.redis, now)
-        mine += sum(
-            int(it["credits"])
-            for it in held.values()
-            if it["machine"] == self.machine and period_keys(it["at"])[period] == name
-        )
-        return max(0, self._told(period, now) - mine)
+        counted = self.redis.hgetall(self.spend_key(period, period_keys(now)[period]))
+        return self._forgotten(counted, period, now, held, self._told(period, now)).total
 
     def team_spend(self, days: int = DAYS_SHOWN) -> TeamSpendTable:
         """Each machine's spend in the last `days` days (the server's), this month and in all."""

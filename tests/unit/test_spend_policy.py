@@ -25,7 +25,7 @@ from profnet_sheets.client.spend import (
     InRowOrder,
     SpendPolicy,
     cap_refusal,
-    team_spent,
+    forgotten_by_team,
 )
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.errors import BudgetExceeded, InsufficientCredits, ProfnetError
@@ -179,13 +179,16 @@ def test_a_quote_names_the_first_limit_short_and_refuses_with_both_numbers() -> 
     assert SPEND.quote(1, Budget(0)).nothing_left
 
 
-def test_a_teams_spend_counts_this_machines_share_as_at_least_what_it_told() -> None:
-    """Decision 494: a team store that forgot (a Redis restarted empty) undercounts only
-    the other machines; this machine's share is the more of the store's and its own."""
-    assert team_spent({"vm": 3, "nora": 1}, "nora", 16) == 19
-    assert team_spent({"vm": 3, "nora": 20}, "nora", 16) == 23, "lapsed holds counted there"
-    assert team_spent({}, "nora", 0) == 0
-    assert team_spent({"vm": 3}, "nora", 0) == 3
+def test_what_a_team_store_forgot_is_what_a_machine_told_beyond_its_count_and_holds() -> None:
+    """Decision 494: a team store that forgot (a Redis restarted empty) undercounts this
+    machine's share by what it told beyond the store's count and its calls held there (a
+    call between its two writes, or whose settle never reached the store, is held there:
+    not forgotten, not counted twice); sure first, as it was told."""
+    assert forgotten_by_team(Charge(sure=15, maybe=2), Charge(), 0) == Charge(sure=15, maybe=2)
+    assert forgotten_by_team(Charge(sure=15, maybe=2), Charge(sure=15, maybe=2), 0) == Charge()
+    assert forgotten_by_team(Charge(sure=10), Charge(sure=5), 5) == Charge(), "a call settling"
+    assert forgotten_by_team(Charge(sure=10), Charge(maybe=12), 0) == Charge(), "lapsed there"
+    assert forgotten_by_team(Charge(sure=6, maybe=4), Charge(sure=6), 1) == Charge(maybe=3)
 
 
 def test_a_searchs_results_room_in_a_budget_is_drawn_on_by_its_pages_only() -> None:

@@ -219,29 +219,56 @@ def test_the_team_cap_counts_what_this_machine_told_the_team_when_redis_forgot_i
 ) -> None:
     """A team's review: a Redis restarted without its data reset the team cap, and a machine
     that had spent 1,065 of a cap of 1,100 that day paid on, warned only by `credits`. The
-    cap counts each machine's share as at least what this machine told the team (a running
-    total in its own ledger, read by key: no scan of its spend), the others' as Redis counts
-    them (decision 494)."""
+    cap counts this machine's share as at least what it told the team (a running total in
+    its own ledger, read by key: no scan of its spend), and its first reservation counts the
+    forgotten part in Redis again, for every machine's cap (decision 494)."""
     service = f"svc-{uuid.uuid4().hex[:8]}"
     noon = float(int(server_time(redis_url)() // 86_400) * 86_400 + 43_200)
     here = TeamLedger(Ledger(None), redis.Redis.from_url(redis_url), service, "nora", redis_url)
     here.clock = lambda: noon + 60
     here.record(service, "", DETAILS, 15, 15)
+    here.record(service, "", DETAILS, 2, None, uncertain=True)
     forget_spend(redis_url, service)
-    assert here.cap_use(CAP, service).used == 15
-    with pytest.raises(BudgetExceeded, match="cap"):
-        here.reserve_within(CAP, service, 6, DETAILS, 30.0)
-    held = here.reserve_within(CAP, service, 5, DETAILS, 30.0)
-    here.release(held)
     other = TeamLedger(Ledger(None), redis.Redis.from_url(redis_url), service, "vm", redis_url)
     other.clock = here.clock
-    other.record(service, "", DETAILS, 3, 3)  # spent since: the team's count holds it
-    assert here.cap_use(CAP, service).used == 18
-    assert other.cap_use(CAP, service).used == 3, "nora's own ledger is not vm's"
-    here.record(service, "", DETAILS, 1, 1)  # Redis counts nora's 1 again; she told 16
+    assert here.cap_use(CAP, service).used == 17, "her own running total"
+    assert other.cap_use(CAP, service).used == 0, "not told again yet"
+    with pytest.raises(BudgetExceeded, match="cap"):
+        here.reserve_within(CAP, service, 4, DETAILS, 30.0)
+    assert other.cap_use(CAP, service).used == 17, "told again at her first reservation"
+    (today,) = [it for it in other.team_spend(days=1) if it.machine == "nora"][:1]
+    assert (today.sure, today.maybe) == (15, 2), "as sure and as maybe as it was"
+    assert here.retell() == {}, "told once"
+    held = here.reserve_within(CAP, service, 3, DETAILS, 30.0)
+    here.release(held)
+    other.record(service, "", DETAILS, 2, 2)
     assert here.cap_use(CAP, service).used == 19
-    here.clock = lambda: noon + 86_400  # tomorrow: a new day, for both
+    here.clock = other.clock = lambda: noon + 86_400  # tomorrow: a new day, for both
     assert here.cap_use(CAP, service).used == 0
+
+
+def test_spend_settled_while_redis_was_down_is_told_again_when_it_comes_back_empty(
+    redis_url: str,
+) -> None:
+    """A team's review: calls settled while Redis could not be reached were kept in the
+    machine's ledger but not in its running total; once Redis came back empty, the machine
+    alone passed its cap (70 today against 50/day). Their spend is in the running total
+    (dated by the machine's clock) and told again; while Redis still holds their
+    reservations, they are not told twice."""
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    good = redis.Redis.from_url(redis_url)
+    here = TeamLedger(Ledger(None), good, service, "zeta", redis_url)
+    held = here.reserve_within(CAP, service, 4, DETAILS, 600.0)
+    here.redis = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)  # gone
+    with pytest.raises(redis.RedisError):
+        here.settle(service, "", DETAILS, Charge(sure=4, items=4), [held])
+    here.redis = good
+    assert here.unrecorded() == 0, "its reservation still stands for it in Redis"
+    assert here.retell() == {}
+    good.delete(here.held_key)  # Redis restarted empty
+    assert here.unrecorded() == 4
+    assert here.retell() == {"day": 4, "month": 4, "total": 4}
+    assert here.cap_use(CAP, service).used == 4
 
 
 def test_a_machine_killed_mid_call_keeps_its_hold_in_its_own_ledger_too(
@@ -462,9 +489,9 @@ def test_credits_shows_the_teams_holds_under_the_team_and_warns_of_a_forgetful_r
     assert holder.stdout.readline().strip() == "held"
     folder = tmp_path / "erin"
     ledger = folder / f"{service}-ledger.sqlite"
-    told_then_forgotten(killable_redis.url, ledger, service, "erin", 3)
     with team_client(sandbox, killable_redis, folder, "erin") as client:
         client.get_company_details(domain="erin.io")
+    told_then_forgotten(killable_redis.url, ledger, service, "erin", 3)  # the 1 forgot too
     env = cli_env(sandbox.base_url, KEY, folder)
     env.update(PROFNET_CACHE=killable_redis.url, PROFNET_SPENDING_CAP="20/day")
     env.update(PROFNET_MACHINE="erin", PROFNET_CACHE_DIR=str(folder))
@@ -488,12 +515,13 @@ def test_credits_shows_the_teams_holds_under_the_team_and_warns_of_a_forgetful_r
     lease_left = lease_end.timestamp() - server_time(killable_redis.url)()
     assert 0 < lease_left <= 30, "the holder's own lease (30 s), not this machine's settings"
     assert said.endswith("(those of a process that stopped then count as possibly spent)")
-    (warned,) = [line for line in lines if line.startswith("Warning: the team's Redis has")]
+    (warned,) = [line for line in lines if line.startswith("Warning: the team's Redis had")]
     assert warned.startswith(
-        "Warning: the team's Redis has forgotten 3 credits this machine spent today"
+        "Warning: the team's Redis had forgotten 4 credits this machine spent today"
     )
-    assert "The team cap still counts them, from this machine's own ledger" in warned
-    assert "turn on the Redis's persistence (appendonly yes)" in warned
+    assert "they are counted there again, in every machine's team cap" in warned
+    assert "Turn on the Redis's persistence (appendonly yes)" in warned
+    assert lines[team_at + 2].split()[1:] == ["erin", "4"], "counted again before it is shown"
 
 
 def test_credits_with_the_teams_redis_down_starts_no_sandbox(
@@ -555,5 +583,22 @@ def test_a_paying_run_warns_first_when_the_teams_redis_forgot_this_machines_spen
     env.update(PROFNET_MACHINE="nora", PROFNET_CACHE_DIR=str(folder))
     done = run_cli(env, "lookup", "company", "nora.io", "--yes")
     assert done.returncode == 0, done.stderr
-    warned = done.stderr.index("Warning: the team's Redis has forgotten 10 credits this machine")
+    warned = done.stderr.index("Warning: the team's Redis had forgotten 10 credits this machine")
     assert warned < done.stderr.index("this lookup: 1 credit"), "said before paying"
+
+
+def test_what_a_machine_told_one_teams_redis_does_not_count_on_another(redis_url: str) -> None:
+    """A code review of decision 494: the running totals were the service's, whatever Redis
+    they were told to, so a machine moving to another Redis (or database) found its cap
+    there part spent and was warned of a forgetful Redis that never knew it."""
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    local = Ledger(None)
+    first = TeamLedger(local, redis.Redis.from_url(redis_url), service, "mo", f"{redis_url}")
+    first.record(service, "", DETAILS, 15, 15)
+    database_3 = redis_url.rsplit("/", 1)[0] + "/3"
+    other = redis.Redis.from_url(database_3)
+    elsewhere = TeamLedger(local, other, service, "mo", database_3)
+    assert elsewhere.cap_use(CAP, service).used == 0
+    assert elsewhere.unrecorded() == 0
+    assert elsewhere.retell() == {}
+    other.flushdb()
