@@ -21,9 +21,10 @@ import requests
 
 from profnet_sheets.client.call import Sent
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
+from profnet_sheets.client.shared_redis import open_redis
 from profnet_sheets.client.transport import Transport, is_loopback
 from profnet_sheets.config import ApiKey, Settings
-from profnet_sheets.errors import ServiceError, TransportError
+from profnet_sheets.errors import ServiceError, TeamCacheUnreachable, TransportError
 from profnet_sheets.redact import masked, masked_url
 from profnet_sheets.spec import ENDPOINTS, search_endpoint
 from profnet_sheets.spec.profile import DEFAULT_NETWORK_HOSTS, LITE_ORIGIN
@@ -52,6 +53,7 @@ class CheckReport:
     credits: int = 0  # what the check cost: a search's status is free
     lite: bool | None = None  # whether it lets xlwings Lite call it (CORS); None: not known
     lite_origin: str = LITE_ORIGIN  # the origin Lite runs from (the add-in's, or your team's)
+    cache: str | None = None  # a team's Redis cache: whether it answered (None: not one)
 
     @property
     def ok(self) -> bool:
@@ -68,6 +70,7 @@ class CheckReport:
         return [
             f"reachable:   {reached}",
             f"key:         {key}",
+            *([f"cache:       {self.cache}"] if self.cache is not None else []),
             f"spent:       {self.credits} credits (a search's status is free)",
             f"lite:        {_lite_said(self.lite, self.lite_origin)}",
             *(f"note:        {note}" for note in self.notes),
@@ -134,7 +137,23 @@ def check_setup(settings: Settings, lite_origin: str = LITE_ORIGIN) -> CheckRepo
             report.lite = _lets_lite_call(transport, profile.key_header, lite_origin)
     finally:
         transport.close()
+    _check_team_cache(quick, report)
     return report
+
+
+def _check_team_cache(settings: Settings, report: CheckReport) -> None:
+    """A team's Redis cache answers a PING (every paying command refuses without it)."""
+    where = settings.cache
+    if where is None or "://" not in where:
+        return
+    shown = masked_url(where)
+    try:
+        open_redis(where, settings).close()
+    except TeamCacheUnreachable as error:
+        report.cache = f"the team's Redis {shown}: not reachable"
+        report.problem = report.problem or f"{error} Every paying command refuses until then."
+        return
+    report.cache = f"the team's Redis {shown}: reachable"
 
 
 def _probe(transport: Transport, key: ApiKey, header: str, report: CheckReport) -> None:

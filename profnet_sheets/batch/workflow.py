@@ -131,6 +131,11 @@ class Outcome:
                 f"was lost, after the retries): run again to try {them} again; {kept}."
             )
         left = self.not_done + (self.failed if self.ending == "unreachable" else 0)
+        if self.ending == "stopped" and not left and not self.failed:
+            return (
+                f"Stopped buying ({self.reason}) once every row was done: nothing is left to "
+                f"run again; {kept}."
+            )
         return stop_advice(self.ending, self.reason, counted(left, "row"), kept)
 
 

@@ -249,3 +249,22 @@ def test_a_base_url_without_https_is_warned_of(tmp_path: Path, scheme: str, warn
     assert (note in done.stdout) is warned
     loopback = run_cli(cli_env("http://127.0.0.1:9", SECRET_KEY, tmp_path), "check")
     assert "not https" not in loopback.stdout
+
+
+def test_a_teams_redis_cache_is_checked_too(
+    other: RunningSandbox, tmp_path: Path, redis_url: str
+) -> None:
+    """A team's review: `check` said `OK: ready` with PROFNET_CACHE naming a Redis no one
+    ran, and every paying command then refused. It says whether the Redis answers."""
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        nobody = f"redis://127.0.0.1:{free.getsockname()[1]}/0"
+    down = run_cli(profile_env(other, tmp_path, PROFNET_CACHE=nobody), "check")
+    assert down.returncode == 1
+    assert f"cache:       the team's Redis {nobody}: not reachable" in down.stdout
+    verdict = last_line(down.stdout)
+    assert verdict.startswith(f"NOT READY: Cannot use the Redis cache {nobody}:"), verdict
+    assert verdict.endswith("Every paying command refuses until then.")
+    up = run_cli(profile_env(other, tmp_path, PROFNET_CACHE=redis_url), "check")
+    assert up.returncode == 0, up.stdout
+    assert f"cache:       the team's Redis {redis_url}: reachable" in up.stdout
