@@ -684,7 +684,7 @@ def _enrich_file(
         with (
             _client(settings=_sandbox_settings())
             if sandbox
-            else _paying_client(concurrency=concurrency, rate_limit=rate)
+            else _paying_client(concurrency=concurrency, rate_limit=rate, budget=budget)
         ) as client:
 
             def confirm(job: Enrichment) -> bool:
@@ -772,7 +772,7 @@ def lookup(
     options: dict[str, object] = {}
     if spec.name == "profile":
         options = {"include_skills": skills, "include_certifications": certifications}
-    with _paying_client() as client:
+    with _paying_client(budget=budget) as client:  # --budget wins over PROFNET_BUDGET
         calls = []
         for value in values:  # every value checked (free) before any is paid for
             try:
@@ -781,7 +781,7 @@ def lookup(
             except ProfnetError as error:  # cannot be a key of this kind
                 raise click.ClickException(f"{shown(value)}: {error}") from None
             calls.append((value, params))
-        run = client.with_budget(budget)  # this command's own spend, within PROFNET_BUDGET
+        run = client.with_budget(budget)  # this command's own spend
         cost = run.estimate([(spec.endpoint, params) for _, params in calls])
         free = spec.endpoint in client.profile.free_on_plan
         short = cost.quote.short
@@ -1289,10 +1289,9 @@ def _search_command(kind: SearchKind) -> click.Command:
             raise click.ClickException(str(error)) from None
         job: SearchJob | None = None
         unkept_before = 0  # answers paid and not kept before its results were read
-        with _paying_client() as client:
-            search = Search(
-                client, kind, budget=budget if isinstance(budget, int) else None, refresh=refresh
-            )
+        own = budget if isinstance(budget, int) else None  # --budget wins over PROFNET_BUDGET
+        with _paying_client(budget=own) as client:
+            search = Search(client, kind, budget=own, refresh=refresh)
             ask = _may_ask(yes, client)
 
             said_first: list[int] = []  # the most the first quote said

@@ -479,3 +479,21 @@ def test_lookup_takes_a_budget_and_says_where_to_raise_it(
         "the spending cap) and run again; the 2 done are cached: not paid again."
     ) in done.stderr
     assert sandbox.charged(KEY) == 2
+
+
+def test_a_budget_given_on_the_command_line_wins_over_profnet_budget(
+    env: dict[str, str], sandbox: RunningSandbox
+) -> None:
+    """A new user's review: `PROFNET_BUDGET=25 ... --budget 100` stopped at 25, saying
+    `Raise the budget (--budget or PROFNET_BUDGET ...)`: the user had. An option given on
+    the command line wins over the environment, as every other setting's (decision 503)."""
+    before = sandbox.charged(KEY)
+    values = ["w1.com", "w2.com", "w3.com", "w4.com"]
+    done = run({**env, "PROFNET_BUDGET": "2"}, "lookup", "company", *values, "--budget", "3")
+    assert done.returncode == 3, done.stderr
+    assert sandbox.charged(KEY) - before == 3
+    lower = run(
+        {**env, "PROFNET_BUDGET": "9"}, "lookup", "company", "w5.com", "w6.com", "--budget", "1"
+    )
+    assert lower.returncode == 3, lower.stderr
+    assert sandbox.charged(KEY) - before == 4
