@@ -47,10 +47,12 @@ CREATE TABLE IF NOT EXISTS aside (
 );
 CREATE TABLE IF NOT EXISTS absorbed (source TEXT PRIMARY KEY, last INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS lapsed (id INTEGER PRIMARY KEY, spend INTEGER NOT NULL, at REAL);
+"""
+_TOLD = """
 CREATE TABLE IF NOT EXISTS told (
     team TEXT NOT NULL, machine TEXT NOT NULL, period TEXT NOT NULL, sure INTEGER NOT NULL,
     maybe INTEGER NOT NULL, PRIMARY KEY (team, machine, period)
-);
+)
 """
 # How long the spend row of a lapsed reservation is known by the reservation's id: its call,
 # still alive past its lease (a laptop asleep), settles the real charge in its place.
@@ -180,15 +182,33 @@ class Ledger:
             # WAL with synchronous=NORMAL survives a crash of the program (not of the machine's
             # power) and commits in microseconds instead of waiting for the disk each time.
             self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self._db.executescript(_SCHEMA + _TOLD)
         self._lock = threading.Lock()
         self._add_reserved_columns()
+        if "sure" not in self._columns("told"):
+            with self._lock:
+                self._write(self._split_told)
         with self._lock:
             self._write(self._settle_lapsed)
 
+    def _columns(self, table: str) -> set[str]:
+        return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+
+    def _split_told(self, now: float) -> None:
+        """Give a ledger of an earlier version, which kept one total per period of what it told
+        its team, the sure and maybe columns: each total kept as sure."""
+        if "sure" in self._columns("told"):  # another process did
+            return
+        self._db.execute("ALTER TABLE told RENAME TO told_before")
+        self._db.execute(_TOLD)
+        self._db.execute(
+            "INSERT INTO told SELECT team, machine, period, credits, 0 FROM told_before"
+        )
+        self._db.execute("DROP TABLE told_before")
+
     def _add_reserved_columns(self) -> None:
         """Give a ledger of an earlier version the columns a reservation now carries."""
-        have = {row[1] for row in self._db.execute("PRAGMA table_info(reserved)")}
+        have = self._columns("reserved")
         for name, kind in _RESERVED_SINCE.items():
             if name not in have:
                 with contextlib.suppress(sqlite3.OperationalError):  # another process did

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from profnet_sheets.client.account import canonical_base_url, former_service_name, service_name
-from profnet_sheets.client.ledger import UNSETTLED, Ledger, Spend, SpendTable
+from profnet_sheets.client.ledger import UNSETTLED, Ledger, Spend, SpendTable, Told
 from profnet_sheets.client.spend import Charge
 from profnet_sheets.config import Settings, SpendingCap
 from profnet_sheets.errors import BudgetExceeded, ConfigurationError
@@ -162,6 +162,27 @@ def test_an_older_ledger_gets_the_new_columns_and_its_reservations_settle(
     assert ledger.cap_use(SpendingCap(10), "svc-x").left == 3
     # listed under what an older reservation could not say, as possibly spent
     assert ledger.by_endpoint_and_day(service="svc-x") == [Spend(UNSETTLED, "1970-01-01", 1, 0, 7)]
+
+
+def test_a_ledger_that_kept_one_total_told_its_team_gets_sure_and_maybe(tmp_path: Path) -> None:
+    """A version kept one total per period of what a machine told its team: opened now, that
+    total is kept (as sure) and the calls settle into the new columns, not fail."""
+    import sqlite3
+
+    path = tmp_path / "told-ledger.sqlite"
+    with sqlite3.connect(path) as db:
+        db.executescript(
+            "CREATE TABLE told (team TEXT NOT NULL, machine TEXT NOT NULL, period TEXT NOT NULL,"
+            " credits INTEGER NOT NULL, PRIMARY KEY (team, machine, period));"
+            "INSERT INTO told VALUES ('t@r', 'm', 'day:2026-11-27', 12);"
+        )
+    db.close()
+    ledger = Ledger(path)
+    assert ledger.told_in("t@r", "m", "day:2026-11-27") == Charge(12, 0)
+    told = Told("t@r", "m", ("day:2026-11-27",))
+    ledger.settle("svc-x", "k", "get-company", Charge(1, 2), released=(), told=told)
+    assert ledger.told_in("t@r", "m", "day:2026-11-27") == Charge(13, 2)
+    assert Ledger(path).told_in("t@r", "m", "day:2026-11-27") == Charge(13, 2), "once"
 
 
 def test_an_older_spellings_ledger_is_copied_once_and_then_what_it_gained(
