@@ -910,7 +910,7 @@ def credits() -> None:
         try:
             team = ledger if isinstance(ledger, TeamLedger) else None
             # What the team's Redis forgot of this machine's spend, counted there again first.
-            retold = team.retell().get(period, 0) if team else 0
+            retold = team.retell() if team else {}
             holds = ledger.holds(client.service)  # a dead process's holds settled first
             rows = ledger.by_endpoint_and_day(service=client.service)
             total = client.spent()
@@ -983,13 +983,17 @@ def _set_aside(holds: Holds) -> str:
     )
 
 
-def _forgotten(credits: int, period: str) -> str:
+def _forgotten(retold: dict[str, int], period: str) -> str:
     """The warning for spend this machine told the team's Redis, which forgot it and was told
-    again."""
-    when = {"day": "today", "month": "this month", "total": "in all"}[period]
+    again (`retold`: by period, the cap's `period` first)."""
+    when = {"day": "today", "month": "this month", "total": "in all"}
+    first, *then = sorted(retold, key=lambda it: (it != period, list(when).index(it)))
+    also = [f"{retold[it]:,} {when[it]}" for it in then if retold[it] != retold[first]]
     return (
-        f"Warning: the team's Redis had forgotten {counted(credits, 'credit')} this machine "
-        f"spent {when} (a Redis restarted without persistence, or one that failed to count "
+        f"Warning: the team's Redis had forgotten {counted(retold[first], 'credit')} this "
+        f"machine spent {when[first]}"
+        + (f" ({', '.join(also)})" if also else "")
+        + " (a Redis restarted without persistence, or one that failed to count "
         "them): they are counted there again, in every machine's team cap. What the other "
         "machines spent is counted again as each of them runs a command; until then the cap "
         "counts less. Turn on the Redis's persistence (appendonly yes)."
@@ -1180,7 +1184,7 @@ def _team_warnings(client: Client) -> None:
     try:
         caps = ledger.caps()
         period = "day" if own is None else own.period
-        forgotten = ledger.retell().get(period, 0)  # counted again for every machine's cap
+        forgotten = ledger.retell()  # counted again for every machine's cap
     except failures:
         return  # the run says what the Redis did when it holds its first credit
     caps[client.settings.machine] = None if own is None else str(own)

@@ -399,15 +399,22 @@ class Ledger:
         with self._lock:
             return int(self._db.execute(query, args).fetchone()[0])
 
-    def told_in(self, team: str, machine: str, period: str) -> Charge:
+    def told_in(self, team: str, machine: str, period: str) -> tuple[Charge, frozenset[int]]:
         """What this machine told the `team` it spent in the `period` (`Told`), sure and
-        maybe."""
+        maybe, and the reservations its calls under way hold at that moment (one snapshot:
+        a call is either held or told, never both nor neither)."""
         with self._lock:
-            found = self._db.execute(
-                "SELECT sure, maybe FROM told WHERE team = ? AND machine = ? AND period = ?",
-                (team, machine, period),
-            ).fetchone()
-        return Charge() if found is None else Charge(sure=int(found[0]), maybe=int(found[1]))
+            self._db.execute("BEGIN")
+            try:
+                found = self._db.execute(
+                    "SELECT sure, maybe FROM told WHERE team = ? AND machine = ? AND period = ?",
+                    (team, machine, period),
+                ).fetchone()
+                held = frozenset(row[0] for row in self._db.execute("SELECT id FROM reserved"))
+            finally:
+                self._db.execute("COMMIT")
+        told = Charge() if found is None else Charge(sure=int(found[0]), maybe=int(found[1]))
+        return told, held
 
     def reserve_within(
         self,

@@ -40,6 +40,9 @@ LOG = logging.getLogger("profnet_sheets")
 # The reservations held (by id: credits, lease end, when, machine, endpoint), and the ids of
 # those whose lease ran out.
 Held = tuple[dict[str, dict[str, Any]], list[str]]
+# What this machine told a team it spent in a period, and the reservations held in its own
+# ledger at that moment (`Ledger.told_in`).
+ToldHere = tuple[Charge, frozenset[int]]
 SURE, MAYBE = "sure", "maybe"  # the two kinds of spend a machine's fields hold
 DAYS_SHOWN = 7  # the days the team's view shows, today's included
 TEAM_ROW = "(every machine)"  # the name of a day's or period's total row
@@ -189,27 +192,25 @@ class TeamLedger:
         """The reservations held (by id), and those whose lease ran out."""
         return _holding(redis.hgetall(self.held_key), now)
 
-    def _spent(
-        self, counted: dict[Any, Any], period: str, now: float, held: Any, told: Charge
-    ) -> int:
-        """Spent in the `period` (`day`, `month`, `total`) of `now` (sure and maybe), on
-        every machine, from the period's hash (`counted`): this machine's share never less
-        than what it told the team (`told`, its own ledger's running total) less its calls
-        the team holds (`held`), were Redis to forget."""
+    def _spent(self, counted: dict[Any, Any], held: Any, told: ToldHere) -> int:
+        """Spent in a period (sure and maybe), on every machine, from the period's hash
+        (`counted`): this machine's share never less than what it told the team (`told`, its
+        own ledger's running total) less its settled calls the team still holds (`held`),
+        were Redis to forget."""
         total = sum(int(value) for value in counted.values())
-        return total + self._forgotten(counted, period, now, held, told).total
+        return total + self._forgotten(counted, held, told).total
 
-    def _told(self, period: str, now: float) -> Charge:
-        """What this machine told the team it spent in the `period` of `now`, sure and maybe."""
+    def _told(self, period: str, now: float) -> ToldHere:
+        """What this machine told the team it spent in the `period` of `now`, sure and maybe,
+        and the reservations its calls under way hold (read before the team's Redis)."""
         return self.local.told_in(self.told_as, self.machine, _told_period(period, now))
 
-    def _forgotten(
-        self, counted: dict[Any, Any], period: str, now: float, held: Any, told: Charge
-    ) -> Charge:
-        """What this machine told the team it spent in the `period` of `now` (`told`) beyond
-        what the period's hash (`counted`) holds under its name and its holds (`held`) there
-        (`spend.forgotten_by_team` decides)."""
-        name = period_keys(now)[period]
+    def _forgotten(self, counted: dict[Any, Any], held: Any, told: ToldHere) -> Charge:
+        """What this machine told the team it spent in a period (`told`) beyond what the
+        period's hash (`counted`) holds under its name and the team's holds (`held`) of
+        calls it has settled (no longer held in its own ledger; whatever their period: each
+        settles, or lapses, into the count): `spend.forgotten_by_team` decides."""
+        spent, here = told
         mine = {SURE: 0, MAYBE: 0}
         for field, value in counted.items():
             kind, _, machine = _text(field).partition(":")
@@ -217,10 +218,10 @@ class TeamLedger:
                 mine[kind] += int(value)
         holding = sum(
             int(it["credits"])
-            for it in held.values()
-            if it["machine"] == self.machine and period_keys(it["at"])[period] == name
+            for name, it in held.items()
+            if it["machine"] == self.machine and int(name) not in here
         )
-        return forgotten_by_team(told, Charge(sure=mine[SURE], maybe=mine[MAYBE]), holding)
+        return forgotten_by_team(spent, Charge(sure=mine[SURE], maybe=mine[MAYBE]), holding)
 
     def retell(self) -> dict[str, int]:
         """Count again in the team's Redis what this machine told it it spent and it forgot
@@ -240,7 +241,7 @@ class TeamLedger:
             counted = {period: pipe.hgetall(key) for period, key in keys.items()}
             pipe.multi()
             for period, key in keys.items():
-                missing = self._forgotten(counted[period], period, now, held, told[period])
+                missing = self._forgotten(counted[period], held, told[period])
                 for kind, credits in ((SURE, missing.sure), (MAYBE, missing.maybe)):
                     if credits:
                         pipe.hincrby(key, f"{kind}:{self.machine}", credits)
@@ -363,8 +364,7 @@ class TeamLedger:
         reservation = secrets.randbits(62)
 
         def made(now: float, source: int | None) -> tuple[str, str, dict[str, Any]]:
-            hold = {"credits": credits, "until": now + lease, "at": now, "key": key}
-            hold |= {"machine": self.machine, "endpoint": endpoint or UNSETTLED}
+            hold = self._hold(now, credits, endpoint, lease, key)
             if source is not None:
                 hold["source"] = source
             return self.held_key, str(reservation), hold
@@ -378,6 +378,13 @@ class TeamLedger:
             self.release(reservation)
             raise
         return reservation
+
+    def _hold(
+        self, now: float, credits: int, endpoint: str, lease: float, key: str
+    ) -> dict[str, Any]:
+        """A call's hold as the team's Redis keeps it, made at `now`."""
+        hold = {"credits": credits, "until": now + lease, "at": now, "key": key}
+        return hold | {"machine": self.machine, "endpoint": endpoint or UNSETTLED}
 
     def set_aside(self, cap: SpendingCap, service: str, credits: int, label: str) -> int:
         """Set `credits` aside under the team's cap for calls to come (see `Ledger.set_aside`),
@@ -424,7 +431,7 @@ class TeamLedger:
             # holding a watch and waiting for another connection would wait for each other.
             holding, asides = self._held(pipe, now), self._asides(pipe, now)
             counted = pipe.hgetall(self._period_key(cap, now))
-            spent = self._spent(counted, cap.period, now, holding[0], told)
+            spent = self._spent(counted, holding[0], told)
             use = self._use(cap, now, holding, spent, asides, drawing_on)
             refused = cap_refusal(use, credits, endpoint)
             pipe.multi()
@@ -483,9 +490,19 @@ class TeamLedger:
             self.redis.hdel(self.aside_key, str(aside))
 
     def hold(self, service: str, credits: int, endpoint: str, lease: float, key: str) -> int:
-        """Hold `credits` for a call under way with no cap: in this machine's ledger only
-        (there is no team cap for the team's Redis to hold it under)."""
-        return self.local.hold(service, credits, endpoint, lease, key)
+        """Hold `credits` for a call under way with no cap to check: in the team's Redis, as
+        under a cap (every machine's team cap counts it; its spend, settled here first, is
+        not counted again there meanwhile), and in this machine's ledger. A Redis that fails
+        leaves it held here only: no cap to keep, the call is made."""
+        reservation = secrets.randbits(62)
+        with contextlib.suppress(*self.failures):
+            hold = self._hold(self._now(self.redis), credits, endpoint, lease, key)
+            self.redis.hset(self.held_key, str(reservation), json.dumps(hold))
+        try:
+            return self.local.hold(service, credits, endpoint, lease, key, reservation)
+        except BaseException:  # not held here: not held at all (the call is not made)
+            self.release(reservation)
+            raise
 
     def release(self, reservation: int) -> None:
         """Drop a reservation (its call is recorded, or was never sent). A Redis gone keeps
@@ -567,7 +584,7 @@ class TeamLedger:
             pipe.hgetall(self.aside_key)
             found, counted, asides = pipe.execute()
         holding = _holding(found, now)
-        spent = self._spent(counted, cap.period, now, holding[0], told)
+        spent = self._spent(counted, holding[0], told)
         return self._use(cap, now, holding, spent, _holding(asides, now), drawing_on)
 
     def settle_lapsed(self) -> None:
@@ -607,11 +624,12 @@ class TeamLedger:
     def unrecorded(self, period: str = "day") -> int:
         """Credits this machine told the team it spent in the current `period` (`day`,
         `month`, `total`: the Redis server's) beyond what the team's Redis counts under its
-        name and holds for it: what `retell` would count again."""
+        name and holds for its settled calls: what `retell` would count again."""
         now = self._now(self.redis)
+        told = self._told(period, now)  # before the team's holds: a call held or told
         held, _ = self._held(self.redis, now)
         counted = self.redis.hgetall(self.spend_key(period, period_keys(now)[period]))
-        return self._forgotten(counted, period, now, held, self._told(period, now)).total
+        return self._forgotten(counted, held, told).total
 
     def team_spend(self, days: int = DAYS_SHOWN) -> TeamSpendTable:
         """Each machine's spend in the last `days` days (the server's), this month and in all."""
