@@ -19,19 +19,18 @@ from dataclasses import dataclass, field
 
 import requests
 
-from profnet_sheets.client.call import Sent
+from profnet_sheets.client.call import PATH_PROBE as PROBE
+from profnet_sheets.client.call import UNKNOWN_SEARCH, Sent
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
 from profnet_sheets.client.shared_redis import open_redis
 from profnet_sheets.client.transport import Transport, is_loopback
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ServiceError, TeamCacheUnreachable, TransportError
 from profnet_sheets.redact import masked, masked_url
-from profnet_sheets.spec import ENDPOINTS, search_endpoint
+from profnet_sheets.spec import ENDPOINTS
 from profnet_sheets.spec.profile import DEFAULT_NETWORK_HOSTS, LITE_ORIGIN
 from profnet_sheets.words import command
 
-PROBE = search_endpoint("leads", "status")  # free, whatever the profile says
-UNKNOWN_SEARCH = "profnet-sheets-setup-check"  # a request id no service has handed out
 _SECRET_WORDS = re.compile(r"key|token|secret|auth|sign|pass|cookie", re.IGNORECASE)
 _NAMED_HEADER = re.compile(r"\b([A-Za-z0-9]+(?:-[A-Za-z0-9]+)+)\s+header\b")
 _NO_KEY = re.compile(r"missing|no (api )?key|not (provided|present|found)|required", re.I)

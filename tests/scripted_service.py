@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from profnet_sheets.spec.profile import API_KEY_HEADER
+
 # An answer: (status, body) or (status, body, headers); a body that is a str is sent as it is.
 Answer = tuple[int, Any] | tuple[int, Any, Mapping[str, str]] | None
 CUT: Answer = None  # the connection closed once the request is read: no answer at all
@@ -53,7 +55,12 @@ def serving(scripted: Scripted) -> Iterator[Scripted]:
             scripted.asked.append(self.path)
             scripted.heard.append((self.command, dict(self.headers)))
             scripted.arrived.set()
-            answer = scripted.next_for(self.path.split("?", 1)[0])
+            path = self.path.split("?", 1)[0]
+            keyless = API_KEY_HEADER.lower() not in {name.lower() for name in self.headers}
+            if keyless and path not in scripted.script:  # the service asks for its key first
+                answer: Answer = (401, {"message": "unauthorized", "details": "missing key"})
+            else:
+                answer = scripted.next_for(path)
             if answer == HOLD:
                 scripted.let_go.wait()
                 answer = CUT

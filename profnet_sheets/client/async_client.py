@@ -307,7 +307,9 @@ class AsyncClient:
         if isinstance(action, Turn):
             return await self._turn()
         if isinstance(action, Request):
-            answer = await self._attempt(action.endpoint, action.payload, action.ticket)
+            answer = await self._attempt(
+                action.endpoint, action.payload, action.ticket, action.keyless
+            )
             await _let_the_next_start()
             return answer
         if isinstance(action, GiveBack):
@@ -322,11 +324,12 @@ class AsyncClient:
         return self.client.book(action)
 
     async def _attempt(
-        self, ep: Endpoint, params: dict[str, Any], ticket: Ticket
+        self, ep: Endpoint, params: dict[str, Any], ticket: Ticket, keyless: bool = False
     ) -> Heard | Failure:
         """One attempt, its turn taken (`ticket`): the answer, or how it failed; the pace
-        learns how it went."""
+        learns how it went. `keyless`: sent without the API key."""
         settings, key = self.client.settings, self.client.api_key
+        keyed = {} if keyless else {settings.key_header: key.reveal()}
         get = ep.method == "GET"
         outcome: Outcome = "failed"
         retry_after: float | None = None
@@ -347,7 +350,7 @@ class AsyncClient:
             asked = Fetch(
                 ep.method,
                 url,
-                {**plain, settings.key_header: key.reveal()},  # the key put on last
+                {**plain, **keyed},  # the key put on last
                 body.encode() if isinstance(body, str) else body,
                 settings.deadline,
             )

@@ -40,7 +40,7 @@ from profnet_sheets.errors import (
     TransportError,
 )
 from profnet_sheets.redact import masked, masked_url, shown
-from profnet_sheets.spec import Endpoint
+from profnet_sheets.spec import Endpoint, search_endpoint
 from profnet_sheets.spec.errors import is_foreign
 from profnet_sheets.words import counted
 
@@ -172,11 +172,12 @@ class Turn:
 @dataclass(frozen=True)
 class Request:
     """Make one attempt, its turn taken (`ticket`) -> a Heard, or how it failed (a Failure);
-    the pace learns how it went."""
+    the pace learns how it went. `keyless`: sent without the API key (the path's proof)."""
 
     endpoint: Endpoint
     payload: dict[str, Any]
     ticket: Any
+    keyless: bool = False
 
 
 @dataclass(frozen=True)
@@ -360,6 +361,8 @@ class Books(Protocol):
         self, kind: RunStopKind, reason: str, said: ProfnetError | None = None
     ) -> None: ...
     def count_reading(self, understood: bool) -> None: ...
+    def doubts_path(self, status: int, body: Any) -> bool: ...
+    def count_path_proof(self, status: int | None, body: Any) -> str | None: ...
 
 
 class Desk(Protocol):
@@ -532,6 +535,15 @@ def _bought(
         charge = spend.settle(ep, attempts, ceiling, sent.body, understood)
         if sent.status == 200 and spend.price(ep).kind != "free":
             books.count_reading(understood)
+        if books.doubts_path(sent.status, sent.body):
+            proof = yield from _path_proof()
+            heard = proof if isinstance(proof, Heard) else None
+            books.count_path_proof(
+                None if heard is None else heard.status, None if heard is None else heard.body
+            )
+        wrong = spend.wrong_path(sent.status, sent.body)  # proved so by this call, or another
+        if wrong is not None:
+            raise spend.path_error(ep, wrong)
     finally:
         # Anything else raised (a redirect refused, Ctrl-C during an attempt): what the
         # attempts met so far, an attempt under way as one that may have been charged.
@@ -542,6 +554,24 @@ def _bought(
     if seconds > 0 and sent.response is not None:
         yield Save(ep, plan.key, sent.response, seconds)
     return sent
+
+
+# The free call that proves a base URL's path: the status of a search no service handed out,
+# asked without the key (the service asks for its key first). `check` asks it both ways.
+PATH_PROBE = search_endpoint("leads", "status")  # free, whatever the profile says
+UNKNOWN_SEARCH = "profnet-sheets-setup-check"  # a request id no service has handed out
+
+
+def _path_proof() -> Flow[Heard | Failure | None]:
+    """Ask PATH_PROBE without the key, its turn taken: its answer (None: not sent)."""
+    try:
+        ticket = yield Turn(PATH_PROBE)
+    except NeverSent:
+        return None
+    answer: Heard | Failure = yield Request(
+        PATH_PROBE, {"request_id": UNKNOWN_SEARCH}, ticket, keyless=True
+    )
+    return answer
 
 
 def _retry_refused(error: ProfnetError, ep: Endpoint, maybe: int) -> ProfnetError:

@@ -453,9 +453,8 @@ class Client:
         if isinstance(action, Turn):
             return shared.transport.turn(action.endpoint, claimed.still_ours)
         if isinstance(action, Request):
-            return shared.transport.attempt(
-                action.endpoint, action.payload, shared.api_key, action.ticket
-            )
+            key = None if action.keyless else shared.api_key
+            return shared.transport.attempt(action.endpoint, action.payload, key, action.ticket)
         if isinstance(action, GiveBack):
             shared.transport.pace.release(action.ticket, "unused")
             return None

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from profnet_sheets.client.account import former_service_name, service_name
 from profnet_sheets.client.cache import CachePolicy
@@ -376,6 +376,20 @@ class Shared:
             reason = self.spend.answered(status, foreign)
         if reason is not None:
             self.stop_buying(reason)
+
+    def doubts_path(self, status: int, body: Any) -> bool:
+        """Whether an answer calls for the proof of the base URL's path (`SpendPolicy`)."""
+        with self.lock:
+            return self.spend.doubts_path(status, body)
+
+    def count_path_proof(self, status: int | None, body: Any) -> str | None:
+        """The proof's answer counted: stop buying when the path is not the service's (the
+        reason returned), else None."""
+        with self.lock:
+            reason = self.spend.path_told(status, body)
+        if reason is not None:
+            self.stop_buying(reason)
+        return reason
 
     def count_reading(self, understood: bool) -> None:
         """A paid answer read: stop buying after too many in a row not understood."""

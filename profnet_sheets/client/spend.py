@@ -24,6 +24,7 @@ from profnet_sheets.errors import (
     StoppedBuying,
 )
 from profnet_sheets.spec import Endpoint, Price, PriceTable, items_in, search_endpoint
+from profnet_sheets.spec.errors import is_foreign
 from profnet_sheets.words import command, counted
 
 # The most items one page of lead or company results may hold (vendors use 25 or 100): what a
@@ -45,6 +46,10 @@ NO_ANSWER = "no answer from"  # how the reason of that stop starts (the rows' ma
 # Answers in a row that are not the service's (spec.errors.is_foreign), after which the base
 # URL is deemed wrong and nothing more is bought.
 FOREIGN_IN_A_ROW = 3
+# How many times the base URL's path is asked to prove itself (`SpendPolicy.doubts_path`)
+# when its proofs meet no answer, before it is left unproven.
+PATH_PROOFS = 3
+PathState = Literal["unproven", "proven", "foreign"]
 
 BUDGET_SETTING = "budget=..., PROFNET_BUDGET"  # where a budget is set, as messages say it
 CAP_SETTING = "PROFNET_SPENDING_CAP"
@@ -343,6 +348,10 @@ class Stops:
     lost: InARow = field(default_factory=partial(InARow, LOST_IN_A_ROW))
     # Answers not the service's, in a row.
     foreign: InARow = field(default_factory=partial(InARow, FOREIGN_IN_A_ROW))
+    # Whether the base URL's path is the service's: proven by a 200, or by the free status
+    # call asked without the key (`SpendPolicy.path_told`); foreign: it stops buying.
+    path: PathState = "unproven"
+    path_proofs: int = 0  # proofs asked that met no answer to judge by
     unkept: int = 0  # answers paid for that could not be kept (a re-run pays them)
     cache_failed: bool = False  # the cache itself failed: what it held may not come back
 
@@ -650,12 +659,58 @@ class SpendPolicy:
     def answered(self, status: int, foreign: bool) -> str | None:
         """Count an answer that is not the service's (`foreign`) or is; the reason to stop
         buying once FOREIGN_IN_A_ROW came in a row (a wrong base URL path), else None."""
+        if status == 200 and self.stops.path == "unproven":
+            self.stops.path = "proven"
         if not self.stops.foreign.met(foreign):
             return None
         return (
             f"{self.where} answered {FOREIGN_IN_A_ROW} calls in a row with HTTP {status} pages "
             "that are not the service's answers: check the base URL (PROFNET_BASE_URL) and its "
             f"path with `{command('check')}`"
+        )
+
+    def doubts_path(self, status: int, body: Any) -> bool:
+        """Whether an answer calls for the proof of the base URL's path: a 404 `not_found` in
+        the service's own form before any answer proved the path (`path_told`). A gateway
+        at a wrong path may answer every call so: each row would read "not found", cached,
+        and the run end as if it had succeeded."""
+        stops = self.stops
+        unproven = stops.path == "unproven" and stops.path_proofs < PATH_PROOFS
+        return unproven and status == 404 and not is_foreign(status, body)
+
+    def path_told(self, status: int | None, body: Any) -> str | None:
+        """Count the proof's answer (the free status of an unknown search, asked without the
+        key; None: none came): the service asks for its key first (401, 403), or judges the
+        call (200, 400), which proves the path; the same 404 `not_found` without the key
+        says that what answers is not the service: the reason to stop buying, else None."""
+        stops = self.stops
+        if status in (200, 400, 401, 403):
+            stops.path = "proven"
+        elif status == 404 and not is_foreign(status, body):
+            stops.path = "foreign"
+            return self.wrong_path(status, body)
+        else:  # no answer, or one that judges nothing (a 5xx, a 429): asked again later
+            stops.path_proofs += 1
+        return None
+
+    def wrong_path(self, status: int, body: Any) -> str | None:
+        """Why an answer is not the service's once its 404s proved the base URL's path wrong
+        (`path_told`): a 404 `not_found` then says nothing of the row. None otherwise."""
+        if self.stops.path != "foreign" or status != 404 or is_foreign(status, body):
+            return None
+        return (
+            f"{self.where} answered HTTP 404 not_found with the API key and without it, "
+            "which the service never does (it asks for its key first): the base URL names "
+            f"the wrong path. Check it (PROFNET_BASE_URL) with `{command('check')}`"
+        )
+
+    def path_error(self, ep: Endpoint, reason: str) -> StoppedBuying:
+        """The error of a call whose 404 proved the base URL's path wrong (`path_told`)."""
+        return StoppedBuying(
+            f"{ep.name}: profnet-sheets stopped buying ({reason}). Its 404 was not kept, and "
+            "nothing was charged for it; fix the base URL and run again.",
+            reason=reason,
+            endpoint=ep.name,
         )
 
     def read(self, understood: bool) -> str | None:
@@ -807,10 +862,12 @@ def reserved_under_cap(
 
 def forgotten_by_team(told: Charge, counted: Charge, holding: int) -> Charge:
     """What a machine told its team it spent in a period (`told`, kept in its own ledger)
-    beyond what the team's store counts under its name (`counted`) and holds for its calls
-    under way (`holding`: each settles into the count, or lapses into it as maybe): what a
-    store that lost its data (a Redis restarted without persistence) forgot, sure first as
-    it was told. The team's spend is its count and this, never less than the machine knows."""
+    beyond what the team's store counts under its name (`counted`) and still holds for calls
+    the machine has settled (`holding`: a call between its two writes, or settled while the
+    store could not be reached; each hold settles into the count, or lapses into it as
+    maybe): what a store that lost its data (a Redis restarted without persistence) forgot,
+    sure first as it was told. The team's spend is its count and this, never less than the
+    machine knows."""
     missing = told.total - counted.total - holding
     if missing <= 0:
         return Charge()

@@ -138,7 +138,8 @@ class Transport:
         if isinstance(action, Turn):
             return self.turn(action.endpoint)
         if isinstance(action, Request):
-            return self.attempt(action.endpoint, action.payload, key, action.ticket)
+            sent_with = None if action.keyless else key
+            return self.attempt(action.endpoint, action.payload, sent_with, action.ticket)
         if isinstance(action, GiveBack):
             self.pace.release(action.ticket, "unused")
             return None

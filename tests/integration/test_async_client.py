@@ -14,7 +14,13 @@ from typing import Any
 
 import pytest
 
-from profnet_sheets import BudgetExceeded, InsufficientCredits, ProfnetError
+from profnet_sheets import (
+    BudgetExceeded,
+    InsufficientCredits,
+    NotFound,
+    ProfnetError,
+    StoppedBuying,
+)
 from profnet_sheets.client.async_client import AsyncClient, Fetch, Fetched
 from profnet_sheets.spec import endpoint
 from tests.clocks import FakeClock
@@ -122,6 +128,31 @@ def test_identical_calls_in_one_recalculation_are_paid_once(
     asyncio.run(again.call("get-company-details", domain="beta.example"))
     assert scripted.times(DETAILS) == 2
     again.close()
+
+
+@pytest.mark.parametrize("service", [True, False], ids=["the service", "a gateway"])
+def test_a_404_proves_the_path_without_the_key_under_asyncio(
+    scripted: Scripted, tmp_path: Path, no_thread: None, service: bool
+) -> None:
+    """The path's proof (decision 505) asked by the driver without threads: the free status
+    of an unknown search, sent without the key; the service asks for it (401: the 404 is a
+    company not found), a gateway at a wrong path answers 404 alike (buying stops)."""
+    status = "/get-lead-search-status"
+    scripted.answer(DETAILS, (404, {"message": "not_found", "details": "No such company"}))
+    if not service:
+        scripted.answer(status, (404, {"message": "not_found", "details": f"No {status}"}))
+    client = async_client(scripted, tmp_path, [])
+    expected = NotFound if service else StoppedBuying
+    with pytest.raises(expected):
+        asyncio.run(client.get_company_details(domain="gone.example"))
+    ((_, headers),) = [
+        it for it, path in zip(scripted.heard, scripted.asked, strict=True) if status in path
+    ]
+    assert "x-service-api-key" not in {name.lower() for name in headers}, "sent without the key"
+    with pytest.raises(expected):
+        asyncio.run(client.get_company_details(domain="gone-too.example"))
+    assert scripted.times(status) == 1, "asked once"
+    client.close()
 
 
 def test_a_range_of_new_keys_goes_out_together_within_the_pace(

@@ -14,6 +14,8 @@ import pytest
 import profnet_sheets
 from profnet_sheets.client.call import (
     CLAIM_TRIES,
+    PATH_PROBE,
+    UNKNOWN_SEARCH,
     Action,
     CallPlan,
     Claim,
@@ -37,7 +39,13 @@ from profnet_sheets.client.keys import CallKey, call_key
 from profnet_sheets.client.pace import Stopped
 from profnet_sheets.client.policy import RetryPolicy
 from profnet_sheets.client.spend import Attempt, Charge, NeverSent, RunStopKind, SpendPolicy
-from profnet_sheets.errors import BudgetExceeded, OfflineMiss, ProfnetError, TransportError
+from profnet_sheets.errors import (
+    BudgetExceeded,
+    OfflineMiss,
+    ProfnetError,
+    StoppedBuying,
+    TransportError,
+)
 from profnet_sheets.spec import Endpoint, PriceTable, endpoint
 
 DETAILS, POSTS = endpoint("get-company-details"), endpoint("search-posts")
@@ -69,6 +77,15 @@ class Books:
 
     def count_reading(self, understood: bool) -> None:
         self.spend.read(understood)
+
+    def doubts_path(self, status: int, body: Any) -> bool:
+        return self.spend.doubts_path(status, body)
+
+    def count_path_proof(self, status: int | None, body: Any) -> str | None:
+        wrong = self.spend.path_told(status, body)
+        if wrong is not None:
+            self.told.append("wrong path")
+        return wrong
 
 
 class Desk:
@@ -103,11 +120,15 @@ def ok(body: Any = COMPANY) -> Heard:
 
 
 def run(
-    ep: Endpoint, facts: dict[type, list[Any]], desk: Desk | None = None, **planned: Any
+    ep: Endpoint,
+    facts: dict[type, list[Any]],
+    desk: Desk | None = None,
+    books: Books | None = None,
+    **planned: Any,
 ) -> tuple[list[Action], Any]:
     """Drive the sequence, each action's fact taken in turn from `facts` by its kind (an
     exception is thrown in); the actions asked for, and the payload or the error raised."""
-    books, asked = Books(), list[Action]()
+    books, asked = books or Books(), list[Action]()
     flow = paid_call(plan(ep, **planned), books, desk or Desk(), RetryPolicy(), random.Random(0))
     fact: Any = None
     try:
@@ -174,6 +195,62 @@ def test_the_caps_hold_is_taken_at_the_turn_and_a_refusal_gives_the_turn_back() 
     assert isinstance(settle, Settle)
     assert settle.charge == Charge(0, 0, None, 0)
     assert settle.reservations == ("r1",), "the budget's reservation given back"
+
+
+NOT_FOUND = {"message": "not_found", "details": "No such thing."}
+
+
+def not_found() -> Heard:
+    return heard(404, {}, json.dumps(NOT_FOUND), "", response="the 404")
+
+
+def test_a_404_before_the_path_is_proven_asks_the_free_status_without_the_key() -> None:
+    """A review: a base URL with a wrong path, at a gateway answering every call 404
+    `not_found`, read as "not found" on every row, cached, exit 0. The first such 404 asks
+    the free status of an unknown search without the key: the service asks for its key
+    (401), the path is proven and never asked about again."""
+    books = Books()
+    asked, answer = run(
+        DETAILS, {Request: [not_found(), heard(401, {}, "{}", "", None)]}, None, books
+    )
+    assert answer == NOT_FOUND, "a row not found, as the service said"
+    requests = [it for it in asked if isinstance(it, Request)]
+    assert [(it.endpoint, it.keyless) for it in requests] == [(DETAILS, False), (PATH_PROBE, True)]
+    assert requests[1].payload == {"request_id": UNKNOWN_SEARCH}
+    assert kinds(asked)[-4:] == ["Request", "Turn", "Request", "Settle"]
+    asked, _ = run(DETAILS, {Request: [not_found()]}, None, books)
+    assert sum(isinstance(it, Request) for it in asked) == 1, "proven once for good"
+
+
+def test_a_404_the_path_answers_without_the_key_too_stops_buying_and_is_not_kept() -> None:
+    books = Books()
+    asked, error = run(DETAILS, {Request: [not_found(), not_found()]}, None, books)
+    assert isinstance(error, StoppedBuying)
+    assert "answered HTTP 404 not_found with the API key and without it" in str(error)
+    assert "the base URL names the wrong path" in str(error)
+    assert "Its 404 was not kept, and nothing was charged for it" in str(error)
+    assert books.told == ["wrong path"]
+    assert kinds(asked)[-1] == "Settle", "settled, never saved"
+    settle = asked[-1]
+    assert isinstance(settle, Settle)
+    assert settle.charge.total == 0
+
+
+def test_a_proof_that_meets_no_answer_judges_nothing_and_is_asked_again_a_few_times() -> None:
+    books = Books()
+    for _ in range(3):
+        asked, answer = run(DETAILS, {Request: [not_found(), "read"]}, None, books)
+        assert answer == NOT_FOUND
+    asked, answer = run(DETAILS, {Request: [not_found()]}, None, books)
+    assert sum(isinstance(it, Request) for it in asked) == 1, "asked 3 times, then left"
+    assert books.told == []
+
+
+def test_a_200_proves_the_path() -> None:
+    books = Books()
+    run(DETAILS, {Request: [ok()]}, None, books)
+    asked, answer = run(DETAILS, {Request: [not_found()]}, None, books)
+    assert (answer, sum(isinstance(it, Request) for it in asked)) == (NOT_FOUND, 1)
 
 
 def test_a_stored_answer_is_handed_out_with_nothing_reserved() -> None:

@@ -16,6 +16,7 @@ import pytest
 from profnet_sheets.client.client import Client
 from profnet_sheets.errors import InvalidParameter
 from profnet_sheets.sandbox import RunningSandbox
+from profnet_sheets.spec.profile import API_KEY_HEADER
 from tests.integration.cli.conftest import KEY
 from tests.integration.cli.test_first_hour import errors, run
 from tests.integration.client.conftest import serve, set_faults
@@ -46,13 +47,24 @@ NGINX_404 = (
 
 class _Answers404(BaseHTTPRequestHandler):
     """A server answering every call 404: as a web server at a wrong path (`html`), or as the
-    service says a company is not known (its JSON body, section 7)."""
+    service says a company is not known (its JSON body, section 7), asking for its key first
+    (`asks_key`) as the service does, or not, as a gateway at a wrong path."""
 
     html = True
+    asks_key = True
 
     def do_GET(self) -> None:
+        keyless = API_KEY_HEADER.lower() not in {name.lower() for name in self.headers}
         if self.html:
             body, kind = NGINX_404.encode(), "text/html"
+        elif keyless and self.asks_key:
+            body = json.dumps({"message": "unauthorized", "details": "Missing key"}).encode()
+            self.send_response(401)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         else:
             body = json.dumps({"message": "not_found", "details": "No such company"}).encode()
             kind = "application/json"
@@ -66,11 +78,18 @@ class _Answers404(BaseHTTPRequestHandler):
         pass
 
 
-@pytest.mark.parametrize("html", [True, False], ids=["a web server's page", "the service's"])
+@pytest.mark.parametrize(
+    ("html", "asks_key"),
+    [(True, True), (False, True), (False, False)],
+    ids=["a web server's page", "the service's", "a gateway's JSON at a wrong path"],
+)
 def test_a_404_that_is_not_the_service_s_stops_and_a_spec_404_is_not_found(
-    env: dict[str, str], tmp_path: Path, html: bool
+    env: dict[str, str], tmp_path: Path, html: bool, asks_key: bool
 ) -> None:
-    handler = type("Handler", (_Answers404,), {"html": html})
+    """A 404 page, or a JSON 404 `not_found` where the same comes without the key (a gateway
+    at a wrong path, not the service, which asks for its key first), stops buying (exit 5);
+    the service's own `not_found` is a row not found."""
+    handler = type("Handler", (_Answers404,), {"html": html, "asks_key": asks_key})
     source = tmp_path / "many.csv"
     source.write_text("Site\n" + "".join(f"co{i}.io\n" for i in range(300)))
     out = tmp_path / "nf.csv"
@@ -82,7 +101,7 @@ def test_a_404_that_is_not_the_service_s_stops_and_a_spec_404_is_not_found(
     assert "Traceback" not in result.stderr
     written = pl.read_csv(out, infer_schema=False)
     assert written.height == 300, "every row written"
-    if not html:
+    if asks_key and not html:
         assert result.returncode == 0, result.stderr
         assert set(written["company_error"]) == {"not found"}
         return
@@ -90,6 +109,13 @@ def test_a_404_that_is_not_the_service_s_stops_and_a_spec_404_is_not_found(
     assert "not found" not in set(written["company_error"])
     said = [line for line in result.stderr.splitlines() if url in line]
     assert len(said) == 1, result.stderr
+    if not html:
+        assert said[0].startswith(
+            f"Stopped buying ({url} answered HTTP 404 not_found with the API key and without "
+            "it, which the service never does (it asks for its key first): the base URL names "
+            "the wrong path. Check it (PROFNET_BASE_URL) with `uv run profnet-sheets check`)"
+        ), said
+        return
     assert said[0].startswith(
         f"Stopped buying ({url} answered 3 calls in a row with HTTP 404 pages that are not the "
         "service's answers: check the base URL (PROFNET_BASE_URL) and its path with "

@@ -17,6 +17,8 @@ from profnet_sheets import (
     BudgetExceeded,
     Client,
     InsufficientCredits,
+    NotFound,
+    StoppedBuying,
     TransportError,
     Unauthorized,
 )
@@ -305,3 +307,25 @@ def test_the_key_is_not_in_traceback_locals(make_client: MakeClient, fresh: Runn
         )
     assert "client.get_company_details" in text
     assert KEY not in text
+
+
+def test_a_base_url_with_a_wrong_path_is_told_from_a_company_not_found(
+    fresh: RunningSandbox, tmp_path: Path
+) -> None:
+    """Decision 505 on the sandbox, which answers an unknown path with the service's JSON 404
+    (as a gateway at a wrong path may): the first 404 asks the free status of an unknown
+    search without the key; the sandbox at the right path asks for its key (401), at a wrong
+    one answers 404 alike: buying stops, nothing kept, nothing charged."""
+    cache = tmp_path / "cache"
+    with Client(api_key=KEY, base_url=f"{fresh.base_url}/v2", cache_dir=cache) as wrong:
+        with pytest.raises(StoppedBuying, match="the base URL names the wrong path"):
+            wrong.get_company_details(domain="acme.io")
+        with pytest.raises(StoppedBuying, match="the base URL names the wrong path"):
+            wrong.get_job_details(job_id=999_999_999)
+    with Client(api_key=KEY, base_url=fresh.base_url, cache_dir=cache) as right:
+        for job in (999_999_999, 999_999_998):
+            with pytest.raises(NotFound):
+                right.get_job_details(job_id=job)
+        assert right.get_company_details(domain="acme.io")
+    assert fresh.usage()["credits_charged"] == 1, "the company, at the right path"
+    assert "get-lead-search-status" not in fresh.usage()["calls"], "asked without the key"
