@@ -10,6 +10,7 @@ import logging
 import math
 import os
 import re
+import shutil
 import socket
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -305,15 +306,39 @@ class Settings:
         return cls(**{name: _coerce(name, value) for name, value in values.items()})
 
 
+# Free space below which a cache that cannot be written is said to be on a full disk (SQLite
+# says "disk I/O error" as often as "database or disk is full" when a write finds no room).
+FULL_DISK_BYTES = 1 << 20
+
+
 def unusable_cache(error: Exception, settings: Settings) -> ConfigurationError:
     """The error for a cache or ledger place that cannot be used (no such folder, no right to
-    write, a name too long): it names the place and the settings that choose it."""
+    write, a name too long, a full disk): it names the place and the settings that choose
+    it."""
     where = getattr(error, "filename", None) or settings.cache or settings.cache_dir
     reason = getattr(error, "strerror", None) or error
+    on_disk = getattr(error, "filename", None) or settings.cache_dir
+    free = None if on_disk is None else _free_bytes(Path(str(on_disk)))
+    if free is not None and free < FULL_DISK_BYTES:
+        return ConfigurationError(
+            f"Cannot keep the cache at {clipped(str(where))}: the disk is full ({free:,} bytes "
+            f"free; {clipped(str(reason))}). Free some space, or set {ENV_PREFIX}CACHE_DIR "
+            f"(or {ENV_PREFIX}CACHE) to a folder on another disk."
+        )
     return ConfigurationError(
         f"Cannot keep the cache at {clipped(str(where))}: {clipped(str(reason))}. Set "
         f"{ENV_PREFIX}CACHE_DIR (or {ENV_PREFIX}CACHE) to a folder you can write to."
     )
+
+
+def _free_bytes(where: Path) -> int | None:
+    """The free space of the disk holding `where` (its nearest folder that exists); None
+    when it cannot be told."""
+    for folder in (where, *where.parents):
+        with contextlib.suppress(OSError):
+            if folder.is_dir():
+                return shutil.disk_usage(folder).free
+    return None
 
 
 def _wrapped_key(raw: Any) -> ApiKey | None:

@@ -196,3 +196,30 @@ def test_a_misspelt_setting_is_said_with_the_one_it_looks_like(
         "mean PROFNET_SPENDING_CAP?",
         f"spendingcap in {path} is not a setting, so it is ignored: did you mean spending_cap?",
     ], "once each; PROFNET_EXCEL_BUDGET is the Excel session's"
+
+
+def test_a_cache_on_a_full_disk_says_the_disk_is_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new user's review: a full disk was said as `disk I/O error` (SQLite's words as often
+    as `database or disk is full`) with advice to choose a folder one can write to."""
+    import collections
+    import shutil
+    import sqlite3
+
+    from profnet_sheets.config import Settings, unusable_cache
+
+    settings = Settings(cache_dir=tmp_path)
+    error = sqlite3.OperationalError("disk I/O error")
+    usage = collections.namedtuple("usage", "total used free")  # as shutil.disk_usage's
+    full = usage(100 << 20, 100 << 20, 4096)
+    monkeypatch.setattr(shutil, "disk_usage", lambda folder: full)
+    said = str(unusable_cache(error, settings))
+    assert said == (
+        f"Cannot keep the cache at {tmp_path}: the disk is full (4,096 bytes free; disk I/O "
+        "error). Free some space, or set PROFNET_CACHE_DIR (or PROFNET_CACHE) to a folder on "
+        "another disk."
+    )
+    roomy = usage(100 << 20, 0, 100 << 20)
+    monkeypatch.setattr(shutil, "disk_usage", lambda folder: roomy)
+    assert "to a folder you can write to" in str(unusable_cache(error, settings))
