@@ -181,7 +181,8 @@ def _end_if_stopped(
         ending, reason, code = "stopped", run.stopped, EXIT_STOPPED
     else:
         return
-    click.echo(masked(_as_typed(stop_advice(ending, reason, not_done, kept) or "")), err=True)
+    said = stop_advice(ending, reason, not_done, kept, run.team_cap)
+    click.echo(masked(_as_typed(said or "")), err=True)
     sys.exit(code)
 
 

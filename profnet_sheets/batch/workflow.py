@@ -72,6 +72,7 @@ class Outcome:
     cache_failed: bool = False  # the cache itself failed: what it held may not come back
     failed: int = 0  # rows whose call failed (the service failed, the connection was lost)
     in_memory: bool = False  # answers kept in this process only (PROFNET_CACHE=memory or off)
+    team_cap: bool = False  # the spending cap is the team's: every machine on its Redis counts
 
     @property
     def exit_code(self) -> int:
@@ -136,14 +137,24 @@ class Outcome:
                 f"Stopped buying ({self.reason}) once every row was done: nothing is left to "
                 f"run again; {kept}."
             )
-        return stop_advice(self.ending, self.reason, counted(left, "row"), kept)
+        return stop_advice(self.ending, self.reason, counted(left, "row"), kept, self.team_cap)
 
 
-def stop_advice(ending: str | None, reason: str | None, not_done: str, kept: str) -> str | None:
+def stop_advice(
+    ending: str | None, reason: str | None, not_done: str, kept: str, team_cap: bool = False
+) -> str | None:
     """The one line of a run that ended early (`ending` as in Outcome), for every command that
-    pays: what was not done (`2 rows`, `1 lookup`), why, what to do; None when it did not."""
+    pays: what was not done (`2 rows`, `1 lookup`), why, what to do; None when it did not.
+    `team_cap`: the spending cap is a team's (every machine on its Redis spends under it)."""
     if ending == "credits":
         return f"Out of credits: {not_done} not done. Top up and run again; {kept}."
+    if ending == "budget" and reason == CAP_SETTING and team_cap:
+        return (
+            f"Team spending cap reached: {not_done} not done. The cap counts what every "
+            f"machine on the team's Redis spent (`{command('credits')}` shows each); raise it "
+            f"on every machine ({CAP_SETTING}, or `{command('config --spending-cap ...')}`), "
+            f"or run again once its period has passed; {kept}."
+        )
     if ending == "budget" and reason == CAP_SETTING:
         return (
             f"Spending cap reached: {not_done} not done. Raise the spending cap "
@@ -268,6 +279,7 @@ class Enrichment:
             unkept=unkept,
             cache_failed=client.cache_failed,
             failed=failed,
+            team_cap=client.team_cap,
         )
 
     def _stop_reason(self, ending: str | None) -> str | None:

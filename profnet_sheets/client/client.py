@@ -281,6 +281,12 @@ class Client:
         return self._shared.ledger
 
     @property
+    def team_cap(self) -> bool:
+        """Whether the spending cap (when one is set) is a team's: every machine on the team's
+        Redis spends under it, each counting what all spent."""
+        return isinstance(self._shared.ledger, TeamLedger)
+
+    @property
     def budget(self) -> Budget:
         return self._budget
 

@@ -697,3 +697,30 @@ def test_what_a_machine_told_one_teams_redis_does_not_count_on_another(redis_url
     assert elsewhere.unrecorded() == 0
     assert elsewhere.retell() == {}
     other.flushdb()
+
+
+def test_a_run_the_team_cap_cut_says_it_is_the_teams(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    """A new user's review: a run cut by the team cap said `Raise the spending cap`, as for a
+    cap of this machine alone; raising it here raises nothing for the others, and the spend
+    that filled it was theirs too."""
+    service = f"{service_name(sandbox.base_url)}"
+    other = TeamLedger(
+        Ledger(None), redis.Redis.from_url(killable_redis.url), service, "vm", killable_redis.url
+    )
+    other.record(service, "", DETAILS, 19, 19)  # another machine spent 19 of 20 today
+    folder = tmp_path / "ida"
+    source = tmp_path / "sites.csv"
+    source.write_text("site\n" + "".join(f"ida{n}.io\n" for n in range(4)))
+    env = cli_env(sandbox.base_url, KEY, folder)
+    env.update(PROFNET_CACHE=killable_redis.url, PROFNET_SPENDING_CAP="20/day")
+    env.update(PROFNET_MACHINE="ida", PROFNET_CACHE_DIR=str(folder))
+    out = tmp_path / "out.csv"
+    cut = run_cli(env, "enrich", str(source), "--kind", "company", "--out", str(out), "--yes")
+    assert cut.returncode == 3, cut.stderr
+    assert (
+        "Team spending cap reached: 3 rows not done. The cap counts what every machine on the "
+        "team's Redis spent (`uv run profnet-sheets credits` shows each); raise it on every "
+        "machine (PROFNET_SPENDING_CAP, or `uv run profnet-sheets config --spending-cap ...`)"
+    ) in cut.stderr, cut.stderr
