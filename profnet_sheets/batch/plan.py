@@ -90,6 +90,9 @@ class Plan:
         else:
             budget_left = quote.budget_left if quote is not None else budget_left
             budget = "" if budget_left is None else f"; budget left {budget_left}"
+        unbounded = (quote is None or quote.left is None) and budget_left is None
+        if unbounded and self.credits:  # nothing bounds what lost answers asked again cost
+            budget += "; answers lost on the way and asked again may cost more (a budget bounds it)"
         cached = self._rows_calling(self.cached)
         fetch = self._rows_calling(set(self.lookups) - self.cached)
         return (

@@ -486,6 +486,9 @@ def test_a_plans_summary_says_when_a_limit_will_stop_the_run(
     assert (
         plan_enrichment(frame, "site", "company", client=client)
         .summary()
-        .endswith("(rows with the same key are fetched once)")
-    ), "no limit: nothing more said"
+        .endswith(
+            "(rows with the same key are fetched once); answers lost on the way and asked "
+            "again may cost more (a budget bounds it)"
+        )
+    ), "no limit: what lost answers asked again may cost is bounded by none"
     assert sandbox.charged(KEY) == 0

@@ -43,7 +43,8 @@ def test_enrich_selection_writes_values_beside_the_column_after_asking(excel: Ex
     macros.enrich_selection(book)
     assert book.app.prompts == [
         "Enrich selection: 5 rows: 3 to fetch, 0 already cached (free), 1 that cannot be "
-        "looked up, 1 blank; at most 2 credits (rows with the same key are fetched once). Run it?"
+        "looked up, 1 blank; at most 2 credits (rows with the same key are fetched once); "
+        "answers lost on the way and asked again may cost more (a budget bounds it). Run it?"
     ]
     table = book.sheets["Data"].table()
     assert [row[2:] for row in table] == [

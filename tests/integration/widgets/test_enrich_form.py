@@ -33,7 +33,8 @@ def test_a_csv_by_path_previewed_enriched_and_exported(
     form.preview_button.click()
     assert (
         "6 rows: 3 to fetch, 0 already cached (free), 2 that cannot be looked up, 1 blank; "
-        "at most 2 credits (rows with the same key are fetched once)." in form.cost.value
+        "at most 2 credits (rows with the same key are fetched once); answers lost on the way "
+        "and asked again may cost more (a budget bounds it)." in form.cost.value
     )
     assert fresh.charged() == 0, "the preview sends nothing"
     form.run_button.click()
