@@ -513,6 +513,7 @@ def enrich(
                 counts,
                 profile=client.profile,
             )
+            made.offline = client.settings.offline
             made.quote = client.quote(made.credits)  # what its summary says of the limits
             return made
         # The first calls are asked of the cache on this thread (a warm re-run reads its
@@ -528,6 +529,7 @@ def enrich(
             profile=client.profile,
             is_cached=client.is_cached,
         )
+        plan.offline = client.settings.offline
     if dry_run:
         return plan
     if progress is None:

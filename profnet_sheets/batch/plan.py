@@ -51,6 +51,7 @@ class Plan:
     ran: bool = False  # it was run (enrich's plan=, or the plan enrich made)
     quote: spend.Quote | None = None  # what the limits said of its cost when it was made
     row_count: dict[tuple[Any, ...], int] = field(default_factory=dict)
+    offline: bool = False  # its client sends nothing (PROFNET_OFFLINE): only the cache answers
 
     def __repr__(self) -> str:  # a notebook shows this, not every field's
         return f"<Plan {self.kind.name} of {', '.join(map(repr, self.columns.values()))}: {self}>"
@@ -68,8 +69,9 @@ class Plan:
 
     @property
     def credits(self) -> int:
-        """The most the run can cost: the ceiling of every call the cache cannot answer."""
-        return sum(lookup.ceiling for lookup in self.to_fetch)
+        """The most the run can cost: the ceiling of every call the cache cannot answer (none
+        offline: nothing is sent)."""
+        return 0 if self.offline else sum(lookup.ceiling for lookup in self.to_fetch)
 
     def rows_of(self, raws: Iterable[tuple[Any, ...]]) -> int:
         """How many input rows hold these distinct keys."""
@@ -95,8 +97,9 @@ class Plan:
             budget += "; answers lost on the way and asked again may cost more (a budget bounds it)"
         cached = self._rows_calling(self.cached)
         fetch = self._rows_calling(set(self.lookups) - self.cached)
+        to_fetch = "not in the cache (offline: not fetched)" if self.offline else "to fetch"
         return (
-            f"{counted(self.rows, 'row')}: {fetch:,} to fetch, {cached:,} already cached (free), "
+            f"{counted(self.rows, 'row')}: {fetch:,} {to_fetch}, {cached:,} already cached (free), "
             f"{self.rows_of(self.invalid):,} that cannot be looked up, "
             f"{self.rows_of(self.blank):,} blank; at most {counted(self.credits, 'credit')} "
             f"(rows with the same key are fetched once){budget}"

@@ -469,6 +469,29 @@ def _noted(seen: list[tuple[int, int]]) -> Callable[[int, int], None]:
     return lambda done, total: seen.append((done, total))
 
 
+def test_an_offline_plan_says_nothing_is_fetched_and_costs_nothing(
+    client: Client, sandbox: RunningSandbox
+) -> None:
+    """A new user's review: with PROFNET_OFFLINE the preview said `3 to fetch ... at most 3
+    credits` and asked to spend them; nothing is sent offline."""
+    frame = pl.DataFrame({"site": ["off-a.io", "off-b.io", "off-c.io"]})
+    enrich(frame.head(1), "site", "company", client=client, progress=False)
+    offline = client.with_options(offline=True)
+    plan = plan_enrichment(frame, "site", "company", client=offline)
+    assert (plan.credits, str(plan)) == (
+        0,
+        "3 rows: 2 not in the cache (offline: not fetched), 1 already cached (free), 0 that "
+        "cannot be looked up, 0 blank; at most 0 credits (rows with the same key are fetched "
+        "once)",
+    )
+    out = enrich(frame, "site", "company", client=offline, progress=False)
+    assert (
+        out["company_error"].to_list()[1:]
+        == ["offline: not in the cache (run online to fetch it)"] * 2
+    )
+    assert sandbox.charged(KEY) == 1
+
+
 def test_a_plans_summary_says_when_a_limit_will_stop_the_run(
     client: Client, sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
