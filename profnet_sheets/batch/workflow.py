@@ -378,8 +378,8 @@ def enrich_file(
     if source.suffix.lower() in XLSX_SUFFIXES and (titles := header_row(source, _sheet(sheet))):
         say(
             f"{source.name}: the table's header is row {titles + 1}: the "
-            f"{counted(titles, 'row')} above it read as its title (kept above the table in an "
-            ".xlsx written)."
+            f"{counted(titles, 'row')} above it read as its title or column groups (kept above "
+            "the table in an .xlsx written)."
         )
     if not names:
         raise BatchInputError(

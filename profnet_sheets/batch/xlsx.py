@@ -73,8 +73,11 @@ def _title_rows(reader: Any, name: str) -> tuple[tuple[str | None, ...], ...]:
     """The rows above the table's header, as text: none, unless the sheet opens with one or
     two titles (rows of one cell: a title, a merged banner, a date), then an empty row, then a
     row of two names or more that look like column names (distinct words; no number, domain,
-    URL or e-mail address): that row is the header. A column of data over a gap, or a short
-    header over two columns of data, leaves the first row the header."""
+    URL or e-mail address): that row is the header. A row of column groups (names over some
+    of the next row's columns only, as merged cells leave them) over a row of column names,
+    over data with a number, domain, URL or e-mail in its first row, is read as a title too.
+    A column of data over a gap, or a short header over two columns of data, leaves the first
+    row the header."""
     with _quiet("fastexcel"):
         top = reader.load_sheet(
             name,
@@ -85,6 +88,8 @@ def _title_rows(reader: Any, name: str) -> tuple[tuple[str | None, ...], ...]:
             schema_sample_rows=None,
         ).to_polars()
     rows = top.rows()
+    if _groups_over_header(rows):
+        return (rows[0],)
     for index, row in enumerate(rows):
         filled = [cell.strip() for cell in row if cell is not None and cell.strip()]
         if len(filled) < 2:
@@ -94,6 +99,27 @@ def _title_rows(reader: Any, name: str) -> tuple[tuple[str | None, ...], ...]:
         names = len(set(filled)) == len(filled) and all(map(_is_a_name, filled))
         return tuple(rows[:index]) if gap and names and len(titles) <= _TITLES_AT_MOST else ()
     return ()
+
+
+def _groups_over_header(rows: list[tuple[str | None, ...]]) -> bool:
+    """Whether the first row names two groups or more of the second's columns (`Account`
+    over `Name` and `Website`, `Owner` over `First` and `Last`: a merged cell's value in its
+    first column only), the second names every column, and the third holds data (some cell
+    no column's name)."""
+    if len(rows) < 3:
+        return False
+    groups, header, data = (
+        [i for i, cell in enumerate(row) if cell and cell.strip()] for row in rows[:3]
+    )
+    names = [(rows[1][i] or "").strip() for i in header]
+    return (
+        2 <= len(groups) < len(header)  # one cell alone over a header is a title: a gap says it
+        and set(groups) <= set(header)
+        and len(set(names)) == len(names)
+        and all(_is_a_name((rows[0][i] or "").strip()) for i in groups)
+        and all(map(_is_a_name, names))
+        and any(not _is_a_name((rows[2][i] or "").strip()) for i in data)
+    )
 
 
 _TITLES_AT_MOST: Final = 2  # a title and a subtitle over a table

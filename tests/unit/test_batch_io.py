@@ -367,6 +367,8 @@ def test_xlsx_title_rows_over_the_table_are_not_its_header(tmp_path: Path) -> No
         [["Website"], ["acme.com"], ["globex.com"], [None], ["initech.com", "call back"]],
         [["Website"], [None], ["Acme", "acme.com"], ["Globex", "globex.io"]],  # data, no names
         [["Report"], [None], ["Name", "Name"], ["a", "b"]],  # a name twice: no header
+        # groups over names over names: nothing says which row is data
+        [["Account", None, "Owner"], ["Name", "City", "First"], ["Acme", "Berlin", "Ann"]],
     ],
 )
 def test_xlsx_the_first_row_stays_the_header_unless_titles_and_a_gap_are_over_it(

@@ -228,6 +228,33 @@ def test_a_workbook_with_a_title_and_an_empty_header_cell_comes_back_as_it_was(
     assert sandbox.charged(KEY) == 1
 
 
+def test_a_workbook_with_column_groups_over_its_header_is_read_from_its_header(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """A new user's review: merged group cells over the header (`Account` over `Name` and
+    `Website`) were read as the header: keys from `__UNNAMED__1`, the header row paid for as
+    a key. The groups are kept above the table, as a title is."""
+    source = tmp_path / "grouped.xlsx"
+    workbook = xlsxwriter.Workbook(str(source))
+    sheet = workbook.add_worksheet("Accounts")
+    sheet.merge_range(0, 0, 0, 1, "Account")
+    sheet.merge_range(0, 2, 0, 3, "Owner")
+    sheet.write_row(1, 0, ["Name", "Website", "First", "Last"])
+    sheet.write_row(2, 0, ["Acme", "acme.com", "Ann", "Lee"])
+    sheet.write_row(3, 0, ["Globex", "globex.io", "Bo", "Ng"])
+    workbook.close()
+    out = tmp_path / "out.xlsx"
+    result = run(env, "enrich", str(source), "--kind", "company", "--out", str(out), "--yes")
+    assert result.returncode == 0, result.stderr
+    assert "Reading company keys from 'Website'" in result.stderr
+    assert "the 1 row above it read as its title or column groups" in result.stderr
+    rows = [list(row)[:5] for row in openpyxl.load_workbook(out).active.values]
+    assert rows[0][:4] == ["Account", None, "Owner", None]
+    assert rows[1] == ["Name", "Website", "First", "Last", "company_name"]
+    assert rows[2] == ["Acme", "acme.com", "Ann", "Lee", "Acme"]
+    assert sandbox.charged(KEY) == 2
+
+
 def test_the_users_columns_keep_each_cells_type_in_the_enriched_workbook(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
