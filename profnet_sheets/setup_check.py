@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import requests
 
@@ -147,12 +148,41 @@ def _check_team_cache(settings: Settings, report: CheckReport) -> None:
         return
     shown = masked_url(where)
     try:
-        open_redis(where, settings).close()
+        connection = open_redis(where, settings)
     except TeamCacheUnreachable as error:
         report.cache = f"the team's Redis {shown}: not reachable"
         report.problem = report.problem or f"{error} Every paying command refuses until then."
         return
-    report.cache = f"the team's Redis {shown}: reachable"
+    try:
+        kept = _keeps_its_data(connection)
+    finally:
+        connection.close()
+    report.cache = f"the team's Redis {shown}: reachable" + (
+        ""
+        if kept is not False
+        else "; it keeps nothing across a restart (no appendonly, no save): a restart forgets "
+        "the answers paid for (paid again) and the team's spend (counted again from each "
+        "machine's ledger as it runs a command). Turn on its persistence (appendonly yes)"
+    )
+
+
+def _keeps_its_data(connection: Any) -> bool | None:
+    """Whether a Redis keeps its data across a restart (an append-only file, or snapshots);
+    None when it does not say (CONFIG refused, as managed services do)."""
+    import redis
+
+    try:
+        said = {**connection.config_get("appendonly"), **connection.config_get("save")}
+    except redis.RedisError:
+        return None
+    text = {_text(name): _text(value) for name, value in said.items()}
+    if "appendonly" not in text or "save" not in text:
+        return None
+    return text["appendonly"] == "yes" or bool(text["save"].strip())
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _probe(transport: Transport, key: ApiKey, header: str, report: CheckReport) -> None:

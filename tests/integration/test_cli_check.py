@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
 from profnet_sheets.client.transport import Transport
 from profnet_sheets.config import ApiKey, Settings
@@ -21,6 +22,7 @@ from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 from profnet_sheets.setup_check import PROBE
 from profnet_sheets.words import command
 from tests.integration.conftest import cli_env, run_cli
+from tests.redis_servers import RedisServer
 
 pytestmark = pytest.mark.integration
 
@@ -268,3 +270,24 @@ def test_a_teams_redis_cache_is_checked_too(
     up = run_cli(profile_env(other, tmp_path, PROFNET_CACHE=redis_url), "check")
     assert up.returncode == 0, up.stdout
     assert f"cache:       the team's Redis {redis_url}: reachable" in up.stdout
+
+
+def test_a_teams_redis_that_keeps_nothing_across_a_restart_is_said(
+    other: RunningSandbox, tmp_path: Path, killable_redis: RedisServer
+) -> None:
+    """A team's review: a Redis restarted without persistence forgot the answers paid for
+    (paid again) and the team's spend, and nothing had said it would."""
+    url = killable_redis.url
+    forgetful = run_cli(profile_env(other, tmp_path, PROFNET_CACHE=url), "check")
+    assert forgetful.returncode == 0, forgetful.stdout
+    assert (
+        f"cache:       the team's Redis {url}: reachable; it keeps nothing across a restart "
+        "(no appendonly, no save): a restart forgets the answers paid for (paid again)"
+    ) in forgetful.stdout
+    server = redis.Redis.from_url(url)
+    server.config_set("save", "3600 1")
+    try:
+        kept = run_cli(profile_env(other, tmp_path, PROFNET_CACHE=url), "check")
+    finally:
+        server.config_set("save", "")  # no snapshot written in the test's folder
+    assert f"cache:       the team's Redis {url}: reachable\n" in kept.stdout, kept.stdout
