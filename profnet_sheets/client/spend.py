@@ -663,9 +663,15 @@ class SpendPolicy:
             self.stops.path = "proven"
         if not self.stops.foreign.met(foreign):
             return None
+        return self._not_the_service(
+            f"{FOREIGN_IN_A_ROW} calls in a row with HTTP {status} pages that are not the "
+            "service's answers"
+        )
+
+    def _not_the_service(self, answered: str) -> str:
+        """Why buying stops when what answers at the base URL is not the service."""
         return (
-            f"{self.where} answered {FOREIGN_IN_A_ROW} calls in a row with HTTP {status} pages "
-            "that are not the service's answers: check the base URL (PROFNET_BASE_URL) and its "
+            f"{self.where} answered {answered}: check the base URL (PROFNET_BASE_URL) and its "
             f"path with `{command('check')}`"
         )
 
@@ -698,10 +704,9 @@ class SpendPolicy:
         (`path_told`): a 404 `not_found` then says nothing of the row. None otherwise."""
         if self.stops.path != "foreign" or status != 404 or is_foreign(status, body):
             return None
-        return (
-            f"{self.where} answered HTTP 404 not_found with the API key and without it, "
-            "which the service never does (it asks for its key first): the base URL names "
-            f"the wrong path. Check it (PROFNET_BASE_URL) with `{command('check')}`"
+        return self._not_the_service(
+            "HTTP 404 not_found with the API key and without it, which the service never does "
+            "(it asks for its key first)"
         )
 
     def path_error(self, ep: Endpoint, reason: str) -> StoppedBuying:

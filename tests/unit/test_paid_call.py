@@ -227,7 +227,7 @@ def test_a_404_the_path_answers_without_the_key_too_stops_buying_and_is_not_kept
     asked, error = run(DETAILS, {Request: [not_found(), not_found()]}, None, books)
     assert isinstance(error, StoppedBuying)
     assert "answered HTTP 404 not_found with the API key and without it" in str(error)
-    assert "the base URL names the wrong path" in str(error)
+    assert "check the base URL (PROFNET_BASE_URL) and its path" in str(error)
     assert "Its 404 was not kept, and nothing was charged for it" in str(error)
     assert books.told == ["wrong path"]
     assert kinds(asked)[-1] == "Settle", "settled, never saved"

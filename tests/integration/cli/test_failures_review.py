@@ -112,8 +112,8 @@ def test_a_404_that_is_not_the_service_s_stops_and_a_spec_404_is_not_found(
     if not html:
         assert said[0].startswith(
             f"Stopped buying ({url} answered HTTP 404 not_found with the API key and without "
-            "it, which the service never does (it asks for its key first): the base URL names "
-            "the wrong path. Check it (PROFNET_BASE_URL) with `uv run profnet-sheets check`)"
+            "it, which the service never does (it asks for its key first): check the base URL "
+            "(PROFNET_BASE_URL) and its path with `uv run profnet-sheets check`)"
         ), said
         return
     assert said[0].startswith(
