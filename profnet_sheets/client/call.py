@@ -543,7 +543,7 @@ def _bought(
             )
         wrong = spend.wrong_path(sent.status, sent.body)  # proved so by this call, or another
         if wrong is not None:
-            raise spend.path_error(ep, wrong)
+            raise spend.path_error(ep, wrong, charge)
     finally:
         # Anything else raised (a redirect refused, Ctrl-C during an attempt): what the
         # attempts met so far, an attempt under way as one that may have been charged.

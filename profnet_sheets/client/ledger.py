@@ -47,6 +47,10 @@ CREATE TABLE IF NOT EXISTS aside (
 );
 CREATE TABLE IF NOT EXISTS absorbed (source TEXT PRIMARY KEY, last INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS lapsed (id INTEGER PRIMARY KEY, spend INTEGER NOT NULL, at REAL);
+CREATE TABLE IF NOT EXISTS telling (
+    id INTEGER NOT NULL, team TEXT NOT NULL, machine TEXT NOT NULL, period TEXT NOT NULL,
+    credits INTEGER NOT NULL, until REAL NOT NULL, kept REAL NOT NULL, holds TEXT NOT NULL
+);
 """
 _TOLD = """
 CREATE TABLE IF NOT EXISTS told (
@@ -54,6 +58,14 @@ CREATE TABLE IF NOT EXISTS told (
     maybe INTEGER NOT NULL, PRIMARY KEY (team, machine, period)
 )
 """
+# How long a call's spend noted here as told its team counts as being told there (its write
+# to the team's store under way) unless done sooner: a process killed between the two writes
+# leaves it to count as forgotten by the team once this has passed, unless a hold there still
+# stands for it.
+TELLING_LEASE = 300.0
+# How long a call's spend the team's store was not told (it failed) is known with the holds
+# the store may still have for it: longer than any hold lasts (policy.longest_call).
+TELLING_KEPT = 3_600.0
 # How long the spend row of a lapsed reservation is known by the reservation's id: its call,
 # still alive past its lease (a laptop asleep), settles the real charge in its place.
 LAPSED_KEPT = 8 * 86_400.0
@@ -152,11 +164,35 @@ class Told:
     """Where a call's spend is also counted: a team's store (`team`), under this `machine`'s
     name, in the `periods` (`day:2026-11-27`, `month:2026-11`, `total:in all`) its clock
     gives. Kept beside the call's spend, in one running total per period: what this machine
-    told its team, known even if the team's store loses it."""
+    told its team, known even if the team's store loses it. `telling`: an id under which the
+    call's spend is also noted as being told the store (`Telling`) until `told_done`."""
 
     team: str
     machine: str
     periods: tuple[str, ...]
+    telling: int | None = None
+
+
+@dataclass(frozen=True)
+class Telling:
+    """A call's spend this machine noted as told its team while the team's store may not
+    count it (yet): `live` while its write there is under way (TELLING_LEASE), and whatever
+    `holds` (reservations) the store may still have for it, which settle or lapse into its
+    count."""
+
+    id: int
+    credits: int
+    live: bool
+    holds: frozenset[int]
+
+
+@dataclass(frozen=True)
+class ToldTeam:
+    """What this machine told a team it spent in a period (sure and maybe), and the calls of
+    it the team's store may not count (yet)."""
+
+    told: Charge
+    telling: tuple[Telling, ...] = ()
 
 
 class Ledger:
@@ -233,6 +269,7 @@ class Ledger:
         Credits set aside whose lease ran out were never spent: they go; a hold that drew on
         credits set aside takes what it possibly spent off their room."""
         self._db.execute("DELETE FROM aside WHERE until <= ?", (now,))
+        self._db.execute("DELETE FROM telling WHERE kept <= ?", (now,))
         found = self._db.execute(
             "SELECT id, COALESCE(at, until), service, COALESCE(key, ''), "
             f"COALESCE(endpoint, '{UNSETTLED}'), credits, CAST(source AS TEXT) FROM reserved "
@@ -367,6 +404,13 @@ class Ledger:
                         for period in told.periods
                     ],
                 )
+                if told.telling is not None:
+                    whose = (told.telling, told.team, told.machine)
+                    held = (now + TELLING_LEASE, now + TELLING_KEPT, ",".join(map(str, released)))
+                    self._db.executemany(
+                        "INSERT INTO telling VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [(*whose, period, charge.total, *held) for period in told.periods],
+                    )
 
         try:
             with self._lock:
@@ -399,22 +443,46 @@ class Ledger:
         with self._lock:
             return int(self._db.execute(query, args).fetchone()[0])
 
-    def told_in(self, team: str, machine: str, period: str) -> tuple[Charge, frozenset[int]]:
+    def told_in(self, team: str, machine: str, period: str) -> ToldTeam:
         """What this machine told the `team` it spent in the `period` (`Told`), sure and
-        maybe, and the reservations its calls under way hold at that moment (one snapshot:
-        a call is either held or told, never both nor neither)."""
+        maybe, and the calls of it being told or not told (one snapshot: a call's spend and
+        its being told are written together)."""
+        where, args = "team = ? AND machine = ? AND period = ?", (team, machine, period)
         with self._lock:
             self._db.execute("BEGIN")
             try:
-                found = self._db.execute(
-                    "SELECT sure, maybe FROM told WHERE team = ? AND machine = ? AND period = ?",
-                    (team, machine, period),
-                ).fetchone()
-                held = frozenset(row[0] for row in self._db.execute("SELECT id FROM reserved"))
+                found = self._db.execute(f"SELECT sure, maybe FROM told WHERE {where}", args)
+                sure, maybe = found.fetchone() or (0, 0)
+                telling = self._db.execute(
+                    f"SELECT id, credits, until, holds FROM telling WHERE {where}", args
+                ).fetchall()
             finally:
                 self._db.execute("COMMIT")
-        told = Charge() if found is None else Charge(sure=int(found[0]), maybe=int(found[1]))
-        return told, held
+        now = self.clock()
+        return ToldTeam(
+            Charge(sure=int(sure), maybe=int(maybe)),
+            tuple(
+                Telling(int(name), int(credits), until > now, _ids(holds))
+                for name, credits, until, holds in telling
+            ),
+        )
+
+    def told_done(self, told: Told, counted: bool) -> None:
+        """The team's store was told the call's spend (`counted`), or failed to be: no longer
+        being told (one not counted is known with the holds the store may have for it, until
+        TELLING_KEPT). A ledger that fails leaves it to its lease, as being told."""
+        if told.telling is None:
+            return
+        change = (
+            "DELETE FROM telling WHERE id = ?"
+            if counted
+            else "UPDATE telling SET until = 0 WHERE id = ?"
+        )
+        try:
+            with self._lock:
+                self._db.execute(change, (told.telling,))
+        except sqlite3.Error as error:
+            LOG.warning("the ledger %s: %s", self.path or "in memory", error)
 
     def reserve_within(
         self,
@@ -649,6 +717,11 @@ class Ledger:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _ids(listed: str) -> frozenset[int]:
+    """The reservations a `telling` row lists (`1,2`)."""
+    return frozenset(int(it) for it in listed.split(",") if it)
 
 
 def _open_file(path: Path) -> None:

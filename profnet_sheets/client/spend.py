@@ -690,6 +690,8 @@ class SpendPolicy:
         call (200, 400), which proves the path; the same 404 `not_found` without the key
         says that what answers is not the service: the reason to stop buying, else None."""
         stops = self.stops
+        if stops.path == "foreign":  # said once: a later proof (a gateway's whim) undoes nothing
+            return None
         if status in (200, 400, 401, 403):
             stops.path = "proven"
         elif status == 404 and not is_foreign(status, body):
@@ -709,11 +711,19 @@ class SpendPolicy:
             "(it asks for its key first)"
         )
 
-    def path_error(self, ep: Endpoint, reason: str) -> StoppedBuying:
-        """The error of a call whose 404 proved the base URL's path wrong (`path_told`)."""
+    def path_error(self, ep: Endpoint, reason: str, charge: Charge) -> StoppedBuying:
+        """The error of a call whose 404 proved the base URL's path wrong (`path_told`), and
+        what its attempts may have cost (`charge`: an attempt before the 404 that went out
+        with no answer)."""
+        cost = (
+            f"an attempt before it went out with no answer: it may have been charged "
+            f"({counted(charge.maybe, 'credit')}, counted as possibly spent)"
+            if charge.maybe
+            else "nothing was charged for it"
+        )
         return StoppedBuying(
-            f"{ep.name}: profnet-sheets stopped buying ({reason}). Its 404 was not kept, and "
-            "nothing was charged for it; fix the base URL and run again.",
+            f"{ep.name}: profnet-sheets stopped buying ({reason}). Its 404 was not kept; "
+            f"{cost}. Fix the base URL and run again.",
             reason=reason,
             endpoint=ep.name,
         )

@@ -16,11 +16,13 @@ from typing import Any
 
 from profnet_sheets.client.ledger import (
     LAPSED_KEPT,
+    TELLING_LEASE,
     UNSETTLED,
     Holds,
     Ledger,
     SpendTable,
     Told,
+    ToldTeam,
 )
 from profnet_sheets.client.spend import (
     ASIDE_LEASE,
@@ -40,9 +42,6 @@ LOG = logging.getLogger("profnet_sheets")
 # The reservations held (by id: credits, lease end, when, machine, endpoint), and the ids of
 # those whose lease ran out.
 Held = tuple[dict[str, dict[str, Any]], list[str]]
-# What this machine told a team it spent in a period, and the reservations held in its own
-# ledger at that moment (`Ledger.told_in`).
-ToldHere = tuple[Charge, frozenset[int]]
 SURE, MAYBE = "sure", "maybe"  # the two kinds of spend a machine's fields hold
 DAYS_SHOWN = 7  # the days the team's view shows, today's included
 TEAM_ROW = "(every machine)"  # the name of a day's or period's total row
@@ -192,7 +191,7 @@ class TeamLedger:
         """The reservations held (by id), and those whose lease ran out."""
         return _holding(redis.hgetall(self.held_key), now)
 
-    def _spent(self, counted: dict[Any, Any], held: Any, told: ToldHere) -> int:
+    def _spent(self, counted: dict[Any, Any], held: Any, told: ToldTeam) -> int:
         """Spent in a period (sure and maybe), on every machine, from the period's hash
         (`counted`): this machine's share never less than what it told the team (`told`, its
         own ledger's running total) less its settled calls the team still holds (`held`),
@@ -200,28 +199,36 @@ class TeamLedger:
         total = sum(int(value) for value in counted.values())
         return total + self._forgotten(counted, held, told).total
 
-    def _told(self, period: str, now: float) -> ToldHere:
+    def _told(self, period: str, now: float) -> ToldTeam:
         """What this machine told the team it spent in the `period` of `now`, sure and maybe,
-        and the reservations its calls under way hold (read before the team's Redis)."""
+        and the calls of it Redis may not count yet (read before the team's Redis)."""
         return self.local.told_in(self.told_as, self.machine, _told_period(period, now))
 
-    def _forgotten(self, counted: dict[Any, Any], held: Any, told: ToldHere) -> Charge:
+    def _forgotten(
+        self,
+        counted: dict[Any, Any],
+        held: Any,
+        told: ToldTeam,
+        told_there: frozenset[int] = frozenset(),
+    ) -> Charge:
         """What this machine told the team it spent in a period (`told`) beyond what the
-        period's hash (`counted`) holds under its name and the team's holds (`held`) of
-        calls it has settled (no longer held in its own ledger; whatever their period: each
-        settles, or lapses, into the count): `spend.forgotten_by_team` decides."""
-        spent, here = told
+        period's hash (`counted`) holds under its name and its calls Redis is being told (of
+        those, the ones `told_there` already are counted), or holds (`held`) for while it was
+        not told (each hold settles, or lapses, into the count): `spend.forgotten_by_team`
+        decides."""
         mine = {SURE: 0, MAYBE: 0}
         for field, value in counted.items():
             kind, _, machine = _text(field).partition(":")
             if machine == self.machine and kind in mine:
                 mine[kind] += int(value)
-        holding = sum(
-            int(it["credits"])
-            for name, it in held.items()
-            if it["machine"] == self.machine and int(name) not in here
+        standing = {int(name) for name in held}
+        telling = sum(
+            it.credits
+            for it in told.telling
+            if (it.live and it.id not in told_there) or it.holds & standing
         )
-        return forgotten_by_team(spent, Charge(sure=mine[SURE], maybe=mine[MAYBE]), holding)
+        counted_here = Charge(sure=mine[SURE], maybe=mine[MAYBE])
+        return forgotten_by_team(told.told, counted_here, telling)
 
     def retell(self) -> dict[str, int]:
         """Count again in the team's Redis what this machine told it it spent and it forgot
@@ -235,13 +242,18 @@ class TeamLedger:
             now = self._now(self.redis)
             named = period_keys(now).items()
             keys = {period: self.spend_key(period, name) for period, name in named}
-            told = {period: self._told(period, now) for period in keys}  # before the watch
             pipe.watch(self.held_key, *keys.values())
             held, _ = self._held(pipe, now)
             counted = {period: pipe.hgetall(key) for period, key in keys.items()}
+            # Read once the counts are watched: a call settled there since aborts this retell
+            # (it is asked again), one settled before is in both, its mark says so.
+            told = {period: self._told(period, now) for period in keys}
+            being = sorted({it.id for one in told.values() for it in one.telling if it.live})
+            marks = pipe.mget([self.told_key(it) for it in being]) if being else []
+            there = frozenset(it for it, mark in zip(being, marks, strict=True) if mark)
             pipe.multi()
             for period, key in keys.items():
-                missing = self._forgotten(counted[period], held, told[period])
+                missing = self._forgotten(counted[period], held, told[period], there)
                 for kind, credits in ((SURE, missing.sure), (MAYBE, missing.maybe)):
                     if credits:
                         pipe.hincrby(key, f"{kind}:{self.machine}", credits)
@@ -254,6 +266,11 @@ class TeamLedger:
 
     def _period_key(self, cap: SpendingCap, now: float) -> str:
         return self.spend_key(cap.period, period_keys(now)[cap.period])
+
+    def told_key(self, telling: int) -> str:
+        """Where a call's spend, once counted here, is marked so while its machine's ledger
+        may still note it as being told (TELLING_LEASE)."""
+        return f"{self.prefix}:told:{telling}"
 
     def lapsed_key(self, reservation: str) -> str:
         """Where a lapsed reservation is kept a while, for its call, were it still alive, to
@@ -545,10 +562,14 @@ class TeamLedger:
         except self.failures:  # a Redis gone: the spend is kept here first, then its error
             # Dated by this machine's clock (minutes off at most), to be told again (`retell`)
             # should the Redis come back without the hold that stands for it.
-            told = Told(self.told_as, self.machine, _told_periods(self.local.clock()))
+            periods = _told_periods(self.local.clock())
+            told = Told(self.told_as, self.machine, periods, secrets.randbits(62))
             self.local.settle(service, key, endpoint, charge, released, told=told)
+            self.local.told_done(told, counted=False)
             raise  # asked once: a Redis that hangs is waited for once
-        told = Told(self.told_as, self.machine, _told_periods(counted_at))
+        # Noted here first, as being told: a retell meanwhile does not count it again.
+        telling = secrets.randbits(62)
+        told = Told(self.told_as, self.machine, _told_periods(counted_at), telling)
         self.local.settle(service, key, endpoint, charge, released, told=told)
         positions: list[int] = []
 
@@ -562,13 +583,20 @@ class TeamLedger:
             for kind, credits in ((SURE, charge.sure), (MAYBE, charge.maybe)):
                 if credits:
                     self._count(pipe, counted_at, self.machine, kind, credits)
+            if charge.total:  # counted: a retell before its ledger says so does not subtract it
+                pipe.set(self.told_key(telling), 1, ex=int(TELLING_LEASE) + 60)
             positions = self._drop(pipe, released)
             self._tell_cap(pipe, counted_at, self.cap)
             if live is not None:
                 room = {"credits": room_after(int(live["credits"]), charge)}
                 pipe.hset(self.aside_key, str(aside), json.dumps(live | room))
 
-        results = self.redis.transaction(attempt)
+        try:
+            results = self.redis.transaction(attempt)
+        except self.failures:
+            self.local.told_done(told, counted=False)
+            raise
+        self.local.told_done(told, counted=True)
         self._undo_lapsed(results, positions)
 
     def cap_use(self, cap: SpendingCap, service: str, drawing_on: int | None = None) -> CapUse:

@@ -178,11 +178,11 @@ def test_a_ledger_that_kept_one_total_told_its_team_gets_sure_and_maybe(tmp_path
         )
     db.close()
     ledger = Ledger(path)
-    assert ledger.told_in("t@r", "m", "day:2026-11-27")[0] == Charge(12, 0)
+    assert ledger.told_in("t@r", "m", "day:2026-11-27").told == Charge(12, 0)
     told = Told("t@r", "m", ("day:2026-11-27",))
     ledger.settle("svc-x", "k", "get-company", Charge(1, 2), released=(), told=told)
-    assert ledger.told_in("t@r", "m", "day:2026-11-27")[0] == Charge(13, 2)
-    assert Ledger(path).told_in("t@r", "m", "day:2026-11-27")[0] == Charge(13, 2), "once"
+    assert ledger.told_in("t@r", "m", "day:2026-11-27").told == Charge(13, 2)
+    assert Ledger(path).told_in("t@r", "m", "day:2026-11-27").told == Charge(13, 2), "once"
 
 
 def test_an_older_spellings_ledger_is_copied_once_and_then_what_it_gained(

@@ -228,12 +228,35 @@ def test_a_404_the_path_answers_without_the_key_too_stops_buying_and_is_not_kept
     assert isinstance(error, StoppedBuying)
     assert "answered HTTP 404 not_found with the API key and without it" in str(error)
     assert "check the base URL (PROFNET_BASE_URL) and its path" in str(error)
-    assert "Its 404 was not kept, and nothing was charged for it" in str(error)
+    assert "Its 404 was not kept; nothing was charged for it. Fix the base URL" in str(error)
     assert books.told == ["wrong path"]
     assert kinds(asked)[-1] == "Settle", "settled, never saved"
     settle = asked[-1]
     assert isinstance(settle, Settle)
     assert settle.charge.total == 0
+
+
+def test_a_404_that_stops_after_an_attempt_lost_says_it_may_have_been_charged() -> None:
+    """A review: `nothing was charged` after an attempt cut before the 404, settled as
+    possibly spent."""
+    facts = {Reserve: ["r1", "r2"], Hold: ["h1"], Request: ["read", not_found(), not_found()]}
+    asked, error = run(DETAILS, facts)
+    settle = [it for it in asked if isinstance(it, Settle)][-1]
+    assert settle.charge.maybe == 1
+    assert isinstance(error, StoppedBuying)
+    assert (
+        "Its 404 was not kept; an attempt before it went out with no answer: it may have been "
+        "charged (1 credit, counted as possibly spent). Fix the base URL and run again."
+    ) in str(error)
+
+
+def test_a_path_proven_wrong_stays_so_whatever_a_later_proof_says() -> None:
+    """A review: a concurrent proof answered 401 after one answered 404 turned the path back
+    to proven, and the 404s of calls in flight were then kept as "not found"."""
+    spend = Books().spend
+    assert spend.path_told(404, NOT_FOUND) is not None
+    assert spend.path_told(401, {"message": "unauthorized"}) is None
+    assert spend.wrong_path(404, NOT_FOUND) is not None
 
 
 def test_a_proof_that_meets_no_answer_judges_nothing_and_is_asked_again_a_few_times() -> None:

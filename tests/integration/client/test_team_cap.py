@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -599,29 +600,38 @@ def test_spend_the_team_still_holds_for_this_machine_is_not_told_as_forgotten(
 
 
 @pytest.mark.parametrize("capped", [False, True], ids=["no cap", "capped"])
-@pytest.mark.parametrize("held", ["today", "yesterday"])
+@pytest.mark.parametrize("held", ["today", "yesterday", "yesterday, lapsed"])
 def test_a_retell_while_a_call_is_between_its_two_writes_counts_it_once(
     redis_url: str, tmp_path: Path, capped: bool, held: str
 ) -> None:
-    """A review: a retell (another process of the machine: `credits`, a run starting) while
-    a call was settled in this machine's ledger and not yet in the team's Redis counted it
-    twice (about 1 retell in 200 beside 8 busy threads): a call with no cap (held in this
-    machine's ledger only), or held before midnight and settled after. Every team call is
-    held in Redis too, and a hold of a call settled here stands for it whatever its day."""
+    """Two reviews: a retell (another process of the machine: `credits`, a run starting)
+    while a call was settled in this machine's ledger and not yet in the team's Redis
+    counted it twice (about 1 retell in 200 beside 8 busy threads), or hid its whole hold
+    (10) when it charged less (3): a call with no cap, one held before midnight and settled
+    after, one whose hold lapsed meanwhile (a laptop asleep: counted as maybe yesterday).
+    The call's spend is noted as being told with its charge; what Redis forgot is told."""
     service = f"svc-{uuid.uuid4().hex[:8]}"
     midnight = float(int(server_time(redis_url)() // 86_400) * 86_400)
     clock = Clock()
-    clock.now = midnight - 10 if held == "yesterday" else midnight + 1
+    clock.now = midnight + 1
     path = tmp_path / "own-ledger.sqlite"
     here, beside = (
         TeamLedger(Ledger(path), redis.Redis.from_url(redis_url), service, "wren", "r", clock)
         for _ in range(2)  # two processes of one machine
     )
+    here.record(service, "", DETAILS, 5, 5)
+    forget_spend(redis_url, service)  # Redis restarted empty
+    here._retold = True  # it retold at its start, before the restart
+    if held != "today":
+        clock.now = midnight - 10
+    lease = 5.0 if held.endswith("lapsed") else 600.0
     if capped:
-        reservation = here.reserve_within(CAP, service, 3, DETAILS, 600.0)
+        reservation = here.reserve_within(CAP, service, 10, DETAILS, lease)
     else:
-        reservation = here.hold(service, 3, DETAILS, 600.0, "")
+        reservation = here.hold(service, 10, DETAILS, lease, "")
     clock.now = midnight + 5
+    if held.endswith("lapsed"):
+        beside.settle_lapsed()  # counted as maybe 10, yesterday
     retold = []
     transaction = here.redis.transaction
 
@@ -631,11 +641,84 @@ def test_a_retell_while_a_call_is_between_its_two_writes_counts_it_once(
 
     here.redis.transaction = between_the_two_writes  # type: ignore[method-assign]
     here.settle(service, "", DETAILS, Charge(sure=3, items=3), [reservation])
-    assert retold == [{}], "settled here, still held there: not forgotten"
+    if held.endswith("lapsed"):
+        # The lapsed hold's maybe 10, yesterday, hides the month's and the whole's 5 until
+        # the call settles it: told at the next retell (never twice).
+        assert retold[0]["day"] == 5
+        beside.retell()
+    else:
+        assert retold == [{"day": 5, "month": 5, "total": 5}], "what was forgotten, no more"
     assert beside.retell() == {}
+    counts = redis.Redis.from_url(redis_url).hgetall(here.spend_key("total", "in all"))
+    in_all = {name: int(value) for name, value in counts.items() if int(value)}
+    assert in_all == {b"sure:wren": 8}, "in all: 5 told again, the call's 3 counted once"
     (today,) = [it for it in beside.team_spend(days=1) if it.machine == "wren"][:1]
-    assert (today.sure, today.maybe) == (3, 0), "counted once"
-    assert beside.cap_use(CAP, service).used == 3
+    assert (today.sure, today.maybe) == (8, 0), "5 told again, the call's 3 counted once"
+    assert beside.cap_use(CAP, service).used == 8
+
+
+@pytest.mark.parametrize("capped", [False, True], ids=["no cap", "capped"])
+def test_a_call_starting_while_another_process_retells_hides_nothing_forgotten(
+    redis_url: str, tmp_path: Path, capped: bool
+) -> None:
+    """A review: a call held in Redis and not yet in this machine's ledger was taken for one
+    settled here, and hid what Redis forgot from a retell (1 told again of 5)."""
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    path = tmp_path / "own-ledger.sqlite"
+    here, beside = (
+        TeamLedger(Ledger(path), redis.Redis.from_url(redis_url), service, "wren", redis_url)
+        for _ in range(2)
+    )
+    here.record(service, "", DETAILS, 5, 5)
+    forget_spend(redis_url, service)
+    here._retold = True
+    retold = []
+    hold = here.local.hold
+
+    def held_there_not_yet_here(*args: Any, **options: Any) -> int:
+        retold.append(beside.retell())
+        return hold(*args, **options)
+
+    here.local.hold = held_there_not_yet_here  # type: ignore[method-assign]
+    if capped:
+        here.reserve_within(CAP, service, 4, DETAILS, 600.0)
+    else:
+        here.hold(service, 4, DETAILS, 600.0, "")
+    assert retold == [{"day": 5, "month": 5, "total": 5}]
+    assert beside.unrecorded() == 0
+
+
+def test_retells_beside_busy_threads_count_every_credit_once(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """A review's stress: 8 threads with no cap holding and settling calls while another
+    process of the machine retells after each loss of Redis's data: under-counted in 28 of
+    30 rounds, by 6 to 21 credits. Every round now ends with Redis counting exactly what the
+    machine told it."""
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    path = tmp_path / "own-ledger.sqlite"
+    here = TeamLedger(Ledger(path), redis.Redis.from_url(redis_url), service, "wren", redis_url)
+    connection = redis.Redis.from_url(redis_url)
+
+    def busy(stop: threading.Event) -> None:
+        while not stop.is_set():
+            held = here.hold(service, 3, DETAILS, 600.0, "")
+            here.settle(service, "", DETAILS, Charge(sure=3, items=3), [held])
+
+    for _ in range(10):
+        stop = threading.Event()
+        threads = [threading.Thread(target=busy, args=(stop,)) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        forget_spend(redis_url, service)
+        TeamLedger(Ledger(path), connection, service, "wren", redis_url).retell()
+        stop.set()
+        for thread in threads:
+            thread.join()
+        told = here.local.told_in(here.told_as, "wren", "total:in all").told.total
+        counts = connection.hgetall(here.spend_key("total", "in all"))
+        counted = sum(int(value) for name, value in counts.items() if name.endswith(b":wren"))
+        assert counted == told
 
 
 def test_a_call_with_no_cap_is_held_in_the_team_too_and_its_hold_hides_nothing_forgotten(
