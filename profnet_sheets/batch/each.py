@@ -16,6 +16,7 @@ from profnet_sheets.errors import (
     BudgetExceeded,
     ConfigurationError,
     InsufficientCredits,
+    NotFound,
     ProfnetError,
     StoppedBuying,
     Unauthorized,
@@ -49,7 +50,10 @@ class LookedUp:
     def take(self, value: str, call: Future[Any]) -> None:
         """The outcome of `value`'s call, once it has one."""
         try:
-            self.answers[value] = result_of(call)
+            answer = result_of(call)
+            if answer is None:  # a lookup that found no one, as enrich marks it
+                raise NotFound("not found: the service's answer holds no data")
+            self.answers[value] = answer
         except ProfnetError as error:
             if self.stop is not None:
                 return  # after the stop, only the caches answer: nothing is sent

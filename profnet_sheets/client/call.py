@@ -361,8 +361,8 @@ class Books(Protocol):
         self, kind: RunStopKind, reason: str, said: ProfnetError | None = None
     ) -> None: ...
     def count_reading(self, understood: bool) -> None: ...
-    def doubts_path(self, status: int, body: Any) -> bool: ...
-    def count_path_proof(self, status: int | None, body: Any) -> str | None: ...
+    def weigh_path(self, status: int, body: Any) -> bool: ...
+    def count_path_proof(self, status: int | None, body: Any, doubted: int) -> str | None: ...
 
 
 class Desk(Protocol):
@@ -535,14 +535,17 @@ def _bought(
         charge = spend.settle(ep, attempts, ceiling, sent.body, understood)
         if sent.status == 200 and spend.price(ep).kind != "free":
             books.count_reading(understood)
-        if books.doubts_path(sent.status, sent.body):
+        if books.weigh_path(sent.status, sent.body):
             proof = yield from _path_proof()
             heard = proof if isinstance(proof, Heard) else None
             books.count_path_proof(
-                None if heard is None else heard.status, None if heard is None else heard.body
+                None if heard is None else heard.status,
+                None if heard is None else heard.body,
+                sent.status,
             )
         wrong = spend.wrong_path(sent.status, sent.body)  # proved so by this call, or another
-        if wrong is not None:
+        if wrong is not None:  # not the service: it charged nothing (a lost attempt may have)
+            charge = Charge(maybe=charge.maybe, maybe_attempts=charge.maybe_attempts)
             raise spend.path_error(ep, wrong, charge)
     finally:
         # Anything else raised (a redirect refused, Ctrl-C during an attempt): what the

@@ -377,16 +377,17 @@ class Shared:
         if reason is not None:
             self.stop_buying(reason)
 
-    def doubts_path(self, status: int, body: Any) -> bool:
-        """Whether an answer calls for the proof of the base URL's path (`SpendPolicy`)."""
+    def weigh_path(self, status: int, body: Any) -> bool:
+        """Count an answer for the base URL's path; whether it calls for its proof
+        (`SpendPolicy.weigh_path`)."""
         with self.lock:
-            return self.spend.doubts_path(status, body)
+            return self.spend.weigh_path(status, body)
 
-    def count_path_proof(self, status: int | None, body: Any) -> str | None:
+    def count_path_proof(self, status: int | None, body: Any, doubted: int) -> str | None:
         """The proof's answer counted: stop buying when the path is not the service's (the
         reason returned), else None."""
         with self.lock:
-            reason = self.spend.path_told(status, body)
+            reason = self.spend.path_told(status, body, doubted)
         if reason is not None:
             self.stop_buying(reason)
         return reason

@@ -352,6 +352,7 @@ class Stops:
     # call asked without the key (`SpendPolicy.path_told`); foreign: it stops buying.
     path: PathState = "unproven"
     path_proofs: int = 0  # proofs asked that met no answer to judge by
+    path_said: str = ""  # why the path is not the service's, once it was proven so
     unkept: int = 0  # answers paid for that could not be kept (a re-run pays them)
     cache_failed: bool = False  # the cache itself failed: what it held may not come back
 
@@ -659,8 +660,6 @@ class SpendPolicy:
     def answered(self, status: int, foreign: bool) -> str | None:
         """Count an answer that is not the service's (`foreign`) or is; the reason to stop
         buying once FOREIGN_IN_A_ROW came in a row (a wrong base URL path), else None."""
-        if status == 200 and self.stops.path == "unproven":
-            self.stops.path = "proven"
         if not self.stops.foreign.met(foreign):
             return None
         return self._not_the_service(
@@ -675,45 +674,55 @@ class SpendPolicy:
             f"path with `{command('check')}`"
         )
 
-    def doubts_path(self, status: int, body: Any) -> bool:
-        """Whether an answer calls for the proof of the base URL's path: a 404 `not_found` in
-        the service's own form before any answer proved the path (`path_told`). A gateway
-        at a wrong path may answer every call so: each row would read "not found", cached,
-        and the run end as if it had succeeded."""
+    def weigh_path(self, status: int, body: Any) -> bool:
+        """Count an answer for the base URL's path (a 200 that finds something proves it);
+        whether it calls for the path's proof: one that finds nothing (`finds_nothing`)
+        before any answer proved the path (`path_told`). A gateway at a wrong path may
+        answer every call so: each row would read "not found", cached (and a 200 paid), and
+        the run end as if it had succeeded."""
         stops = self.stops
+        nothing = finds_nothing(status, body)
+        if stops.path == "unproven" and status == 200 and not nothing:
+            stops.path = "proven"
         unproven = stops.path == "unproven" and stops.path_proofs < PATH_PROOFS
-        return unproven and status == 404 and not is_foreign(status, body)
+        return unproven and nothing
 
-    def path_told(self, status: int | None, body: Any) -> str | None:
+    def path_told(self, status: int | None, body: Any, doubted: int) -> str | None:
         """Count the proof's answer (the free status of an unknown search, asked without the
-        key; None: none came): the service asks for its key first (401, 403), or judges the
-        call (200, 400), which proves the path; the same 404 `not_found` without the key
-        says that what answers is not the service: the reason to stop buying, else None."""
+        key; None: none came) to a call answered `doubted` (404 or 200) that found nothing:
+        the service asks for its key first (401, 403), or judges the call (400), which
+        proves the path, as does a 200 or a 404 unlike the doubted one; the same kind of
+        answer without the key says that what answers is not the service: the reason to
+        stop buying, else None."""
         stops = self.stops
         if stops.path == "foreign":  # said once: a later proof (a gateway's whim) undoes nothing
             return None
-        if status in (200, 400, 401, 403):
-            stops.path = "proven"
-        elif status == 404 and not is_foreign(status, body):
+        alike = status == doubted and (status == 200 or not is_foreign(status, body))
+        if alike:
             stops.path = "foreign"
-            return self.wrong_path(status, body)
+            what = "HTTP 404 not_found" if doubted == 404 else "HTTP 200 with no data"
+            stops.path_said = self._not_the_service(
+                f"{what} with the API key and without it, which the service never does (it "
+                "asks for its key first)"
+            )
+            return stops.path_said
+        if status in (200, 400, 401, 403, 404):
+            stops.path = "proven"
         else:  # no answer, or one that judges nothing (a 5xx, a 429): asked again later
             stops.path_proofs += 1
         return None
 
     def wrong_path(self, status: int, body: Any) -> str | None:
-        """Why an answer is not the service's once its 404s proved the base URL's path wrong
-        (`path_told`): a 404 `not_found` then says nothing of the row. None otherwise."""
-        if self.stops.path != "foreign" or status != 404 or is_foreign(status, body):
+        """Why an answer is not the service's once the base URL's path was proven wrong
+        (`path_told`): an answer that finds nothing then says nothing of the row. None
+        otherwise."""
+        if self.stops.path != "foreign" or not finds_nothing(status, body):
             return None
-        return self._not_the_service(
-            "HTTP 404 not_found with the API key and without it, which the service never does "
-            "(it asks for its key first)"
-        )
+        return self.stops.path_said
 
     def path_error(self, ep: Endpoint, reason: str, charge: Charge) -> StoppedBuying:
-        """The error of a call whose 404 proved the base URL's path wrong (`path_told`), and
-        what its attempts may have cost (`charge`: an attempt before the 404 that went out
+        """The error of a call whose answer proved the base URL's path wrong (`path_told`),
+        and what its attempts may have cost (`charge`: an attempt before it that went out
         with no answer)."""
         cost = (
             f"an attempt before it went out with no answer: it may have been charged "
@@ -722,7 +731,7 @@ class SpendPolicy:
             else "nothing was charged for it"
         )
         return StoppedBuying(
-            f"{ep.name}: profnet-sheets stopped buying ({reason}). Its 404 was not kept; "
+            f"{ep.name}: profnet-sheets stopped buying ({reason}). Its answer was not kept; "
             f"{cost}. Fix the base URL and run again.",
             reason=reason,
             endpoint=ep.name,
@@ -888,6 +897,14 @@ def forgotten_by_team(told: Charge, counted: Charge, holding: int) -> Charge:
         return Charge()
     sure = min(missing, max(0, told.sure - counted.sure))
     return Charge(sure=sure, maybe=missing - sure)
+
+
+def finds_nothing(status: int, body: Any) -> bool:
+    """Whether an answer finds nothing: the service's 404 `not_found`, or a 200 whose `data`
+    is null (a lookup that found no one)."""
+    if status == 404:
+        return not is_foreign(status, body)
+    return status == 200 and isinstance(body, dict) and "data" in body and body["data"] is None
 
 
 def rooms_after_lapse(asides: Mapping[str, int], holds: Iterable[HeldCall]) -> dict[str, int]:

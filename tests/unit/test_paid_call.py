@@ -78,11 +78,11 @@ class Books:
     def count_reading(self, understood: bool) -> None:
         self.spend.read(understood)
 
-    def doubts_path(self, status: int, body: Any) -> bool:
-        return self.spend.doubts_path(status, body)
+    def weigh_path(self, status: int, body: Any) -> bool:
+        return self.spend.weigh_path(status, body)
 
-    def count_path_proof(self, status: int | None, body: Any) -> str | None:
-        wrong = self.spend.path_told(status, body)
+    def count_path_proof(self, status: int | None, body: Any, doubted: int) -> str | None:
+        wrong = self.spend.path_told(status, body, doubted)
         if wrong is not None:
             self.told.append("wrong path")
         return wrong
@@ -228,7 +228,7 @@ def test_a_404_the_path_answers_without_the_key_too_stops_buying_and_is_not_kept
     assert isinstance(error, StoppedBuying)
     assert "answered HTTP 404 not_found with the API key and without it" in str(error)
     assert "check the base URL (PROFNET_BASE_URL) and its path" in str(error)
-    assert "Its 404 was not kept; nothing was charged for it. Fix the base URL" in str(error)
+    assert "Its answer was not kept; nothing was charged for it. Fix the base URL" in str(error)
     assert books.told == ["wrong path"]
     assert kinds(asked)[-1] == "Settle", "settled, never saved"
     settle = asked[-1]
@@ -245,17 +245,34 @@ def test_a_404_that_stops_after_an_attempt_lost_says_it_may_have_been_charged() 
     assert settle.charge.maybe == 1
     assert isinstance(error, StoppedBuying)
     assert (
-        "Its 404 was not kept; an attempt before it went out with no answer: it may have been "
+        "Its answer was not kept; an attempt before it went out with no answer: it may have been "
         "charged (1 credit, counted as possibly spent). Fix the base URL and run again."
     ) in str(error)
+
+
+@pytest.mark.parametrize("keyless", [401, 200], ids=["the service", "a gateway"])
+def test_a_200_with_no_data_before_the_path_is_proven_asks_the_proof_too(keyless: int) -> None:
+    """A new user's review: a gateway at a wrong path answering every call 200 `{"data":
+    null}` was read as "not found", 60 credits counted spent, exit 0."""
+    empty = {"status": "ok", "data": None}
+    facts = {Request: [ok(empty), heard(keyless, {}, json.dumps(empty), "", None)]}
+    asked, answer = run(DETAILS, facts)
+    settle = [it for it in asked if isinstance(it, Settle)][-1]
+    if keyless == 401:
+        assert answer == empty, "the service found no one"
+        return
+    assert isinstance(answer, StoppedBuying)
+    assert "answered HTTP 200 with no data with the API key and without it" in str(answer)
+    assert settle.charge.total == 0, "not the service: nothing charged"
+    assert not any(isinstance(it, Save) for it in asked)
 
 
 def test_a_path_proven_wrong_stays_so_whatever_a_later_proof_says() -> None:
     """A review: a concurrent proof answered 401 after one answered 404 turned the path back
     to proven, and the 404s of calls in flight were then kept as "not found"."""
     spend = Books().spend
-    assert spend.path_told(404, NOT_FOUND) is not None
-    assert spend.path_told(401, {"message": "unauthorized"}) is None
+    assert spend.path_told(404, NOT_FOUND, 404) is not None
+    assert spend.path_told(401, {"message": "unauthorized"}, 404) is None
     assert spend.wrong_path(404, NOT_FOUND) is not None
 
 

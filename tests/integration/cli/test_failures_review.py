@@ -123,6 +123,53 @@ def test_a_404_that_is_not_the_service_s_stops_and_a_spec_404_is_not_found(
     )
 
 
+class _AnswersNoData(BaseHTTPRequestHandler):
+    """A server answering every call 200 with `data` null: a lookup that found no one at the
+    service (which asks for its key first, `asks_key`), or a gateway at a wrong path."""
+
+    asks_key = True
+
+    def do_GET(self) -> None:
+        keyless = API_KEY_HEADER.lower() not in {name.lower() for name in self.headers}
+        status, said = (
+            (401, {"message": "unauthorized", "details": "Missing key"})
+            if keyless and self.asks_key
+            else (200, {"status": "ok", "data": None})
+        )
+        body = json.dumps(said).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("asks_key", [True, False], ids=["the service", "a gateway"])
+def test_a_lookup_answered_with_no_data_is_not_found_or_a_wrong_path(
+    env: dict[str, str], tmp_path: Path, asks_key: bool
+) -> None:
+    """A new user's review: `lookup` printed `null` and exited 0 for an answer with no data
+    (enrich says `not found`); a gateway at a wrong path answering so was paid 1 credit a
+    call."""
+    handler = type("Handler", (_AnswersNoData,), {"asks_key": asks_key})
+    for server in serve(handler):
+        env = {**env, "PROFNET_BASE_URL": server.base_url, "PROFNET_CACHE_DIR": str(tmp_path)}
+        result = run(env, "lookup", "company", "nobody.io", "--yes")
+    assert "Traceback" not in result.stderr
+    shown = json.loads(result.stdout)
+    if asks_key:
+        assert result.returncode == 1, result.stderr
+        assert shown == {"nobody.io": {"company_error": "not found"}}
+        assert "this lookup: 1 credit" in result.stderr
+        return
+    assert result.returncode == 5, result.stderr
+    assert "answered HTTP 200 with no data with the API key and without it" in result.stderr
+    assert "this lookup: 0 credits" in result.stderr
+
+
 def _started_search(env: dict[str, str], sandbox: RunningSandbox, limit: int) -> str:
     """A lead search started by another process (paid: 50 credits), its request id."""
     with Client(api_key=KEY, base_url=env["PROFNET_BASE_URL"], cache="off") as client:
