@@ -131,7 +131,7 @@ class Outcome:
                 f"{counted(self.failed, 'row')} failed (the service failed or the connection "
                 f"was lost, after the retries): run again to try {them} again; {kept}."
             )
-        left = self.not_done + (self.failed if self.ending == "unreachable" else 0)
+        left = self.not_done + (self.failed if self.ending in ("unreachable", "stopped") else 0)
         if self.ending == "stopped" and not left and not self.failed:
             return (
                 f"Stopped buying ({self.reason}) once every row was done: nothing is left to "
@@ -263,7 +263,7 @@ class Enrichment:
         elif client.unreachable is not None and (not_done or failed):
             # (its last rows' retries refused for it: failed, the service no less unreached)
             ending = "unreachable"
-        elif client.stopped is not None and (not_done or unkept):
+        elif client.stopped is not None and (not_done or unkept or failed):
             ending = "stopped"
         elif plan.rows_failed_with((NOT_FETCHED, CAP_NOT_FETCHED)):
             ending = "budget"

@@ -123,6 +123,24 @@ def test_a_404_that_is_not_the_service_s_stops_and_a_spec_404_is_not_found(
     )
 
 
+def test_a_small_file_at_a_web_servers_wrong_path_stops_too(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """A new user's review: 4 rows at a web server's wrong path were all sent at once and
+    all failed before the stop (3 pages in a row): `4 rows failed (the service failed ...):
+    run again`, exit 8, which a script retries for ever. The stop comes first."""
+    source = tmp_path / "four.csv"
+    source.write_text("Site\n" + "".join(f"small{i}.io\n" for i in range(4)))
+    for server in serve(_Answers404):
+        env = {**env, "PROFNET_BASE_URL": server.base_url, "PROFNET_CACHE": "memory"}
+        out = str(tmp_path / "out.csv")
+        args = ("--kind", "company", "--column", "Site", "--out", out, "--yes")
+        result = run(env, "enrich", str(source), *args)
+    assert result.returncode == 5, result.stderr
+    assert "pages that are not the service's answers" in result.stderr
+    assert "4 rows not done" in result.stderr
+
+
 class _AnswersNoData(BaseHTTPRequestHandler):
     """A server answering every call 200 with `data` null: a lookup that found no one at the
     service (which asks for its key first, `asks_key`), or a gateway at a wrong path."""
