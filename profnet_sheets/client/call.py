@@ -329,6 +329,11 @@ def transport_error(
         advice = f" Tried {counted(len(attempts), 'time')}."
     slow = " (or raise PROFNET_TIMEOUT for a slow service)" if failure == "timeout" else ""
     remedy = f"Check the network and PROFNET_BASE_URL{slow}, then try again."
+    if ep.search_role == "create" and any(it.went_out for it in attempts):
+        remedy += (
+            " Trying again starts a new search, paid again: the one that may have started "
+            "cannot be found without its request_id."
+        )
     error = TransportError(
         f"{ep.name}: {what} at {masked_url(where)}.{advice} {remedy}",
         endpoint=ep.name,

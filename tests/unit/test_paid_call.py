@@ -175,6 +175,17 @@ def test_a_dear_call_cut_is_settled_as_maybe_and_not_repeated() -> None:
     assert settle.charge == Charge(0, 5, None, 1)
 
 
+def test_a_search_started_without_an_answer_says_trying_again_pays_again() -> None:
+    """A new user's review: a search whose start timed out was charged 25, and the advice
+    (`then try again`) paid 25 again without saying so."""
+    _, error = run(endpoint("search-leads"), {Reserve: ["r1"], Request: ["timeout"]})
+    assert isinstance(error, TransportError)
+    assert str(error).endswith(
+        "then try again. Trying again starts a new search, paid again: the one that may have "
+        "started cannot be found without its request_id."
+    )
+
+
 def test_a_refused_reservation_sends_nothing_and_settles_nothing() -> None:
     refused = BudgetExceeded("no", needed=1, left=0)
     asked, error = run(DETAILS, {Reserve: [refused]})
