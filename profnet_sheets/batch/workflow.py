@@ -375,6 +375,14 @@ def enrich_file(
         as_text=target is not None and _csv_to_csv(source, target),
     )
     names = table.collect_schema().names()
+    if source.suffix.lower() in XLSX_SUFFIXES and sheet is None:
+        read, every = sheet_names(source, None)
+        if len(every) > 1:
+            hidden = " (the first one shown)" if read != every[0] else ""
+            say(
+                f"{source.name}: reading the sheet {shown(read)}{hidden} of "
+                f"{counted(len(every), 'sheet')}: choose another with --sheet."
+            )
     if source.suffix.lower() in XLSX_SUFFIXES and (titles := header_row(source, _sheet(sheet))):
         say(
             f"{source.name}: the table's header is row {titles + 1}: the "

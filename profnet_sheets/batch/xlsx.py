@@ -175,10 +175,13 @@ def sheet_names(source: Path, sheet: str | int | None) -> tuple[str, list[str]]:
 
 
 def _sheet_name(reader: Any, source: Path, sheet: str | int | None) -> str:
-    """The name of the sheet `sheet` means: the first one (None), a 0-based position, a name."""
+    """The name of the sheet `sheet` means: the first one shown (None; the first when every
+    one is hidden), a 0-based position, a name."""
     names: list[str] = reader.sheet_names
     if sheet is None:
-        return names[0]
+        with _quiet("fastexcel"):
+            shown = (it for it in names if reader.load_sheet(it, n_rows=1).visible == "visible")
+            return next(shown, names[0])
     if isinstance(sheet, int) and not isinstance(sheet, bool):
         if not 0 <= sheet < len(names):
             msg = (

@@ -228,6 +228,36 @@ def test_a_workbook_with_a_title_and_an_empty_header_cell_comes_back_as_it_was(
     assert sandbox.charged(KEY) == 1
 
 
+def test_a_hidden_first_sheet_is_not_read_by_default_and_the_sheet_read_is_named(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """A new user's review: a hidden first sheet (a list of values) was read and paid for,
+    the preview never named the sheet, and the output showed it."""
+    source = tmp_path / "A.xlsx"
+    workbook = xlsxwriter.Workbook(str(source))
+    lists = workbook.add_worksheet("Lists")
+    lists.write_column(0, 0, ["Site", "hidden-co.com"])
+    accounts = workbook.add_worksheet("Accounts")
+    accounts.write_column(0, 0, ["Site", "visible-co.com"])
+    accounts.activate()
+    lists.hide()
+    workbook.add_worksheet("Notes").write(0, 0, "note")
+    workbook.close()
+    out = tmp_path / "out.xlsx"
+    result = run(env, "enrich", str(source), "--kind", "company", "--out", str(out), "--yes")
+    assert result.returncode == 0, result.stderr
+    assert (
+        "A.xlsx: reading the sheet 'Accounts' (the first one shown) of 3 sheets: choose "
+        "another with --sheet." in result.stderr
+    )
+    assert "First keys as asked: visible-co.com." in result.stderr
+    written = openpyxl.load_workbook(out)
+    assert [(it.title, it.sheet_state) for it in written] == [
+        ("Lists", "hidden"), ("Accounts", "visible"), ("Notes", "visible"),
+    ]  # fmt: skip
+    assert sandbox.charged(KEY) == 1
+
+
 def test_a_workbook_with_column_groups_over_its_header_is_read_from_its_header(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
