@@ -75,7 +75,8 @@ def _title_rows(reader: Any, name: str) -> tuple[tuple[str | None, ...], ...]:
     row of two names or more that look like column names (distinct words; no number, domain,
     URL or e-mail address): that row is the header. A row of column groups (names over some
     of the next row's columns only, as merged cells leave them) over a row of column names,
-    over data with a number, domain, URL or e-mail in its first row, is read as a title too.
+    over data with a number, domain, URL or e-mail in its first row, is read as a title too,
+    under titles of one cell and empty rows or none.
     A column of data over a gap, or a short header over two columns of data, leaves the first
     row the header."""
     with _quiet("fastexcel"):
@@ -88,8 +89,11 @@ def _title_rows(reader: Any, name: str) -> tuple[tuple[str | None, ...], ...]:
             schema_sample_rows=None,
         ).to_polars()
     rows = top.rows()
-    if _groups_over_header(rows):
-        return (rows[0],)
+    for start in range(_TITLES_AT_MOST + 2):  # titles of one cell, and empty rows, above
+        if start and sum(bool(cell and cell.strip()) for cell in rows[start - 1]) > 1:
+            break
+        if _groups_over_header(rows[start:]):
+            return tuple(rows[: start + 1])
     for index, row in enumerate(rows):
         filled = [cell.strip() for cell in row if cell is not None and cell.strip()]
         if len(filled) < 2:

@@ -379,6 +379,23 @@ def test_xlsx_the_first_row_stays_the_header_unless_titles_and_a_gap_are_over_it
     assert frame.height == len(rows) - 1
 
 
+@pytest.mark.parametrize(
+    "above",
+    [[], [["Q3 accounts"]], [["Q3 accounts"], [None]], [["Q3 accounts"], [None], ["Region EU"]]],
+    ids=["groups", "a title over them", "a title and a gap", "two titles and a gap"],
+)
+def test_xlsx_column_groups_over_the_header_are_read_as_titles(
+    tmp_path: Path, above: list[list[object]]
+) -> None:
+    """A new user's review: groups under a title (and a gap) were read as the header, the
+    real header then paid for as a key."""
+    groups = [["Account", None, "Owner", None], ["Name", "Website", "First", "Last"]]
+    rows = [*above, *groups, ["Acme", "acme.io", "Ann", "Lee"]]
+    frame = read_table(titled_workbook(tmp_path / "groups.xlsx", rows))
+    assert frame.columns == ["Name", "Website", "First", "Last"]
+    assert frame.height == 1
+
+
 def test_xlsx_header_only(tmp_path: Path) -> None:
     path = tmp_path / "h.xlsx"
     workbook = xlsxwriter.Workbook(str(path))
