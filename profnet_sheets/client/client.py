@@ -687,9 +687,10 @@ class Client:
             return True
 
     def estimate(self, calls: Iterable[PlannedCall | tuple[str, Mapping[str, Any]]]) -> Estimate:
-        """The cost of a set of planned calls: identical calls count once, cached ones nothing;
-        a search's creation counts with every result its limit allows (read later, paid per
-        result; a search started before: its results not read yet, within its own room)."""
+        """The cost of a set of planned calls: identical calls count once, cached ones nothing
+        (offline, none costs anything: nothing is sent); a search's creation counts with every
+        result its limit allows (read later, paid per result; a search started before: its
+        results not read yet, within its own room)."""
         total = 0
         unique: dict[CallKey, tuple[Endpoint, dict[str, Any]]] = {}
         for call in calls:
@@ -708,7 +709,7 @@ class Client:
                     asides.append(self.aside_of(request_id))
             if self.is_cached(ep.name, payload):
                 cached += 1
-            else:
+            elif not self.settings.offline:  # offline, nothing is sent: nothing is paid
                 credits += self._shared.spend.ceiling(ep, payload)
         drawing = asides[0] if len(asides) == 1 else None
         return Estimate(total, len(unique), cached, self.quote(credits, drawing_on=drawing))
