@@ -484,6 +484,8 @@ def test_an_offline_plan_says_nothing_is_fetched_and_costs_nothing(
         "cannot be looked up, 0 blank; at most 0 credits (rows with the same key are fetched "
         "once)",
     )
+    assert offline.estimate([("get-company-details", {"domain": "off-b.io"})]).credits == 0
+    assert client.estimate([("get-company-details", {"domain": "off-b.io"})]).credits == 1
     out = enrich(frame, "site", "company", client=offline, progress=False)
     assert (
         out["company_error"].to_list()[1:]
