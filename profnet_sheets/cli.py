@@ -843,9 +843,10 @@ def lookup(
         raise click.ClickException(f"{shown(value)}: {failure}")
     if alone:
         _say_failures(alone)
+        others = "; the others are answered" if len(alone) < len(calls) else ""
         raise click.ClickException(
             f"{len(alone)} of {counted(len(calls), 'lookup')} failed: each is marked in the JSON "
-            f"({_error_key(spec.name)}); the others are answered"
+            f"({_error_key(spec.name)}){others}"
         )
 
 

@@ -197,9 +197,15 @@ def _probe(transport: Transport, key: ApiKey, header: str, report: CheckReport) 
             "read": "the connection was cut",
             "timeout": "no answer in time",
         }.get(str(error.details), "no answer")
+        slow = (
+            f", or raise PROFNET_TIMEOUT for a slow service (the check waited "
+            f"{transport.settings.timeout:g} s)"
+            if str(error.details) == "timeout"
+            else ""
+        )
         report.problem = (
             f"{masked_url(transport.base_url)} is unreachable ({what}): check base_url "
-            "(PROFNET_BASE_URL), and the network or proxy (HTTPS_PROXY)"
+            f"(PROFNET_BASE_URL), and the network or proxy (HTTPS_PROXY){slow}"
         )
         return
     except ServiceError as error:  # a redirect: never followed with the key

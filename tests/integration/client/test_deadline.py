@@ -108,6 +108,9 @@ def test_the_setup_check_ends_at_its_deadline(hostile: str, tmp_path: Path) -> N
     report = ends(lambda: check_setup(settings))
     assert not isinstance(report, Exception)
     assert "(no answer in time)" in str(getattr(report, "problem", ""))
+    assert "or raise PROFNET_TIMEOUT for a slow service (the check waited 5 s)" in str(
+        getattr(report, "problem", "")
+    ), "a new user's review: the timeout was never named"
 
 
 def test_a_call_past_its_deadline_is_not_tried_again(hostile: str, tmp_path: Path) -> None:
