@@ -35,7 +35,13 @@ from profnet_sheets.batch.io import (
     sink_table,
     write_table,
 )
-from profnet_sheets.batch.marks import CAP_NOT_FETCHED, NOT_DONE, NOT_FETCHED, SERVICE_ERROR
+from profnet_sheets.batch.marks import (
+    CAP_NOT_FETCHED,
+    NOT_DONE,
+    NOT_FETCHED,
+    OFFLINE_MISS,
+    SERVICE_ERROR,
+)
 from profnet_sheets.batch.plan import Plan
 from profnet_sheets.batch.xlsx import Workbook, header_row, sheet_names, written_header
 from profnet_sheets.client.client import Client
@@ -73,6 +79,7 @@ class Outcome:
     failed: int = 0  # rows whose call failed (the service failed, the connection was lost)
     in_memory: bool = False  # answers kept in this process only (PROFNET_CACHE=memory or off)
     team_cap: bool = False  # the spending cap is the team's: every machine on its Redis counts
+    offline_misses: int = 0  # rows not in the cache, not fetched: the client is offline
 
     @property
     def exit_code(self) -> int:
@@ -125,6 +132,11 @@ class Outcome:
             kept = f"the {self.done:,} done are in the result, but {self.rerun()}"
         if self.ending == "interrupted" and not self.not_done and not self.failed:
             return "Interrupted once every row was done: nothing is left to run again."
+        if self.ending is None and self.offline_misses and not self.failed:
+            return (
+                f"{counted(self.offline_misses, 'row')} not in the cache, not fetched: offline "
+                "(PROFNET_OFFLINE). Run again online to fetch them (the rows done are free)."
+            )
         if self.ending is None and self.failed:
             them = "it" if self.failed == 1 else "them"
             return (
@@ -280,6 +292,7 @@ class Enrichment:
             cache_failed=client.cache_failed,
             failed=failed,
             team_cap=client.team_cap,
+            offline_misses=plan.rows_failed_with((OFFLINE_MISS,)),
         )
 
     def _stop_reason(self, ending: str | None) -> str | None:

@@ -141,6 +141,24 @@ def test_a_small_file_at_a_web_servers_wrong_path_stops_too(
     assert "4 rows not done" in result.stderr
 
 
+def test_an_offline_run_says_which_rows_it_did_not_fetch(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """A new user's review: offline, rows not in the cache were counted `with an error`,
+    like rows the service found nothing for, and nothing said to run online."""
+    source = tmp_path / "new.csv"
+    source.write_text("Site\nnew-a.io\nnew-b.io\n")
+    out = str(tmp_path / "out.csv")
+    args = ("--kind", "company", "--column", "Site", "--out", out)
+    result = run({**env, "PROFNET_OFFLINE": "1"}, "enrich", str(source), *args)
+    assert result.returncode == 0, result.stderr
+    assert "at most 0 credits" in result.stderr
+    assert (
+        "2 rows not in the cache, not fetched: offline (PROFNET_OFFLINE). Run again online to "
+        "fetch them"
+    ) in result.stderr
+
+
 class _AnswersNoData(BaseHTTPRequestHandler):
     """A server answering every call 200 with `data` null: a lookup that found no one at the
     service (which asks for its key first, `asks_key`), or a gateway at a wrong path."""
