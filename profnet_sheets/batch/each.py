@@ -51,15 +51,22 @@ class LookedUp:
         """The outcome of `value`'s call, once it has one."""
         try:
             answer = result_of(call)
-            if answer is None:  # a lookup that found no one, as enrich marks it
-                raise NotFound("not found: the service's answer holds no data")
-            self.answers[value] = answer
         except ProfnetError as error:
             if self.stop is not None:
                 return  # after the stop, only the caches answer: nothing is sent
             self.failures[value] = error
             if ends_the_lookup(error):
                 self.stop = value, error
+        else:
+            self.answered(value, answer)
+
+    def answered(self, value: str, answer: Any) -> None:
+        """`value`'s answer; one with no data is a lookup that found no one, marked as enrich
+        marks it."""
+        if answer is None:
+            self.failures[value] = NotFound("not found: the service's answer holds no data")
+        else:
+            self.answers[value] = answer
 
     def unseen(self, value: str) -> bool:
         """Whether `value` has neither an answer nor a failure yet."""
@@ -117,4 +124,4 @@ def _from_the_cache(
     cached = client.with_options(offline=True)  # asks the caches only: nothing is sent
     for value, params in calls:
         with contextlib.suppress(ProfnetError):
-            done.answers[value] = cached.call(endpoint, params)
+            done.answered(value, cached.call(endpoint, params))

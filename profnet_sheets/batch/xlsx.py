@@ -89,7 +89,7 @@ def _title_rows(reader: Any, name: str) -> tuple[tuple[str | None, ...], ...]:
             schema_sample_rows=None,
         ).to_polars()
     rows = top.rows()
-    for start in range(_TITLES_AT_MOST + 2):  # titles of one cell, and empty rows, above
+    for start in range(min(_TITLES_AT_MOST + 2, len(rows))):  # titles of one cell, gaps
         if start and sum(bool(cell and cell.strip()) for cell in rows[start - 1]) > 1:
             break
         if _groups_over_header(rows[start:]):
@@ -108,16 +108,18 @@ def _title_rows(reader: Any, name: str) -> tuple[tuple[str | None, ...], ...]:
 def _groups_over_header(rows: list[tuple[str | None, ...]]) -> bool:
     """Whether the first row names two groups or more of the second's columns (`Account`
     over `Name` and `Website`, `Owner` over `First` and `Last`: a merged cell's value in its
-    first column only), the second names every column, and the third holds data (some cell
-    no column's name)."""
+    first column only: each group but the last spans an empty cell after it), the second
+    names every column, and the third holds data (some cell no column's name)."""
     if len(rows) < 3:
         return False
     groups, header, data = (
         [i for i, cell in enumerate(row) if cell and cell.strip()] for row in rows[:3]
     )
     names = [(rows[1][i] or "").strip() for i in header]
+    spans = all(group + 1 not in groups and group + 1 in header for group in groups[:-1])
     return (
         2 <= len(groups) < len(header)  # one cell alone over a header is a title: a gap says it
+        and spans
         and set(groups) <= set(header)
         and len(set(names)) == len(names)
         and all(_is_a_name((rows[0][i] or "").strip()) for i in groups)
@@ -127,7 +129,7 @@ def _groups_over_header(rows: list[tuple[str | None, ...]]) -> bool:
 
 
 _TITLES_AT_MOST: Final = 2  # a title and a subtitle over a table
-_KEY_LIKE: Final = re.compile(r"@|://|^www\.|^[\w-]+(\.[\w-]+)+/?$", re.IGNORECASE)
+_KEY_LIKE: Final = re.compile(r"@|://|^www\.|^[\w-]+(\.[\w-]+)+(/|$)", re.IGNORECASE)
 
 
 def _is_a_name(text: str) -> bool:

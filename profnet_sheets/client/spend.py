@@ -706,9 +706,9 @@ class SpendPolicy:
                 "asks for its key first)"
             )
             return stops.path_said
-        if status in (200, 400, 401, 403, 404):
+        if status in (200, 400, 401, 403) or (status == 404 and not is_foreign(status, body)):
             stops.path = "proven"
-        else:  # no answer, or one that judges nothing (a 5xx, a 429): asked again later
+        else:  # no answer, or one that judges nothing (a 5xx, a 429, a page): asked later
             stops.path_proofs += 1
         return None
 

@@ -396,6 +396,31 @@ def test_xlsx_column_groups_over_the_header_are_read_as_titles(
     assert frame.height == 1
 
 
+@pytest.mark.parametrize(
+    ("rows", "columns", "height"),
+    [
+        ([["Website"], ["acme.com"]], ["Website"], 1),  # a review: an IndexError
+        (
+            [
+                ["Q3 accounts"],
+                [None],
+                ["Company", "Profile", None],
+                ["Acme", "profnet.com/company/acme", "call back"],
+                ["Globex", "https://www.profnet.com/company/globex/", None],
+            ],
+            ["Company", "Profile", "__UNNAMED__2"],
+            2,
+        ),  # a review: a header with an empty cell read as groups, its first row lost
+    ],
+    ids=["one column, one row", "a title, a gap, a header with an empty cell"],
+)
+def test_xlsx_plain_tables_are_not_read_as_groups(
+    tmp_path: Path, rows: list[list[object]], columns: list[str], height: int
+) -> None:
+    frame = read_table(titled_workbook(tmp_path / "plain.xlsx", rows))
+    assert (frame.columns, frame.height) == (columns, height)
+
+
 def test_xlsx_header_only(tmp_path: Path) -> None:
     path = tmp_path / "h.xlsx"
     workbook = xlsxwriter.Workbook(str(path))

@@ -278,6 +278,26 @@ def test_a_200_with_no_data_before_the_path_is_proven_asks_the_proof_too(keyless
     assert not any(isinstance(it, Save) for it in asked)
 
 
+def test_a_web_servers_page_to_the_proof_proves_nothing() -> None:
+    """A review: an HTML 404 to the keyless proof proved the path, and the wrong path's
+    `not_found` answers were then kept as "not found"."""
+    spend = Books().spend
+    assert spend.weigh_path(404, NOT_FOUND)
+    assert spend.path_told(404, "<html>404 Not Found</html>", 404) is None
+    assert spend.weigh_path(404, NOT_FOUND), "still unproven: asked again"
+
+
+def test_a_lookup_answered_with_no_data_from_the_cache_is_not_found_too() -> None:
+    """A review: after Ctrl-C or a stop, values the cache answered with no data read `null`
+    or not done."""
+    from profnet_sheets.batch.each import LookedUp
+
+    looked = LookedUp()
+    looked.answered("b.io", None)
+    assert "b.io" not in looked.answers
+    assert str(looked.failures["b.io"]).startswith("not found")
+
+
 def test_a_path_proven_wrong_stays_so_whatever_a_later_proof_says() -> None:
     """A review: a concurrent proof answered 401 after one answered 404 turned the path back
     to proven, and the 404s of calls in flight were then kept as "not found"."""
