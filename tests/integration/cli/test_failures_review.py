@@ -46,29 +46,23 @@ NGINX_404 = (
 
 
 class _Answers404(BaseHTTPRequestHandler):
-    """A server answering every call 404: as a web server at a wrong path (`html`), or as the
-    service says a company is not known (its JSON body, section 7), asking for its key first
-    (`asks_key`) as the service does, or not, as a gateway at a wrong path."""
+    """A server answering every call alike (`answer`: a web server's 404 page at a wrong
+    path, the service's JSON 404 saying a company is not known, a 200 with no data), asking
+    for its key first (`asks_key`) as the service does, or not, as a gateway at a wrong
+    path."""
 
-    html = True
+    answer: tuple[int, str, str] = (404, "text/html", NGINX_404)
     asks_key = True
 
     def do_GET(self) -> None:
         keyless = API_KEY_HEADER.lower() not in {name.lower() for name in self.headers}
-        if self.html:
-            body, kind = NGINX_404.encode(), "text/html"
-        elif keyless and self.asks_key:
-            body = json.dumps({"message": "unauthorized", "details": "Missing key"}).encode()
-            self.send_response(401)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-            return
-        else:
-            body = json.dumps({"message": "not_found", "details": "No such company"}).encode()
-            kind = "application/json"
-        self.send_response(404)
+        status, kind, text = (
+            (401, "application/json", json.dumps({"message": "unauthorized"}))
+            if keyless and self.asks_key and self.answer[1] == "application/json"
+            else self.answer
+        )
+        body = text.encode()
+        self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -76,6 +70,10 @@ class _Answers404(BaseHTTPRequestHandler):
 
     def log_message(self, *args: object) -> None:
         pass
+
+
+NOT_FOUND_JSON = (404, "application/json", json.dumps({"message": "not_found", "details": "No"}))
+NO_DATA_JSON = (200, "application/json", json.dumps({"status": "ok", "data": None}))
 
 
 @pytest.mark.parametrize(
@@ -89,7 +87,8 @@ def test_a_404_that_is_not_the_service_s_stops_and_a_spec_404_is_not_found(
     """A 404 page, or a JSON 404 `not_found` where the same comes without the key (a gateway
     at a wrong path, not the service, which asks for its key first), stops buying (exit 5);
     the service's own `not_found` is a row not found."""
-    handler = type("Handler", (_Answers404,), {"html": html, "asks_key": asks_key})
+    answer = _Answers404.answer if html else NOT_FOUND_JSON
+    handler = type("Handler", (_Answers404,), {"answer": answer, "asks_key": asks_key})
     source = tmp_path / "many.csv"
     source.write_text("Site\n" + "".join(f"co{i}.io\n" for i in range(300)))
     out = tmp_path / "nf.csv"
@@ -159,30 +158,6 @@ def test_an_offline_run_says_which_rows_it_did_not_fetch(
     ) in result.stderr
 
 
-class _AnswersNoData(BaseHTTPRequestHandler):
-    """A server answering every call 200 with `data` null: a lookup that found no one at the
-    service (which asks for its key first, `asks_key`), or a gateway at a wrong path."""
-
-    asks_key = True
-
-    def do_GET(self) -> None:
-        keyless = API_KEY_HEADER.lower() not in {name.lower() for name in self.headers}
-        status, said = (
-            (401, {"message": "unauthorized", "details": "Missing key"})
-            if keyless and self.asks_key
-            else (200, {"status": "ok", "data": None})
-        )
-        body = json.dumps(said).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
 @pytest.mark.parametrize("asks_key", [True, False], ids=["the service", "a gateway"])
 def test_a_lookup_answered_with_no_data_is_not_found_or_a_wrong_path(
     env: dict[str, str], tmp_path: Path, asks_key: bool
@@ -190,7 +165,7 @@ def test_a_lookup_answered_with_no_data_is_not_found_or_a_wrong_path(
     """A new user's review: `lookup` printed `null` and exited 0 for an answer with no data
     (enrich says `not found`); a gateway at a wrong path answering so was paid 1 credit a
     call."""
-    handler = type("Handler", (_AnswersNoData,), {"asks_key": asks_key})
+    handler = type("Handler", (_Answers404,), {"answer": NO_DATA_JSON, "asks_key": asks_key})
     for server in serve(handler):
         env = {**env, "PROFNET_BASE_URL": server.base_url, "PROFNET_CACHE_DIR": str(tmp_path)}
         result = run(env, "lookup", "company", "nobody.io", "--yes")

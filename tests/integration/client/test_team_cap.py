@@ -115,6 +115,19 @@ def told_then_forgotten(
     forget_spend(url, service)
 
 
+def retelling_first(
+    other: TeamLedger, retold: list[dict[str, int]], then: Callable[..., Any]
+) -> Callable[..., Any]:
+    """`then`, after `other` (another process of the machine) retells (what it told again
+    noted in `retold`): a retell at that moment of this process's call."""
+
+    def wrapped(*args: Any, **options: Any) -> Any:
+        retold.append(other.retell())
+        return then(*args, **options)
+
+    return wrapped
+
+
 def team_client(
     sandbox: RunningSandbox,
     server: RedisServer,
@@ -661,14 +674,8 @@ def test_a_retell_while_a_call_is_between_its_two_writes_counts_it_once(
     clock.now = midnight + 5
     if held.endswith("lapsed"):
         beside.settle_lapsed()  # counted as maybe 10, yesterday
-    retold = []
-    transaction = here.redis.transaction
-
-    def between_the_two_writes(*args: Any, **options: Any) -> Any:
-        retold.append(beside.retell())
-        return transaction(*args, **options)
-
-    here.redis.transaction = between_the_two_writes  # type: ignore[method-assign]
+    retold: list[dict[str, int]] = []
+    here.redis.transaction = retelling_first(beside, retold, here.redis.transaction)
     here.settle(service, "", DETAILS, Charge(sure=3, items=3), [reservation])
     if held.endswith("lapsed"):
         # The lapsed hold's maybe 10, yesterday, hides the month's and the whole's 5 until
@@ -701,14 +708,8 @@ def test_a_call_starting_while_another_process_retells_hides_nothing_forgotten(
     here.record(service, "", DETAILS, 5, 5)
     forget_spend(redis_url, service)
     here._retold = True
-    retold = []
-    hold = here.local.hold
-
-    def held_there_not_yet_here(*args: Any, **options: Any) -> int:
-        retold.append(beside.retell())
-        return hold(*args, **options)
-
-    here.local.hold = held_there_not_yet_here  # type: ignore[method-assign]
+    retold: list[dict[str, int]] = []
+    here.local.hold = retelling_first(beside, retold, here.local.hold)  # held there, not here
     if capped:
         here.reserve_within(CAP, service, 4, DETAILS, 600.0)
     else:
