@@ -72,7 +72,10 @@ class CheckReport:
             f"key:         {key}",
             *([f"cache:       {self.cache}"] if self.cache is not None else []),
             f"spent:       {self.credits} credits (a search's status is free)",
-            f"lite:        {_lite_said(self.lite, self.lite_origin)}",
+            f"lite:        {_lite_said(self.lite, self.lite_origin)}"
+            if self.key_accepted
+            else "lite:        not asked: "
+            + ("the key was refused" if self.key_accepted is False else "no service found"),
             *(f"note:        {note}" for note in self.notes),
             verdict,
         ]
@@ -133,7 +136,7 @@ def check_setup(settings: Settings, lite_origin: str = LITE_ORIGIN) -> CheckRepo
     transport = Transport(quick, base_url)
     try:
         _probe(transport, key, profile.key_header, report)
-        if report.reachable:
+        if report.reachable and report.key_accepted:  # the service's path, not any server's
             report.lite = _lets_lite_call(transport, profile.key_header, lite_origin)
     finally:
         transport.close()

@@ -139,6 +139,7 @@ def test_a_base_url_that_is_not_the_services_is_said_so(
     assert last_line(done.stdout).startswith(
         f"NOT READY: {wrong} answers alike with and without a key (HTTP 404)"
     )
+    assert "lite:        not asked: no service found" in done.stdout, "a new user's review"
 
 
 def test_a_bad_profile_value_is_one_line(other: RunningSandbox, tmp_path: Path) -> None:
