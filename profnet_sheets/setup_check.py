@@ -204,6 +204,8 @@ def _probe(transport: Transport, key: ApiKey, header: str, report: CheckReport) 
             f", or raise PROFNET_TIMEOUT for a slow service (the check waited "
             f"{transport.settings.timeout:g} s)"
             if str(error.details) == "timeout"
+            else ", or its scheme (an https:// URL to a server that speaks only http fails so)"
+            if str(error.details) == "connect" and transport.base_url.lower().startswith("https")
             else ""
         )
         report.problem = (

@@ -653,8 +653,14 @@ class SpendPolicy:
 
     def unreachable(self) -> str:
         """Why the runs under way stop when the service cannot be reached."""
+        tls = (
+            ": an https:// URL to a server that speaks only http fails so too"
+            if self.where.lower().startswith("https://")
+            else ""
+        )
         return (
-            f"the service at {self.where} could not be reached (no connection attempt got through)"
+            f"the service at {self.where} could not be reached (no connection attempt got "
+            f"through{tls})"
         )
 
     def answered(self, status: int, foreign: bool) -> str | None:

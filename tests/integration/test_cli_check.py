@@ -130,6 +130,22 @@ def test_an_unreachable_base_url_is_said_so(other: RunningSandbox, tmp_path: Pat
     assert "reachable:   no" in done.stdout
 
 
+def test_https_to_a_server_that_speaks_only_http_is_hinted(
+    other: RunningSandbox, tmp_path: Path
+) -> None:
+    """A new user's review: `https://` to the http sandbox read `could not connect` with no
+    word of the scheme, in `check` and in a paying command."""
+    tls = "https://" + other.base_url.removeprefix("http://")
+    env = profile_env(other, tmp_path, PROFNET_BASE_URL=tls)
+    checked = run_cli(env, "check")
+    assert checked.returncode == 1
+    assert last_line(checked.stdout).endswith(
+        "or its scheme (an https:// URL to a server that speaks only http fails so)"
+    )
+    looked = run_cli(env, "lookup", "company", "acme.io", "--yes")
+    assert "an https:// URL to a server that speaks only http fails so too" in looked.stderr
+
+
 def test_a_base_url_that_is_not_the_services_is_said_so(
     other: RunningSandbox, tmp_path: Path
 ) -> None:
