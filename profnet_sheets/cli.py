@@ -1513,7 +1513,8 @@ def _refuse_unread_beyond_limits(unread: SearchCost) -> None:
         _as_typed(
             f"Not read: {short.name} ({short.setting}) leaves {short.left}{short.aside_said()}, "
             f"and its first page may cost up to {need} (a page's size is known once one is "
-            f"read); nothing was sent. Raise it to {unread.credits} or more, then run this again."
+            f"read); nothing was sent. Raise it by {unread.credits - (short.left or 0)} or more "
+            f"(so that it leaves {unread.credits}), then run this again."
         ),
         err=True,
     )

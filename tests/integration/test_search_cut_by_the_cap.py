@@ -79,7 +79,7 @@ def test_a_re_attach_the_cap_cannot_read_a_page_of_is_not_asked_nor_sent(
     assert (
         "Not read: the spending cap 60/day (PROFNET_SPENDING_CAP) leaves 10, and its first page "
         "may cost up to 40 credits (a page's size is known once one is read); nothing was "
-        "sent. Raise it to 40 or more, then run this again." in flat
+        "sent. Raise it by 30 or more (so that it leaves 40), then run this again." in flat
     ), flat
     assert "Spend up to" not in flat, "not asked"
     assert charged == 50, "the search's creation only: no result paid"

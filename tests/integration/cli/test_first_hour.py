@@ -169,7 +169,7 @@ def test_search_takes_a_budget(
     assert (
         "Not read: the budget (--budget or PROFNET_BUDGET) leaves 29, and its first page may "
         "cost up to 30 credits (a page's size is known once one is read); nothing was sent. "
-        "Raise it to 30 or more, then run this again."
+        "Raise it by 1 or more (so that it leaves 30), then run this again."
     ) in " ".join(cut.stderr.split())
     assert sandbox.charged(KEY) == 50, "no page the budget cannot pay for is read"
     assert not out.exists(), "nothing read: nothing written"
