@@ -63,6 +63,12 @@ class KeyHeader(requests.auth.AuthBase):
         return f"KeyHeader({self.header}: {self.key!r})"
 
 
+# Connections kept open to the service at most: urllib3 makes its pool's every slot at once,
+# so a concurrency of 10**12 (a typo) filled 10 GB before the first call. Calls beyond it
+# still go out, on connections opened for them.
+POOL_MOST = 512
+
+
 class Transport:
     """Sends one call, with retries, at the service's pace and no redirects; the answer,
     whatever it is."""
@@ -73,9 +79,8 @@ class Transport:
         # Every call of the client (its views too) shares one pace, under the user's caps.
         self.pace = Pace(settings.concurrency, settings.rate_limit)
         self.session = requests.Session()
-        adapter = DeadlineAdapter(
-            pool_connections=4, pool_maxsize=max(8, settings.concurrency * 2), max_retries=0
-        )
+        kept = min(POOL_MOST, max(8, settings.concurrency * 2))
+        adapter = DeadlineAdapter(pool_connections=4, pool_maxsize=kept, max_retries=0)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
         # A proxy, CA bundle or client certificate from the environment for the service;
