@@ -165,7 +165,7 @@ def _check_team_cache(settings: Settings, report: CheckReport) -> None:
         if kept is not False
         else "; it keeps nothing across a restart (no appendonly, no save): a restart forgets "
         "the answers paid for (paid again) and the team's spend (counted again from each "
-        "machine's ledger as it runs a command). Turn on its persistence (appendonly yes)"
+        "machine's ledger at its next paid call). Turn on its persistence (appendonly yes)"
     )
 
 

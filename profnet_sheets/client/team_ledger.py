@@ -153,11 +153,38 @@ class TeamLedger:
     def caps_key(self) -> str:
         return f"{self.prefix}:caps"
 
-    def _tell_cap(self, pipe: Any, now: float, cap: SpendingCap | None) -> None:
+    def _tell_cap(self, pipe: Any, now: float, cap: SpendingCap | None) -> int:
         """Queue the cap this machine spends under (none: it spends with none), as of `now`,
-        for the team."""
+        for the team; returns where its result comes in the pipeline's (`_known_there`)."""
         said = {"cap": None if cap is None else str(cap), "at": now}
         pipe.hset(self.caps_key, self.machine, json.dumps(said))
+        return len(pipe) - 1
+
+    def _known_there(self, added: Any) -> None:
+        """After telling the team this machine's cap: when that added this machine to the
+        team's Redis (`added`, HSET's count), it is new there, or a Redis restarted without
+        persistence forgot it with the team's spend: what this machine told it is counted
+        there again now, for every machine's cap, not at its next command (decision 519). A
+        Redis failing meanwhile leaves it to this machine's next reservation."""
+        if not added:
+            return
+        try:
+            self._retell_said()
+        except self.failures as error:
+            self._retold = False
+            LOG.debug("the team's Redis %s could not be told again: %s", self.where, error)
+
+    def _retell_said(self) -> None:
+        """`retell`, said in the log when Redis had forgotten some of this machine's spend."""
+        retold = self.retell()
+        if retold:
+            LOG.warning(
+                "profnet-sheets: the team's Redis %s had forgotten %s credit(s) this machine "
+                "spent (restarted without persistence?): counted there again, in every "
+                "machine's team cap.",
+                self.where,
+                max(retold.values()),
+            )
 
     def caps(self, days: int = DAYS_SHOWN) -> dict[str, str | None]:
         """The spending cap each machine used in the last `days` days (None: none)."""
@@ -264,7 +291,6 @@ class TeamLedger:
                     retold[period] = missing.total
 
         self.redis.transaction(attempt)
-        self._retold = True
         return retold
 
     def _period_key(self, cap: SpendingCap, now: float) -> str:
@@ -431,19 +457,13 @@ class TeamLedger:
         machine wrote meanwhile); raise the cap's BudgetExceeded otherwise. `source`: the
         credits set aside as `drawing_on`, when they still are (renewed)."""
         if not self._retold:  # once: what a Redis restarted empty forgot, counted again
-            retold = self.retell()
-            if retold:
-                LOG.warning(
-                    "profnet-sheets: the team's Redis %s had forgotten %s credit(s) this "
-                    "machine spent (restarted without persistence?): counted there again, in "
-                    "every machine's team cap.",
-                    self.where,
-                    max(retold.values()),
-                )
+            self._retell_said()
+            self._retold = True
         refused = None
+        told_at = 0
 
         def attempt(pipe: Any) -> None:
-            nonlocal refused
+            nonlocal refused, told_at
             now = self._now(self.redis)  # before the watch: one WATCH for every key
             told = self._told(cap.period, now)  # this machine's ledger, not in the watch
             pipe.watch(self.held_key, self.aside_key, self._period_key(cap, now))
@@ -456,7 +476,7 @@ class TeamLedger:
             refused = cap_refusal(use, credits, endpoint)
             pipe.multi()
             self._settle_lapsed(pipe, holding, asides)
-            self._tell_cap(pipe, now, cap)
+            told_at = self._tell_cap(pipe, now, cap)
             if refused is not None:
                 return
             live = _live(asides, drawing_on)
@@ -466,7 +486,8 @@ class TeamLedger:
             key, field, value = made(now, None if live is None else drawing_on)
             pipe.hset(key, field, json.dumps(value))
 
-        self.redis.transaction(attempt)
+        results = self.redis.transaction(attempt)
+        self._known_there(results[told_at])
         if refused is not None:
             raise refused
 
@@ -516,8 +537,13 @@ class TeamLedger:
         leaves it held here only: no cap to keep, the call is made."""
         reservation = secrets.randbits(62)
         with contextlib.suppress(*self.failures):
-            hold = self._hold(self._now(self.redis), credits, endpoint, lease, key)
-            self.redis.hset(self.held_key, str(reservation), json.dumps(hold))
+            now = self._now(self.redis)
+            hold = self._hold(now, credits, endpoint, lease, key)
+            with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hset(self.held_key, str(reservation), json.dumps(hold))
+                told_at = self._tell_cap(pipe, now, self.cap)
+                results = pipe.execute()
+            self._known_there(results[told_at])
         try:
             return self.local.hold(service, credits, endpoint, lease, key, reservation)
         except BaseException:  # not held here: not held at all (the call is not made)
@@ -575,9 +601,10 @@ class TeamLedger:
         told = Told(self.told_as, self.machine, _told_periods(counted_at), telling)
         self.local.settle(service, key, endpoint, charge, released, told=told)
         positions: list[int] = []
+        told_at = 0
 
         def attempt(pipe: Any) -> None:
-            nonlocal positions
+            nonlocal positions, told_at
             live = None
             if aside is not None and charge.total:  # its room, changed in the same MULTI
                 pipe.watch(self.aside_key)
@@ -589,7 +616,7 @@ class TeamLedger:
             if charge.total:  # counted: a retell before its ledger says so does not subtract it
                 pipe.set(self.told_key(telling), 1, ex=int(TELLING_LEASE) + 60)
             positions = self._drop(pipe, released)
-            self._tell_cap(pipe, counted_at, self.cap)
+            told_at = self._tell_cap(pipe, counted_at, self.cap)
             if live is not None:
                 room = {"credits": room_after(int(live["credits"]), charge)}
                 pipe.hset(self.aside_key, str(aside), json.dumps(live | room))
@@ -601,6 +628,7 @@ class TeamLedger:
             raise
         self.local.told_done(told, counted=True)
         self._undo_lapsed(results, positions)
+        self._known_there(results[told_at])
 
     def cap_use(self, cap: SpendingCap, service: str, drawing_on: int | None = None) -> CapUse:
         """What the team holds against the spending cap now (spent in its period, reserved,

@@ -837,3 +837,31 @@ def test_a_run_the_team_cap_cut_says_it_is_the_teams(
         "team's Redis spent (`uv run profnet-sheets credits` shows each); raise it on every "
         "machine (PROFNET_SPENDING_CAP, or `uv run profnet-sheets config --spending-cap ...`)"
     ) in cut.stderr, cut.stderr
+
+
+def test_machines_running_when_the_teams_redis_restarts_empty_count_their_spend_there_again(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    """A new user's team: a Redis restarted without persistence, under machines that stayed
+    up (Excel, a notebook kernel), let the team spend 25 of a cap of 20 until each machine
+    ran a command. Each machine's next call finds the team's Redis no longer knows it, and
+    counts again there what it had told it, before another machine's cap is asked (decision
+    519)."""
+    notebook = team_client(sandbox, killable_redis, tmp_path / "nb", "notebook", cap=None)
+    laptop = team_client(sandbox, killable_redis, tmp_path / "laptop", "laptop")
+    with notebook, laptop:
+        for n in range(10):
+            notebook.get_company_details(domain=f"notebook-{n}.io")
+        for n in range(5):
+            laptop.get_company_details(domain=f"laptop-{n}.io")
+        redis.Redis.from_url(killable_redis.url).flushall()  # restarted, its data gone
+        notebook.get_company_details(domain="notebook-after.io")  # no cap of its own
+        answered = 0
+        while answered < 20 and laptop.quote(1).cap_left:
+            laptop.get_company_details(domain=f"laptop-after-{answered}.io")
+            answered += 1
+        with pytest.raises(BudgetExceeded, match="cap"):
+            laptop.get_company_details(domain="laptop-refused.io")
+        assert answered == 20 - 11 - 5, "the notebook's 11 and its own 5 counted"
+        assert laptop.quote(0).cap_left == 0
+    assert sandbox.charged(KEY) == 20
