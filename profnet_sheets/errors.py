@@ -198,11 +198,21 @@ class BudgetExceeded(ProfnetError):  # noqa: N818
 
 class StoppedBuying(ProfnetError):  # noqa: N818
     """The client stopped paying for calls (`reason` says why); nothing was sent, or only the
-    attempts before a retry it refused (`possibly_charged`: the credits they may have cost)."""
+    attempts before a retry it refused (`possibly_charged`: the credits they may have cost).
+    `lifted_by`: what failed ("cache", "ledger"), which a later run finds working before it
+    buys again (empty: the stop holds for the client's life)."""
 
-    def __init__(self, message: str, *, reason: str = "", **context: Any) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str = "",
+        lifted_by: tuple[str, ...] = (),
+        **context: Any,
+    ) -> None:
         super().__init__(message, **context)
         self.reason = reason
+        self.lifted_by = lifted_by
         self.possibly_charged = 0
 
 

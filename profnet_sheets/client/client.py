@@ -307,8 +307,9 @@ class Client:
     def new_run(self) -> Client:
         """A view of this client, with the same budget, for a new run: a stop met before it
         for no credits left or a service unreachable does not hold for it (it asks the
-        service again, which is free); a stop for a cache that failed or answers it cannot
-        read still does."""
+        service again, which is free), nor one for a cache or a ledger that failed once it
+        works again (proven first, paying nothing); a stop for answers it cannot read, or
+        not the service's, still does."""
         view = copy.copy(self)
         view._run = self._shared.start_run()
         return view
@@ -563,7 +564,7 @@ class Client:
             return shared.spend.gate(ep, self._run)
 
     def _cache_failed(self, ep: Endpoint, failure: StoreError) -> StoppedBuying:
-        return self._shared.stopped(ep, str(failure), cache_failed=True)
+        return self._shared.stopped(ep, str(failure), cause="cache")
 
     def kept_said(self) -> str:
         """Whether a re-run pays again: what was paid is kept, or how many answers were not."""

@@ -261,6 +261,20 @@ class Ledger:
             raise
         return done
 
+    def works(self) -> bool:
+        """Whether a row can be written now (one is, and taken back, in one transaction)."""
+
+        def probe(now: float) -> None:
+            held = self._insert_hold(now, "probe", 0, "probe", 0.0, "")
+            self._db.execute("DELETE FROM reserved WHERE id = ?", (held,))
+
+        try:
+            with self._lock:
+                self._write(probe)
+        except sqlite3.Error:
+            return False
+        return True
+
     def _settle_lapsed(self, now: float) -> None:
         """Reservations whose lease ran out belong to a process that died with their calls in
         flight: each is recorded as spent, uncertain (the service may have charged it), in the

@@ -31,6 +31,7 @@ from profnet_sheets.client.spend import (
     Quote,
     RunStopKind,
     SpendPolicy,
+    StopCause,
     cap_refusal,
 )
 from profnet_sheets.client.store import AnswerStore
@@ -133,7 +134,7 @@ class Shared:
         try:
             return None if cap is None else self.ledger.cap_use(cap, self.service, drawing_on)
         except self.ledger.failures as error:
-            raise self.stopped(ep, self.ledger.cap_failure(error)) from None
+            raise self.stopped(ep, self.ledger.cap_failure(error), cause="ledger") from None
 
     def reserve(
         self,
@@ -197,7 +198,7 @@ class Shared:
                 cap, self.service, credits, ep.name, lease, key, drawing_on
             )
         except self.ledger.failures as error:  # no silent fallback: nothing is held
-            raise self.stopped(ep, self.ledger.cap_failure(error)) from None
+            raise self.stopped(ep, self.ledger.cap_failure(error), cause="ledger") from None
         return Reservation(0, held)
 
     def set_aside(self, credits: int, ep: Endpoint, what: str, budget: Budget) -> int | None:
@@ -223,7 +224,7 @@ class Shared:
             with self.lock:
                 self.spend.end_aside(made)
             if isinstance(error, self.ledger.failures):  # no silent fallback
-                raise self.stopped(ep, self.ledger.cap_failure(error)) from None
+                raise self.stopped(ep, self.ledger.cap_failure(error), cause="ledger") from None
             raise
         with self.lock:
             self.spend.rename_aside(made, held)
@@ -284,11 +285,11 @@ class Shared:
                 self.ledger.give_back(aside)
 
     def stopped(
-        self, ep: Endpoint | None, reason: str, *, cache_failed: bool = False
+        self, ep: Endpoint | None, reason: str, *, cause: StopCause | None = None
     ) -> StoppedBuying:
-        """Stop buying for `reason` (`cache_failed`: the cache itself failed); the error of
-        the call not sent (None: of a quote)."""
-        self.stop_buying(reason, cache_failed=cache_failed)
+        """Stop buying for `reason` (`cause`: what failed, see `SpendPolicy.stop_buying`); the
+        error of the call not sent (None: of a quote)."""
+        self.stop_buying(reason, cause=cause)
         with self.lock:
             return self.spend.stopped_error(ep, reason)
 
@@ -311,7 +312,7 @@ class Shared:
                     self.service, self.api_key.fingerprint, ep.name, charge, released, under_cap
                 )
             except self.ledger.failures as error:  # kept on this machine; the team's is not
-                self.stop_buying(self.ledger.record_failure(error))
+                self.stop_buying(self.ledger.record_failure(error), cause="ledger")
         room = next((it.room for it in reservations if it.room is not None), None)
         with self.lock:
             if room is not None and aside is not None:  # a page read: the room kept longer
@@ -324,11 +325,12 @@ class Shared:
                 sum(it.drawn for it in reservations),
             )
 
-    def stop_buying(self, reason: str, *, cache_failed: bool = False) -> None:
-        """Send nothing more that costs credits, for `reason`, in any run (said once, in the
-        log too): asking again might pay for what cannot be kept or read."""
+    def stop_buying(self, reason: str, *, cause: StopCause | None = None) -> None:
+        """Send nothing more that costs credits, for `reason`, in any run, or (`cause`) until
+        a run finds it works again (said once, in the log too): asking again might pay for
+        what cannot be kept or read."""
         with self.lock:
-            new = self.spend.stop_buying(reason, cache_failed)
+            new = self.spend.stop_buying(reason, cause)
         if new:
             STOPS_LOG.error("profnet-sheets stopped buying: %s", reason)
 
@@ -336,11 +338,28 @@ class Shared:
         """One more answer paid for and not kept (`failure`: why); nothing more is bought."""
         with self.lock:
             why = self.spend.unkept()
-        self.stop_buying(f"{failure}: {why}", cache_failed=True)
+        self.stop_buying(f"{failure}: {why}", cause="cache")
 
     def start_run(self) -> int:
+        """A new run's number; a stop for a cache or a ledger that failed is lifted first
+        when each works again (a probe that pays nothing, `works`)."""
         with self.lock:
-            return self.spend.start_run()
+            run = self.spend.start_run()
+            to_prove = self.spend.to_prove()
+        if to_prove and all(self.works(cause) for cause in sorted(to_prove)):
+            with self.lock:
+                lifted = self.spend.proven(to_prove)
+            if lifted:
+                STOPS_LOG.warning(
+                    "profnet-sheets buys again: the %s works again",
+                    " and the ".join(sorted(to_prove)),
+                )
+        return run
+
+    def works(self, cause: StopCause) -> bool:
+        """Whether what failed (`cause`) works now: an answer kept and read back in the
+        cache, a row written in the ledger (and the team's Redis answering)."""
+        return self.store.works() if cause == "cache" else self.ledger.works()
 
     def stop_runs(self, kind: RunStopKind, reason: str, said: ProfnetError | None = None) -> None:
         """Send nothing more that costs credits in the runs under way (see

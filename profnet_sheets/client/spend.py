@@ -55,6 +55,9 @@ BUDGET_SETTING = "budget=..., PROFNET_BUDGET"  # where a budget is set, as messa
 CAP_SETTING = "PROFNET_SPENDING_CAP"
 
 RunStopKind = Literal["credits", "unreachable", "key"]
+# What failed, for a stop that a later run lifts once it is proven to work again (the
+# driver's probe: nothing paid); any other stop holds for good.
+StopCause = Literal["cache", "ledger"]
 
 
 # -- facts reported by the drivers ----------------------------------------------------------
@@ -355,6 +358,9 @@ class Stops:
     path_said: str = ""  # why the path is not the service's, once it was proven so
     unkept: int = 0  # answers paid for that could not be kept (a re-run pays them)
     cache_failed: bool = False  # the cache itself failed: what it held may not come back
+    # What failed for `stopped`, each to be proven working before a later run buys again
+    # (None: a cause no probe can undo met too; the stop holds for good).
+    lifted_by: frozenset[StopCause] | None = frozenset()
 
     def run_stop(self, run: int | None, kind: RunStopKind) -> RunStop | None:
         """The stop of `kind` that holds for `run`, or None; for None (the client itself,
@@ -627,13 +633,34 @@ class SpendPolicy:
         self.stops.runs += 1
         return self.stops.runs
 
-    def stop_buying(self, reason: str, cache_failed: bool = False) -> bool:
-        """Buy nothing more, in any run, for `reason` (`cache_failed`: the cache itself failed,
-        so what it held may not come back); whether this stop is new (to be said)."""
-        self.stops.cache_failed |= cache_failed
-        if self.stops.stopped is not None:
+    def stop_buying(self, reason: str, cause: StopCause | None = None) -> bool:
+        """Buy nothing more for `reason`: in any run when `cause` is None; with a `cause` (the
+        cache or the ledger failed), until a later run proves it works again (`to_prove`). A
+        cache that failed may not give back what it held. Whether this stop is new (to be
+        said)."""
+        stops = self.stops
+        stops.cache_failed |= cause == "cache"
+        stops.lifted_by = (
+            None if cause is None or stops.lifted_by is None else stops.lifted_by | {cause}
+        )
+        if stops.stopped is not None:
             return False
-        self.stops.stopped = reason
+        stops.stopped = reason
+        return True
+
+    def to_prove(self) -> frozenset[StopCause]:
+        """What a new run must find working before it buys again (nothing: no stop, or one
+        for good)."""
+        lifted_by = self.stops.lifted_by
+        return lifted_by if self.stops.stopped is not None and lifted_by else frozenset()
+
+    def proven(self, causes: frozenset[StopCause]) -> bool:
+        """`causes` were found working again: the stop they made is lifted, unless another
+        stop came meanwhile; whether it was. What was not kept is still counted
+        (`kept_said`)."""
+        if not causes or self.to_prove() != causes:
+            return False
+        self.stops.stopped, self.stops.lifted_by = None, frozenset()
         return True
 
     def stop_runs(self, kind: RunStopKind, reason: str, said: ProfnetError | None = None) -> bool:
@@ -780,6 +807,7 @@ class SpendPolicy:
             f"{ep.name + ': not sent' if ep else 'Nothing sent'}: profnet-sheets stopped buying "
             f"({reason}). {self.kept_said()}; fix that and run again.",
             reason=reason,
+            lifted_by=tuple(sorted(self.to_prove())),
             endpoint=ep.name if ep else None,
         )
 

@@ -13,6 +13,7 @@ import contextlib
 import json
 import logging
 import queue
+import secrets
 import shutil
 import sqlite3
 import sys
@@ -40,6 +41,7 @@ from profnet_sheets.redact import masked_url
 
 LOG = logging.getLogger("profnet_sheets")
 PURGE_EVERY = 86400.0  # seconds: opening a cache purges expired answers at most this often
+PROBE_SECONDS = 60.0  # how long a probe entry (`works`) would live, were it not forgotten
 FORMAT = "json1"  # in file and namespace names: a cache in another format is never read as this
 REDACTED = "REDACTED"  # what a secret header reads in a stored answer (requests-cache's word)
 
@@ -199,6 +201,26 @@ class AnswerStore:
                     raise sqlite3.OperationalError(_not_written(self.where))
         except self.failures as error:
             raise self._failure("write to", error) from None
+
+    def works(self) -> bool:
+        """Whether an answer can be claimed, kept and read back now: a probe entry, forgotten
+        after; nothing is paid (what lifts a stop for a cache that failed)."""
+        from requests_cache.models.response import CachedResponse
+
+        probe = CallKey("probe", "", "probe", secrets.token_hex(8))
+        expires = datetime.now(UTC) + timedelta(seconds=PROBE_SECONDS)
+        failing: tuple[type[BaseException], ...] = (StoreError, *self.failures)
+        try:
+            with self.claim(probe), self._lent() as cache:
+                cache.responses[probe.digest] = CachedResponse(status_code=204, expires=expires)
+                sqlite = isinstance(self.where, Path)
+                kept = _written(cache, probe, expires) if sqlite else True
+                kept = kept and cache.responses.get(probe.digest) is not None
+                cache.delete(probe.digest)
+        except failing as error:
+            LOG.debug("the cache at %s does not work yet: %s", self.described(), error)
+            return False
+        return kept
 
     def _redacted(self, response: requests.Response, expires: datetime) -> Any:
         """`response` as requests-cache keeps it, the profile's secret headers (the key's, by

@@ -257,6 +257,14 @@ class TeamLedger:
         counted_here = Charge(sure=mine[SURE], maybe=mine[MAYBE])
         return forgotten_by_team(told.told, counted_here, telling)
 
+    def works(self) -> bool:
+        """Whether this machine's ledger takes a row and the team's Redis answers now."""
+        try:
+            self.redis.ping()
+        except self.failures:
+            return False
+        return self.local.works()
+
     def retell(self) -> dict[str, int]:
         """Count again in the team's Redis what this machine told it it spent and it forgot
         (a Redis restarted without persistence), in the day, the month and the whole of the

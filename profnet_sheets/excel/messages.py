@@ -17,6 +17,7 @@ from profnet_sheets.errors import (
     ProfnetError,
     SearchError,
     ServiceUnreachable,
+    StoppedBuying,
     TransportError,
     Unauthorized,
 )
@@ -133,6 +134,8 @@ def _explain(error: BaseException, host: Host) -> str:
         and not error.may_have_been_charged
     ):  # nothing was sent: as a row's error says it (batch.marks.error_text)
         return unreachable(host)
+    if isinstance(error, StoppedBuying):
+        return stopped_buying(error, host)
     if isinstance(error, ProfnetError):  # the service or the network failed
         return service_failed(str(error))
     log.error("unexpected error in a PROFNET formula", exc_info=error)
@@ -157,6 +160,26 @@ def _over_a_limit(error: BudgetExceeded, host: Host) -> str:
     return (
         f"{needs} budget of this Excel session leaves {error.left}: nothing was sent. Raise "
         f"{BUDGET_KEY} ({remedy.settings}), {remedy.restart}"
+    )
+
+
+# What a stop that a later recalculation may lift says failed (StoppedBuying.lifted_by).
+_FAILED = {"cache": "the cache", "ledger": "the spending ledger"}
+
+
+def stopped_buying(error: StoppedBuying, host: Host) -> str:
+    """A formula not sent because buying stopped: for a cache or a ledger that failed, that
+    formulas try it again and buy once it works; otherwise what to fix before a restart.
+    What to do comes before the reason, which a long one may cut."""
+    failed = " and ".join(_FAILED.get(it, it) for it in error.lifted_by)
+    if failed:
+        return (
+            f"{failed} failed: nothing was sent. Formulas try it again {STOP_HOLD:g} s after "
+            f"this, and buy again once it works ({error.reason})"
+        )
+    return (
+        f"buying stopped: nothing was sent. Fix what stopped it, {REMEDIES[host].restart} "
+        f"({error.reason})"
     )
 
 

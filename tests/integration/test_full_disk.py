@@ -11,7 +11,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from profnet_sheets.batch.workflow import EXIT_STOPPED
+from profnet_sheets import Client
+from profnet_sheets.batch.workflow import EXIT_STOPPED, Enrichment
 from profnet_sheets.sandbox import start_sandbox
 from tests.integration.conftest import cli_env, run_cli
 from tests.tools import missing_tool
@@ -159,3 +160,34 @@ def test_a_searchs_results_that_cannot_be_written_say_what_was_paid_and_how_to_g
     assert f"this search: {paid} credits" in said
     assert "the search's results are cached: run again with --request-id" in said
     assert "and another --out, free" in said
+
+
+@pytest.mark.parametrize("small_disk", ["256k"], indirect=True)
+def test_a_later_run_buys_nothing_while_the_disk_is_full_and_buys_again_once_freed(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    """One client kept for hours (Excel, a notebook): a later run is no longer stopped for
+    good by a cache that failed, but it buys only once a probe entry is kept and read back
+    (decision 520): a disk still full pays nothing, a disk with room buys again."""
+    filler = small_disk / "filler"
+    filler.write_bytes(b"\0" * 96 * 1024)
+    rows = pl.DataFrame({"Site": [f"later{n}.io" for n in range(ROWS * 4)]})
+    with start_sandbox(api_keys=(KEY,), credits=1_000_000, seed=3) as sandbox:
+        client = Client(
+            api_key=KEY,
+            base_url=sandbox.base_url,
+            cache=str(small_disk / "answers.sqlite"),
+            cache_dir=tmp_path / "home",
+            concurrency=1,
+        )
+        with client:
+            _, first = Enrichment(client, rows, "Site", "company").run()
+            assert first.ending == "stopped"
+            paid = sandbox.charged(KEY)
+            _, still = Enrichment(client, rows, "Site", "company").run()
+            assert still.ending == "stopped"
+            assert sandbox.charged(KEY) == paid, "the disk still full: nothing paid"
+            filler.unlink()
+            _, freed = Enrichment(client, rows, "Site", "company").run()
+            assert sandbox.charged(KEY) > paid + 1, "room again: buying again"
+            assert freed.done > 0

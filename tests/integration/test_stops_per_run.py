@@ -178,10 +178,11 @@ def test_a_later_enrichment_reaches_the_service_once_it_is_back(
             assert sandbox.calls(POOR, "get-company-details") == 30
 
 
-def test_a_store_failure_still_stops_every_later_run(
+def test_a_store_failure_stops_every_later_run_until_the_cache_works_again(
     killable_redis: RedisServer, tmp_path: Path
 ) -> None:
-    """Buying again could pay for answers that cannot be kept: that stop is the client's."""
+    """Buying again could pay for answers that cannot be kept: a later run buys again only
+    once the cache is proven to work (a probe entry kept and read back, nothing paid)."""
     with start_sandbox(api_keys=(POOR,), credits=100) as sandbox:
         client = Client(
             api_key=POOR, base_url=sandbox.base_url, cache=killable_redis.url, cache_dir=tmp_path
@@ -195,3 +196,40 @@ def test_a_store_failure_still_stops_every_later_run(
             _, outcome = Enrichment(client, domains(3), "website", "company").run()
             assert outcome.ending == "stopped"
             assert sandbox.calls(POOR, "get-company-details") == paid, "the later run sent nothing"
+            killable_redis.restart()  # back, empty
+            _, again = Enrichment(client, domains(3), "website", "company").run()
+            assert (again.ending, again.done) == (None, 3)
+            assert sandbox.calls(POOR, "get-company-details") == paid + 3
+
+
+def test_excel_buys_again_once_the_teams_redis_is_back(
+    killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    """A team's review: after a Redis outage, Excel refused every formula until the UDF
+    server was restarted, and said `the service failed`. The cell says the cache failed and
+    that formulas try again; they buy again once the cache works."""
+    clock = Clock()
+    with start_sandbox(api_keys=(POOR,), credits=100) as sandbox:
+        client = Client(
+            api_key=POOR, base_url=sandbox.base_url, cache=killable_redis.url, cache_dir=tmp_path
+        )
+        with client:
+            session.install(client, SessionConfig(budget=None), clock=clock)
+            try:
+                assert formulas.company("up.io", "company_name") == "Up"
+                killable_redis.kill()
+                failed = str(formulas.company("down.io", "company_name"))
+                assert failed.startswith("#PROFNET! the cache failed"), failed
+                assert f"Formulas try it again {STOP_HOLD:g} s after this" in failed
+                sent = sandbox.calls(POOR, "get-company-details")
+                clock.now += STOP_HOLD
+                again = str(formulas.company("down.io", "company_name"))
+                assert again.startswith("#PROFNET! the cache failed"), again
+                assert sandbox.calls(POOR, "get-company-details") == sent, "nothing paid"
+                killable_redis.restart()
+                clock.now += STOP_HOLD
+                name = formulas.company("down.io", "company_name")
+                assert isinstance(name, str)
+                assert not name.startswith("#"), name
+            finally:
+                session.reset()

@@ -28,7 +28,7 @@ from profnet_sheets.client.spend import (
     forgotten_by_team,
 )
 from profnet_sheets.config import SpendingCap
-from profnet_sheets.errors import BudgetExceeded, InsufficientCredits, ProfnetError
+from profnet_sheets.errors import BudgetExceeded, InsufficientCredits, ProfnetError, StoppedBuying
 from profnet_sheets.spec import Endpoint, PriceTable, endpoint
 from tests.clocks import FakeClock
 from tests.money_scenarios import (
@@ -392,12 +392,40 @@ def test_a_cache_that_failed_is_not_said_to_keep_what_it_held() -> None:
     """A store that failed (Redis gone) may not come back with what it held: the words say
     so rather than that a re-run is free."""
     spend = SpendPolicy(PriceTable(), "http://127.0.0.1:9")
-    assert spend.stop_buying("the cache failed", cache_failed=True)
+    assert spend.stop_buying("the cache failed", cause="cache")
     said = spend.kept_said()
     assert "only if the cache comes back with its data" in said
     assert "What was paid is kept" not in said
-    assert not spend.stop_buying("a later failure", cache_failed=False)
+    assert not spend.stop_buying("a later failure")
     assert spend.stops.cache_failed, "once failed, the cache stays in doubt"
+
+
+def test_a_stop_for_a_cache_or_ledger_that_failed_is_lifted_once_each_is_proven() -> None:
+    """Decision 520: a later run buys again once what failed works (the driver's probe); a
+    stop for any other reason met too holds for good, and one met between the probe and its
+    verdict is not lifted by it."""
+    spend = SpendPolicy(PriceTable(), "http://127.0.0.1:9")
+    assert spend.to_prove() == frozenset()
+    assert spend.stop_buying("the cache failed", cause="cache")
+    assert not spend.stop_buying("the team's Redis failed the cap", cause="ledger")
+    both = frozenset({"cache", "ledger"})
+    assert spend.to_prove() == both
+    refused = spend.gate(DETAILS, spend.start_run())
+    assert isinstance(refused, StoppedBuying)
+    assert refused.lifted_by == ("cache", "ledger")
+    assert not spend.proven(frozenset({"cache"})), "the ledger not proven yet"
+    assert spend.proven(both)
+    assert spend.gate(DETAILS, spend.start_run()) is None
+    assert spend.stops.cache_failed, "what the cache held may not have come back"
+
+    assert spend.stop_buying("the cache failed", cause="cache")
+    proving = spend.to_prove()
+    assert not spend.stop_buying("answers not understood")  # meanwhile: for good
+    assert not spend.proven(proving)
+    assert spend.to_prove() == frozenset()
+    refused = spend.gate(DETAILS, spend.start_run())
+    assert isinstance(refused, StoppedBuying)
+    assert refused.lifted_by == ()
 
 
 # Comparisons of credits with what a limit leaves, as they were written before the spend
