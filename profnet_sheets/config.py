@@ -72,6 +72,18 @@ NOT_FOUND_EXPIRY = 86400.0  # a 404 is cached, but for less time than an answer
 NEVER_CACHED = frozenset(name for name, seconds in DEFAULT_EXPIRY.items() if not seconds)
 
 
+# What examples put where the key goes, letters and digits only, lower case ("<YOUR-KEY>").
+_PLACEHOLDERS = frozenset(
+    {"apikey", "yourapikey", "yourkey", "yourtoken", "changeme", "placeholder", "xxx", "xxxx"}
+)
+
+
+def _is_placeholder(value: str) -> bool:
+    """Whether an API key is an example's placeholder (`...`, `YOUR_API_KEY`, `<key>`)."""
+    letters = "".join(it for it in value.lower() if it.isalnum())
+    return not letters or letters in _PLACEHOLDERS
+
+
 class ApiKey:
     """An API key that never shows itself: not in repr, str, logs or tracebacks."""
 
@@ -81,6 +93,11 @@ class ApiKey:
         value = value.strip()
         if not value:
             raise ConfigurationError("The API key is empty: set PROFNET_API_KEY or pass api_key.")
+        if _is_placeholder(value):
+            raise ConfigurationError(
+                f"The API key is {value!r}, a placeholder, not a key: set PROFNET_API_KEY (or "
+                "pass api_key=) to the key of your account."
+            )
         if not (value.isascii() and value.isprintable()):
             # Sent as it is, http.client would refuse it in an error that quotes it in full.
             del value

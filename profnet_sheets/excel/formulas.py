@@ -391,9 +391,9 @@ def companies(request_id: Any, fields: Any = None, header: Any = None) -> Result
 def credits(header: Any = None) -> Result:
     """Credits this Excel session has spent for sure, what its budget leaves (what may have
     been charged counted), and where the data comes from (the SANDBOX's synthetic data when no
-    API key is set); with a team cap (a spending cap on a Redis cache), what it leaves:
-    `team cap: N left`; last, what may have been charged, when any (`+45 possibly spent
-    ...`)."""
+    API key is set); with a spending cap, what it leaves: `spending cap: N left`, or `team
+    cap: N left` for a team's (on a Redis cache); last, what may have been charged, when any
+    (`+45 possibly spent ...`)."""
     client = session.current().client
     spent, maybe = client.budget.spent, client.budget.uncertain
     values: list[cells.CellValue] = [
@@ -402,10 +402,11 @@ def credits(header: Any = None) -> Result:
         session.data_source(client),
     ]
     top: list[cells.CellValue] = ["credits spent", "budget left", "data"]
-    team_left = client.quote(0).team_cap_left
-    if team_left is not None:  # where a sheet set up for a team cap reads it, always
-        values.append(f"team cap: {team_left} left")
-        top.append("team cap")
+    quote = client.quote(0)
+    if quote.cap_left is not None:  # where a sheet set up for a cap reads it, always
+        mine = quote.team_cap_left is None
+        values.append(f"{'spending' if mine else 'team'} cap: {quote.cap_left} left")
+        top.append("spending cap" if mine else "team cap")
     if maybe:
         values.append(f"+{maybe} possibly spent (answers lost after they went out)")
         top.append("possibly spent")

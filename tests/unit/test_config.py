@@ -34,6 +34,14 @@ def test_no_key_and_no_base_url_means_the_sandbox(tmp_path: Path) -> None:
     assert not Settings.load(config_path=tmp_path / "n.toml", environ={}, api_key="k").uses_sandbox
 
 
+@pytest.mark.parametrize("placeholder", ["...", "…", "YOUR_API_KEY", "<your-key>", "xxxx"])
+def test_an_examples_placeholder_is_refused_before_it_is_sent(placeholder: str) -> None:
+    """A new user's review: `Client(api_key="...")`, the docs' example as written, sent the
+    placeholder to the service."""
+    with pytest.raises(ConfigurationError, match="a placeholder, not a key: set PROFNET_API_KEY"):
+        ApiKey(placeholder)
+
+
 def test_the_key_is_never_shown() -> None:
     key = ApiKey("super-secret-value")
     settings = Settings(api_key=key)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -546,3 +547,20 @@ def test_credits_say_when_the_data_is_the_sandboxs(excel: Excel) -> None:
         assert SANDBOX_NOTICE.startswith("SANDBOX: synthetic data")
     finally:
         sandboxed.close()
+
+
+def test_credits_say_what_a_spending_cap_of_this_machine_leaves(tmp_path: Path) -> None:
+    """A new user's review: `PROFNET_CREDITS()` said what a team's cap leaves, never a cap of
+    this machine's own."""
+    from profnet_sheets import Client
+    from profnet_sheets.excel import session
+    from profnet_sheets.excel.session import SessionConfig
+
+    capped = Client(cache="memory", cache_dir=tmp_path, spending_cap="30/day")
+    session.install(capped, SessionConfig(budget=None))
+    try:
+        formulas.company("capped.io", "company_name")
+        top, values = formulas.credits(True)
+        assert (top[3], values[3]) == ("spending cap", "spending cap: 29 left")
+    finally:
+        capped.close()
