@@ -1242,9 +1242,15 @@ def _search_command(kind: SearchKind) -> click.Command:
         ),
         click.Option(
             ["--out", "out"],
-            required=True,
+            default=None,
             callback=_not_empty,
-            help="Results file: .csv, .xlsx or .parquet",
+            help="Results file: .csv, .xlsx or .parquet (not for --dry-run).",
+        ),
+        click.Option(
+            ["--dry-run"],
+            is_flag=True,
+            help="Say what the search can cost and stop: nothing is sent that costs credits "
+            "(exit 3: a limit refuses it).",
         ),
         click.Option(
             ["--timeout"],
@@ -1265,7 +1271,8 @@ def _search_command(kind: SearchKind) -> click.Command:
     ]
 
     def run(**values: object) -> None:
-        out = str(values.pop("out"))
+        given_out, dry_run = values.pop("out"), bool(values.pop("dry_run"))
+        out = str(given_out)
         request_id = values.pop("request_id")
         timeout = float(str(values.pop("timeout")))
         refresh = bool(values.pop("refresh"))
@@ -1284,6 +1291,10 @@ def _search_command(kind: SearchKind) -> click.Command:
                 err=True,
             )
             sys.exit(2)  # a usage error, said in one line; nothing was sent
+        if dry_run:
+            _dry_run_search(kind, filters, request_id, budget, refresh)
+        if given_out is None:
+            raise click.UsageError("Missing option '--out' (only --dry-run goes without it).")
         from profnet_sheets.batch.io import BatchInputError, check_target, write_table
         from profnet_sheets.batch.workflow import EXIT_BUDGET
         from profnet_sheets.errors import BudgetExceeded
@@ -1538,6 +1549,44 @@ class _Forgotten(Exception):  # noqa: N818 - a fact told back to the command, no
     def __init__(self, cost: SearchCost) -> None:
         super().__init__("the search reused is no longer known to the service")
         self.cost = cost
+
+
+def _dry_run_search(
+    kind: SearchKind, filters: dict[str, Any], request_id: object, budget: object, refresh: bool
+) -> NoReturn:
+    """`search ... --dry-run`: what the search can cost, said, and the exit code (3: a limit
+    refuses it); nothing that costs credits is sent (a re-attached search's status is free)."""
+    from profnet_sheets.batch.workflow import EXIT_BUDGET
+    from profnet_sheets.searches.workflow import Search
+
+    own = budget if isinstance(budget, int) else None
+    with _paying_client(budget=own) as client:
+        search = Search(client, kind, budget=own, refresh=refresh)
+        try:
+            if request_id:
+                search.attach(str(request_id))
+                status = search.wait(timeout=0.0)
+                cost = search.unread_cost(status)
+                said, quote = cost.describe(), cost.quote
+            else:
+                dry = search.dry_run(filters)
+                said, quote = dry.describe(), dry.total
+        except SearchTimedOut:
+            click.echo(
+                f"{kind} search {request_id}: not done yet; its results not read yet will "
+                "be paid per result once it is (the search is not paid again).",
+                err=True,
+            )
+            sys.exit(0)
+        except ProfnetError as error:
+            click.echo(f"Error: {_as_options(str(error), search.endpoint)}", err=True)
+            sys.exit(1)
+    click.echo(f"{kind} search: {said}", err=True)
+    refused = None if quote is None else quote.refusal("This search")
+    if refused is not None:
+        click.echo(_as_typed(str(refused)), err=True)
+        sys.exit(EXIT_BUDGET)
+    sys.exit(0)
 
 
 def _start_search(

@@ -72,18 +72,6 @@ NOT_FOUND_EXPIRY = 86400.0  # a 404 is cached, but for less time than an answer
 NEVER_CACHED = frozenset(name for name, seconds in DEFAULT_EXPIRY.items() if not seconds)
 
 
-# What examples put where the key goes, letters and digits only, lower case ("<YOUR-KEY>").
-_PLACEHOLDERS = frozenset(
-    {"apikey", "yourapikey", "yourkey", "yourtoken", "changeme", "placeholder", "xxx", "xxxx"}
-)
-
-
-def _is_placeholder(value: str) -> bool:
-    """Whether an API key is an example's placeholder (`...`, `YOUR_API_KEY`, `<key>`)."""
-    letters = "".join(it for it in value.lower() if it.isalnum())
-    return not letters or letters in _PLACEHOLDERS
-
-
 class ApiKey:
     """An API key that never shows itself: not in repr, str, logs or tracebacks."""
 
@@ -93,11 +81,6 @@ class ApiKey:
         value = value.strip()
         if not value:
             raise ConfigurationError("The API key is empty: set PROFNET_API_KEY or pass api_key.")
-        if _is_placeholder(value):
-            raise ConfigurationError(
-                f"The API key is {value!r}, a placeholder, not a key: set PROFNET_API_KEY (or "
-                "pass api_key=) to the key of your account."
-            )
         if not (value.isascii() and value.isprintable()):
             # Sent as it is, http.client would refuse it in an error that quotes it in full.
             del value
@@ -118,6 +101,12 @@ class ApiKey:
     def fingerprint(self) -> str:
         """A short one-way digest that tells keys apart in the ledger without holding them."""
         return self._fingerprint
+
+    @property
+    def placeholder(self) -> str | None:
+        """The key itself when it is an example's placeholder (`...`, `YOUR_API_KEY`: not
+        secret, said so), else None."""
+        return self._value if is_placeholder_key(self._value) else None
 
     def described(self) -> str:
         """What a user is shown of the key: that it is set, and its fingerprint."""
@@ -695,10 +684,20 @@ def _toml_string(value: str) -> str:
     return '"' + _TOML_ESCAPED.sub(lambda found: f"\\u{ord(found[0]):04x}", value) + '"'
 
 
+# What examples put where the key goes, letters and digits only, lower case ("YOUR_API_KEY").
+_PLACEHOLDERS = frozenset(
+    {"apikey", "yourapikey", "yourkey", "yourtoken", "changeme", "placeholder", "xxx", "xxxx"}
+)
+
+
 def is_placeholder_key(value: str) -> bool:
-    """Whether `value` is the documentation's placeholder for a key (`...`, `<your key>`)."""
+    """Whether `value` is an example's placeholder for a key (`...`, `<your key>`,
+    `YOUR_API_KEY`): nothing but punctuation, a name in angle brackets, or a placeholder's
+    word."""
     value = value.strip()
-    return value in ("...", "\u2026") or (value.startswith("<") and value.endswith(">"))
+    letters = "".join(it for it in value.lower() if it.isalnum())
+    bracketed = value.startswith("<") and value.endswith(">")
+    return not letters or bracketed or letters in _PLACEHOLDERS
 
 
 def config_file(path: Path | str | None = None) -> Path:

@@ -75,6 +75,12 @@ class Shared:
                     "An API key is set but no base URL of the service: set PROFNET_BASE_URL, or "
                     "pass base_url (the address your provider gives with the key)."
                 )
+            if settings.api_key.placeholder is not None:
+                raise ConfigurationError(
+                    f"The API key is {settings.api_key.placeholder.strip()!r}, an example's "
+                    "placeholder, not a key: nothing was sent. Set PROFNET_API_KEY (or pass "
+                    f"api_key=, or run `{command('config --api-key')}`) to your account's key."
+                )
             base_url, key = settings.base_url, settings.api_key  # never revealed here
             service = service_name(base_url)
         self.service = service

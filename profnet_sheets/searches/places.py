@@ -57,6 +57,39 @@ class PlaceNotFoundError(ValueError):
 Chosen = Callable[[str, list[tuple[str, str]]], None]  # (filter, [(label, geo id)]) as chosen
 
 
+def named_places(ep: Endpoint, filters: dict[str, Any]) -> list[str]:
+    """The filters of `ep` given places by name (not all geo ids)."""
+    return [
+        name
+        for name, value in filters.items()
+        if takes_places(ep.param(name))
+        and isinstance(value, list)
+        and not all(str(item).strip().isdigit() for item in value)
+    ]
+
+
+def places_unknown(
+    client: Client, ep: Endpoint, filters: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """`filters` with the place names the cache knows as their geo ids, and the names it does
+    not know (each standing in as geo id 1): nothing is sent. A name the cache says nobody
+    found stands in too (the search itself would not start)."""
+    from profnet_sheets.errors import OfflineMiss
+
+    cached = client.with_options(offline=True)
+    found, unknown = dict(filters), []
+    for name in named_places(ep, filters):
+        ids: list[str] = []
+        for place in filters[name]:
+            try:
+                ids.extend(geo_id for _, geo_id in places(cached, [place]))
+            except (OfflineMiss, ValueError):
+                unknown.append(str(place))
+                ids.append("1")
+        found[name] = ids
+    return found, unknown
+
+
 def places_by_name(
     client: Client, ep: Endpoint, filters: dict[str, Any], chosen: Chosen | None = None
 ) -> dict[str, Any]:
@@ -64,13 +97,7 @@ def places_by_name(
     service takes: each name looked up once (1 credit, cached), each choice told to `chosen`.
     Every other filter is checked first (a place stands in as geo id 1): nothing is paid for a
     search the service would refuse. PlaceNotFoundError names a place nobody found."""
-    named = [
-        name
-        for name, value in filters.items()
-        if takes_places(ep.param(name))
-        and isinstance(value, list)
-        and not all(str(item).strip().isdigit() for item in value)
-    ]
+    named = named_places(ep, filters)
     if not named:
         return filters
     client.prepare(ep.name, {**filters, **{name: ["1"] for name in named}})

@@ -22,7 +22,7 @@ from profnet_sheets.client.jobs import (
 )
 from profnet_sheets.errors import SearchError
 from profnet_sheets.searches.cost import SearchCost, attached_cost, search_cost
-from profnet_sheets.searches.places import Chosen, places_by_name
+from profnet_sheets.searches.places import Chosen, places_by_name, places_unknown
 from profnet_sheets.spec import Endpoint, search_endpoint
 from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.words import counted, spend_said
@@ -31,8 +31,35 @@ if TYPE_CHECKING:
     import polars as pl
 
     from profnet_sheets.client.client import Client
+    from profnet_sheets.client.spend import Quote
 
 Quoted = Callable[[SearchCost], None]  # given the cost before paying (raise: nothing is sent)
+PLACE_LOOKUP = "find-geocode-by-location"  # what a place given by name is looked up with
+
+
+@dataclass(frozen=True)
+class DryRun:
+    """What a search can cost before anything is sent (`Search.dry_run`): its own `cost`,
+    the place names not looked up yet (`places`) and what looking them up costs
+    (`places_credits`: 0 offline), and the whole against the limits (`total`)."""
+
+    cost: SearchCost
+    places: tuple[str, ...]
+    places_credits: int
+    total: Quote
+
+    def describe(self) -> str:
+        """The search's cost in words, then the places' (`Looking up 2 places by name first
+        (Berlin, Paris): 2 credits more, at most 102 credits in all (...)`)."""
+        if not self.places:
+            return self.cost.describe()
+        names = ", ".join(self.places)
+        return (
+            f"{self.cost.describe()} Looking up {counted(len(self.places), 'place')} by name "
+            f"first ({names}): {counted(self.places_credits, 'credit')} more, at most "
+            f"{counted(self.total.credits, 'credit')} in all (the search is quoted as if run "
+            "for the first time with them: one run before is known once they are looked up)."
+        )
 
 
 @dataclass(frozen=True)
@@ -89,6 +116,18 @@ class Search:
         """What starting it with `filters` and reading its results can cost (nothing is sent;
         InvalidParameter when the service would refuse the filters)."""
         return search_cost(self.view, self.kind, filters)
+
+    def dry_run(self, filters: dict[str, Any]) -> DryRun:
+        """What starting it with `filters` can cost, places given by name included, with
+        nothing sent: the names the cache knows are its geo ids; the others are said, with
+        what looking them up costs (the search is quoted with each standing in as a geo id)."""
+        known, unknown = places_unknown(self.view, self.endpoint, filters)
+        lookups = self.view.estimate(
+            [(PLACE_LOOKUP, {"location": name}) for name in dict.fromkeys(unknown)]
+        )
+        cost = self.quote(known)
+        total = self.view.quote(cost.credits + lookups.credits, drawing_on=cost.aside)
+        return DryRun(cost, tuple(dict.fromkeys(unknown)), lookups.credits, total)
 
     def start(self, filters: dict[str, Any], quoted: Quoted | None = None) -> SearchJob:
         """The cost quoted first, to `quoted` (to say it, or ask: an exception raised there
