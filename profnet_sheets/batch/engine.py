@@ -444,6 +444,7 @@ def enrich(
     prefix: str | None = None,
     dry_run: bool = False,
     plan: Plan | None = None,
+    new_run: bool = True,
 ) -> Any:
     """The input table with the kind's fields added, each unique key fetched once.
 
@@ -461,6 +462,9 @@ def enrich(
     lookups a limit or a stop left undone are not done (the bar says them apart: `skipped`).
     `dry_run`: return the cost Plan instead;
     `plan`: a Plan made earlier for the same input (its preview), so it is not made twice.
+    `new_run`: False to go on in the client's run, whose stops (no credits left, the service
+    unreachable) then hold for this call too (Excel's ranges: a recalculation starts a new
+    run itself, once a stop has held a while).
     A DataFrame in gives a DataFrame out, a pandas one a pandas one (its columns, dtypes and
     index untouched); a LazyFrame in gives a LazyFrame out (unique keys are collected with
     the streaming engine; memory grows with them, not with the rows).
@@ -486,7 +490,8 @@ def enrich(
             f"concurrency={shown(concurrency)}: give a whole number of lookups at once, 1 or more"
         )
     concurrency = None if concurrency is None else int(concurrency)
-    client = (client or Client()).with_budget(budget)  # a run of its own (stops: decision 213)
+    # A run of its own (stops: decision 213), unless the caller's goes on.
+    client = (client or Client()).with_budget(budget, new_run=new_run)
     _refuse_bad_option_values(spec, options or {}, client.profile)
     key_cols = list(columns.values())
     grouped = (

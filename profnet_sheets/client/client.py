@@ -290,17 +290,18 @@ class Client:
     def budget(self) -> Budget:
         return self._budget
 
-    def with_budget(self, limit: int | None) -> Client:
+    def with_budget(self, limit: int | None, *, new_run: bool = True) -> Client:
         """A view of this client for a new run (a batch run's, a form action's) with a budget
         of its own within the client's: both limits hold, and the view's `budget.spent` counts
-        only what was spent through it. Caches and ledger are shared (see `new_run`).
+        only what was spent through it. Caches and ledger are shared (see `new_run`; with
+        `new_run=False`, the view stays in this client's run, whose stops hold for it).
         ValueError for a limit that is not a whole number of credits, 0 or more, or None."""
         if limit is not None and not _is_count(limit):
             raise ValueError(
                 f"budget={shown(limit)}: give a whole number of credits, 0 or more (or None: no "
                 "budget of its own)"
             )
-        view = self.new_run()
+        view = self.new_run() if new_run else copy.copy(self)
         view._budget = Budget(None if limit is None else int(limit), within=self._budget)
         return view
 

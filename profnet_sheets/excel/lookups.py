@@ -221,6 +221,7 @@ def plan_many(
         client=session.client,
         options=options,
         dry_run=True,
+        new_run=False,
     )
     return plan
 
@@ -253,6 +254,7 @@ def fetch_many(
         progress=progress,
         prefix=_OUT,
         plan=plan,
+        new_run=False,  # the session's run: a stop holds for ranges as for one cell
     )
     errors = out[_OUT + "error"].to_list()
     records = out.select([_OUT + name for name in fields]).rows()

@@ -117,6 +117,33 @@ def test_an_excel_formula_asks_again_once_the_stop_has_held(
     assert sandbox.calls(POOR, "get-company-details") == sent + 20
 
 
+def test_an_excel_range_asks_again_only_once_the_stop_has_held(
+    poor: tuple[RunningSandbox, Client],
+) -> None:
+    """A new user's review: a range formula asked the service again at once after a 402 (one
+    cell waits STOP_HOLD): a range is one formula of the session's run, as a cell is."""
+    sandbox, client = poor
+    clock = Clock()
+    session.install(client, SessionConfig(budget=None), clock=clock)
+    column = [[f"range{i}.io"] for i in range(6)]
+    first = formulas.company(column, "company_name")
+    assert isinstance(first, list)
+    assert [str(row[0]).startswith("#PROFNET! out of credits") for row in first].count(True) == 3
+    sent = sandbox.calls(POOR, "get-company-details")
+    set_credits(sandbox, 100)
+    again = formulas.company(column, "company_name")
+    assert isinstance(again, list)
+    assert [str(row[0]).startswith("#PROFNET! out of") for row in again].count(True) == 3, (
+        "the rest of that recalculation: the 3 answered come from the cache"
+    )
+    assert sandbox.calls(POOR, "get-company-details") == sent, "nothing sent"
+    clock.now += STOP_HOLD
+    later = formulas.company(column, "company_name")
+    assert isinstance(later, list)
+    assert all(not str(row[0]).startswith("#") for row in later), later
+    assert sandbox.calls(POOR, "get-company-details") == sent + 3
+
+
 def test_a_form_action_asks_again_after_a_top_up(
     poor: tuple[RunningSandbox, Client], tmp_path: Path
 ) -> None:
