@@ -324,7 +324,7 @@ def unusable_cache(error: Exception, settings: Settings) -> ConfigurationError:
     where = getattr(error, "filename", None) or settings.cache or settings.cache_dir
     reason = getattr(error, "strerror", None) or error
     on_disk = getattr(error, "filename", None) or settings.cache_dir
-    free = None if on_disk is None else _free_bytes(Path(str(on_disk)))
+    free = None if on_disk is None else free_bytes(Path(str(on_disk)))
     if free is not None and free < FULL_DISK_BYTES:
         return ConfigurationError(
             f"Cannot keep the cache at {clipped(str(where))}: the disk is full ({free:,} bytes "
@@ -337,7 +337,7 @@ def unusable_cache(error: Exception, settings: Settings) -> ConfigurationError:
     )
 
 
-def _free_bytes(where: Path) -> int | None:
+def free_bytes(where: Path) -> int | None:
     """The free space of the disk holding `where` (its nearest folder that exists); None
     when it cannot be told."""
     for folder in (where, *where.parents):

@@ -200,7 +200,8 @@ class StoppedBuying(ProfnetError):  # noqa: N818
     """The client stopped paying for calls (`reason` says why); nothing was sent, or only the
     attempts before a retry it refused (`possibly_charged`: the credits they may have cost).
     `lifted_by`: what failed ("cache", "ledger"), which a later run finds working before it
-    buys again (empty: the stop holds for the client's life)."""
+    buys again (empty: the stop holds for the client's life). `sent`: this call went out
+    (its answer, or an attempt before, met the stop)."""
 
     def __init__(
         self,
@@ -214,6 +215,7 @@ class StoppedBuying(ProfnetError):  # noqa: N818
         self.reason = reason
         self.lifted_by = lifted_by
         self.possibly_charged = 0
+        self.sent = False
 
 
 class ServiceUnreachable(StoppedBuying):

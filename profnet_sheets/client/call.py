@@ -594,7 +594,7 @@ def _retry_refused(error: ProfnetError, ep: Endpoint, maybe: int) -> ProfnetErro
     )
     error.args = (error.message,)
     if isinstance(error, StoppedBuying):
-        error.possibly_charged = maybe
+        error.possibly_charged, error.sent = maybe, True
     return error
 
 

@@ -351,14 +351,14 @@ class Shared:
         when each works again (a probe that pays nothing, `works`)."""
         with self.lock:
             run = self.spend.start_run()
-            to_prove = self.spend.to_prove()
-        if to_prove and all(self.works(cause) for cause in sorted(to_prove)):
+            proof = self.spend.to_prove()
+        if proof is not None and all(self.works(cause) for cause in sorted(proof.causes)):
             with self.lock:
-                lifted = self.spend.proven(to_prove)
+                lifted = self.spend.proven(proof)
             if lifted:
                 STOPS_LOG.warning(
                     "profnet-sheets buys again: the %s works again",
-                    " and the ".join(sorted(to_prove)),
+                    " and the ".join(sorted(proof.causes)),
                 )
         return run
 

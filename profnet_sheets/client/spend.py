@@ -335,6 +335,15 @@ class InARow:
         return self.count >= self.limit
 
 
+@dataclass(frozen=True)
+class Proof:
+    """What a new run must find working (`causes`) before a stop is lifted, as of the
+    `failures` counted when it was asked."""
+
+    causes: frozenset[StopCause]
+    failures: int
+
+
 @dataclass
 class Stops:
     """Why nothing more is bought: for good (`stopped`), or in the runs under way (no credits
@@ -361,6 +370,7 @@ class Stops:
     # What failed for `stopped`, each to be proven working before a later run buys again
     # (None: a cause no probe can undo met too; the stop holds for good).
     lifted_by: frozenset[StopCause] | None = frozenset()
+    failures: int = 0  # every stop_buying counted: a proof lifts no failure met after it began
 
     def run_stop(self, run: int | None, kind: RunStopKind) -> RunStop | None:
         """The stop of `kind` that holds for `run`, or None; for None (the client itself,
@@ -639,26 +649,31 @@ class SpendPolicy:
         cache that failed may not give back what it held. Whether this stop is new (to be
         said)."""
         stops = self.stops
+        stops.failures += 1
         stops.cache_failed |= cause == "cache"
-        stops.lifted_by = (
-            None if cause is None or stops.lifted_by is None else stops.lifted_by | {cause}
-        )
-        if stops.stopped is not None:
-            return False
-        stops.stopped = reason
-        return True
+        liftable = stops.lifted_by is not None
+        if cause is None or stops.lifted_by is None:
+            stops.lifted_by = None
+        else:
+            stops.lifted_by = stops.lifted_by | {cause}
+        if stops.stopped is None or (cause is None and liftable):  # what holds is said
+            stops.stopped = reason
+            return True
+        return False
 
-    def to_prove(self) -> frozenset[StopCause]:
-        """What a new run must find working before it buys again (nothing: no stop, or one
-        for good)."""
+    def to_prove(self) -> Proof | None:
+        """What a new run must find working before it buys again (None: no stop, or one for
+        good)."""
         lifted_by = self.stops.lifted_by
-        return lifted_by if self.stops.stopped is not None and lifted_by else frozenset()
+        if self.stops.stopped is None or not lifted_by:
+            return None
+        return Proof(lifted_by, self.stops.failures)
 
-    def proven(self, causes: frozenset[StopCause]) -> bool:
-        """`causes` were found working again: the stop they made is lifted, unless another
-        stop came meanwhile; whether it was. What was not kept is still counted
-        (`kept_said`)."""
-        if not causes or self.to_prove() != causes:
+    def proven(self, proof: Proof) -> bool:
+        """What `proof` asked was found working again: the stop is lifted, unless a failure
+        came since the proof was asked (of any cause: the same one again too); whether it
+        was. What was not kept is still counted (`kept_said`)."""
+        if self.to_prove() != proof:
             return False
         self.stops.stopped, self.stops.lifted_by = None, frozenset()
         return True
@@ -763,12 +778,14 @@ class SpendPolicy:
             if charge.maybe
             else "nothing was charged for it"
         )
-        return StoppedBuying(
+        error = StoppedBuying(
             f"{ep.name}: profnet-sheets stopped buying ({reason}). Its answer was not kept; "
             f"{cost}. Fix the base URL and run again.",
             reason=reason,
             endpoint=ep.name,
         )
+        error.possibly_charged, error.sent = charge.maybe, True
+        return error
 
     def read(self, understood: bool) -> str | None:
         """Count a paid answer understood or not; the reason to stop buying once
@@ -807,7 +824,7 @@ class SpendPolicy:
             f"{ep.name + ': not sent' if ep else 'Nothing sent'}: profnet-sheets stopped buying "
             f"({reason}). {self.kept_said()}; fix that and run again.",
             reason=reason,
-            lifted_by=tuple(sorted(self.to_prove())),
+            lifted_by=tuple(sorted(proof.causes)) if (proof := self.to_prove()) else (),
             endpoint=ep.name if ep else None,
         )
 

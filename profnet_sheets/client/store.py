@@ -35,13 +35,14 @@ from profnet_sheets.client.keys import CallKey
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared_redis import open_redis
 from profnet_sheets.client.wal import create, damaged_cache, ensure_wal, remove
-from profnet_sheets.config import Settings
+from profnet_sheets.config import FULL_DISK_BYTES, Settings, free_bytes
 from profnet_sheets.errors import StoreError
 from profnet_sheets.redact import masked_url
 
 LOG = logging.getLogger("profnet_sheets")
 PURGE_EVERY = 86400.0  # seconds: opening a cache purges expired answers at most this often
 PROBE_SECONDS = 60.0  # how long a probe entry (`works`) would live, were it not forgotten
+PROBE_BYTES = 16_384  # a probe entry's body at least: larger than most answers
 FORMAT = "json1"  # in file and namespace names: a cache in another format is never read as this
 REDACTED = "REDACTED"  # what a secret header reads in a stored answer (requests-cache's word)
 
@@ -93,6 +94,7 @@ class AnswerStore:
         self.redis: Any = None
         self.failures = _failures()
         self.secret = _secret_headers(settings.profile.redacted_headers)
+        self.largest = PROBE_BYTES  # the largest answer saved: what a probe must hold
         self.opened: list[Any] = []  # every SQLite backend opened, to close them all
         self.idle: queue.SimpleQueue[Any] = queue.SimpleQueue()  # those no thread holds
         self.cache: Any = self._backend(service)  # SQLiteCache, RedisCache or BaseCache
@@ -193,6 +195,7 @@ class AnswerStore:
         """Keep `response` under `key` for `seconds`, the key header and the profile's extra
         headers redacted; committed when it returns (StoreError when it was not)."""
         expires = datetime.now(UTC) + timedelta(seconds=seconds)
+        self.largest = max(self.largest, len(response.content or b""))
         kept = self._redacted(response, expires)
         try:
             with self._lent() as cache:
@@ -203,17 +206,28 @@ class AnswerStore:
             raise self._failure("write to", error) from None
 
     def works(self) -> bool:
-        """Whether an answer can be claimed, kept and read back now: a probe entry, forgotten
-        after; nothing is paid (what lifts a stop for a cache that failed)."""
+        """Whether answers can be claimed, kept and read back now: a probe entry as large as
+        the largest answer saved, forgotten after, and for a SQLite file a disk that is not
+        full (FULL_DISK_BYTES free: room for more than one answer); nothing is paid (what
+        lifts a stop for a cache that failed)."""
         from requests_cache.models.response import CachedResponse
 
+        sqlite = isinstance(self.where, Path)
+        free = free_bytes(Path(self.where)) if sqlite else None
+        if free is not None and free < FULL_DISK_BYTES:
+            return False
         probe = CallKey("probe", "", "probe", secrets.token_hex(8))
         expires = datetime.now(UTC) + timedelta(seconds=PROBE_SECONDS)
+        body = b'{"probe": "' + b"x" * self.largest + b'"}'
         failing: tuple[type[BaseException], ...] = (StoreError, *self.failures)
         try:
             with self.claim(probe), self._lent() as cache:
-                cache.responses[probe.digest] = CachedResponse(status_code=204, expires=expires)
-                sqlite = isinstance(self.where, Path)
+                cache.responses[probe.digest] = CachedResponse(
+                    content=body,
+                    status_code=204,
+                    expires=expires,
+                    headers=CaseInsensitiveDict({"Content-Type": "application/json"}),
+                )
                 kept = _written(cache, probe, expires) if sqlite else True
                 kept = kept and cache.responses.get(probe.digest) is not None
                 cache.delete(probe.digest)

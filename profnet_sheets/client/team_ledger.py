@@ -174,6 +174,16 @@ class TeamLedger:
             self._retold = False
             LOG.debug("the team's Redis %s could not be told again: %s", self.where, error)
 
+    def _retell_once(self) -> bool:
+        """Retell (`_retell_said`) at this process's first reservation or hold, and again at
+        the next after one failed (what a Redis restarted empty forgot, counted again);
+        whether it retold now. Raises Redis's error."""
+        if self._retold:
+            return False
+        self._retell_said()
+        self._retold = True
+        return True
+
     def _retell_said(self) -> None:
         """`retell`, said in the log when Redis had forgotten some of this machine's spend."""
         retold = self.retell()
@@ -464,9 +474,7 @@ class TeamLedger:
         room for `credits`, in one optimistic transaction (WATCH / MULTI, repeated when another
         machine wrote meanwhile); raise the cap's BudgetExceeded otherwise. `source`: the
         credits set aside as `drawing_on`, when they still are (renewed)."""
-        if not self._retold:  # once: what a Redis restarted empty forgot, counted again
-            self._retell_said()
-            self._retold = True
+        retold_now = self._retell_once()
         refused = None
         told_at = 0
 
@@ -495,7 +503,8 @@ class TeamLedger:
             pipe.hset(key, field, json.dumps(value))
 
         results = self.redis.transaction(attempt)
-        self._known_there(results[told_at])
+        if not retold_now:  # a new machine's first call: told a moment ago
+            self._known_there(results[told_at])
         if refused is not None:
             raise refused
 
@@ -545,13 +554,15 @@ class TeamLedger:
         leaves it held here only: no cap to keep, the call is made."""
         reservation = secrets.randbits(62)
         with contextlib.suppress(*self.failures):
+            retold_now = self._retell_once()
             now = self._now(self.redis)
             hold = self._hold(now, credits, endpoint, lease, key)
             with self.redis.pipeline(transaction=False) as pipe:
                 pipe.hset(self.held_key, str(reservation), json.dumps(hold))
                 told_at = self._tell_cap(pipe, now, self.cap)
                 results = pipe.execute()
-            self._known_there(results[told_at])
+            if not retold_now:
+                self._known_there(results[told_at])
         try:
             return self.local.hold(service, credits, endpoint, lease, key, reservation)
         except BaseException:  # not held here: not held at all (the call is not made)

@@ -23,7 +23,7 @@ from profnet_sheets.errors import (
 )
 from profnet_sheets.excel.cells import error_text
 from profnet_sheets.excel.session import BUDGET_KEY, OFFLINE_KEY, STOP_HOLD, Host, current_host
-from profnet_sheets.words import command
+from profnet_sheets.words import command, counted
 
 log = logging.getLogger("profnet_sheets.excel")
 
@@ -168,19 +168,24 @@ _FAILED = {"cache": "the cache", "ledger": "the spending ledger"}
 
 
 def stopped_buying(error: StoppedBuying, host: Host) -> str:
-    """A formula not sent because buying stopped: for a cache or a ledger that failed, that
-    formulas try it again and buy once it works; otherwise what to fix before a restart.
-    What to do comes before the reason, which a long one may cut."""
+    """A formula that buying stopped for: for a cache or a ledger that failed, that formulas
+    try it again and buy once it works; otherwise what to fix before a restart. Whether it
+    went out, and what it may have cost, first; the reason, which a long one may cut, last."""
+    sent = "nothing was sent"
+    if error.sent:
+        sent = "it went out, and its answer was not kept"
+    if error.possibly_charged:
+        sent = (
+            f"it went out and may have been charged ({counted(error.possibly_charged, 'credit')}"
+            ", counted as possibly spent)"
+        )
     failed = " and ".join(_FAILED.get(it, it) for it in error.lifted_by)
     if failed:
         return (
-            f"{failed} failed: nothing was sent. Formulas try it again {STOP_HOLD:g} s after "
-            f"this, and buy again once it works ({error.reason})"
+            f"{failed} failed: {sent}. Formulas try it again {STOP_HOLD:g} s after this, and "
+            f"buy again once it works ({error.reason})"
         )
-    return (
-        f"buying stopped: nothing was sent. Fix what stopped it, {REMEDIES[host].restart} "
-        f"({error.reason})"
-    )
+    return f"buying stopped: {sent}. Fix what stopped it, {REMEDIES[host].restart} ({error.reason})"
 
 
 def out_of_credits(detail: str) -> str:

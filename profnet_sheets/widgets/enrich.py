@@ -11,7 +11,7 @@ import polars as pl
 from profnet_sheets.batch import KINDS, kind_named
 from profnet_sheets.batch.columns import choose_column as likely_column
 from profnet_sheets.batch.columns import key_candidates
-from profnet_sheets.batch.frames import as_polars
+from profnet_sheets.batch.frames import as_polars, like_input
 from profnet_sheets.batch.io import CSV_SUFFIXES, PARQUET_SUFFIXES, XLSX_SUFFIXES, read_table
 from profnet_sheets.batch.workflow import Enrichment
 from profnet_sheets.client.client import Client
@@ -43,7 +43,8 @@ class EnrichForm(Form):
         self.client = client or Client()
         self.source: pl.DataFrame | None = None
         self.source_path: Path | None = None  # the file it was read from, if read from one
-        self.result: pl.DataFrame | None = None
+        self.enriched: pl.DataFrame | None = None  # the last run's table, as shown and exported
+        self.given: Any = None  # the DataFrame given (`use`), to hand the result back alike
         self.feedback = Feedback()
         self.path = w.Text(
             placeholder="a .csv, .xlsx or .parquet file", layout=w.Layout(width="24em")
@@ -70,7 +71,7 @@ class EnrichForm(Form):
         self.table = classed(w.HTML(), "profnet-results")
         self.export = ExportPanel(
             "enriched",
-            lambda: self.result,
+            lambda: self.enriched,
             self.feedback,
             kept=lambda: self.source.columns if self.source is not None else (),
             loaded_from=lambda: self.source_path,
@@ -118,7 +119,8 @@ class EnrichForm(Form):
         """Enrich this table (a polars or pandas DataFrame)."""
         data = as_polars(frame)
         source = data.collect() if isinstance(data, pl.LazyFrame) else data
-        self.source, self.result, self.source_path = source, None, None
+        self.source, self.enriched, self.source_path = source, None, None
+        self.given = frame
         self.loaded.value = message(
             f"{name}: {counted(source.height, 'row')}, {counted(source.width, 'column')}."
         )
@@ -133,6 +135,16 @@ class EnrichForm(Form):
         path = Path(self.path.value.strip()).expanduser()
         self.use(read_table(path), path.name)
         self.source_path = path
+
+    @property
+    def result(self) -> Any:
+        """The enriched table (None before a run), as the table was given: a pandas
+        DataFrame for a pandas one (its index and dtypes kept, the new columns beside), else
+        polars."""
+        if self.enriched is None or self.source is None:
+            return self.enriched
+        added = [name for name in self.enriched.columns if name not in self.source.columns]
+        return like_input(self.given, self.enriched, added)
 
     def _uploaded(self) -> None:
         files = self.upload.value
@@ -161,7 +173,7 @@ class EnrichForm(Form):
         return {name: value for name, value in values.items() if value is not None}
 
     def _idle(self) -> None:
-        self.export.enable(self.result is not None)
+        self.export.enable(self.enriched is not None)
         self._enable_paid()
 
     def _enable_paid(self) -> None:
@@ -218,7 +230,7 @@ class EnrichForm(Form):
     def _run(self) -> None:
         source = self._ready()
         try:
-            self.result = run_enrichment(
+            self.enriched = run_enrichment(
                 self.client,
                 source,
                 self.column.value,
@@ -230,4 +242,4 @@ class EnrichForm(Form):
             )
         finally:  # what is cached now, and what the limits leave, are not what they were
             self._clear_cost()
-        self.table.value = frame_html(self.result, ("row", "rows"))
+        self.table.value = frame_html(self.enriched, ("row", "rows"))

@@ -162,15 +162,18 @@ def test_a_searchs_results_that_cannot_be_written_say_what_was_paid_and_how_to_g
     assert "and another --out, free" in said
 
 
-@pytest.mark.parametrize("small_disk", ["256k"], indirect=True)
+@pytest.mark.parametrize("small_disk", ["2m"], indirect=True)
 def test_a_later_run_buys_nothing_while_the_disk_is_full_and_buys_again_once_freed(
     small_disk: Path, tmp_path: Path
 ) -> None:
     """One client kept for hours (Excel, a notebook): a later run is no longer stopped for
-    good by a cache that failed, but it buys only once a probe entry is kept and read back
-    (decision 520): a disk still full pays nothing, a disk with room buys again."""
-    filler = small_disk / "filler"
-    filler.write_bytes(b"\0" * 96 * 1024)
+    good by a cache that failed, but it buys only once a probe entry as large as an answer is
+    kept and read back, on a disk with room (decision 520): a disk still full, or freed by a
+    few KiB only (a review: each such run bought answers it could not keep), pays nothing; a
+    disk with room buys again."""
+    big, small = small_disk / "big-filler", small_disk / "small-filler"
+    big.write_bytes(b"\0" * (1_700 * 1024))
+    small.write_bytes(b"\0" * (16 * 1024))
     rows = pl.DataFrame({"Site": [f"later{n}.io" for n in range(ROWS * 4)]})
     with start_sandbox(api_keys=(KEY,), credits=1_000_000, seed=3) as sandbox:
         client = Client(
@@ -178,16 +181,21 @@ def test_a_later_run_buys_nothing_while_the_disk_is_full_and_buys_again_once_fre
             base_url=sandbox.base_url,
             cache=str(small_disk / "answers.sqlite"),
             cache_dir=tmp_path / "home",
-            concurrency=1,
+            concurrency=4,
         )
         with client:
             _, first = Enrichment(client, rows, "Site", "company").run()
             assert first.ending == "stopped"
-            paid = sandbox.charged(KEY)
+            paid, unkept = sandbox.charged(KEY), client.unkept
+            assert 0 < unkept <= 4
             _, still = Enrichment(client, rows, "Site", "company").run()
             assert still.ending == "stopped"
-            assert sandbox.charged(KEY) == paid, "the disk still full: nothing paid"
-            filler.unlink()
+            small.unlink()  # a few KiB free: not room for a run's answers
+            _, little = Enrichment(client, rows, "Site", "company").run()
+            assert little.ending == "stopped"
+            assert (sandbox.charged(KEY), client.unkept) == (paid, unkept), "nothing paid"
+            big.unlink()
             _, freed = Enrichment(client, rows, "Site", "company").run()
             assert sandbox.charged(KEY) > paid + 1, "room again: buying again"
             assert freed.done > 0
+            assert client.unkept - unkept <= 4, "until the disk is full again, at most"

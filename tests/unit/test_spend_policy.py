@@ -396,36 +396,43 @@ def test_a_cache_that_failed_is_not_said_to_keep_what_it_held() -> None:
     said = spend.kept_said()
     assert "only if the cache comes back with its data" in said
     assert "What was paid is kept" not in said
-    assert not spend.stop_buying("a later failure")
+    assert spend.stop_buying("a later failure"), "a stop for good after it: said"
     assert spend.stops.cache_failed, "once failed, the cache stays in doubt"
 
 
 def test_a_stop_for_a_cache_or_ledger_that_failed_is_lifted_once_each_is_proven() -> None:
     """Decision 520: a later run buys again once what failed works (the driver's probe); a
-    stop for any other reason met too holds for good, and one met between the probe and its
-    verdict is not lifted by it."""
+    stop for any other reason met too holds for good (and is the one said), and a failure met
+    between the probe and its verdict, of the same cause too, is not lifted by it."""
     spend = SpendPolicy(PriceTable(), "http://127.0.0.1:9")
-    assert spend.to_prove() == frozenset()
+    assert spend.to_prove() is None
     assert spend.stop_buying("the cache failed", cause="cache")
     assert not spend.stop_buying("the team's Redis failed the cap", cause="ledger")
-    both = frozenset({"cache", "ledger"})
-    assert spend.to_prove() == both
+    proof = spend.to_prove()
+    assert proof is not None
+    assert proof.causes == frozenset({"cache", "ledger"})
     refused = spend.gate(DETAILS, spend.start_run())
     assert isinstance(refused, StoppedBuying)
     assert refused.lifted_by == ("cache", "ledger")
-    assert not spend.proven(frozenset({"cache"})), "the ledger not proven yet"
-    assert spend.proven(both)
+    assert spend.proven(proof)
     assert spend.gate(DETAILS, spend.start_run()) is None
     assert spend.stops.cache_failed, "what the cache held may not have come back"
 
     assert spend.stop_buying("the cache failed", cause="cache")
     proving = spend.to_prove()
-    assert not spend.stop_buying("answers not understood")  # meanwhile: for good
-    assert not spend.proven(proving)
-    assert spend.to_prove() == frozenset()
+    assert proving is not None
+    assert not spend.stop_buying("the cache failed again", cause="cache")  # while probing
+    assert not spend.proven(proving), "a failure after the probe began is not lifted by it"
+    assert spend.to_prove() is not None
+
+    assert spend.stop_buying("answers not understood"), "what holds now is said"
+    assert spend.to_prove() is None
     refused = spend.gate(DETAILS, spend.start_run())
     assert isinstance(refused, StoppedBuying)
     assert refused.lifted_by == ()
+    assert refused.reason == "answers not understood", "the stop that holds is named"
+    assert not spend.stop_buying("the cache failed later", cause="cache")
+    assert spend.stops.stopped == "answers not understood"
 
 
 # Comparisons of credits with what a limit leaves, as they were written before the spend

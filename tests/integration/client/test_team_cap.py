@@ -761,6 +761,7 @@ def test_a_call_with_no_cap_is_held_in_the_team_too_and_its_hold_hides_nothing_f
     service = f"svc-{uuid.uuid4().hex[:8]}"
     here = TeamLedger(Ledger(None), redis.Redis.from_url(redis_url), service, "ash", redis_url)
     capped = TeamLedger(Ledger(None), redis.Redis.from_url(redis_url), service, "oak", redis_url)
+    here.release(here.hold(service, 1, DETAILS, 600.0, ""))  # its first: retold once
     here.record(service, "", DETAILS, 5, 5)
     forget_spend(redis_url, service)
     flying = here.hold(service, 4, DETAILS, 600.0, "")
@@ -865,3 +866,29 @@ def test_machines_running_when_the_teams_redis_restarts_empty_count_their_spend_
         assert answered == 20 - 11 - 5, "the notebook's 11 and its own 5 counted"
         assert laptop.quote(0).cap_left == 0
     assert sandbox.charged(KEY) == 20
+
+
+def test_a_retell_that_failed_is_tried_again_at_the_next_hold_of_a_machine_with_no_cap(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review of decision 519: a machine with no cap whose retell failed (Redis refused
+    it a moment) never told its spend again until it restarted, and the team paid 30 of 20.
+    Its next hold tries again."""
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    here = TeamLedger(Ledger(None), redis.Redis.from_url(redis_url), service, "ash", redis_url)
+    here.release(here.hold(service, 1, DETAILS, 600.0, ""))  # its first hold: told once
+    here.record(service, "", DETAILS, 10, 10)
+    for key in redis.Redis.from_url(redis_url).scan_iter(f"profnet:team-spend:{service}:*"):
+        redis.Redis.from_url(redis_url).delete(key)  # restarted empty
+    real, failing = here.retell, [True]
+
+    def retell_failing_once() -> dict[str, int]:
+        if failing.pop() if failing else False:
+            raise redis.ConnectionError("refused a moment")
+        return real()
+
+    monkeypatch.setattr(here, "retell", retell_failing_once)
+    here.release(here.hold(service, 1, DETAILS, 600.0, ""))
+    assert here.unrecorded() == 10, "not told: the retell failed"
+    here.release(here.hold(service, 1, DETAILS, 600.0, ""))
+    assert here.unrecorded() == 0, "told at the next hold"

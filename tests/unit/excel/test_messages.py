@@ -98,3 +98,22 @@ def test_a_service_never_reached_reads_alike_in_one_cell_and_a_range_in_each_hos
     assert lite == row_message(row_error(refused), "lite")
     assert "profnet-sheets" not in lite
     assert "PROFNET_BASE_URL (xlwings Lite > Environment Variables, scope Local)" in lite
+
+
+def test_a_stop_says_whether_the_call_went_out_and_what_it_may_have_cost() -> None:
+    """A review of decision 520: a cell said `nothing was sent` for a call whose attempt went
+    out before the cache failed (1 credit possibly spent), and for a call whose answer proved
+    the base URL wrong."""
+    waiting = errors.StoppedBuying("not sent", reason="could not read", lifted_by=("cache",))
+    said = message_for(waiting, "desktop")
+    assert said.startswith("#PROFNET! the cache failed: nothing was sent. Formulas try it again")
+    retried = errors.StoppedBuying("its retry not sent", reason="disk full", lifted_by=("cache",))
+    retried.possibly_charged, retried.sent = 1, True
+    said = message_for(retried, "desktop")
+    assert "the cache failed: it went out and may have been charged (1 credit, counted as " in said
+    wrong = errors.StoppedBuying("not the service", reason="a gateway at a wrong path")
+    wrong.sent = True
+    said = message_for(wrong, "desktop")
+    assert said.startswith("#PROFNET! buying stopped: it went out, and its answer was not kept.")
+    assert "restart the UDF server" in said
+    assert said.endswith("(a gateway at a wrong path)")
