@@ -103,8 +103,8 @@ def test_a_pandas_frame_and_cancel_keeps_what_is_done(
     form.join(30)
     assert form.feedback.status_text.startswith("Cancelled: the lookups done are kept")
     assert form.bar.style == "danger"
-    assert form.result is not None
-    errors = form.result["company_error"].to_list()
+    assert form.enriched is not None
+    errors = form.enriched["company_error"].to_list()
     done = sum(error is None for error in errors)
     assert 8 <= done < 60
     assert errors.count(INTERRUPTED) == 60 - done
@@ -115,8 +115,10 @@ def test_a_pandas_frame_and_cancel_keeps_what_is_done(
     # Lookups in flight when Cancel was pressed were paid and cached, though not shown yet.
     assert done <= fresh.charged(endpoint="get-company-details") <= done + 8
     form.run(wait=True)
-    assert form.result is not None
-    assert form.result["company_error"].null_count() == 60
+    assert isinstance(form.result, pd.DataFrame), "a pandas table in, a pandas table out"
+    assert form.result["company_error"].isna().all()
+    assert list(form.result.columns[:2]) == ["domain", "company_name"]
+    assert isinstance(form.enriched, pl.DataFrame), "what the form shows and exports"
     assert fresh.charged(endpoint="get-company-details") == 60, "running again pays only the rest"
 
 
