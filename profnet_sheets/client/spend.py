@@ -1006,3 +1006,21 @@ class Estimate:
     @property
     def within_budget(self) -> bool:
         return self.quote.within
+
+    def summary(self) -> str:
+        """`5 calls: 4 distinct, 1 already cached (free), 3 to fetch; at most 3 credits`,
+        then what the limits say of it (the budget left, or the one that leaves too little)."""
+        short = self.quote.short
+        if short is not None:
+            limits = f"; {short.preview()}"
+        else:
+            left = self.quote.budget_left
+            limits = "" if left is None else f"; budget left {left}"
+        return (
+            f"{counted(self.calls, 'call')}: {self.unique:,} distinct, {self.cached:,} already "
+            f"cached (free), {self.to_fetch:,} to fetch; at most "
+            f"{counted(self.credits, 'credit')}{limits}"
+        )
+
+    def __str__(self) -> str:
+        return self.summary()

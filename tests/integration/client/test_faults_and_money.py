@@ -232,6 +232,10 @@ def test_estimate_knows_what_the_cache_holds(
     assert (estimate.calls, estimate.unique, estimate.cached) == (4, 3, 1)
     assert estimate.credits == 1 + 50 + 10, "a search: its creation, and its 10 results at most"
     assert estimate.within_budget
+    assert str(estimate) == (
+        "4 calls: 3 distinct, 1 already cached (free), 2 to fetch; at most 61 credits; budget "
+        "left 99"
+    ), "printed in a notebook: a sentence"
     assert fresh.calls(endpoint="get-company-details") == 1
     assert KEY not in repr(estimate)
 
