@@ -26,7 +26,13 @@ from profnet_sheets.client.account import service_name
 from profnet_sheets.client.embedded import NOTICE
 from profnet_sheets.client.ledger import TELLING_KEPT, Holds, Ledger
 from profnet_sheets.client.spend import Charge
-from profnet_sheets.client.team_ledger import MachineSpend, TeamLedger, TeamSpendTable, period_keys
+from profnet_sheets.client.team_ledger import (
+    SERVER_CLOCK_FOR,
+    MachineSpend,
+    TeamLedger,
+    TeamSpendTable,
+    period_keys,
+)
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.excel import formulas, session
 from profnet_sheets.excel.session import SessionConfig
@@ -466,11 +472,12 @@ def test_profnet_credits_says_what_the_team_cap_leaves(
         client.close()
 
 
-def test_a_reservation_asks_the_teams_redis_six_times(killable_redis: RedisServer) -> None:
-    """TIME; one WATCH of the held reservations, what is set aside and the period's spend;
-    HGETALL three times (the holds, what is set aside: kept apart, decision 466; the period's
-    spend by machine, decision 494); MULTI, HSET (the reservation; the machine's cap, told the
-    team), EXEC in one: 6 round trips."""
+def test_a_reservation_asks_the_teams_redis_five_times(killable_redis: RedisServer) -> None:
+    """One WATCH of the held reservations, what is set aside and the period's spend; HGETALL
+    three times (the holds, what is set aside: kept apart, decision 466; the period's spend
+    by machine, decision 494); MULTI, HSET (the reservation; the machine's cap, told the
+    team), EXEC in one: 5 round trips. The server's clock (TIME) is read once a minute at
+    most (decision 526)."""
     service = f"svc-{uuid.uuid4().hex[:8]}"
     ledger = team_ledger(killable_redis.url, service, "here")
     ledger.reserve_within(CAP, service, 1, DETAILS, 30.0)  # the connections are open
@@ -483,7 +490,6 @@ def test_a_reservation_asks_the_teams_redis_six_times(killable_redis: RedisServe
         if not name.startswith(("cmdstat_config", "cmdstat_info"))
     }
     assert asked == {
-        "time": 1,
         "watch": 1,
         "hgetall": 3,
         "multi": 1,
@@ -892,3 +898,19 @@ def test_a_retell_that_failed_is_tried_again_at_the_next_hold_of_a_machine_with_
     assert here.unrecorded() == 10, "not told: the retell failed"
     here.release(here.hold(service, 1, DETAILS, 600.0, ""))
     assert here.unrecorded() == 0, "told at the next hold"
+
+
+def test_the_servers_clock_is_read_once_a_minute_and_carried_on_between(redis_url: str) -> None:
+    """Decision 526: TIME once, then this process's monotonic clock adds what passed, for
+    SERVER_CLOCK_FOR seconds; then TIME again (a machine's own wall clock never counts)."""
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    ledger = team_ledger(redis_url, service, "here")
+    moved = Clock()
+    ledger.monotonic = moved
+    server = server_time(redis_url)
+    first = ledger._now(ledger.redis)
+    assert abs(first - server()) < 5
+    moved.now += 30.0
+    assert ledger._now(ledger.redis) == pytest.approx(first + 30.0)
+    moved.now += SERVER_CLOCK_FOR
+    assert abs(ledger._now(ledger.redis) - server()) < 5, "read again: the server's own"
