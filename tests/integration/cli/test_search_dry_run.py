@@ -3,29 +3,21 @@ that costs credits (decision 522)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from profnet_sheets.sandbox import RunningSandbox
 
-from ..conftest import cli_env, run_cli
+from ..conftest import run_cli
+from .conftest import KEY
 
 pytestmark = pytest.mark.integration
-KEY = "dry-search-key"
-
-
-@pytest.fixture
-def sandbox() -> Iterator[RunningSandbox]:
-    with start_sandbox(api_keys=(KEY,), credits=1_000, job_seconds=0.0, seed=8) as running:
-        yield running
 
 
 def test_a_new_searchs_dry_run_says_its_cost_and_its_places_and_sends_nothing_paid(
-    sandbox: RunningSandbox, tmp_path: Path
+    sandbox: RunningSandbox, env: dict[str, str]
 ) -> None:
-    env = cli_env(sandbox.base_url, KEY, tmp_path)
     args = ("search", "leads", "--title-keywords", "CTO", "--limit", "50")
     done = run_cli(env, *args, "--geo-codes", "Berlin", "--geo-codes", "Paris", "--dry-run")
     assert done.returncode == 0, done.stderr
@@ -44,9 +36,8 @@ def test_a_new_searchs_dry_run_says_its_cost_and_its_places_and_sends_nothing_pa
 
 
 def test_a_dry_run_knows_a_search_run_before_and_a_re_attach_costs_nothing_more(
-    sandbox: RunningSandbox, tmp_path: Path
+    sandbox: RunningSandbox, env: dict[str, str], tmp_path: Path
 ) -> None:
-    env = cli_env(sandbox.base_url, KEY, tmp_path)
     args = ("search", "leads", "--title-keywords", "CTO", "--limit", "20")
     ran = run_cli(env, *args, "--out", str(tmp_path / "leads.csv"), "--yes")
     assert ran.returncode == 0, ran.stderr
