@@ -314,6 +314,7 @@ class TeamLedger:
             marks = pipe.mget([self.told_key(it) for it in being]) if being else []
             there = frozenset(it for it, mark in zip(being, marks, strict=True) if mark)
             pipe.multi()
+            self._tell_cap(pipe, now, self.cap)  # known there again: `_known_there`
             for period, key in keys.items():
                 missing = self._forgotten(counted[period], held, told[period], there)
                 for kind, credits in ((SURE, missing.sure), (MAYBE, missing.maybe)):
@@ -674,7 +675,11 @@ class TeamLedger:
             pipe.hgetall(self.held_key)
             pipe.hgetall(self._period_key(cap, now))
             pipe.hgetall(self.aside_key)
-            found, counted, asides = pipe.execute()
+            pipe.hexists(self.caps_key, self.machine)
+            found, counted, asides, known = pipe.execute()
+        # A machine refused by its own cap (its running total counted here) makes no
+        # reservation: a Redis that forgot it hears its spend again now, for the others' caps.
+        self._known_there(not known)
         holding = _holding(found, now)
         spent = self._spent(counted, holding[0], told)
         return self._use(cap, now, holding, spent, _holding(asides, now), drawing_on)

@@ -914,3 +914,26 @@ def test_the_servers_clock_is_read_once_a_minute_and_carried_on_between(redis_ur
     assert ledger._now(ledger.redis) == pytest.approx(first + 30.0)
     moved.now += SERVER_CLOCK_FOR
     assert abs(ledger._now(ledger.redis) - server()) < 5, "read again: the server's own"
+
+
+def test_a_machine_its_own_cap_refuses_tells_a_redis_that_forgot_it_its_spend(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    """A new user's review of decision 519: a notebook that stayed up across a Redis
+    restart was refused by its own running total before any reservation, so it never told
+    Redis its 12, and another machine paid on: 32 charged under a cap of 20. A refusal's
+    reading of the cap tells it too."""
+    notebook = team_client(sandbox, killable_redis, tmp_path / "nb", "notebook")
+    laptop = team_client(sandbox, killable_redis, tmp_path / "laptop", "laptop")
+    with notebook, laptop:
+        for n in range(12):
+            notebook.get_company_details(domain=f"notebook-{n}.io")
+        for n in range(5):
+            laptop.get_company_details(domain=f"laptop-{n}.io")
+        redis.Redis.from_url(killable_redis.url).flushall()
+        for n in range(10):  # the laptop's own 5 counted, the notebook's 12 not yet
+            laptop.get_company_details(domain=f"laptop-after-{n}.io")
+        with pytest.raises(BudgetExceeded, match="cap"):
+            notebook.refuse_unless_affordable(12, "the notebook's next run")
+        assert laptop.quote(0).cap_left == 0, "the notebook's 12 told again"
+    assert sandbox.charged(KEY) == 27
