@@ -22,7 +22,12 @@ from profnet_sheets.client.jobs import (
 )
 from profnet_sheets.errors import SearchError
 from profnet_sheets.searches.cost import SearchCost, attached_cost, search_cost
-from profnet_sheets.searches.places import Chosen, places_by_name, places_unknown
+from profnet_sheets.searches.places import (
+    Chosen,
+    named_places,
+    places_by_name,
+    places_unknown,
+)
 from profnet_sheets.spec import Endpoint, search_endpoint
 from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.words import counted, spend_said
@@ -109,7 +114,14 @@ class Search:
         return Spend(self.run.budget.spent, self.run.budget.uncertain)
 
     def places(self, filters: dict[str, Any], chosen: Chosen | None = None) -> dict[str, Any]:
-        """`filters` with places given by name as geo ids (searches.places.places_by_name)."""
+        """`filters` with places given by name as geo ids (searches.places.places_by_name),
+        refused before any is looked up (BudgetExceeded, nothing sent) when looking them up
+        and the search cannot both be paid within the limits."""
+        if named_places(self.endpoint, filters):
+            dry = self.dry_run(filters)
+            refused = dry.total.refusal(f"This {self.kind} search and its places looked up")
+            if dry.places and refused is not None:
+                raise refused
         return places_by_name(self.run, self.endpoint, filters, chosen)
 
     def quote(self, filters: dict[str, Any]) -> SearchCost:

@@ -59,3 +59,15 @@ def test_a_dry_run_knows_a_search_run_before_and_a_re_attach_costs_nothing_more(
     assert unknown.returncode == 1
     assert "not found" in unknown.stderr
     assert sandbox.charged(KEY) == paid
+
+
+def test_a_search_the_limits_refuse_pays_for_none_of_its_places_first(
+    sandbox: RunningSandbox, env: dict[str, str], tmp_path: Path
+) -> None:
+    """A new user's review: the dry run said 151 credits against a budget of 150, and the
+    real run then paid 1 credit to look Berlin up before refusing the search."""
+    args = ("search", "leads", "--title-keywords", "CTO", "--geo-codes", "Berlin")
+    done = run_cli(env, *args, "--budget", "150", "--yes", "--out", str(tmp_path / "l.csv"))
+    assert done.returncode == 3, done.stderr
+    assert "may cost up to 151 credits, and the budget" in done.stderr
+    assert sandbox.charged(KEY) == 0
