@@ -352,20 +352,25 @@ class Shared:
         with self.lock:
             run = self.spend.start_run()
             proof = self.spend.to_prove()
-        if proof is not None and all(self.works(cause) for cause in sorted(proof.causes)):
-            with self.lock:
-                lifted = self.spend.proven(proof)
-            if lifted:
-                STOPS_LOG.warning(
-                    "profnet-sheets buys again: the %s works again",
-                    " and the ".join(sorted(proof.causes)),
-                )
+        if proof is None:
+            return run
+        trouble = next(filter(None, (self.trouble(it) for it in sorted(proof.causes))), None)
+        with self.lock:
+            lifted = self.spend.proven(proof, trouble)
+        if lifted:
+            STOPS_LOG.warning(
+                "profnet-sheets buys again: the %s works again",
+                " and the ".join(sorted(proof.causes)),
+            )
         return run
 
-    def works(self, cause: StopCause) -> bool:
-        """Whether what failed (`cause`) works now: an answer kept and read back in the
-        cache, a row written in the ledger (and the team's Redis answering)."""
-        return self.store.works() if cause == "cache" else self.ledger.works()
+    def trouble(self, cause: StopCause) -> str | None:
+        """Why what failed (`cause`) does not work yet, or None once it does: an answer kept
+        and read back in the cache, a row written in the ledger (and the team's Redis
+        answering)."""
+        if cause == "cache":
+            return self.store.trouble()
+        return None if self.ledger.works() else "the ledger still cannot be written"
 
     def stop_runs(self, kind: RunStopKind, reason: str, said: ProfnetError | None = None) -> None:
         """Send nothing more that costs credits in the runs under way (see

@@ -669,11 +669,15 @@ class SpendPolicy:
             return None
         return Proof(lifted_by, self.stops.failures)
 
-    def proven(self, proof: Proof) -> bool:
-        """What `proof` asked was found working again: the stop is lifted, unless a failure
-        came since the proof was asked (of any cause: the same one again too); whether it
-        was. What was not kept is still counted (`kept_said`)."""
+    def proven(self, proof: Proof, trouble: str | None = None) -> bool:
+        """What `proof` asked was found working again (`trouble` None): the stop is lifted,
+        unless a failure came since the proof was asked (of any cause: the same one again
+        too); whether it was. Found not working, the stop says why now (`trouble`), not
+        what its first failure said. What was not kept is still counted (`kept_said`)."""
         if self.to_prove() != proof:
+            return False
+        if trouble is not None:
+            self.stops.stopped = trouble
             return False
         self.stops.stopped, self.stops.lifted_by = None, frozenset()
         return True

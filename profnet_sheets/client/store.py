@@ -35,7 +35,7 @@ from profnet_sheets.client.keys import CallKey
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared_redis import open_redis
 from profnet_sheets.client.wal import create, damaged_cache, ensure_wal, remove
-from profnet_sheets.config import FULL_DISK_BYTES, Settings, free_bytes
+from profnet_sheets.config import Settings, free_bytes
 from profnet_sheets.errors import StoreError
 from profnet_sheets.redact import masked_url
 
@@ -43,6 +43,7 @@ LOG = logging.getLogger("profnet_sheets")
 PURGE_EVERY = 86400.0  # seconds: opening a cache purges expired answers at most this often
 PROBE_SECONDS = 60.0  # how long a probe entry (`works`) would live, were it not forgotten
 PROBE_BYTES = 16_384  # a probe entry's body at least: larger than most answers
+PROBE_ROOM = 8  # a SQLite cache's disk must have room for this many of the largest answers
 FORMAT = "json1"  # in file and namespace names: a cache in another format is never read as this
 REDACTED = "REDACTED"  # what a secret header reads in a stored answer (requests-cache's word)
 
@@ -205,17 +206,20 @@ class AnswerStore:
         except self.failures as error:
             raise self._failure("write to", error) from None
 
-    def works(self) -> bool:
-        """Whether answers can be claimed, kept and read back now: a probe entry as large as
-        the largest answer saved, forgotten after, and for a SQLite file a disk that is not
-        full (FULL_DISK_BYTES free: room for more than one answer); nothing is paid (what
-        lifts a stop for a cache that failed)."""
+    def trouble(self) -> str | None:
+        """Why answers cannot be claimed, kept and read back now, or None when they can: a
+        probe entry as large as the largest answer saved, forgotten after, and for a SQLite
+        file a disk with room for several (PROBE_ROOM of them); nothing is paid (what lifts a
+        stop for a cache that failed)."""
         from requests_cache.models.response import CachedResponse
 
         sqlite = isinstance(self.where, Path)
         free = free_bytes(Path(self.where)) if sqlite else None
-        if free is not None and free < FULL_DISK_BYTES:
-            return False
+        if free is not None and free < PROBE_ROOM * self.largest:
+            return (
+                f"the cache at {self.described()} still has too little room: {free:,} bytes "
+                f"free on its disk"
+            )
         probe = CallKey("probe", "", "probe", secrets.token_hex(8))
         expires = datetime.now(UTC) + timedelta(seconds=PROBE_SECONDS)
         body = b'{"probe": "' + b"x" * self.largest + b'"}'
@@ -232,9 +236,9 @@ class AnswerStore:
                 kept = kept and cache.responses.get(probe.digest) is not None
                 cache.delete(probe.digest)
         except failing as error:
-            LOG.debug("the cache at %s does not work yet: %s", self.described(), error)
-            return False
-        return kept
+            reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+            return f"the cache at {self.described()} still fails ({reason})"
+        return None if kept else f"the cache at {self.described()} still keeps nothing"
 
     def _redacted(self, response: requests.Response, expires: datetime) -> Any:
         """`response` as requests-cache keeps it, the profile's secret headers (the key's, by

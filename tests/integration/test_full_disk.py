@@ -194,6 +194,7 @@ def test_a_later_run_buys_nothing_while_the_disk_is_full_and_buys_again_once_fre
             _, little = Enrichment(client, rows, "Site", "company").run()
             assert little.ending == "stopped"
             assert (sandbox.charged(KEY), client.unkept) == (paid, unkept), "nothing paid"
+            assert "still has too little room" in str(client.new_run().stopped), "said as it is now"
             big.unlink()
             _, freed = Enrichment(client, rows, "Site", "company").run()
             assert sandbox.charged(KEY) > paid + 1, "room again: buying again"
