@@ -686,18 +686,23 @@ def _toml_string(value: str) -> str:
 
 # What examples put where the key goes, letters and digits only, lower case ("YOUR_API_KEY").
 _PLACEHOLDERS = frozenset(
-    {"apikey", "yourapikey", "yourkey", "yourtoken", "changeme", "placeholder", "xxx", "xxxx"}
+    {
+        *("key", "apikey", "yourapikey", "yourkey", "yourtoken", "changeme", "placeholder"),
+        *("yourkeyhere", "yourapikeyhere", "apikeyhere", "keyhere", "insertkeyhere"),
+        *("insertyourkeyhere", "pasteyourkey", "pasteyourkeyhere", "replaceme", "enteryourkey"),
+    }
 )
 
 
 def is_placeholder_key(value: str) -> bool:
-    """Whether `value` is an example's placeholder for a key (`...`, `<your key>`,
-    `YOUR_API_KEY`): nothing but punctuation, a name in angle brackets, or a placeholder's
-    word."""
+    """Whether `value` is an example's placeholder for a key (`...`, `sk-...`, `<your key>`,
+    `YOUR_API_KEY`, `$PROFNET_API_KEY` left unexpanded, `xxxx-xxxx`): nothing but punctuation
+    or x's, an ellipsis, a name in angle brackets or braces, a shell variable, or a
+    placeholder's word."""
     value = value.strip()
     letters = "".join(it for it in value.lower() if it.isalnum())
-    bracketed = value.startswith("<") and value.endswith(">")
-    return not letters or bracketed or letters in _PLACEHOLDERS
+    marked = value.startswith(("<", "{", "$")) or "..." in value
+    return not letters.strip("x") or marked or letters in _PLACEHOLDERS
 
 
 def config_file(path: Path | str | None = None) -> Path:

@@ -34,7 +34,19 @@ def test_no_key_and_no_base_url_means_the_sandbox(tmp_path: Path) -> None:
     assert not Settings.load(config_path=tmp_path / "n.toml", environ={}, api_key="k").uses_sandbox
 
 
-@pytest.mark.parametrize("placeholder", ["...", "YOUR_API_KEY", "<your key>", "xxxx"])
+@pytest.mark.parametrize(
+    "placeholder",
+    [
+        "...",
+        "YOUR_API_KEY",
+        "<your key>",
+        "xxxx",
+        "sk-...",
+        "${PROFNET_API_KEY}",
+        "REPLACE_ME",
+        "KEY",
+    ],
+)
 def test_an_examples_placeholder_is_refused_before_it_is_sent(placeholder: str) -> None:
     """A new user's review: `Client(api_key="...")`, the docs' example as written, sent the
     placeholder to the service."""
