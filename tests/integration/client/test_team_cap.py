@@ -846,6 +846,15 @@ def test_a_run_the_team_cap_cut_says_it_is_the_teams(
     ) in cut.stderr, cut.stderr
 
 
+def spent_then_restarted(server: RedisServer, spending: dict[Client, int]) -> None:
+    """Each machine's client spends its credits (one company each), then the team's Redis
+    restarts without its data."""
+    for client, credits in spending.items():
+        for n in range(credits):
+            client.get_company_details(domain=f"{client.settings.machine}-{n}.io")
+    redis.Redis.from_url(server.url).flushall()  # restarted, its data gone
+
+
 def test_machines_running_when_the_teams_redis_restarts_empty_count_their_spend_there_again(
     sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
 ) -> None:
@@ -857,11 +866,7 @@ def test_machines_running_when_the_teams_redis_restarts_empty_count_their_spend_
     notebook = team_client(sandbox, killable_redis, tmp_path / "nb", "notebook", cap=None)
     laptop = team_client(sandbox, killable_redis, tmp_path / "laptop", "laptop")
     with notebook, laptop:
-        for n in range(10):
-            notebook.get_company_details(domain=f"notebook-{n}.io")
-        for n in range(5):
-            laptop.get_company_details(domain=f"laptop-{n}.io")
-        redis.Redis.from_url(killable_redis.url).flushall()  # restarted, its data gone
+        spent_then_restarted(killable_redis, {notebook: 10, laptop: 5})
         notebook.get_company_details(domain="notebook-after.io")  # no cap of its own
         answered = 0
         while answered < 20 and laptop.quote(1).cap_left:
@@ -926,11 +931,7 @@ def test_a_machine_its_own_cap_refuses_tells_a_redis_that_forgot_it_its_spend(
     notebook = team_client(sandbox, killable_redis, tmp_path / "nb", "notebook")
     laptop = team_client(sandbox, killable_redis, tmp_path / "laptop", "laptop")
     with notebook, laptop:
-        for n in range(12):
-            notebook.get_company_details(domain=f"notebook-{n}.io")
-        for n in range(5):
-            laptop.get_company_details(domain=f"laptop-{n}.io")
-        redis.Redis.from_url(killable_redis.url).flushall()
+        spent_then_restarted(killable_redis, {notebook: 12, laptop: 5})
         for n in range(10):  # the laptop's own 5 counted, the notebook's 12 not yet
             laptop.get_company_details(domain=f"laptop-after-{n}.io")
         with pytest.raises(BudgetExceeded, match="cap"):
