@@ -348,7 +348,7 @@ class Shared:
 
     def start_run(self) -> int:
         """A new run's number; a stop for a cache or a ledger that failed is lifted first
-        when each works again (a probe that pays nothing, `works`)."""
+        when each works again (a probe that pays nothing, `trouble`)."""
         with self.lock:
             run = self.spend.start_run()
             proof = self.spend.to_prove()

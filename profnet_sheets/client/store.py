@@ -41,7 +41,7 @@ from profnet_sheets.redact import masked_url
 
 LOG = logging.getLogger("profnet_sheets")
 PURGE_EVERY = 86400.0  # seconds: opening a cache purges expired answers at most this often
-PROBE_SECONDS = 60.0  # how long a probe entry (`works`) would live, were it not forgotten
+PROBE_SECONDS = 60.0  # how long a probe entry (`trouble`) would live, were it not forgotten
 PROBE_BYTES = 16_384  # a probe entry's body at least: larger than most answers
 PROBE_ROOM = 8  # a SQLite cache's disk must have room for this many of the largest answers
 FORMAT = "json1"  # in file and namespace names: a cache in another format is never read as this
