@@ -954,6 +954,22 @@ def forgotten_by_team(told: Charge, counted: Charge, holding: int) -> Charge:
     return Charge(sure=sure, maybe=missing - sure)
 
 
+def forgotten_of_others(
+    counted: Mapping[str, int], seen: Mapping[str, int], mine: Iterable[str]
+) -> dict[str, int]:
+    """The counts of a period's spend (by field: kind and machine) that this machine saw the
+    team's store hold (`seen`) above what it holds now (`counted`), its own fields (`mine`)
+    left to what it told: what a store that lost its data forgot of machines that have not
+    spoken since. Every count only grows in its period, so what was seen is never more than
+    the truth; the team's spend is counted again at least at that."""
+    own = set(mine)
+    return {
+        name: credits
+        for name, credits in seen.items()
+        if name not in own and credits > counted.get(name, 0)
+    }
+
+
 def finds_nothing(status: int, body: Any) -> bool:
     """Whether an answer finds nothing: the service's 404 `not_found`, or a 200 whose `data`
     is null (a lookup that found no one)."""

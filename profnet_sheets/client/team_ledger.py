@@ -8,6 +8,7 @@ import itertools
 import json
 import logging
 import secrets
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from profnet_sheets.client.spend import (
     HeldCall,
     cap_refusal,
     forgotten_by_team,
+    forgotten_of_others,
     reserved_under_cap,
     room_after,
     rooms_after_lapse,
@@ -133,6 +135,10 @@ class TeamLedger:
         self._retold = False  # what Redis forgot of this machine's spend counted there again
         self._server_clock: tuple[float, float] | None = None  # (TIME, monotonic) read then
         self.monotonic: Callable[[], float] = time.monotonic  # what carries TIME on
+        # What the cap's period held of other machines' spend when last read here (by period:
+        # its key, the counts): told the team again were its Redis to forget (decision 527).
+        self._seen: dict[str, tuple[str, dict[str, int]]] = {}
+        self._seen_lock = threading.Lock()
         # Under what this machine's ledger keeps the running totals of what it told this
         # team: the service's, on this Redis (another Redis, another team: not counted there).
         self.told_as = f"{self.prefix}@{where}"
@@ -492,20 +498,24 @@ class TeamLedger:
         retold_now = self._retell_once()
         refused = None
         told_at = 0
+        restored: dict[str, int] = {}
 
         def attempt(pipe: Any) -> None:
-            nonlocal refused, told_at
+            nonlocal refused, told_at, restored
             now = self._now(self.redis)  # before the watch: one WATCH for every key
             told = self._told(cap.period, now)  # this machine's ledger, not in the watch
             pipe.watch(self.held_key, self.aside_key, self._period_key(cap, now))
             # Read on the watched connection, not on a second one from the pool: 64 threads
             # holding a watch and waiting for another connection would wait for each other.
             holding, asides = self._held(pipe, now), self._asides(pipe, now)
-            counted = pipe.hgetall(self._period_key(cap, now))
+            period_key = self._period_key(cap, now)
+            counted, restored = self._with_seen(cap.period, period_key, pipe.hgetall(period_key))
             spent = self._spent(counted, holding[0], told)
             use = self._use(cap, now, holding, spent, asides, drawing_on)
             refused = cap_refusal(use, credits, endpoint)
             pipe.multi()
+            for name, seen in restored.items():  # the key is watched: nothing moved since
+                pipe.hset(period_key, name, seen)
             self._settle_lapsed(pipe, holding, asides)
             told_at = self._tell_cap(pipe, now, cap)
             if refused is not None:
@@ -518,10 +528,34 @@ class TeamLedger:
             pipe.hset(key, field, json.dumps(value))
 
         results = self.redis.transaction(attempt)
+        if restored:
+            LOG.warning(
+                "profnet-sheets: the team's Redis %s had forgotten %s credit(s) other machines "
+                "spent (restarted without persistence?): counted there again, as this machine "
+                "last saw them.",
+                self.where,
+                sum(restored.values()),
+            )
         if not retold_now:  # a new machine's first call: told a moment ago
             self._known_there(results[told_at])
         if refused is not None:
             raise refused
+
+    def _with_seen(
+        self, period: str, key: str, found: dict[Any, Any]
+    ) -> tuple[dict[str, int], dict[str, int]]:
+        """The counts of a `period`'s spend (`found` under `key`) with what this process saw
+        there of other machines before and Redis no longer holds (a restart without
+        persistence), and those counts alone (`spend.forgotten_of_others`)."""
+        counted = {_text(name): int(value) for name, value in found.items()}
+        mine = (f"{SURE}:{self.machine}", f"{MAYBE}:{self.machine}")
+        with self._seen_lock:
+            seen_key, seen = self._seen.get(period, ("", {}))
+            restored = forgotten_of_others(counted, seen if seen_key == key else {}, mine)
+            merged = counted | restored
+            others = {name: credits for name, credits in merged.items() if name not in mine}
+            self._seen[period] = (key, others)
+        return merged, restored
 
     def rename_aside(self, aside: int, name: int) -> None:
         """Give credits set aside another id (see `Ledger.rename_aside`)."""
@@ -681,6 +715,7 @@ class TeamLedger:
         # reservation: a Redis that forgot it hears its spend again now, for the others' caps.
         self._known_there(not known)
         holding = _holding(found, now)
+        counted, _ = self._with_seen(cap.period, self._period_key(cap, now), counted)
         spent = self._spent(counted, holding[0], told)
         return self._use(cap, now, holding, spent, _holding(asides, now), drawing_on)
 

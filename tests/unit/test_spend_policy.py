@@ -26,6 +26,7 @@ from profnet_sheets.client.spend import (
     SpendPolicy,
     cap_refusal,
     forgotten_by_team,
+    forgotten_of_others,
 )
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.errors import BudgetExceeded, InsufficientCredits, ProfnetError, StoppedBuying
@@ -189,6 +190,20 @@ def test_what_a_team_store_forgot_is_what_a_machine_told_beyond_its_count_and_ho
     assert forgotten_by_team(Charge(sure=10), Charge(sure=5), 5) == Charge(), "a call settling"
     assert forgotten_by_team(Charge(sure=10), Charge(maybe=12), 0) == Charge(), "lapsed there"
     assert forgotten_by_team(Charge(sure=6, maybe=4), Charge(sure=6), 1) == Charge(maybe=3)
+
+
+def test_what_a_team_store_forgot_of_other_machines_is_what_this_one_saw_above_it() -> None:
+    """Decision 527: counts only grow in their period, so a count seen above the store's is
+    what it forgot (a machine idle since the restart told it nothing); this machine's own
+    counts are left to what it told (`forgotten_by_team`)."""
+    mine = ("sure:here", "maybe:here")
+    seen = {"sure:nb": 12, "maybe:nb": 1, "sure:cron": 3}
+    assert forgotten_of_others({}, seen, mine) == seen
+    assert forgotten_of_others({"sure:nb": 14, "sure:cron": 1}, seen, mine) == {
+        "maybe:nb": 1,
+        "sure:cron": 3,
+    }, "spent since: the store's count stands"
+    assert forgotten_of_others({}, {"sure:here": 9}, mine) == {}, "its own: told again"
 
 
 def test_a_searchs_results_room_in_a_budget_is_drawn_on_by_its_pages_only() -> None:

@@ -4,6 +4,7 @@ clock, no silent fallback to a cap of the machine's own, and `credits`' view of 
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import subprocess
 import sys
@@ -932,9 +933,50 @@ def test_a_machine_its_own_cap_refuses_tells_a_redis_that_forgot_it_its_spend(
     laptop = team_client(sandbox, killable_redis, tmp_path / "laptop", "laptop")
     with notebook, laptop:
         spent_then_restarted(killable_redis, {notebook: 12, laptop: 5})
-        for n in range(10):  # the laptop's own 5 counted, the notebook's 12 not yet
-            laptop.get_company_details(domain=f"laptop-after-{n}.io")
         with pytest.raises(BudgetExceeded, match="cap"):
             notebook.refuse_unless_affordable(12, "the notebook's next run")
-        assert laptop.quote(0).cap_left == 0, "the notebook's 12 told again"
-    assert sandbox.charged(KEY) == 27
+        assert redis.Redis.from_url(killable_redis.url).hgetall(
+            f"profnet:team-spend:{service_name(sandbox.base_url)}:day:{today(killable_redis.url)}"
+        ) == {b"sure:notebook": b"12"}, "told again by its own refusal"
+        assert laptop.quote(0).cap_left == 3
+    assert sandbox.charged(KEY) == 17
+
+
+def today(url: str) -> str:
+    """The team's day now, by the Redis server's clock."""
+    return period_keys(server_time(url)())["day"]
+
+
+def paid_until_refused(client: Client, name: str, most: int = 30) -> int:
+    """How many new companies `client` paid for before its cap refused one."""
+    for n in range(most):
+        try:
+            client.get_company_details(domain=f"{name}-{n}.io")
+        except BudgetExceeded:
+            return n
+    raise AssertionError(f"{name}: {most} paid, none refused")
+
+
+def test_what_a_machine_saw_others_spend_is_counted_again_when_redis_forgets_it(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path, caplog: Any
+) -> None:
+    """A notebook that spent 12 of the team's 20 and then stayed idle told a Redis restarted
+    empty nothing, so the laptop paid 15 more (32 under a cap of 20). The laptop saw the
+    notebook's 12 at its last reservation: it counts them again there (decision 527), for
+    every machine, a new one too."""
+    notebook = team_client(sandbox, killable_redis, tmp_path / "nb", "notebook")
+    laptop = team_client(sandbox, killable_redis, tmp_path / "laptop", "laptop")
+    with notebook, laptop, caplog.at_level(logging.WARNING, "profnet_sheets"):
+        spent_then_restarted(killable_redis, {notebook: 12, laptop: 5})
+        assert paid_until_refused(laptop, "laptop-after") == 3, "20 - 12 - 5"
+        assert "had forgotten 12 credit(s) other machines spent" in caplog.text
+        with team_client(sandbox, killable_redis, tmp_path / "cron", "cron") as cron:
+            assert paid_until_refused(cron, "cron") == 0, "a new machine sees them too"
+    with team_client(sandbox, killable_redis, tmp_path / "nb", "notebook") as notebook:
+        assert notebook.quote(0).cap_left == 0
+        day = today(killable_redis.url)
+        assert [row for row in notebook.ledger.team_spend(1) if row.period == day] == [
+            MachineSpend(day, "laptop", 8, 0),
+            MachineSpend(day, "notebook", 12, 0),
+        ], "the notebook's own retell counts its 12 once"
+    assert sandbox.charged(KEY) == 20
