@@ -55,6 +55,16 @@ TEAM_ROW = "(every machine)"  # the name of a day's or period's total row
 
 
 @dataclass(frozen=True)
+class Seen:
+    """What a process last read of the other machines' spend in a period of its cap: the
+    period's key, the counts, and the team's Redis's epoch then (`TeamLedger.epoch_key`)."""
+
+    key: str
+    counts: dict[str, int]
+    epoch: str
+
+
+@dataclass(frozen=True)
 class MachineSpend:
     """What one machine spent in one day or period, for sure and maybe."""
 
@@ -137,7 +147,8 @@ class TeamLedger:
         self.monotonic: Callable[[], float] = time.monotonic  # what carries TIME on
         # What the cap's period held of other machines' spend when last read here (by period:
         # its key, the counts): told the team again were its Redis to forget (decision 527).
-        self._seen: dict[str, tuple[str, dict[str, int]]] = {}
+        self._seen: dict[str, Seen] = {}
+        self._epoch: str | None = None  # the Redis's epoch as this process last read it
         self._seen_lock = threading.Lock()
         # Under what this machine's ledger keeps the running totals of what it told this
         # team: the service's, on this Redis (another Redis, another team: not counted there).
@@ -161,6 +172,13 @@ class TeamLedger:
 
     def spend_key(self, period: str, name: str) -> str:
         return f"{self.prefix}:{period}:{name}"
+
+    @property
+    def epoch_key(self) -> str:
+        """A token the team's Redis keeps until it loses its data (restarted without
+        persistence, flushed): another one than a process read before says the counts it
+        read then may be forgotten there (decision 527)."""
+        return f"{self.prefix}:epoch"
 
     @property
     def caps_key(self) -> str:
@@ -499,23 +517,27 @@ class TeamLedger:
         refused = None
         told_at = 0
         restored: dict[str, int] = {}
+        seen: Seen | None = None
 
         def attempt(pipe: Any) -> None:
-            nonlocal refused, told_at, restored
+            nonlocal refused, told_at, restored, seen
             now = self._now(self.redis)  # before the watch: one WATCH for every key
             told = self._told(cap.period, now)  # this machine's ledger, not in the watch
-            pipe.watch(self.held_key, self.aside_key, self._period_key(cap, now))
+            period_key = self._period_key(cap, now)
+            pipe.watch(self.held_key, self.aside_key, period_key, self.epoch_key)
             # Read on the watched connection, not on a second one from the pool: 64 threads
             # holding a watch and waiting for another connection would wait for each other.
             holding, asides = self._held(pipe, now), self._asides(pipe, now)
-            period_key = self._period_key(cap, now)
-            counted, restored = self._with_seen(cap.period, period_key, pipe.hgetall(period_key))
+            found = pipe.hgetall(period_key)
+            counted, restored, seen, epoch = self._with_seen(pipe, cap.period, period_key, found)
             spent = self._spent(counted, holding[0], told)
             use = self._use(cap, now, holding, spent, asides, drawing_on)
             refused = cap_refusal(use, credits, endpoint)
             pipe.multi()
-            for name, seen in restored.items():  # the key is watched: nothing moved since
-                pipe.hset(period_key, name, seen)
+            if epoch is None:  # new, or its data lost: a new epoch from here
+                pipe.set(self.epoch_key, seen.epoch)
+            for name, credits_seen in restored.items():  # watched: nothing moved since
+                pipe.hset(period_key, name, credits_seen)
             self._settle_lapsed(pipe, holding, asides)
             told_at = self._tell_cap(pipe, now, cap)
             if refused is not None:
@@ -528,6 +550,9 @@ class TeamLedger:
             pipe.hset(key, field, json.dumps(value))
 
         results = self.redis.transaction(attempt)
+        if seen is not None:
+            with self._seen_lock:
+                self._seen[cap.period], self._epoch = seen, seen.epoch
         if restored:
             LOG.warning(
                 "profnet-sheets: the team's Redis %s had forgotten %s credit(s) other machines "
@@ -542,20 +567,49 @@ class TeamLedger:
             raise refused
 
     def _with_seen(
-        self, period: str, key: str, found: dict[Any, Any]
-    ) -> tuple[dict[str, int], dict[str, int]]:
-        """The counts of a `period`'s spend (`found` under `key`) with what this process saw
-        there of other machines before and Redis no longer holds (a restart without
-        persistence), and those counts alone (`spend.forgotten_of_others`)."""
+        self, pipe: Any, period: str, key: str, found: dict[Any, Any]
+    ) -> tuple[dict[str, int], dict[str, int], Seen, str | None]:
+        """`_with_lost` on what `pipe` read under WATCH (`found`, a `period`'s spend under
+        `key`), and what to remember as seen now with the Redis's epoch (None: it has none, a
+        new one is in the Seen). The epoch is read, and watched, only for a process's first
+        counts and when a count is lower than seen (`_lower`)."""
         counted = {_text(name): int(value) for name, value in found.items()}
-        mine = (f"{SURE}:{self.machine}", f"{MAYBE}:{self.machine}")
         with self._seen_lock:
-            seen_key, seen = self._seen.get(period, ("", {}))
-            restored = forgotten_of_others(counted, seen if seen_key == key else {}, mine)
-            merged = counted | restored
-            others = {name: credits for name, credits in merged.items() if name not in mine}
-            self._seen[period] = (key, others)
-        return merged, restored
+            epoch = self._epoch
+        there = epoch
+        if epoch is None or self._lower(period, key, counted):
+            pipe.watch(self.epoch_key)
+            there = _epoch(pipe.get(self.epoch_key))
+        merged, restored = self._with_lost(period, key, counted, there)
+        others = {name: it for name, it in merged.items() if name not in self._fields}
+        return merged, restored, Seen(key, others, there or secrets.token_hex(8)), there
+
+    @property
+    def _fields(self) -> tuple[str, str]:
+        """This machine's fields in a period's spend."""
+        return f"{SURE}:{self.machine}", f"{MAYBE}:{self.machine}"
+
+    def _lower(self, period: str, key: str, counted: dict[str, int]) -> dict[str, int]:
+        """The other machines' counts this process last read under `key` above `counted`."""
+        with self._seen_lock:
+            before = self._seen.get(period)
+        if before is None or before.key != key:
+            return {}
+        return forgotten_of_others(counted, before.counts, self._fields)
+
+    def _with_lost(
+        self, period: str, key: str, counted: dict[str, int], there: str | None
+    ) -> tuple[dict[str, int], dict[str, int]]:
+        """`counted` (a `period`'s spend under `key`) with the other machines' counts this
+        process read there before above them, when the Redis's epoch is not the one it read
+        them in (`there`; None: none, its data lost): forgotten, counted again; and those
+        counts alone. In the same epoch a count is lower only when a lapsed hold's maybe was
+        taken back (its call settled after all)."""
+        with self._seen_lock:
+            epoch = self._epoch
+        lower = self._lower(period, key, counted)
+        restored = lower if there is None or there != epoch else {}
+        return counted | restored, restored
 
     def rename_aside(self, aside: int, name: int) -> None:
         """Give credits set aside another id (see `Ledger.rename_aside`)."""
@@ -710,12 +764,15 @@ class TeamLedger:
             pipe.hgetall(self._period_key(cap, now))
             pipe.hgetall(self.aside_key)
             pipe.hexists(self.caps_key, self.machine)
-            found, counted, asides, known = pipe.execute()
+            pipe.get(self.epoch_key)
+            found, spent_by, asides, known, there = pipe.execute()
         # A machine refused by its own cap (its running total counted here) makes no
         # reservation: a Redis that forgot it hears its spend again now, for the others' caps.
         self._known_there(not known)
         holding = _holding(found, now)
-        counted, _ = self._with_seen(cap.period, self._period_key(cap, now), counted)
+        period_key = self._period_key(cap, now)
+        counts = {_text(name): int(value) for name, value in spent_by.items()}
+        counted, _ = self._with_lost(cap.period, period_key, counts, _epoch(there))
         spent = self._spent(counted, holding[0], told)
         return self._use(cap, now, holding, spent, _holding(asides, now), drawing_on)
 
@@ -817,6 +874,11 @@ def _live(asides: Held, aside: int | None) -> dict[str, Any] | None:
     found, gone = asides
     name = None if aside is None else str(aside)
     return None if name is None or name not in found or name in gone else found[name]
+
+
+def _epoch(read: bytes | str | None) -> str | None:
+    """A team's Redis epoch as read (None: it has none)."""
+    return None if read is None else _text(read)
 
 
 def _text(name: bytes | str) -> str:

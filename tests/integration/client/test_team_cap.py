@@ -980,3 +980,32 @@ def test_what_a_machine_saw_others_spend_is_counted_again_when_redis_forgets_it(
             MachineSpend(day, "notebook", 12, 0),
         ], "the notebook's own retell counts its 12 once"
     assert sandbox.charged(KEY) == 20
+
+
+def test_a_count_taken_back_in_the_same_epoch_is_not_counted_again(redis_url: str) -> None:
+    """A review of decision 527: a lapsed hold's maybe, taken back when its call settles
+    after all, lowers a count without any restart; a machine that saw it is not to count it
+    again (8 used of 10, not 3). Only a Redis that lost its epoch with its data is."""
+    service, later = f"svc-{uuid.uuid4().hex[:8]}", [0.0]
+    connection = redis.Redis.from_url(redis_url)
+    clock = server_time(redis_url)
+
+    def moved() -> float:
+        return clock() + later[0]
+
+    here = TeamLedger(Ledger(None, moved), connection, service, "here", "", moved)
+    there = TeamLedger(Ledger(None, moved), connection, service, "there", "", moved)
+    cap = SpendingCap(10, "day")
+    settled = here.reserve_within(cap, service, 3, DETAILS, 60.0)
+    later[0] = 61  # its call still under way past its lease (a laptop asleep)
+    for _ in range(2):  # the first counts the lapsed hold as maybe, the second sees it
+        there.release(there.reserve_within(cap, service, 1, DETAILS, 60.0))
+    assert there.cap_use(cap, service).used == 3
+    here.settle(service, "", DETAILS, Charge(sure=3), [settled])  # the maybe taken back
+    there.release(there.reserve_within(cap, service, 1, DETAILS, 60.0))
+    assert there.cap_use(cap, service).used == 3
+    connection.flushall()  # restarted without persistence
+    assert there.cap_use(cap, service).used == 3, "what it saw, counted again"
+    there.release(there.reserve_within(cap, service, 1, DETAILS, 60.0))
+    day = period_keys(moved())["day"]
+    assert connection.hgetall(there.spend_key("day", day)) == {b"sure:here": b"3"}
