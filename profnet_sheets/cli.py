@@ -1220,11 +1220,18 @@ _SECONDS = _Seconds()
 
 def _search_command(kind: SearchKind) -> click.Command:
     """`search leads` / `search companies`, with one option per filter of the spec."""
+    from profnet_sheets.searches.places import takes_places
+
     endpoint = search_endpoint(kind, "create")
     options: list[click.Parameter] = []
     for param in endpoint.params:
         flag = "--" + param.name.replace("_", "-")
-        if param.type == "array":
+        if takes_places(param):
+            said = f"{param.description.removesuffix(' (numeric)')}, or place names"
+            help_text = f"{said} (a name is looked up once: a paid geocode lookup, then cached)"
+            help_text += " (repeatable)"
+            options.append(click.Option([flag], multiple=True, help=help_text))
+        elif param.type == "array":
             options.append(
                 click.Option([flag], multiple=True, help=f"{param.description} (repeatable)")
             )
