@@ -955,19 +955,18 @@ def forgotten_by_team(told: Charge, counted: Charge, holding: int) -> Charge:
 
 
 def forgotten_of_others(
-    counted: Mapping[str, int], seen: Mapping[str, int], mine: Iterable[str]
-) -> dict[str, int]:
-    """The counts of a period's spend (by field: kind and machine) that this machine saw the
-    team's store hold (`seen`) above what it holds now (`counted`), its own fields (`mine`)
-    left to what it told: what a store that lost its data forgot of machines that have not
-    spoken since. Every count only grows in its period, so what was seen is never more than
-    the truth; the team's spend is counted again at least at that."""
-    own = set(mine)
-    return {
-        name: credits
-        for name, credits in seen.items()
-        if name not in own and credits > counted.get(name, 0)
+    counted: Mapping[str, Charge], seen: Mapping[str, Charge]
+) -> dict[str, Charge]:
+    """What a team store that lost its data forgot of machines that have not spoken since:
+    by machine, its spend this machine saw there (`seen`) beyond what it holds now
+    (`counted`), compared whole (a machine's own retell may count as sure what a lapsed hold
+    showed as maybe), sure first as it was seen. Only asked once the store is known to have
+    lost its data: in its lifetime a maybe is taken back when a lapsed hold's call settles."""
+    forgotten = {
+        machine: forgotten_by_team(was, counted.get(machine, Charge()), 0)
+        for machine, was in seen.items()
     }
+    return {machine: missing for machine, missing in forgotten.items() if missing.total}
 
 
 def finds_nothing(status: int, body: Any) -> bool:

@@ -60,7 +60,7 @@ class Seen:
     period's key, the counts, and the team's Redis's epoch then (`TeamLedger.epoch_key`)."""
 
     key: str
-    counts: dict[str, int]
+    counts: dict[str, Charge]  # by machine
     epoch: str
 
 
@@ -516,11 +516,12 @@ class TeamLedger:
         retold_now = self._retell_once()
         refused = None
         told_at = 0
-        restored: dict[str, int] = {}
+        restored: dict[str, int] = {}  # the counts written back (by field), and how many more
+        more = 0
         seen: Seen | None = None
 
         def attempt(pipe: Any) -> None:
-            nonlocal refused, told_at, restored, seen
+            nonlocal refused, told_at, restored, more, seen
             now = self._now(self.redis)  # before the watch: one WATCH for every key
             told = self._told(cap.period, now)  # this machine's ledger, not in the watch
             period_key = self._period_key(cap, now)
@@ -530,6 +531,8 @@ class TeamLedger:
             holding, asides = self._held(pipe, now), self._asides(pipe, now)
             found = pipe.hgetall(period_key)
             counted, restored, seen, epoch = self._with_seen(pipe, cap.period, period_key, found)
+            held_there = {_text(name): int(value) for name, value in found.items()}
+            more = sum(it - held_there.get(name, 0) for name, it in restored.items())
             spent = self._spent(counted, holding[0], told)
             use = self._use(cap, now, holding, spent, asides, drawing_on)
             refused = cap_refusal(use, credits, endpoint)
@@ -559,7 +562,7 @@ class TeamLedger:
                 "spent (restarted without persistence?): counted there again, as this machine "
                 "last saw them.",
                 self.where,
-                sum(restored.values()),
+                more,
             )
         if not retold_now:  # a new machine's first call: told a moment ago
             self._known_there(results[told_at])
@@ -581,21 +584,39 @@ class TeamLedger:
             pipe.watch(self.epoch_key)
             there = _epoch(pipe.get(self.epoch_key))
         merged, restored = self._with_lost(period, key, counted, there)
-        others = {name: it for name, it in merged.items() if name not in self._fields}
+        others = self._others(merged)
         return merged, restored, Seen(key, others, there or secrets.token_hex(8)), there
 
-    @property
-    def _fields(self) -> tuple[str, str]:
-        """This machine's fields in a period's spend."""
-        return f"{SURE}:{self.machine}", f"{MAYBE}:{self.machine}"
+    def _others(self, counted: dict[str, int]) -> dict[str, Charge]:
+        """The other machines' spend in a period's counts (by field), by machine."""
+        spends: dict[str, Charge] = {}
+        for name, credits in counted.items():
+            kind, _, machine = name.partition(":")
+            if machine == self.machine or kind not in (SURE, MAYBE):
+                continue
+            was = spends.get(machine, Charge())
+            sure, maybe = (credits, 0) if kind == SURE else (0, credits)
+            spends[machine] = Charge(sure=was.sure + sure, maybe=was.maybe + maybe)
+        return spends
 
     def _lower(self, period: str, key: str, counted: dict[str, int]) -> dict[str, int]:
-        """The other machines' counts this process last read under `key` above `counted`."""
+        """The counts (by field) that make up the other machines' spend this process last
+        read under `key` beyond `counted` (`spend.forgotten_of_others`)."""
         with self._seen_lock:
             before = self._seen.get(period)
         if before is None or before.key != key:
             return {}
-        return forgotten_of_others(counted, before.counts, self._fields)
+        now = self._others(counted)
+        fields: dict[str, int] = {}
+        for machine, missing in forgotten_of_others(now, before.counts).items():
+            was = now.get(machine, Charge())
+            for kind, credits, held in (
+                (SURE, missing.sure, was.sure),
+                (MAYBE, missing.maybe, was.maybe),
+            ):
+                if credits:
+                    fields[f"{kind}:{machine}"] = held + credits
+        return fields
 
     def _with_lost(
         self, period: str, key: str, counted: dict[str, int], there: str | None

@@ -193,17 +193,18 @@ def test_what_a_team_store_forgot_is_what_a_machine_told_beyond_its_count_and_ho
 
 
 def test_what_a_team_store_forgot_of_other_machines_is_what_this_one_saw_above_it() -> None:
-    """Decision 527: counts only grow in their period, so a count seen above the store's is
-    what it forgot (a machine idle since the restart told it nothing); this machine's own
-    counts are left to what it told (`forgotten_by_team`)."""
-    mine = ("sure:here", "maybe:here")
-    seen = {"sure:nb": 12, "maybe:nb": 1, "sure:cron": 3}
-    assert forgotten_of_others({}, seen, mine) == seen
-    assert forgotten_of_others({"sure:nb": 14, "sure:cron": 1}, seen, mine) == {
-        "maybe:nb": 1,
-        "sure:cron": 3,
-    }, "spent since: the store's count stands"
-    assert forgotten_of_others({}, {"sure:here": 9}, mine) == {}, "its own: told again"
+    """Decision 527: by machine, its whole spend seen beyond what the store counts now, sure
+    first; a machine whose own retell counted as sure what a lapsed hold showed as maybe has
+    nothing forgotten (a review: 20 counted for 10 spent)."""
+    seen = {"nb": Charge(sure=12, maybe=1), "cron": Charge(sure=3)}
+    assert forgotten_of_others({}, seen) == seen
+    assert forgotten_of_others({"nb": Charge(sure=14), "cron": Charge(sure=1)}, seen) == {
+        "cron": Charge(sure=2)
+    }, "the notebook spent since: its count stands"
+    assert forgotten_of_others({"a": Charge(sure=10)}, {"a": Charge(maybe=10)}) == {}
+    assert forgotten_of_others({"a": Charge(sure=4)}, {"a": Charge(sure=3, maybe=3)}) == {
+        "a": Charge(maybe=2)
+    }
 
 
 def test_a_searchs_results_room_in_a_budget_is_drawn_on_by_its_pages_only() -> None:
