@@ -63,10 +63,46 @@ def read_xlsx(source: Path, sheet: str | int | None) -> pl.DataFrame:
         frame = reader.load_sheet(
             name, header_row=header, dtypes="string", schema_sample_rows=None
         ).to_polars()
+        read = _typed(frame, typed.to_polars())
+        return _long_numbers_shown(reader, name, header, read)
     except fastexcel_error() as error:
         msg = f"{source}: sheet {name!r} cannot be read ({first_line(error)})"
         raise BatchInputError(msg, path=source) from error
-    return _typed(frame, typed.to_polars())
+
+
+# Digits a number cell's text has when it may be one an Excel number no longer holds exactly.
+_LONG_DIGITS: Final = r"^[+-]?[0-9]{16,}$"
+
+
+def _long_numbers_shown(reader: Any, name: str, header: int, read: pl.DataFrame) -> pl.DataFrame:
+    """`read` with each number cell of a text column (one mixing kinds) that is beyond what
+    an Excel number holds exactly (2**53 and up: its last digits already gone in the file)
+    as Excel shows it (`1.23457E+17`), which no id parameter takes, instead of digits that
+    read as another id (`123456789012345696` for 123456789012345678): a text cell's digits
+    are the user's own and stay. Only columns with such digits are read again."""
+    long = [
+        column
+        for column in read.columns
+        if read[column].dtype == pl.String and read[column].str.contains(_LONG_DIGITS).any()
+    ]
+    if not long:
+        return read
+    reads = {
+        dtype: reader.load_sheet(
+            name, header_row=header, schema_sample_rows=None, use_columns=long, dtypes=dtype
+        ).to_polars()
+        for dtype in ("float", "boolean")  # text reads as true/false only when it says so
+    }
+    shown = []
+    for column in long:
+        number, truth = reads["float"][column], reads["boolean"][column]
+        beyond = number.is_not_null() & truth.is_not_null() & (number.abs() >= _EXACT_INT)
+        beyond_only = pl.select(pl.when(beyond).then(number)).to_series()
+        excel = beyond_only.map_elements(lambda value: f"{value:.6G}", return_dtype=pl.String)
+        shown.append(pl.select(pl.when(beyond).then(excel).otherwise(read[column])).to_series())
+    return read.with_columns(
+        series.alias(column) for series, column in zip(shown, long, strict=True)
+    )
 
 
 def _title_rows(reader: Any, name: str) -> tuple[tuple[str | None, ...], ...]:
@@ -351,7 +387,7 @@ def _midnights(column: pl.Series) -> bool:
 
 def _whole(column: pl.Series) -> bool:
     values = column.drop_nulls()
-    return bool(((values == values.round(0)) & (values.abs() <= _EXACT_INT)).all())
+    return bool(((values == values.round(0)) & (values.abs() < _EXACT_INT)).all())
 
 
 def write_xlsx(frame: pl.DataFrame, path: Path, around: Workbook | None = None) -> None:

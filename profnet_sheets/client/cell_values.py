@@ -287,7 +287,7 @@ def _integer(value: object, parameter: str, wanted: str) -> int:
         number = float(value)
         if math.isinf(number) or not number.is_integer():
             raise refused(value, parameter, f"is not a whole number: give {wanted}")
-        if abs(number) > _MAX_FLOAT_INT:
+        if abs(number) >= _MAX_FLOAT_INT:  # 2**53 itself may be 2**53 + 1 rounded
             raise refused(
                 value,
                 parameter,
@@ -323,7 +323,7 @@ def numeric_id(value: object, parameter: str) -> str:
     Accepts ints, integral floats (what Excel hands over: `1035.0`), and text with spaces or a
     trailing `.0`. Leading zeros are dropped. Raises on negative, fractional or non-numeric
     values, on text in scientific notation (`"1.23457E+11"`: Excel's display of a long number
-    it shortened, never sent as an id), and on floats above 2**53, which Excel has already
+    it shortened, never sent as an id), and on floats of 2**53 and above, which Excel has already
     rounded (store such ids as Text).
     """
     wanted = f"{parameter} as digits, such as 1035"

@@ -69,7 +69,7 @@ def key(value: Any, parameter: str) -> str | None:
         return None
     value = clean(value)
     refuse_date(value, parameter)
-    if isinstance(value, float) and value.is_integer() and abs(value) > _EXACT:
+    if isinstance(value, float) and value.is_integer() and abs(value) >= _EXACT:
         raise NormalizationError(
             f"{parameter} {value:.15g} has more digits than an Excel number holds, so Excel has "
             "rounded it: format the cells as Text and type the id again",

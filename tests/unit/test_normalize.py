@@ -535,7 +535,7 @@ def test_company_identifier_refusals(value: object, parameter: str) -> None:
         ("+1035", "1035"),
         ("7123456789012345678", "7123456789012345678"),
         (7123456789012345678, "7123456789012345678"),
-        (2**53 * 1.0, str(2**53)),
+        (2**53 * 1.0 - 1, str(2**53 - 1)),
     ],
 )
 def test_numeric_id_variants(value: object, expected: str) -> None:
@@ -560,6 +560,7 @@ def test_numeric_id_variants(value: object, expected: str) -> None:
         ("0x10", "not a number"),
         ("1e999999", "scientific notation"),
         (7.123456789012346e18, "too large for an Excel number"),
+        (float(2**53 + 1), "too large for an Excel number"),  # read as 2**53: a review
         (True, "true/false"),
         (None, "empty"),
         (math.nan, "empty"),
@@ -947,7 +948,7 @@ def test_numeric_id_of_any_non_negative_int(number: int) -> None:
 
 
 @FAST
-@given(number=st.integers(min_value=0, max_value=2**53))
+@given(number=st.integers(min_value=0, max_value=2**53 - 1))
 def test_numeric_id_of_an_excel_float(number: int) -> None:
     assert v.numeric_id(float(number), "company_id") == str(number)
     assert ids.company_identifier(float(number)) == ("company_id", str(number))

@@ -15,6 +15,7 @@ import xlsxwriter
 
 from profnet_sheets import Client
 from profnet_sheets.batch import enrich, plan_enrichment
+from profnet_sheets.batch.io import read_table
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 from tests.integration.conftest import cli_env
 from tests.integration.conftest import run_cli as run
@@ -418,3 +419,30 @@ def test_several_columns_feed_a_profile_search(
     bad = run(env, *args, "--column", "salary=Who")
     assert bad.returncode == 1
     assert "find_profile takes columns for name" in bad.stderr
+
+
+def test_long_number_cells_among_text_are_refused_not_paid_as_other_ids(
+    sandbox: RunningSandbox, client: Client, tmp_path: Path
+) -> None:
+    """A new user's review: a column mixing text and numbers is read as text, and a number
+    cell beyond 2**53 came out as the double's digits (`123456789012345696` for
+    123456789012345678): another company, paid and shown as enriched. It reads as Excel shows
+    it (`1.23457E+17`) and is refused; a text cell's digits are the user's own and paid."""
+    source = tmp_path / "mixed.xlsx"
+    workbook = xlsxwriter.Workbook(str(source))
+    sheet = workbook.add_worksheet()
+    sheet.write_string(0, 0, "Company ID")
+    sheet.write_string(1, 0, "acme.com")
+    sheet.write_number(2, 0, 123456789012345678)
+    sheet.write_number(3, 0, 9007199254740993)  # 2**53 + 1, held as 2**53
+    sheet.write_number(4, 0, 1035)
+    sheet.write_string(5, 0, "123456789012345678")
+    workbook.close()
+    before = sandbox.charged(KEY)
+    table = read_table(source)
+    out = enrich(table, "Company ID", "company", client=client, progress=False)
+    errors = out.get_column("company_error").to_list()
+    assert [error is not None for error in errors] == [False, True, True, False, False]
+    assert "'1.23457E+17' is in scientific notation" in errors[1]
+    assert "'9.0072E+15' is in scientific notation" in errors[2]
+    assert sandbox.charged(KEY) - before == 3
