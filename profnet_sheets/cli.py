@@ -796,7 +796,7 @@ def lookup(
         if cost.credits and _may_ask(yes, client) and not cost.quote.nothing_left:
             _ask_to_spend(cost.credits)
         unkept_before = client.unkept
-        looked = look_up_each(run, spec.endpoint, calls)
+        looked = look_up_each(run, spec.endpoint, calls, lambda it: spec.record(it) is None)
         lost = client.unkept - unkept_before  # paid answers the cache could not keep
         answers, failures, stop = looked.answers, looked.failures, looked.stop
         spent, maybe = run.budget.spent, run.budget.uncertain

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -46,6 +46,8 @@ class LookedUp:
     failures: dict[str, ProfnetError] = field(default_factory=dict)
     stop: tuple[str, ProfnetError] | None = None
     interrupted: bool = False
+    # Whether an answer found nothing (enrich's rule for its kind: `Kind.record` gives None).
+    found_nothing: Callable[[Any], bool] = lambda answer: answer is None
 
     def take(self, value: str, call: Future[Any]) -> None:
         """The outcome of `value`'s call, once it has one."""
@@ -61,9 +63,9 @@ class LookedUp:
             self.answered(value, answer)
 
     def answered(self, value: str, answer: Any) -> None:
-        """`value`'s answer; one with no data is a lookup that found no one, marked as enrich
+        """`value`'s answer; one that found nothing (no data, no place) is marked as enrich
         marks it."""
-        if answer is None:
+        if self.found_nothing(answer):
             self.failures[value] = NotFound("not found: the service's answer holds no data")
         else:
             self.answers[value] = answer
@@ -78,13 +80,19 @@ class LookedUp:
 
 
 def look_up_each(
-    client: Client, endpoint: str, calls: Sequence[tuple[str, dict[str, Any]]]
+    client: Client,
+    endpoint: str,
+    calls: Sequence[tuple[str, dict[str, Any]]],
+    found_nothing: Callable[[Any], bool] | None = None,
 ) -> LookedUp:
     """Each value's call in turn, made on a thread of its own: a KeyboardInterrupt (Ctrl-C)
     ends the lookup, the call under way then finishing and kept, as enrich's calls under way
     are (one still waiting for its turn gives up, nothing sent); the values after it that
-    the cache holds are still answered, as after any stop that sends nothing more."""
+    the cache holds are still answered, as after any stop that sends nothing more.
+    `found_nothing`: whether an answer found nothing (by default: no data)."""
     done, stop = LookedUp(), threading.Event()
+    if found_nothing is not None:
+        done.found_nothing = found_nothing
 
     def call(params: dict[str, Any]) -> Any:
         with client.pace.stop_waiting_when(stop):

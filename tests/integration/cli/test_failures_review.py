@@ -181,6 +181,20 @@ def test_a_lookup_answered_with_no_data_is_not_found_or_a_wrong_path(
     assert "this lookup: 0 credits" in result.stderr
 
 
+def test_a_place_nobody_found_is_not_found_as_enrich_says_it(
+    env: dict[str, str], sandbox: RunningSandbox
+) -> None:
+    """A new user's review: `lookup geocode Narnia` printed `[]` and exited 0 (1 credit paid:
+    the service charges a lookup that finds nothing), where enrich says `not found`."""
+    result = run(env, "lookup", "geocode", "Narnia", "Berlin", "--yes")
+    assert result.returncode == 1, result.stderr
+    shown = json.loads(result.stdout)
+    assert shown["Narnia"] == {"geocode_error": "not found"}
+    assert shown["Berlin"], "a place found: its matches"
+    assert "this lookup: 2 credits" in result.stderr
+    assert "'Narnia': not found" in result.stderr
+
+
 def _started_search(env: dict[str, str], sandbox: RunningSandbox, limit: int) -> str:
     """A lead search started by another process (paid: 50 credits), its request id."""
     with Client(api_key=KEY, base_url=env["PROFNET_BASE_URL"], cache="off") as client:
