@@ -1638,7 +1638,9 @@ def _places_by_name(search: Search, filters: dict[str, Any]) -> dict[str, Any]:
     try:
         return search.places(filters, chosen)
     except PlaceNotFoundError as error:
-        raise click.ClickException(f"--{error.param.replace('_', '-')}: {error}") from None
+        option = f"--{error.param.replace('_', '-')}"
+        spent = f" (this search: {search.spend.said()}, places looked up; nothing started)"
+        raise click.ClickException(f"{option}: {str(error).rstrip('.')}{spent}.") from None
 
 
 def _option_value(param: Param, value: object) -> object:

@@ -389,3 +389,5 @@ def test_search_takes_place_names_for_location_filters(
     nowhere = run(env, "search", "leads", "--geo-codes", "Qwxzzy", "--out", str(out))
     assert nowhere.returncode == 1
     assert "No place called 'Qwxzzy'" in nowhere.stderr
+    # A new user's review: the place's lookup is paid, and said so.
+    assert "(this search: 1 credit, places looked up; nothing started)." in nowhere.stderr
