@@ -343,6 +343,8 @@ def numeric_id(value: object, parameter: str) -> str:
     number = _integer(value, parameter, wanted)
     if number < 0:
         raise refused(value, parameter, f"is negative: give {parameter} as digits, such as 1035")
+    if number == 0:  # what an export writes for an id it does not have; never sent, never paid
+        raise refused(value, parameter, f"is no id (nothing has the id 0): give {wanted}")
     return _int_text(number, parameter, value)
 
 
