@@ -428,17 +428,40 @@ def config(
         except ProfnetError as error:
             raise _failure(error) from None
         click.echo(f"Saved to {path} (permissions 0600).", err=True)
+        for name in sorted(set(unset_names) | {it for it, value in values.items() if value}):
+            if _from_environment(name):
+                click.echo(
+                    f"Note: {_variable(name)} is set here and wins over the config file: "
+                    f"unset it for the file's {name} to be used.",
+                    err=True,
+                )
     settings = _load(config_path)
     click.echo(f"config file: {config_file(config_path)}")
     unset = "not set" + (" (the embedded sandbox is used)" if settings.uses_sandbox else "")
     key = settings.api_key
-    click.echo(f"api_key:  {key.described() if key else unset}")
-    click.echo(f"base_url: {clipped(settings.base_url) if settings.base_url else unset}")
-    click.echo(f"cache:    {clipped(settings.cache or str(settings.cache_dir))}")
     budget, cap = settings.budget, settings.spending_cap
-    click.echo(f"budget:   {budget if budget is not None else 'not set (no limit per run)'}")
-    click.echo(f"spending cap: {cap if cap is not None else 'not set (no cap)'}")
-    click.echo(f"machine:  {settings.machine}")
+    shown = {
+        "api_key": key.described() if key else unset,
+        "base_url": clipped(settings.base_url) if settings.base_url else unset,
+        "cache": clipped(settings.cache or str(settings.cache_dir)),
+        "budget": budget if budget is not None else "not set (no limit per run)",
+        "spending_cap": cap if cap is not None else "not set (no cap)",
+        "machine": settings.machine,
+    }
+    for name, value in shown.items():
+        label = "spending cap:" if name == "spending_cap" else f"{name + ':':9}"
+        source = f" (from {_variable(name)}, which wins over the file)" * _from_environment(name)
+        click.echo(f"{label} {value}{source}")
+
+
+def _variable(setting: str) -> str:
+    """The environment variable of a setting: `PROFNET_BUDGET`."""
+    return f"PROFNET_{setting.upper()}"
+
+
+def _from_environment(setting: str) -> bool:
+    """Whether the environment sets `setting` (a variable set to blanks does not)."""
+    return bool(os.environ.get(_variable(setting), "").strip())
 
 
 def _key_asked_for(given: str | None) -> str | None:

@@ -293,6 +293,22 @@ def test_config_shows_settings_in_words_not_python_reprs(tmp_path: Path) -> None
         assert not re.search(r"\b(None|[A-Z]\w+\(\w+=)", line), line  # no Python repr
 
 
+def test_config_says_when_the_environment_wins_over_what_it_saved(tmp_path: Path) -> None:
+    """A new user's review: `config --spending-cap 50/day` said "Saved", then showed the
+    100000/day of PROFNET_SPENDING_CAP with no word of where it came from."""
+    env = clean_env(tmp_path) | {"PROFNET_SPENDING_CAP": "100000/day", "PROFNET_BUDGET": " "}
+    done = run_cli(env, "config", "--spending-cap", "50/day", "--budget", "5")
+    assert done.returncode == 0, done.stderr
+    assert (
+        "Note: PROFNET_SPENDING_CAP is set here and wins over the config file: unset it for "
+        "the file's spending_cap to be used."
+    ) in done.stderr
+    assert "PROFNET_BUDGET" not in done.stderr, "set to blanks: not set"
+    lines = done.stdout.splitlines()
+    assert "spending cap: 100000/day (from PROFNET_SPENDING_CAP, which wins over the file)" in lines
+    assert "budget:   5" in lines
+
+
 def test_config_says_its_file_unsets_a_setting_and_refuses_the_docs_placeholder(
     tmp_path: Path,
 ) -> None:
