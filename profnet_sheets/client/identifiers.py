@@ -244,7 +244,8 @@ def _parsed_domain(value: object, hosts: Hosts) -> str:
     if is_personal_email_domain(host):
         raise NotAKeyError(
             f"{shown_in_cell(value)} is a personal email domain ({host}), not a company: give the "
-            f"company's own domain, such as acme.com",
+            f"company's own domain, such as acme.com (the mail provider itself, by its company "
+            f"page URL or id)",
             "domain",
             value,
         )
