@@ -566,7 +566,8 @@ def _sandbox_settings() -> Settings:
     if configured and not settings.quiet:
         _said(
             "demo: on the built-in SANDBOX (synthetic data, no real credits spent); the "
-            "service configured is not used. Your own file on it: "
+            "service configured is not used. Your own file on the service configured (paid; "
+            "the cost is said and asked first): "
             f"`{command('enrich FILE --column COLUMN --kind company --out OUT.xlsx')}`."
         )
         settings = settings.with_changes(quiet=True)
