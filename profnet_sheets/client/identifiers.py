@@ -242,10 +242,14 @@ def _parsed_domain(value: object, hosts: Hosts) -> str:
     if _page_elsewhere(url._replace(host=host), hosts):
         raise _page_elsewhere_error(value, host, "domain", hosts, "the company's own " + wanted)
     if is_personal_email_domain(host):
+        address = "@" in cleaned
+        what = f"a personal email domain ({host}), not a company"
+        if url.path.strip("/") and not address:  # facebook.com/acme: a page there
+            what = f"a page on {host} (a personal email domain), not a company's own domain"
+        provider = "" if address else " (the mail provider itself: by its company page URL or id)"
         raise NotAKeyError(
-            f"{shown_in_cell(value)} is a personal email domain ({host}), not a company: give the "
-            f"company's own domain, such as acme.com (the mail provider itself, by its company "
-            f"page URL or id)",
+            f"{shown_in_cell(value)} is {what}: give the company's own domain, such as "
+            f"acme.com{provider}",
             "domain",
             value,
         )
