@@ -428,7 +428,8 @@ def config(
         except ProfnetError as error:
             raise _failure(error) from None
         click.echo(f"Saved to {path} (permissions 0600).", err=True)
-        for name in sorted(set(unset_names) | {it for it, value in values.items() if value}):
+        given = {name for name, value in values.items() if value is not None}
+        for name in sorted(set(unset_names) | given):
             if _from_environment(name):
                 click.echo(
                     f"Note: {_variable(name)} is set here and wins over the config file: "

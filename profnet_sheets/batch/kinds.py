@@ -43,15 +43,21 @@ def _first_result(payload: Any) -> dict[str, Any] | None:
 
 
 def _posts(payload: Any) -> dict[str, Any] | None:
+    if not isinstance(payload, dict):  # an answer with no data: found nothing
+        return None
     paging = payload.get("paging") or {}
     return {"posts": payload.get("posts") or [], "posts_total": paging.get("total")}
 
 
 def _recommendations(payload: Any) -> dict[str, Any] | None:
+    if not isinstance(payload, dict):
+        return None
     return {"recommendations": payload.get("recommendations") or []}
 
 
 def _headcount(payload: Any) -> dict[str, Any] | None:
+    if not isinstance(payload, dict):
+        return None
     filters = payload.get("filters")
     return {
         "headcount": payload.get("headcount"),

@@ -333,12 +333,16 @@ def numeric_id(value: object, parameter: str) -> str:
             f"PROFNET_GEOCODE (or `{command('lookup geocode NAME')}`)"
         )
     if isinstance(value, str) and _EXPONENT().search(value):
+        advice = (
+            "(its digits are gone from the number: type the id again in a cell formatted as Text)"
+            if _beyond_exact(value)
+            else "(format the column as Text, or as a Number with 0 decimals, before saving it)"
+        )
         raise refused(
             value,
             parameter,
             f"is in scientific notation, as Excel shows a long number it has shortened (its "
-            f"last digits may be gone): give {wanted} (format the column as Text, or as a "
-            "Number with 0 decimals, before saving it)",
+            f"last digits may be gone): give {wanted} {advice}",
         )
     number = _integer(value, parameter, wanted)
     if number < 0:
@@ -346,6 +350,15 @@ def numeric_id(value: object, parameter: str) -> str:
     if number == 0:  # what an export writes for an id it does not have; never sent, never paid
         raise refused(value, parameter, f"is no id (nothing has the id 0): give {wanted}")
     return _int_text(number, parameter, value)
+
+
+def _beyond_exact(text: str) -> bool:
+    """Whether a number written in scientific notation is 2**53 or more: a number Excel could
+    no longer hold exactly, its digits gone whatever the cell's format."""
+    try:
+        return abs(Decimal(ANY_SPACE().sub("", text.translate(INVISIBLE)))) >= _MAX_FLOAT_INT
+    except (InvalidOperation, ValueError):
+        return False
 
 
 def limit(value: object, parameter: str, minimum: int, maximum: int) -> int:

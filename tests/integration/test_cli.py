@@ -297,6 +297,8 @@ def test_config_says_when_the_environment_wins_over_what_it_saved(tmp_path: Path
     """A new user's review: `config --spending-cap 50/day` said "Saved", then showed the
     100000/day of PROFNET_SPENDING_CAP with no word of where it came from."""
     env = clean_env(tmp_path) | {"PROFNET_SPENDING_CAP": "100000/day", "PROFNET_BUDGET": " "}
+    zero = run_cli(env | {"PROFNET_BUDGET": "100"}, "config", "--budget", "0")
+    assert "Note: PROFNET_BUDGET is set here and wins" in zero.stderr, "a budget of 0 too"
     done = run_cli(env, "config", "--spending-cap", "50/day", "--budget", "5")
     assert done.returncode == 0, done.stderr
     assert (

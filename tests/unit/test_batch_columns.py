@@ -213,3 +213,11 @@ def test_added_columns_never_repeat_a_word() -> None:
     assert column_names("x_", ["x", "x_x"]) == {"x": "x_x", "x_x": "x_x_x"}, "never one name twice"
     in_a_search = column_names("company_", ["company_name", "founded"], taken=["company_name"])
     assert in_a_search == {"company_name": "company_company_name", "founded": "company_founded"}
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
+@pytest.mark.parametrize("payload", [None, [], "", 0])
+def test_an_answer_with_no_data_is_found_nothing_by_every_kind(kind: str, payload: object) -> None:
+    """A review: `lookup profile_posts` crashed after paying on `{"data": null}` (its record
+    asked `.get` of None), where enrich and lookup say `not found`."""
+    assert KINDS[kind].record(payload) is None
