@@ -51,6 +51,10 @@ CREATE TABLE IF NOT EXISTS telling (
     id INTEGER NOT NULL, team TEXT NOT NULL, machine TEXT NOT NULL, period TEXT NOT NULL,
     credits INTEGER NOT NULL, until REAL NOT NULL, kept REAL NOT NULL, holds TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS seen (
+    team TEXT NOT NULL, period TEXT NOT NULL, key TEXT NOT NULL, epoch TEXT NOT NULL,
+    counts TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (team, period)
+);
 """
 _TOLD = """
 CREATE TABLE IF NOT EXISTS told (
@@ -727,6 +731,25 @@ class Ledger:
         with self._lock:
             rows = self._db.execute(query, [service] if service else []).fetchall()
         return SpendTable(Spend(*row) for row in rows)
+
+    def saw(self, team: str, period: str, key: str, epoch: str, counts: str) -> None:
+        """Keep what this machine last read of the other machines' spend in the `team`'s
+        store for a `period` of its cap (under `key`, in the store's `epoch`; `counts` as
+        JSON): what a store that lost its data is told again by its next process too."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO seen VALUES (?, ?, ?, ?, ?, ?)",
+                (team, period, key, epoch, counts, self.clock()),
+            )
+
+    def seen_by(self, team: str) -> list[tuple[str, str, str, str]]:
+        """What `saw` kept for the `team`, by period: (period, key, epoch, counts), the
+        latest last."""
+        with self._lock:
+            found = self._db.execute(
+                "SELECT period, key, epoch, counts FROM seen WHERE team = ? ORDER BY at", (team,)
+            )
+            return [(str(a), str(b), str(c), str(d)) for a, b, c, d in found.fetchall()]
 
     def close(self) -> None:
         with self._lock:

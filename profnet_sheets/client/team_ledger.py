@@ -7,6 +7,7 @@ import contextlib
 import itertools
 import json
 import logging
+import math
 import secrets
 import threading
 import time
@@ -52,6 +53,7 @@ DAYS_SHOWN = 7  # the days the team's view shows, today's included
 # million over it.
 SERVER_CLOCK_FOR = 60.0
 TEAM_ROW = "(every machine)"  # the name of a day's or period's total row
+SEEN_KEPT_EVERY = 1.0  # seconds between two writes of what was seen of the others' spend
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,9 @@ class TeamLedger:
         self._seen: dict[str, Seen] = {}
         self._epoch: str | None = None  # the Redis's epoch as this process last read it
         self._seen_lock = threading.Lock()
+        self._seen_loaded = False  # what earlier processes of this machine saw, read
+        self._unsaved: dict[str, Seen] = {}  # seen since last kept in this machine's ledger
+        self._saved_at = -math.inf  # when it was (this process's monotonic clock)
         # Under what this machine's ledger keeps the running totals of what it told this
         # team: the service's, on this Redis (another Redis, another team: not counted there).
         self.told_as = f"{self.prefix}@{where}"
@@ -554,8 +559,7 @@ class TeamLedger:
 
         results = self.redis.transaction(attempt)
         if seen is not None:
-            with self._seen_lock:
-                self._seen[cap.period], self._epoch = seen, seen.epoch
+            self._remember(cap.period, seen, bool(restored))
         if restored:
             LOG.warning(
                 "profnet-sheets: the team's Redis %s had forgotten %s credit(s) other machines "
@@ -577,6 +581,7 @@ class TeamLedger:
         new one is in the Seen). The epoch is read, and watched, only for a process's first
         counts and when a count is lower than seen (`_lower`)."""
         counted = {_text(name): int(value) for name, value in found.items()}
+        self._load_seen()
         with self._seen_lock:
             epoch = self._epoch
         there = epoch
@@ -626,11 +631,58 @@ class TeamLedger:
         them in (`there`; None: none, its data lost): forgotten, counted again; and those
         counts alone. In the same epoch a count is lower only when a lapsed hold's maybe was
         taken back (its call settled after all)."""
+        self._load_seen()
         with self._seen_lock:
             epoch = self._epoch
         lower = self._lower(period, key, counted)
         restored = lower if there is None or there != epoch else {}
         return counted | restored, restored
+
+    def _remember(self, period: str, seen: Seen, restored: bool) -> None:
+        """`seen` as what this process last read of a `period`, kept in this machine's ledger
+        too at most every SEEN_KEPT_EVERY seconds (at once when it told Redis again what it
+        had forgotten; what is left at `close`): a command run after a Redis restart tells
+        it again as a process that stayed up does."""
+        with self._seen_lock:
+            self._seen[period], self._epoch = seen, seen.epoch
+            self._unsaved[period] = seen
+            due = restored or self.monotonic() - self._saved_at >= SEEN_KEPT_EVERY
+        if due:
+            self._keep_seen()
+
+    def _keep_seen(self) -> None:
+        """What was seen since last kept, in this machine's ledger (`Ledger.saw`)."""
+        with self._seen_lock:
+            unsaved, self._unsaved = self._unsaved, {}
+            self._saved_at = self.monotonic()
+        for period, seen in unsaved.items():
+            counts = {machine: [it.sure, it.maybe] for machine, it in seen.counts.items()}
+            try:
+                self.local.saw(self.told_as, period, seen.key, seen.epoch, json.dumps(counts))
+            except self.local.failures as error:
+                LOG.debug("the ledger %s could not keep what was seen: %s", self.path, error)
+
+    def _load_seen(self) -> None:
+        """What this machine's earlier processes last saw of the others (`Ledger.seen_by`),
+        read once, under what this process has seen itself."""
+        with self._seen_lock:
+            if self._seen_loaded:
+                return
+            self._seen_loaded = True
+        try:
+            rows = self.local.seen_by(self.told_as)
+        except self.local.failures:
+            return
+        with self._seen_lock:
+            unread = self._epoch is None
+            for period, key, epoch, counts in rows:
+                charges = {
+                    machine: Charge(sure=int(sure), maybe=int(maybe))
+                    for machine, (sure, maybe) in json.loads(counts).items()
+                }
+                self._seen.setdefault(period, Seen(key, charges, epoch))
+                if unread:
+                    self._epoch = epoch  # the latest row's
 
     def rename_aside(self, aside: int, name: int) -> None:
         """Give credits set aside another id (see `Ledger.rename_aside`)."""
@@ -793,7 +845,11 @@ class TeamLedger:
         holding = _holding(found, now)
         period_key = self._period_key(cap, now)
         counts = {_text(name): int(value) for name, value in spent_by.items()}
-        counted, _ = self._with_lost(cap.period, period_key, counts, _epoch(there))
+        epoch = _epoch(there)
+        counted, restored = self._with_lost(cap.period, period_key, counts, epoch)
+        if epoch is not None and not restored:  # what a refusal read is seen too; what Redis
+            # forgot stays to be told again by the next reservation (its epoch still the old)
+            self._remember(cap.period, Seen(period_key, self._others(counted), epoch), False)
         spent = self._spent(counted, holding[0], told)
         return self._use(cap, now, holding, spent, _holding(asides, now), drawing_on)
 
@@ -871,6 +927,7 @@ class TeamLedger:
         return self.local.absorb(former, service)
 
     def close(self) -> None:
+        self._keep_seen()
         self.local.close()  # the connection is the store's: it closes it
 
 

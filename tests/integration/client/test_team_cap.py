@@ -1041,3 +1041,21 @@ def test_a_spend_retold_as_sure_that_another_machine_saw_as_maybe_is_counted_onc
     a.cap_use(CAP, service)  # a retells: sure 10
     b.release(b.reserve_within(CAP, service, 1, DETAILS, 600.0))
     assert b.cap_use(CAP, service).used == 10
+
+
+def test_a_command_run_after_the_teams_redis_restarted_counts_what_the_last_one_saw(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    """A new user's review of decision 527: what a machine saw of the others lived in its
+    process only, so a command started after the restart (the CLI, a scheduled job) counted
+    none of it: 90 charged under a cap of 50. Its ledger keeps it for the next process."""
+    other = team_client(sandbox, killable_redis, tmp_path / "mb", "mb")
+    with other:
+        assert paid_until_refused(other, "mb", most=30) == 20, "the team cap of 20"
+    with team_client(sandbox, killable_redis, tmp_path / "ma", "ma") as first:
+        with pytest.raises(BudgetExceeded, match="cap"):  # it reads the team's 20
+            first.get_company_details(domain="ma-first.io")
+    redis.Redis.from_url(killable_redis.url).flushall()  # restarted, its data gone
+    with team_client(sandbox, killable_redis, tmp_path / "ma", "ma") as later:
+        assert paid_until_refused(later, "ma-later") == 0, "mb's 20 counted again"
+    assert sandbox.charged(KEY) == 20
