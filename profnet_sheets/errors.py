@@ -105,7 +105,8 @@ class NotAKeyError(NormalizationError):
 
 
 class ArgumentError(ProfnetError, ValueError):
-    """A formula argument that cannot work; the message says what to give instead."""
+    """An argument that cannot work (a formula's, a method's: a budget of -1, a search kind
+    `lead`); the message says what to give instead."""
 
 
 class StoreError(ProfnetError):

@@ -61,6 +61,7 @@ from profnet_sheets.client.spend import (
 from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import (
+    ArgumentError,
     InvalidParameter,
     OfflineMiss,
     ProfnetError,
@@ -295,9 +296,10 @@ class Client:
         of its own within the client's: both limits hold, and the view's `budget.spent` counts
         only what was spent through it. Caches and ledger are shared (see `new_run`; with
         `new_run=False`, the view stays in this client's run, whose stops hold for it).
-        ValueError for a limit that is not a whole number of credits, 0 or more, or None."""
+        ArgumentError (a ProfnetError and a ValueError) for a limit that is not a whole number
+        of credits, 0 or more, or None."""
         if limit is not None and not _is_count(limit):
-            raise ValueError(
+            raise ArgumentError(
                 f"budget={shown(limit)}: give a whole number of credits, 0 or more (or None: no "
                 "budget of its own)"
             )
@@ -527,7 +529,9 @@ class Client:
         whole number, 0 or more); `drawing_on`: credits set aside under the cap it may take
         first (a search's results: `aside_of`)."""
         if not _is_count(credits):
-            raise ValueError(f"credits={shown(credits)}: give a whole number of credits, 0 or more")
+            raise ArgumentError(
+                f"credits={shown(credits)}: give a whole number of credits, 0 or more"
+            )
         return self._shared.quote(int(credits), self._budget, drawing_on)
 
     def refuse_unless_affordable(
@@ -958,7 +962,7 @@ class Client:
     def search(self, kind: SearchKind, **filters: Any) -> SearchJob:
         """search_leads or search_companies by kind ("leads" or "companies")."""
         if kind not in ("leads", "companies"):
-            raise ValueError(f"kind must be 'leads' or 'companies', got {kind!r}")
+            raise ArgumentError(f"kind must be 'leads' or 'companies', got {shown(kind)}")
         return jobs.start_search(self, kind, filters)
 
     def forget_search(self, kind: SearchKind, filters: Mapping[str, Any], request_id: str) -> None:

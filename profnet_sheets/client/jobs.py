@@ -17,6 +17,7 @@ from profnet_sheets.client.policy import RetryPolicy
 from profnet_sheets.client.spend import MAX_PAGE_ITEMS, results_most
 from profnet_sheets.config import Settings
 from profnet_sheets.errors import (
+    ArgumentError,
     BudgetExceeded,
     InsufficientCredits,
     InvalidParameter,
@@ -300,7 +301,7 @@ class SearchJob:
         aside: int | None = None,
     ) -> None:
         if kind not in ("leads", "companies"):
-            raise ValueError(f"kind must be 'leads' or 'companies', got {shown(kind)}")
+            raise ArgumentError(f"kind must be 'leads' or 'companies', got {shown(kind)}")
         # Credits set aside under the spending cap (and in this process's budget) for its
         # results when it started (by this job, or by the one that started it, here or in
         # another process: named after its request id; None: no limit): its pages draw on

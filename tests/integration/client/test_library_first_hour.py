@@ -36,6 +36,22 @@ def test_a_budget_view_refuses_a_limit_that_is_no_budget(client: Client, limit: 
     assert "budget=10 (10 left)" in repr(client.with_budget(10)), "the view's, not the client's"
 
 
+def test_every_wrong_argument_is_a_profnet_error(client: Client) -> None:
+    """A new user's review: `except ProfnetError` missed a budget of -1, a quote of -1 and a
+    search kind `lead` (plain ValueErrors); they stay ValueErrors too."""
+    from profnet_sheets import ProfnetError
+
+    for wrong in (
+        lambda: client.with_budget(-1),
+        lambda: client.quote(-1),
+        lambda: client.search("lead", title_keywords=["CTO"]),  # type: ignore[arg-type]
+        lambda: client.attach_search("lead", "r-1"),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(ProfnetError) as caught:
+            wrong()
+        assert isinstance(caught.value, ValueError)
+
+
 def test_a_search_refused_by_the_budget_names_its_endpoint(client: Client) -> None:
     from profnet_sheets import BudgetExceeded
 

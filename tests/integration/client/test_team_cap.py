@@ -1052,9 +1052,9 @@ def test_a_command_run_after_the_teams_redis_restarted_counts_what_the_last_one_
     other = team_client(sandbox, killable_redis, tmp_path / "mb", "mb")
     with other:
         assert paid_until_refused(other, "mb", most=30) == 20, "the team cap of 20"
-    with team_client(sandbox, killable_redis, tmp_path / "ma", "ma") as first:
-        with pytest.raises(BudgetExceeded, match="cap"):  # it reads the team's 20
-            first.get_company_details(domain="ma-first.io")
+    first = team_client(sandbox, killable_redis, tmp_path / "ma", "ma")
+    with first, pytest.raises(BudgetExceeded, match="cap"):  # it reads the team's 20
+        first.get_company_details(domain="ma-first.io")
     redis.Redis.from_url(killable_redis.url).flushall()  # restarted, its data gone
     with team_client(sandbox, killable_redis, tmp_path / "ma", "ma") as later:
         assert paid_until_refused(later, "ma-later") == 0, "mb's 20 counted again"
