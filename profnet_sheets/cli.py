@@ -1022,8 +1022,9 @@ def _forgotten(retold: dict[str, int], period: str) -> str:
         + (f" ({', '.join(also)})" if also else "")
         + " (a Redis restarted without persistence, or one that failed to count "
         "them): they are counted there again, in every machine's team cap. What the other "
-        "machines spent is counted again as each of them runs a command; until then the cap "
-        "counts less. Turn on the Redis's persistence (appendonly yes)."
+        "machines spent is counted again as this machine last saw it, and in full as each of "
+        "them runs a command; until then the cap may count less. Turn on the Redis's "
+        "persistence (appendonly yes)."
     )
 
 

@@ -155,6 +155,7 @@ class TeamLedger:
         self._seen_loaded = False  # what earlier processes of this machine saw, read
         self._unsaved: dict[str, Seen] = {}  # seen since last kept in this machine's ledger
         self._saved_at = -math.inf  # when it was (this process's monotonic clock)
+        self._last_cap: SpendingCap | None = None  # the cap last asked about, read at close
         # Under what this machine's ledger keeps the running totals of what it told this
         # team: the service's, on this Redis (another Redis, another team: not counted there).
         self.told_as = f"{self.prefix}@{where}"
@@ -558,9 +559,18 @@ class TeamLedger:
             pipe.hset(key, field, json.dumps(value))
 
         results = self.redis.transaction(attempt)
+        self._last_cap = cap
         if seen is not None:
             self._remember(cap.period, seen, bool(restored))
-        if restored:
+        self._said_restored(more)
+        if not retold_now:  # a new machine's first call: told a moment ago
+            self._known_there(results[told_at])
+        if refused is not None:
+            raise refused
+
+    def _said_restored(self, more: int) -> None:
+        """The warning of `more` credits other machines spent counted again in the Redis."""
+        if more:
             LOG.warning(
                 "profnet-sheets: the team's Redis %s had forgotten %s credit(s) other machines "
                 "spent (restarted without persistence?): counted there again, as this machine "
@@ -568,10 +578,33 @@ class TeamLedger:
                 self.where,
                 more,
             )
-        if not retold_now:  # a new machine's first call: told a moment ago
-            self._known_there(results[told_at])
-        if refused is not None:
-            raise refused
+
+    def _write_back(self, cap: SpendingCap) -> None:
+        """Count again in the Redis what it forgot of the other machines' spend in the cap's
+        period, as this process last saw it (`_with_seen`), with no reservation: what a
+        refusal found is then the team's count too, not only this process's."""
+        restored: dict[str, int] = {}
+        more = 0
+        seen: Seen | None = None
+
+        def attempt(pipe: Any) -> None:
+            nonlocal restored, more, seen
+            period_key = self._period_key(cap, self._now(self.redis))
+            pipe.watch(period_key, self.epoch_key)
+            found = pipe.hgetall(period_key)
+            _, restored, seen, epoch = self._with_seen(pipe, cap.period, period_key, found)
+            held_there = {_text(name): int(value) for name, value in found.items()}
+            more = sum(it - held_there.get(name, 0) for name, it in restored.items())
+            pipe.multi()
+            if epoch is None:
+                pipe.set(self.epoch_key, seen.epoch)
+            for name, credits_seen in restored.items():
+                pipe.hset(period_key, name, credits_seen)
+
+        self.redis.transaction(attempt)
+        if seen is not None:
+            self._remember(cap.period, seen, bool(restored))
+        self._said_restored(more)
 
     def _with_seen(
         self, pipe: Any, period: str, key: str, found: dict[Any, Any]
@@ -633,9 +666,10 @@ class TeamLedger:
         taken back (its call settled after all)."""
         self._load_seen()
         with self._seen_lock:
-            epoch = self._epoch
+            before = self._seen.get(period)
         lower = self._lower(period, key, counted)
-        restored = lower if there is None or there != epoch else {}
+        lost = before is not None and (there is None or there != before.epoch)
+        restored = lower if lost else {}
         return counted | restored, restored
 
     def _remember(self, period: str, seen: Seen, restored: bool) -> None:
@@ -674,15 +708,13 @@ class TeamLedger:
         except self.local.failures:
             return
         with self._seen_lock:
-            unread = self._epoch is None
             for period, key, epoch, counts in rows:
                 charges = {
                     machine: Charge(sure=int(sure), maybe=int(maybe))
                     for machine, (sure, maybe) in json.loads(counts).items()
                 }
+                # Its own epoch: this process reads the Redis's at its first reservation.
                 self._seen.setdefault(period, Seen(key, charges, epoch))
-                if unread:
-                    self._epoch = epoch  # the latest row's
 
     def rename_aside(self, aside: int, name: int) -> None:
         """Give credits set aside another id (see `Ledger.rename_aside`)."""
@@ -847,9 +879,12 @@ class TeamLedger:
         counts = {_text(name): int(value) for name, value in spent_by.items()}
         epoch = _epoch(there)
         counted, restored = self._with_lost(cap.period, period_key, counts, epoch)
-        if epoch is not None and not restored:  # what a refusal read is seen too; what Redis
-            # forgot stays to be told again by the next reservation (its epoch still the old)
+        if restored:  # told the Redis too, for every machine's cap and view
+            with contextlib.suppress(*self.failures):
+                self._write_back(cap)
+        elif epoch is not None:  # what a refusal read is seen too
             self._remember(cap.period, Seen(period_key, self._others(counted), epoch), False)
+        self._last_cap = cap
         spent = self._spent(counted, holding[0], told)
         return self._use(cap, now, holding, spent, _holding(asides, now), drawing_on)
 
@@ -927,6 +962,9 @@ class TeamLedger:
         return self.local.absorb(former, service)
 
     def close(self) -> None:
+        if self._last_cap is not None:  # what the others spent by now, seen for next time
+            with contextlib.suppress(*self.failures):
+                self.cap_use(self._last_cap, "")
         self._keep_seen()
         self.local.close()  # the connection is the store's: it closes it
 

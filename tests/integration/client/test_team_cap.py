@@ -1059,3 +1059,29 @@ def test_a_command_run_after_the_teams_redis_restarted_counts_what_the_last_one_
     with team_client(sandbox, killable_redis, tmp_path / "ma", "ma") as later:
         assert paid_until_refused(later, "ma-later") == 0, "mb's 20 counted again"
     assert sandbox.charged(KEY) == 20
+
+
+def test_what_a_machine_read_last_is_told_again_by_a_refusal_and_read_at_close(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    """A new user's second run of decision 527 (60 and 90 under a cap of 50): the machine that
+    finished first had read nothing of the others, and what a refusal counted again was never
+    written back, so the team's count (and a new machine's cap) stayed short. A client reads
+    the team's spend once more as it closes, and a refusal writes back what it counted."""
+    first = team_client(sandbox, killable_redis, tmp_path / "ma", "ma")
+    with first:
+        for n in range(8):
+            first.get_company_details(domain=f"ma-{n}.io")
+        with team_client(sandbox, killable_redis, tmp_path / "mb", "mb") as other:
+            assert paid_until_refused(other, "mb") == 12, "20 - ma's 8"
+    redis.Redis.from_url(killable_redis.url).flushall()  # restarted, its data gone
+    with team_client(sandbox, killable_redis, tmp_path / "ma", "ma") as later:
+        assert later.quote(0).cap_left == 0, "mb's 12, read as ma closed"
+    day = today(killable_redis.url)
+    held = redis.Redis.from_url(killable_redis.url).hgetall(
+        f"profnet:team-spend:{service_name(sandbox.base_url)}:day:{day}"
+    )
+    assert held.get(b"sure:mb") == b"12", "written back by the refusal's reading"
+    with team_client(sandbox, killable_redis, tmp_path / "md", "md") as new:
+        assert paid_until_refused(new, "md") == 0, "a machine that saw nothing: refused too"
+    assert sandbox.charged(KEY) == 20
