@@ -537,16 +537,11 @@ class TeamLedger:
             holding, asides = self._held(pipe, now), self._asides(pipe, now)
             found = pipe.hgetall(period_key)
             counted, restored, seen, epoch = self._with_seen(pipe, cap.period, period_key, found)
-            held_there = {_text(name): int(value) for name, value in found.items()}
-            more = sum(it - held_there.get(name, 0) for name, it in restored.items())
             spent = self._spent(counted, holding[0], told)
             use = self._use(cap, now, holding, spent, asides, drawing_on)
             refused = cap_refusal(use, credits, endpoint)
             pipe.multi()
-            if epoch is None:  # new, or its data lost: a new epoch from here
-                pipe.set(self.epoch_key, seen.epoch)
-            for name, credits_seen in restored.items():  # watched: nothing moved since
-                pipe.hset(period_key, name, credits_seen)
+            more = self._queue_restored(pipe, period_key, found, restored, seen, epoch)
             self._settle_lapsed(pipe, holding, asides)
             told_at = self._tell_cap(pipe, now, cap)
             if refused is not None:
@@ -567,6 +562,25 @@ class TeamLedger:
             self._known_there(results[told_at])
         if refused is not None:
             raise refused
+
+    def _queue_restored(
+        self,
+        pipe: Any,
+        key: str,
+        found: dict[Any, Any],
+        restored: dict[str, int],
+        seen: Seen,
+        epoch: str | None,
+    ) -> int:
+        """Queue, in a MULTI whose reads were watched, the counts `restored` under `key` (a
+        period's spend as `found`) and a new epoch when the Redis had none; how many credits
+        they add."""
+        if epoch is None:  # new, or its data lost: a new epoch from here
+            pipe.set(self.epoch_key, seen.epoch)
+        for name, credits in restored.items():
+            pipe.hset(key, name, credits)
+        held_there = {_text(name): int(value) for name, value in found.items()}
+        return sum(it - held_there.get(name, 0) for name, it in restored.items())
 
     def _said_restored(self, more: int) -> None:
         """The warning of `more` credits other machines spent counted again in the Redis."""
@@ -593,13 +607,8 @@ class TeamLedger:
             pipe.watch(period_key, self.epoch_key)
             found = pipe.hgetall(period_key)
             _, restored, seen, epoch = self._with_seen(pipe, cap.period, period_key, found)
-            held_there = {_text(name): int(value) for name, value in found.items()}
-            more = sum(it - held_there.get(name, 0) for name, it in restored.items())
             pipe.multi()
-            if epoch is None:
-                pipe.set(self.epoch_key, seen.epoch)
-            for name, credits_seen in restored.items():
-                pipe.hset(period_key, name, credits_seen)
+            more = self._queue_restored(pipe, period_key, found, restored, seen, epoch)
 
         self.redis.transaction(attempt)
         if seen is not None:
