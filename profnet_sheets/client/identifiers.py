@@ -339,6 +339,8 @@ def _page_url(
         raise refused(value, parameter, f"has a badly percent-encoded name: {hint}") from None
     if not slug or slug in {".", ".."}:
         raise refused(value, parameter, f"has no name after /{kind}/: {hint}")
+    if slug.isdigit() and not slug.strip("0"):  # /company/0/: nothing has the id 0
+        raise refused(value, parameter, f"names no page (nothing has the id 0): {hint}")
     return f"https://www.{base}/{kind}/{quoted}/"
 
 

@@ -100,3 +100,10 @@ def test_the_identifiers_are_the_specs_and_the_most_specific_is_sent() -> None:
     assert prepare(COMPANY_DETAILS, every, profile=DEFAULT_PROFILE) == {"company_id": "1035"}
     del every["company_id"]
     assert prepare(COMPANY_DETAILS, every, profile=DEFAULT_PROFILE) == {"profnet_url": PAGE}
+
+
+@pytest.mark.parametrize("url", ["https://www.profnet.com/company/0/", "profnet.com/company/000"])
+def test_a_company_page_of_id_0_names_no_page_and_is_never_sent(url: str) -> None:
+    """A review of decision 529: an id of 0 was refused, the page URL of id 0 still sent."""
+    with pytest.raises(ProfnetError, match=r"names no page \(nothing has the id 0\)"):
+        identifiers.company_identifier(url)
