@@ -27,7 +27,12 @@ from profnet_sheets.client.ledger import Holds, SpendTable
 from profnet_sheets.client.shared import STOPS_LOG, machine_ledger
 from profnet_sheets.client.spend import ASIDE_LEASE, BUDGET_SETTING, CAP_SETTING
 from profnet_sheets.client.team_ledger import TeamLedger
-from profnet_sheets.config import config_file, is_placeholder_key
+from profnet_sheets.config import (
+    config_file,
+    is_placeholder_key,
+    set_in_environment,
+    variable_of,
+)
 from profnet_sheets.errors import (
     DamagedFile,
     NotFound,
@@ -430,9 +435,9 @@ def config(
         click.echo(f"Saved to {path} (permissions 0600).", err=True)
         given = {name for name, value in values.items() if value is not None}
         for name in sorted(set(unset_names) | given):
-            if _from_environment(name):
+            if set_in_environment(name):
                 click.echo(
-                    f"Note: {_variable(name)} is set here and wins over the config file: "
+                    f"Note: {variable_of(name)} is set here and wins over the config file: "
                     f"unset it for the file's {name} to be used.",
                     err=True,
                 )
@@ -451,18 +456,8 @@ def config(
     }
     for name, value in shown.items():
         label = "spending cap:" if name == "spending_cap" else f"{name + ':':9}"
-        source = f" (from {_variable(name)}, which wins over the file)" * _from_environment(name)
+        source = f" (from {variable_of(name)}, which wins over the file)" * set_in_environment(name)
         click.echo(f"{label} {value}{source}")
-
-
-def _variable(setting: str) -> str:
-    """The environment variable of a setting: `PROFNET_BUDGET`."""
-    return f"PROFNET_{setting.upper()}"
-
-
-def _from_environment(setting: str) -> bool:
-    """Whether the environment sets `setting` (a variable set to blanks does not)."""
-    return bool(os.environ.get(_variable(setting), "").strip())
 
 
 def _key_asked_for(given: str | None) -> str | None:

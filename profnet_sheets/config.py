@@ -304,7 +304,7 @@ class Settings:
         source = [os.environ if environ is None else environ]
         del environ  # while the variables are read, only _variables holds them
         variables = _variables(source.pop())
-        names = {f"{ENV_PREFIX}{name.upper()}" for name in known}
+        names = {variable_of(name) for name in known}
         names |= {f"{ENV_PREFIX}{name}" for name in OTHER_VARIABLES}
         _warn_of_unknown(variables, names, "is not a setting of profnet-sheets")
         values = _gather(known, explicit, variables, config_path)
@@ -383,7 +383,7 @@ def _gather(
     _warn_of_unknown(from_file, set(known), f"in {clipped(str(path))} is not a setting")
     values: dict[str, Any] = {}
     for name in known:
-        variable = f"{ENV_PREFIX}{name.upper()}"
+        variable = variable_of(name)
         if explicit.get(name) is not None:
             values[name] = explicit[name]
         elif variable in environ:  # blank variables are dropped already
@@ -401,6 +401,17 @@ def _warn_of_unknown(given: Mapping[str, Any], known: set[str], said: str) -> No
         like = looks_like(name, known)
         meant = f": did you mean {like}?" if like else ""
         LOG.warning("%s %s, so it is ignored%s", name, said, meant)
+
+
+def variable_of(setting: str) -> str:
+    """The environment variable of a setting: `PROFNET_BUDGET` for `budget`."""
+    return f"{ENV_PREFIX}{setting.upper()}"
+
+
+def set_in_environment(setting: str) -> bool:
+    """Whether the environment sets `setting` (a variable set to blanks does not: `_blank`)."""
+    value = os.environ.get(variable_of(setting))
+    return value is not None and not _blank(value)
 
 
 def _blank(value: Any) -> bool:
@@ -475,7 +486,7 @@ def _coerce(name: str, value: Any) -> Any:
         given = "<hidden>" if name in ("api_key", "headers") else shown(value)
         raise ConfigurationError(
             f"Setting {name} = {given} is not usable: {problem}. "
-            f"Fix it in the arguments, {ENV_PREFIX}{name.upper()} or the config file."
+            f"Fix it in the arguments, {variable_of(name)} or the config file."
         ) from None
 
 
