@@ -627,10 +627,11 @@ class TeamLedger:
         with self._seen_lock:
             epoch = self._epoch
         there = epoch
-        if epoch is None or self._lower(period, key, counted):
+        lower = self._lower(period, key, counted)
+        if epoch is None or lower:
             pipe.watch(self.epoch_key)
             there = _epoch(pipe.get(self.epoch_key))
-        merged, restored = self._with_lost(period, key, counted, there)
+        merged, restored = self._with_lost(period, key, counted, there, lower)
         others = self._others(merged)
         return merged, restored, Seen(key, others, there or secrets.token_hex(8)), there
 
@@ -666,17 +667,23 @@ class TeamLedger:
         return fields
 
     def _with_lost(
-        self, period: str, key: str, counted: dict[str, int], there: str | None
+        self,
+        period: str,
+        key: str,
+        counted: dict[str, int],
+        there: str | None,
+        lower: dict[str, int] | None = None,
     ) -> tuple[dict[str, int], dict[str, int]]:
         """`counted` (a `period`'s spend under `key`) with the other machines' counts this
         process read there before above them, when the Redis's epoch is not the one it read
         them in (`there`; None: none, its data lost): forgotten, counted again; and those
         counts alone. In the same epoch a count is lower only when a lapsed hold's maybe was
-        taken back (its call settled after all)."""
+        taken back (its call settled after all). `lower`: `_lower` of these, when known."""
         self._load_seen()
         with self._seen_lock:
             before = self._seen.get(period)
-        lower = self._lower(period, key, counted)
+        if lower is None:
+            lower = self._lower(period, key, counted)
         lost = before is not None and (there is None or there != before.epoch)
         restored = lower if lost else {}
         return counted | restored, restored
