@@ -525,9 +525,10 @@ class TeamLedger:
         restored: dict[str, int] = {}  # the counts written back (by field), and how many more
         more = 0
         seen: Seen | None = None
+        new_epoch = False
 
         def attempt(pipe: Any) -> None:
-            nonlocal refused, told_at, restored, more, seen
+            nonlocal refused, told_at, restored, more, seen, new_epoch
             now = self._now(self.redis)  # before the watch: one WATCH for every key
             told = self._told(cap.period, now)  # this machine's ledger, not in the watch
             period_key = self._period_key(cap, now)
@@ -542,6 +543,7 @@ class TeamLedger:
             refused = cap_refusal(use, credits, endpoint)
             pipe.multi()
             more = self._queue_restored(pipe, period_key, found, restored, seen, epoch)
+            new_epoch = epoch is None
             self._settle_lapsed(pipe, holding, asides)
             told_at = self._tell_cap(pipe, now, cap)
             if refused is not None:
@@ -557,7 +559,7 @@ class TeamLedger:
         self._last_cap = cap
         if seen is not None:
             self._remember(cap.period, seen, bool(restored))
-        self._said_restored(more)
+        self._said_restored(more, new_epoch)
         if not retold_now:  # a new machine's first call: told a moment ago
             self._known_there(results[told_at])
         if refused is not None:
@@ -582,8 +584,10 @@ class TeamLedger:
         held_there = {_text(name): int(value) for name, value in found.items()}
         return sum(it - held_there.get(name, 0) for name, it in restored.items())
 
-    def _said_restored(self, more: int) -> None:
-        """The warning of `more` credits other machines spent counted again in the Redis."""
+    def _said_restored(self, more: int, new_epoch: bool) -> None:
+        """The warning of `more` credits other machines spent counted again in the Redis, or,
+        when it had no epoch and nothing was counted again (`new_epoch`), that what the others
+        spent before is unknown here."""
         if more:
             LOG.warning(
                 "profnet-sheets: the team's Redis %s had forgotten %s credit(s) other machines "
@@ -591,6 +595,14 @@ class TeamLedger:
                 "last saw them.",
                 self.where,
                 more,
+            )
+        elif new_epoch:
+            LOG.warning(
+                "profnet-sheets: the team's Redis %s held no count of the team's spend (a new "
+                "team, or a Redis that lost its data): it counts from now. Spend of other "
+                "machines that this machine never saw is counted under the team cap again once "
+                "a machine that saw it runs.",
+                self.where,
             )
 
     def _write_back(self, cap: SpendingCap) -> None:
@@ -600,20 +612,22 @@ class TeamLedger:
         restored: dict[str, int] = {}
         more = 0
         seen: Seen | None = None
+        new_epoch = False
 
         def attempt(pipe: Any) -> None:
-            nonlocal restored, more, seen
+            nonlocal restored, more, seen, new_epoch
             period_key = self._period_key(cap, self._now(self.redis))
             pipe.watch(period_key, self.epoch_key)
             found = pipe.hgetall(period_key)
             _, restored, seen, epoch = self._with_seen(pipe, cap.period, period_key, found)
             pipe.multi()
             more = self._queue_restored(pipe, period_key, found, restored, seen, epoch)
+            new_epoch = epoch is None
 
         self.redis.transaction(attempt)
         if seen is not None:
             self._remember(cap.period, seen, bool(restored))
-        self._said_restored(more)
+        self._said_restored(more, new_epoch)
 
     def _with_seen(
         self, pipe: Any, period: str, key: str, found: dict[Any, Any]

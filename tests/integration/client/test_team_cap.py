@@ -1085,3 +1085,30 @@ def test_what_a_machine_read_last_is_told_again_by_a_refusal_and_read_at_close(
     with team_client(sandbox, killable_redis, tmp_path / "md", "md") as new:
         assert paid_until_refused(new, "md") == 0, "a machine that saw nothing: refused too"
     assert sandbox.charged(KEY) == 20
+
+
+def test_a_machine_that_finds_the_teams_redis_counting_nothing_says_it_saw_nobody(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path, caplog: Any
+) -> None:
+    """A new user's review of decision 527: a brand-new machine run first after the team's
+    Redis restarted empty could not know what the others spent, and paid on in silence. It
+    cannot know it still (nothing else is shared); the machine that starts the count says so,
+    once, as a new team's first machine does (decision 530)."""
+    said = "held no count of the team's spend"
+    with caplog.at_level(logging.WARNING, "profnet_sheets"):
+        with team_client(sandbox, killable_redis, tmp_path / "mb", "mb") as first:
+            for n in range(3):
+                first.get_company_details(domain=f"mb-{n}.io")
+        assert caplog.text.count(said) == 1, "a new team: once"
+        redis.Redis.from_url(killable_redis.url).flushall()  # restarted, its data gone
+        caplog.clear()
+        with team_client(sandbox, killable_redis, tmp_path / "md", "md") as new:
+            for n in range(3):
+                new.get_company_details(domain=f"md-{n}.io")
+        assert caplog.text.count(said) == 1, "the machine that started the count again"
+        caplog.clear()
+        with team_client(sandbox, killable_redis, tmp_path / "mb", "mb") as back:
+            back.get_company_details(domain="mb-back.io")
+        assert said not in caplog.text, "the count started: nothing to say"
+        assert "credit(s) other machines spent" not in caplog.text, "md's 3: mb never saw them"
+        assert "had forgotten 3 credit(s) this machine spent" in caplog.text, "its own, retold"
