@@ -39,6 +39,8 @@ async def loopback_fetch(request: Fetch) -> Fetched:
             name, _, value = line.decode("latin-1").partition(":")
             headers[name.strip()] = value.strip()
         content = await reader.read()
+        if len(content) < int(headers.get("Content-Length") or len(content)):
+            raise Unanswered("read")  # closed before the whole body, as a browser's fetch says
         if headers.get("Content-Encoding") == "gzip":
             try:
                 content = zlib.decompress(content, 31)

@@ -5,6 +5,7 @@ clock (tests/unit/test_spend_policy.py) and against the threaded client over loo
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,7 +13,9 @@ from typing import Any
 # What the service does to one attempt: `ok` answers well (for the lead results: 7 results),
 # `garbled` answers 200 with a body no version reads, `cut` reads the request and closes the
 # connection without an answer, `rate` is a 429 about speed (Retry-After 1), `quota` a 429 of
-# a month's quota used up; `undecodable` a 200 whose gzip body is not gzip; a number answers
+# a month's quota used up; `undecodable` a 200 whose gzip body is not gzip; `short` a 200 whose
+# connection closes before its body's length; `bom` answers well,
+# its JSON led by a UTF-8 byte order mark; a number answers
 # that status with an error body (a 302 is a redirect, never followed).
 Answer = str | int
 # A step of a scenario between calls: the clock moves on a day (a daily cap renews).
@@ -42,6 +45,15 @@ SCENARIOS = (
         "a cheap GET cut once is tried again; the cut one counts maybe",
         "get-company-details",
         (("cut", "ok"),),
+        1,
+        1,
+        2,
+        (None,),
+    ),
+    Scenario(
+        "a cheap GET whose answer is cut short is tried again; the cut one counts maybe",
+        "get-company-details",
+        (("short", "ok"),),
         1,
         1,
         2,
@@ -91,6 +103,15 @@ SCENARIOS = (
         1,
         1,
         ("ServiceError",),
+    ),
+    Scenario(
+        "a paid answer led by a byte order mark is read, as requests reads it",
+        "get-company-details",
+        (("bom",),),
+        1,
+        0,
+        1,
+        (None,),
     ),
     Scenario(
         "a 402 is not charged, nor repeated",
@@ -205,7 +226,7 @@ def calls_of(
 def heard(answer: Answer) -> bool:
     """Whether the transport hears an answer to this attempt (False: it went out, no answer
     can be read: cut, or a body that cannot be decoded)."""
-    return answer not in ("cut", "undecodable")
+    return answer not in ("cut", "short", "undecodable")
 
 
 def params_of(endpoint: str, number: int) -> dict[str, Any]:
@@ -226,8 +247,13 @@ def answer_of(endpoint: str, answer: Answer) -> tuple[int, Any, dict[str, str]] 
         return None
     if answer == "undecodable":
         return 200, "this is not gzip", {"Content-Encoding": "gzip"}
+    if answer == "short":  # the connection closed 10 bytes into a 1,024-byte body
+        return 200, '{"data": {', {"Content-Length": "1024"}
     if answer == "garbled":
         return 200, {"unexpected": True}, {}
+    if answer == "bom":
+        status, body, headers = answer_of(endpoint, "ok") or (200, None, {})
+        return status, "\ufeff" + json.dumps(body), headers
     if answer == "rate":
         return 429, {"message": "rate_limited"}, {"Retry-After": "1"}
     if answer == "quota":

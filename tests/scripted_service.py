@@ -72,11 +72,13 @@ def serving(scripted: Scripted) -> Iterator[Scripted]:
             headers = dict(more[0]) if more else {}
             data = (body if isinstance(body, str) else json.dumps(body)).encode()
             self.send_response(status)
+            length = headers.pop("Content-Length", str(len(data)))  # more: cut short
             for name, value in {"Content-Type": "application/json", **headers}.items():
                 self.send_header(name, value)
-            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Content-Length", length)
             self.end_headers()
             self.wfile.write(data)
+            self.close_connection = self.close_connection or length != str(len(data))
 
         def do_GET(self) -> None:
             self._answer()

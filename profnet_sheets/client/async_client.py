@@ -364,6 +364,8 @@ class AsyncClient:
                 return failure.failure
             except Exception:  # whatever else the fetch raised: it may have gone out
                 return "read"
+            if _cut_short(fetched):  # a fetch that handed over what it read of a cut answer
+                return "read"
             kept = _kept(fetched, ep.method, url, plain)
             answer = heard(fetched.status, kept.headers, kept.text, key.reveal(), kept)
             outcome, retry_after = lesson(answer, settings.retry_after_cap)
@@ -412,6 +414,16 @@ async def _let_the_next_start() -> None:
         if task is not None:
             task.uncancel()
             task.cancel()  # again: delivered at this task's next wait
+
+
+def _cut_short(fetched: Fetched) -> bool:
+    """Whether an answer's body is shorter than its Content-Length says (one not encoded: a
+    decoded body's length is not the one sent): its connection closed before the end."""
+    headers = CaseInsensitiveDict(fetched.headers)
+    length = headers.get("Content-Length")
+    if not length or not length.isdigit() or headers.get("Content-Encoding"):
+        return False
+    return len(fetched.content) < int(length)
 
 
 def _kept(fetched: Fetched, method: str, url: str, headers: Mapping[str, str]) -> Any:

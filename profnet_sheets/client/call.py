@@ -641,8 +641,14 @@ async def drive_async(flow: Flow[T], do: Callable[[Action], Awaitable[Any]]) -> 
             error = failure
 
 
+def parse_json(text: str) -> Any:
+    """A body's JSON, a leading byte order mark allowed (as requests' `Response.json` allows
+    it); ValueError when it is not JSON."""
+    return json.loads(text.removeprefix("\ufeff"))
+
+
 def json_or_none(text: str) -> Any:
     try:
-        return json.loads(text)
+        return parse_json(text)
     except ValueError:
         return None

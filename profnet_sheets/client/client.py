@@ -39,6 +39,7 @@ from profnet_sheets.client.call import (
     drive,
     json_or_none,
     paid_call,
+    parse_json,
 )
 from profnet_sheets.client.claims import KEPT, Held
 from profnet_sheets.client.jobs import SearchJob
@@ -1072,7 +1073,7 @@ class _Desk:
 
 def _json(ep: Endpoint, text: str) -> Any:
     try:
-        return json.loads(text)
+        return parse_json(text)
     except ValueError:
         raise ServiceError(
             f"{ep.name}: the service answered with something that is not JSON: {text[:200]!r}. "

@@ -293,3 +293,36 @@ def test_an_attempt_whose_request_cannot_be_made_gives_its_turn_back(
     assert client.client.pace.core.in_flight == 0
     assert scripted.times(DETAILS) == 0
     client.close()
+
+
+def test_a_fetch_handing_over_a_body_cut_short_is_an_answer_lost_not_a_paid_one_unread(
+    tmp_path: Path, no_thread: None
+) -> None:
+    """A review: a fetch that returns what it read of a cut connection (the tests' own did)
+    made a cut answer a paid 200 nobody could read: not retried, and three in a row stopped
+    buying for good, where the threaded client retries it. The driver checks the length."""
+    asked: list[str] = []
+
+    async def cut_then_whole(request: Fetch) -> Fetched:
+        asked.append(request.url)
+        if len(asked) == 1:
+            return Fetched(200, {"content-length": "1024"}, b'{"data": {')
+        body = b'{"data": {"name": "Acme", "domain": "acme.example"}}'
+        return Fetched(200, {"Content-Length": str(len(body))}, body)
+
+    async def told(seconds: float) -> None:
+        pass
+
+    client = AsyncClient(
+        api_key="scripted-key",
+        base_url="http://127.0.0.1:9",
+        cache="memory",
+        cache_dir=tmp_path,
+        fetch=cut_then_whole,
+        sleep=told,
+    )
+    found = asyncio.run(client.get_company_details(domain="acme.example"))
+    assert found["name"] == "Acme"
+    assert len(asked) == 2, "retried, as the threaded client retries a cut GET"
+    assert (client.spent(), client.spent(uncertain=True)) == (1, 1)
+    client.close()

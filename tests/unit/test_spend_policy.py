@@ -15,6 +15,7 @@ import pytest
 
 import profnet_sheets
 from profnet_sheets.client.answers import missing
+from profnet_sheets.client.call import json_or_none
 from profnet_sheets.client.policy import RetryPolicy, error_for, says_out_of_credits
 from profnet_sheets.client.spend import (
     Attempt,
@@ -111,6 +112,7 @@ class CoreDriver:
             answered = answer_of(ep.name, answer) if heard(answer) else None  # type: ignore[arg-type]
             driven.sent += 1
             status, body, headers = answered if answered is not None else (0, None, {})
+            body = json_or_none(body) if isinstance(body, str) else body  # as `call.heard`
             fact = Attempt(went_out=True, status=None if answered is None else status)
             attempts.append(fact)
             if fact.status is None:
