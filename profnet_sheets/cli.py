@@ -937,7 +937,8 @@ def credits() -> None:
             rows = ledger.by_endpoint_and_day(service=client.service)
             total = client.spent()
             uncertain = client.spent(uncertain=True)
-            cap_left = client.quote(0).cap_left
+            quoted = client.quote(0)
+            cap_left = quoted.cap_left
             team_spend = team.team_spend() if team else None
             caps = team.caps() if team else {}
         except ProfnetError as error:
@@ -974,6 +975,9 @@ def credits() -> None:
             f"spending cap: {cap} for every run on this computer's ledger (PROFNET_SPENDING_CAP; "
             f"a Redis cache makes it the team's): {cap_left} left"
         )
+    unkept = next((it for it in quoted.limits if it.unknown), None)
+    if unkept is not None:
+        click.echo(f"  0 left: {unkept.unknown_said()}")
 
 
 def _in_flight(holds: Holds, team: bool) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import glob
 import logging
 import secrets
 import sqlite3
@@ -207,9 +208,11 @@ class Ledger:
     def __init__(self, path: Path | None, clock: Callable[[], float] = time.time) -> None:
         self.path = path
         self.clock = clock
+        self.unreadable: list[tuple[float, Path]] = []  # ledgers once here, set aside
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             _open_file(path)  # in WAL mode, a mode the file keeps; an unreadable one set aside
+            self.unreadable = set_aside_ledgers(path)
         # Autocommit: each record is one INSERT, its own transaction (one call into SQLite,
         # not BEGIN / INSERT / COMMIT: fewer hand-overs between sixteen busy workers).
         self._db = sqlite3.connect(
@@ -261,7 +264,9 @@ class Ledger:
             done = change(self.clock())
             self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            # SQLite may have rolled back itself (a full disk): the error said is the first.
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
             raise
         return done
 
@@ -397,8 +402,9 @@ class Ledger:
         """Note what a call charged (sure, maybe) and drop its reservations `released`, in one
         transaction: no process ever sees the credits both spent and still held (a cap it
         would refuse under falsely). When the write fails, the call is done and paid: said
-        in the log, not failed; its reservations stay, to count as possibly spent when their
-        lease runs out (never as nothing). `aside`: the credits set aside the call drew on,
+        in the log, then raised (the caller stops buying: spend it cannot count is not made);
+        its reservations stay, to count as possibly spent when their lease runs out (never
+        as nothing). `aside`: the credits set aside the call drew on,
         whose room what it charged takes. `told`: the team it is counted for too, whose
         running totals of this machine's spend take it in the same transaction."""
         spent = [(charge.sure, charge.items, 0), (charge.maybe, None, 1)]
@@ -445,6 +451,7 @@ class Ledger:
                 self.path or "in memory",
                 error,
             )
+            raise
 
     def total(
         self, *, service: str | None = None, since: float = 0.0, uncertain: bool = False
@@ -561,7 +568,12 @@ class Ledger:
         drawn = None if drawing_on is None else str(drawing_on)
         held = reserved_under_cap(holds, asides, drawn)
         used = int(spent) + held.credits
-        return CapUse(cap.credits, str(cap), used, drawable=held.drawable, aside=held.aside)
+        unknown = next(
+            (str(it) for at, it in reversed(self.unreadable) if at >= since and it.exists()), None
+        )
+        return CapUse(
+            cap.credits, str(cap), used, drawable=held.drawable, aside=held.aside, unknown=unknown
+        )
 
     def set_aside(self, cap: SpendingCap, service: str, credits: int, label: str) -> int:
         """Set `credits` aside under the spending cap for calls to come (a search's results,
@@ -675,9 +687,13 @@ class Ledger:
         return f"the ledger could not hold the spending cap ({error})"
 
     def record_failure(self, error: BaseException) -> str:
-        """Why nothing more is bought when the ledger failed to count a call's spend (never:
-        `record` says so in the log and goes on)."""
+        """Why nothing more is bought when the ledger failed to count a call's spend."""
         return f"the ledger could not count the spend ({error})"
+
+    def hold_failure(self, error: BaseException) -> str:
+        """Why nothing more is bought when the ledger could not hold a call under way (no cap
+        set: a process killed mid-call would leave no trace of it)."""
+        return f"the ledger could not hold the call under way ({error})"
 
     def release(self, reservation: int) -> None:
         """Drop a reservation (its call is recorded, or was never sent)."""
@@ -773,11 +789,15 @@ def _open_file(path: Path) -> None:
     if not path.exists():
         _create(path)
     elif path.stat().st_size == 0:
+        aside = wal.set_aside(path)
         LOG.warning(
-            "profnet-sheets: the ledger %s was empty (0 bytes): the spend it recorded is gone, "
-            f"and `{command('credits')}` counts from now.",
+            "profnet-sheets: the ledger %s was empty (0 bytes): the spend it recorded is gone; "
+            f"it is set aside as %s and a new one started: `{command('credits')}` counts from "
+            f"now. {_CAP_UNKEPT}",
             clipped(str(path)),
+            aside.name,
         )
+        _create(path)
     try:
         wal.ensure_wal(path)
         return
@@ -786,13 +806,30 @@ def _open_file(path: Path) -> None:
     aside = wal.set_aside(path)
     LOG.warning(
         "profnet-sheets: the ledger %s could not be read (%s); it is set aside as %s and a new "
-        f"one started: `{command('credits')}` counts from now.",
+        f"one started: `{command('credits')}` counts from now. {_CAP_UNKEPT}",
         clipped(str(path)),
         reason,
         aside.name,
     )
     _create(path)
     wal.ensure_wal(path)
+
+
+_CAP_UNKEPT = (
+    "A spending cap refuses to buy in the period it was set aside in, its spend then unknown, "
+    "until that file is deleted."
+)
+
+
+def set_aside_ledgers(path: Path) -> list[tuple[float, Path]]:
+    """The ledgers once at `path` that could not be read and were set aside (`_open_file`),
+    each with when (unix time), oldest first."""
+    found = []
+    for aside in path.parent.glob(f"{glob.escape(path.name)}.unreadable-*"):
+        when = aside.name.rpartition("-")[2]
+        if when.isdigit():  # not its -wal or -shm
+            found.append((float(when), aside))
+    return sorted(found)
 
 
 def _create(path: Path) -> None:

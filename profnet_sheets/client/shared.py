@@ -182,10 +182,10 @@ class Shared:
         """Hold a call's most in the ledger while it is under way, under the spending cap
         when one is set (shared by every process on the ledger); without one, in this
         machine's ledger only, so that a process killed mid-call leaves it there as possibly
-        spent all the same (a ledger failing that is said in the log, as a record is). A
-        Reservation of none of the budget; raises BudgetExceeded when the cap refuses,
-        StoppedBuying when the ledger cannot hold it under the cap. `drawing_on`: credits set
-        aside under the cap (`set_aside`) that the call takes its most from first."""
+        spent all the same. A Reservation of none of the budget; raises BudgetExceeded when
+        the cap refuses, StoppedBuying when the ledger cannot hold it (a call it could not
+        count is not made). `drawing_on`: credits set aside under the cap (`set_aside`) that
+        the call takes its most from first."""
         cap = self.settings.spending_cap
         if not credits:
             return Reservation(0, None)
@@ -193,11 +193,8 @@ class Shared:
         if cap is None:
             try:
                 held = self.ledger.hold(self.service, credits, ep.name, lease, key)
-            except self.ledger.failures as error:  # no cap to keep: said, as a record is
-                LOG.warning(
-                    "%s: the call under way could not be held in the ledger (%s)", ep.name, error
-                )
-                return Reservation(0, None)
+            except self.ledger.failures as error:  # its spend could not be counted either
+                raise self.stopped(ep, self.ledger.hold_failure(error), cause="ledger") from None
             return Reservation(0, held)
         try:
             held = self.ledger.reserve_within(

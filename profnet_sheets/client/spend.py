@@ -93,14 +93,19 @@ class CapUse:
     drawable: int = 0
     # Of `used`, the room set aside for searches' results not taken by their reading yet.
     aside: int = 0
+    # A ledger set aside in the cap's period, unreadable (its file): what was spent in the
+    # period before it is unknown, so the cap leaves nothing until the file is deleted.
+    unknown: str | None = None
 
     @property
     def left(self) -> int:
-        return max(0, self.credits - self.used)
+        return 0 if self.unknown else max(0, self.credits - self.used)
 
     def room(self, credits: int) -> int:
         """What the cap leaves a call of at most `credits`: what it may draw on counted, and
         never less than that (the room was granted under the cap when it was set aside)."""
+        if self.unknown:
+            return 0
         drawn = min(credits, self.drawable)
         return max(0, self.credits - self.used + drawn, drawn)
 
@@ -117,9 +122,12 @@ class Limit:
     setting: str  # `PROFNET_SPENDING_CAP`
     team: bool = False  # a cap every machine on the team's Redis shares
     aside: int = 0  # of what it counts, set aside for searches' results not read yet
+    unknown: str | None = None  # the unreadable ledger set aside that it cannot count past
 
     def preview(self) -> str:
         """What a cost preview says when a run may cost more than the limit leaves."""
+        if self.unknown:
+            return f"{self.name} has 0 left: {self.unknown_said()}; nothing would be sent"
         if not self.left:
             return f"{self.name} has 0 left{self.aside_said()}: nothing would be sent"
         return f"{self.name} has {self.left} left{self.aside_said()}: the run may stop there"
@@ -127,6 +135,13 @@ class Limit:
     def aside_said(self) -> str:
         """` (40 more set aside for ...)`: what may come back to it, or nothing."""
         return aside_said(self.aside)
+
+    def unknown_said(self) -> str:
+        """Why a cap leaves nothing while a ledger of its period is set aside, unreadable."""
+        return (
+            f"the ledger was set aside unreadable as {self.unknown}, so this period's spend "
+            "before it is unknown (delete that file to count from zero)"
+        )
 
 
 def aside_said(aside: int) -> str:
@@ -419,7 +434,9 @@ class SpendPolicy:
         limits = [Limit(budget_left(budget, aside), "the budget", BUDGET_SETTING, aside=set_aside)]
         if cap is not None:
             name = f"the {'team' if cap.team else 'spending'} cap {cap.name}"
-            limits.append(Limit(cap.room(credits), name, CAP_SETTING, cap.team, cap.aside))
+            limits.append(
+                Limit(cap.room(credits), name, CAP_SETTING, cap.team, cap.aside, cap.unknown)
+            )
         return Quote(credits, tuple(limits))
 
     def gate(self, ep: Endpoint, run: int | None) -> ProfnetError | None:
@@ -880,6 +897,19 @@ def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | No
     left = cap.room(credits)
     if credits <= left:
         return None
+    if cap.unknown:
+        return BudgetExceeded(
+            f"{endpoint} was not sent: the ledger that counted this machine's spend under the "
+            f"spending cap of {cap.name} could not be read and was set aside as {cap.unknown}, "
+            "so what was spent in this period before is unknown and the cap cannot be kept. "
+            "Check the spend with the service, then delete that file to count from zero, or "
+            f"remove the cap ({CAP_SETTING}); the cap counts again from its next period.",
+            endpoint=endpoint,
+            needed=credits,
+            left=0,
+            limit=CAP_SETTING,
+            exhausted=True,
+        )
     shared_by = (
         "every machine on the team's Redis" if cap.team else "every run on this service's ledger"
     )

@@ -250,8 +250,16 @@ class TeamLedger:
         return f"the team's Redis cache {self.where} could not hold the spending cap ({error})"
 
     def record_failure(self, error: BaseException) -> str:
-        """Why nothing more is bought when the team's Redis failed to count a call's spend."""
+        """Why nothing more is bought when the team's Redis (or this machine's own ledger)
+        failed to count a call's spend."""
+        if isinstance(error, self.local.failures):
+            return self.local.record_failure(error)
         return f"the team's Redis cache {self.where} could not count the spend ({error})"
+
+    def hold_failure(self, error: BaseException) -> str:
+        """Why nothing more is bought when this machine's ledger could not hold a call under
+        way (a Redis failing a hold with no cap to keep is not one: the call is held here)."""
+        return self.local.hold_failure(error)
 
     # -- time and what Redis holds ------------------------------------------------------------
 
@@ -856,7 +864,11 @@ class TeamLedger:
         # Noted here first, as being told: a retell meanwhile does not count it again.
         telling = secrets.randbits(62)
         told = Told(self.told_as, self.machine, _told_periods(counted_at), telling)
-        self.local.settle(service, key, endpoint, charge, released, told=told)
+        unkept: BaseException | None = None
+        try:
+            self.local.settle(service, key, endpoint, charge, released, told=told)
+        except self.local.failures as error:  # the team's count still takes it; raised after
+            unkept = error
         positions: list[int] = []
         told_at = 0
 
@@ -886,6 +898,8 @@ class TeamLedger:
         self.local.told_done(told, counted=True)
         self._undo_lapsed(results, positions)
         self._known_there(results[told_at])
+        if unkept is not None:
+            raise unkept
 
     def cap_use(self, cap: SpendingCap, service: str, drawing_on: int | None = None) -> CapUse:
         """What the team holds against the spending cap now (spent in its period, reserved,

@@ -288,3 +288,39 @@ def test_a_call_the_cap_refuses_takes_no_turn_in_the_pace(
         assert client.pace.view().calls == 1, "only the call sent took a turn"
         assert client.spent() == 1
     assert sandbox.charged(KEY) == 1
+
+
+@pytest.mark.parametrize("damage", ["garbage", "emptied"])
+def test_a_ledger_set_aside_unreadable_keeps_the_cap_of_its_period_until_its_file_goes(
+    sandbox: RunningSandbox, tmp_path: Path, damage: str
+) -> None:
+    """A review: a ledger overwritten with garbage was set aside and a new one started, and
+    the cap of 5/day let 5 more be bought the same day (10 charged). What was spent before is
+    unknown: the cap leaves nothing in that period, said with the file, until the user deletes
+    it (decision 532)."""
+    cap = "5/day"
+
+    def client() -> Client:
+        return Client(api_key=KEY, base_url=sandbox.base_url, cache_dir=tmp_path, spending_cap=cap)
+
+    with client() as first:
+        assert spend(first, "before-", 8) == 5
+    (ledger,) = tmp_path.glob("*-ledger.sqlite")
+    for companion in tmp_path.glob("*-ledger.sqlite-*"):
+        companion.unlink()
+    ledger.write_bytes(b"not a ledger" * 100 if damage == "garbage" else b"")
+    with client() as second:
+        (aside,) = tmp_path.glob(f"{ledger.name}.unreadable-*")
+        quoted = second.quote(1)
+        assert quoted.cap_left == 0
+        assert quoted.short is not None
+        assert f"set aside unreadable as {aside}" in quoted.short.preview(), "previews say why"
+        with pytest.raises(BudgetExceeded) as refused:
+            second.get_company_details(domain="after-0.io")
+        said = str(refused.value)
+        assert f"could not be read and was set aside as {aside}" in said
+        assert "delete that file to count from zero" in said
+        assert sandbox.charged(KEY) == 5, "nothing bought on a cap it cannot keep"
+        aside.unlink()  # checked with the service: counted from zero
+        assert spend(second, "after-", 8) == 5
+    assert sandbox.charged(KEY) == 10

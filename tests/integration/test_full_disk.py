@@ -3,6 +3,7 @@ stops, and what a re-run pays is said as it is (a real full file system: a small
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import subprocess
 from collections.abc import Iterator
@@ -11,7 +12,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from profnet_sheets import Client
+from profnet_sheets import Client, StoppedBuying
 from profnet_sheets.batch.workflow import EXIT_STOPPED, Enrichment
 from profnet_sheets.sandbox import start_sandbox
 from tests.integration.conftest import cli_env, run_cli
@@ -200,3 +201,47 @@ def test_a_later_run_buys_nothing_while_the_disk_is_full_and_buys_again_once_fre
             assert sandbox.charged(KEY) > paid + 1, "room again: buying again"
             assert freed.done > 0
             assert client.unkept - unkept <= 4, "until the disk is full again, at most"
+
+
+def _buy(client: Client, domains: list[str]) -> None:
+    for domain in domains:
+        client.get_company_details(domain=domain)
+
+
+def _fill(disk: Path) -> Path:
+    """Fill `disk` to its last block; the filler, to free it with."""
+    filler = disk / "filler"
+    with filler.open("wb", buffering=0) as out, contextlib.suppress(OSError):
+        while True:
+            out.write(b"\0" * 4096)
+    return filler
+
+
+@pytest.mark.parametrize("small_disk", ["1m"], indirect=True)
+def test_a_ledger_that_cannot_count_the_spend_stops_the_buying_with_no_cap_set(
+    small_disk: Path,
+) -> None:
+    """A review: the answers in memory, the ledger on a disk that filled up and no spending
+    cap: 40 calls paid with nothing in the ledger and only log lines said (its hold and its
+    settle failing were logged and the calls went on). Spend the ledger cannot count is not
+    made: the buying stops, with the disk's own error said (decision 531)."""
+    with start_sandbox(api_keys=(KEY,), credits=1_000_000, seed=3) as sandbox:
+        client = Client(
+            api_key=KEY, base_url=sandbox.base_url, cache="memory", cache_dir=small_disk
+        )
+        with client:
+            for n in range(5):
+                client.get_company_details(domain=f"counted{n}.io")
+            filler = _fill(small_disk)
+            with pytest.raises(StoppedBuying, match="disk is full") as stopped:
+                _buy(client, [f"uncounted{n}.io" for n in range(40)])
+            paid = sandbox.charged(KEY)
+            assert paid <= 6, "the call whose settle failed at most, then nothing"
+            assert "the ledger could not" in str(stopped.value)
+            filler.unlink()
+            assert (
+                client.spent()
+                + client.spent(uncertain=True)
+                + client.ledger.in_flight(client.service)
+                >= paid
+            ), "what the ledger could not write is held, never nothing"

@@ -133,7 +133,8 @@ def test_a_settle_the_ledger_cannot_write_leaves_the_holds_to_lapse_into_possibl
     held = ledger.reserve_within(cap, "svc-x", 3, "get-company-details", 60.0, "fp")
     with sqlite3.connect(path) as db:  # the spend table gone: its INSERT fails
         db.execute("ALTER TABLE spend RENAME TO gone")
-    ledger.settle("svc-x", "fp", "get-company-details", Charge(sure=3), [held])
+    with pytest.raises(sqlite3.OperationalError, match="no such table: spend"):
+        ledger.settle("svc-x", "fp", "get-company-details", Charge(sure=3), [held])
     with sqlite3.connect(path) as db:
         db.execute("ALTER TABLE gone RENAME TO spend")
     assert ledger.in_flight("svc-x") == 3
