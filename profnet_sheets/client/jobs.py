@@ -108,6 +108,7 @@ def start_search(
     name = search_endpoint(kind, "create").name
     view = client.with_options(refresh=False)  # a job reads its pages from the cache
     aside: int | None = None
+    read_whole: SearchStatus | None = None
     with _SEARCH_LOCK:
         try:
             reused = not client.settings.refresh and client.is_cached(name, filters)
@@ -115,7 +116,11 @@ def start_search(
                 aside = _quote_and_set_aside(client, kind, filters)
             created = client.call(name, filters)
             request_id = str(created["request_id"])
-            if reused and not client.settings.offline and request_id not in _COMPLETED:
+            if reused:  # every result in the cache: nothing to ask the service, free
+                read_whole = _read_whole(client, kind, request_id, filters)
+            if read_whole is not None:
+                _COMPLETED.add(request_id)
+            elif reused and not client.settings.offline and request_id not in _COMPLETED:
                 try:
                     state = view.call(status_endpoint(kind), request_id=request_id)  # free
                 except NotFound:
@@ -140,7 +145,23 @@ def start_search(
             raise
     if aside is not None:  # whoever reads this search draws on its results' room
         aside = client.name_aside(aside, request_id)
-    return SearchJob(view, kind, request_id, created=created, filters=filters, aside=aside)
+    job = SearchJob(view, kind, request_id, created=created, filters=filters, aside=aside)
+    job.last = read_whole
+    return job
+
+
+def _read_whole(
+    client: SearchClient, kind: SearchKind, request_id: str, filters: dict[str, Any]
+) -> SearchStatus | None:
+    """The status of the search `request_id` when the cache holds every result it can give
+    (its pages are read only once it completed, and a completed search never changes), or
+    None: then only the service can say whether its other pages can still be read."""
+    try:
+        read, total = pages_read(client.with_options(offline=True), kind, request_id)
+    except LookupError:
+        return None
+    limit = int(client.prepare(search_endpoint(kind, "create").name, filters)["limit"])
+    return SearchStatus(request_id, "completed", 100, total) if read >= min(limit, total) else None
 
 
 def _quote_and_set_aside(
@@ -395,6 +416,12 @@ class SearchJob:
                 value=timeout,
             )
         report, close = _reporter(progress, self)
+        if self.last is not None and self.last.completed:  # it never changes after that
+            try:
+                report(self.last)
+            finally:
+                close()
+            return self.last
         deadline = None if timeout is None else time.monotonic() + timeout
         delays = (schedule or PollSchedule()).delays()
         try:

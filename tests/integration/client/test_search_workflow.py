@@ -99,25 +99,25 @@ def test_a_quote_that_raises_sends_nothing(client: Client, fresh: RunningSandbox
 def test_a_reused_search_the_service_forgot_is_quoted_again_as_a_new_one(
     make_client: MakeClient, fresh: RunningSandbox
 ) -> None:
-    """It was quoted free (reused) and then paid in full without asking: now the quote is
-    given again, as a new search's, before anything more is sent (a no sends nothing)."""
+    """It was quoted as reused (its start free) and then paid in full without asking: now the
+    quote is given again, as a new search's, before anything more is sent (a no sends
+    nothing). Its results were not read: only the service could give them."""
     import requests
 
     first = Search(make_client(), "leads")
     first.start(FILTERS)
     first.wait()
-    first.read()
     requests.post(f"{fresh.base_url}/_sandbox/reset", timeout=5).raise_for_status()
     quotes: list[SearchCost] = []
 
-    def declined_when_not_free(cost: SearchCost) -> None:
+    def declined_when_forgotten(cost: SearchCost) -> None:
         quotes.append(cost)
-        if cost.credits:
+        if cost.forgotten:
             raise SystemExit(1)
 
     with pytest.raises(SystemExit):
-        Search(make_client(), "leads").start(FILTERS, declined_when_not_free)
-    assert [(quote.credits, quote.forgotten) for quote in quotes] == [(0, False), (110, True)]
+        Search(make_client(), "leads").start(FILTERS, declined_when_forgotten)
+    assert [(quote.credits, quote.forgotten) for quote in quotes] == [(60, False), (110, True)]
     assert quotes[1].describe().startswith("the search reused is no longer known to the service")
     assert fresh.calls(endpoint="search-leads") == 0, "declined: no new search paid"
     again = Search(make_client(), "leads")
@@ -130,18 +130,17 @@ def test_a_reused_search_the_service_forgot_is_quoted_again_as_a_new_one(
 def test_a_reused_search_the_service_forgot_is_not_paid_with_nobody_to_ask(
     make_client: MakeClient, fresh: RunningSandbox
 ) -> None:
-    """Excel's macro and the form start with no `quoted`: their cost line had said free, and
-    the new search was paid (110) with no word; now nothing more is sent, the next run is
-    priced as new."""
+    """Excel's macro and the form start with no `quoted`: their cost line had said the start
+    free, and the new search was paid (110) with no word; now nothing more is sent, the
+    next run is priced as new."""
     import requests
 
     first = Search(make_client(), "leads")
     first.start(FILTERS)
     first.wait()
-    first.read()
     requests.post(f"{fresh.base_url}/_sandbox/reset", timeout=5).raise_for_status()
     client = make_client()
-    assert Search(client, "leads").quote(FILTERS).credits == 0, "as the cost line said"
+    assert Search(client, "leads").quote(FILTERS).credits == 60, "as the cost line said"
     with pytest.raises(SearchError, match="no longer known to the service") as gone:
         Search(client, "leads").start(FILTERS)
     assert gone.value.code == "forgotten"
@@ -151,6 +150,31 @@ def test_a_reused_search_the_service_forgot_is_not_paid_with_nobody_to_ask(
     assert again.quote(FILTERS).credits == 110, "priced as new"
     again.start(FILTERS)
     assert fresh.calls(endpoint="search-leads") == 1
+
+
+def test_a_reused_search_read_whole_is_read_from_the_cache_when_the_service_forgot_it(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    """A new user's review: a finished search whose every result was cached was quoted free,
+    then the service's forgetting it started it anew and 55 were paid again for the same
+    rows. Every result in the cache: nothing is asked of the service (decision 534)."""
+    import requests
+
+    from profnet_sheets.client import jobs
+
+    first = Search(make_client(), "leads")
+    first.start(FILTERS)
+    first.wait()
+    rows = first.read()
+    requests.post(f"{fresh.base_url}/_sandbox/reset", timeout=5).raise_for_status()
+    jobs._COMPLETED.clear()  # a new process: nothing seen completed
+    quotes: list[SearchCost] = []
+    again = Search(make_client(), "leads")
+    again.start(FILTERS, quotes.append)
+    assert [(quote.credits, quote.forgotten) for quote in quotes] == [(0, False)]
+    assert again.wait().completed
+    assert again.read().equals(rows)
+    assert fresh.usage()["calls"] == {}, "nothing sent, a status call included"
 
 
 def test_the_spend_tells_sure_and_maybe_apart(client: Client, fresh: RunningSandbox) -> None:
