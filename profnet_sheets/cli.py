@@ -962,22 +962,31 @@ def credits() -> None:
     if len(set(caps.values())) > 1:
         click.echo(_caps_differ(caps))
     if budget is not None:
-        click.echo(f"budget: {budget} per run (PROFNET_BUDGET; each run starts anew)")
+        click.echo(f"budget: {budget} per run ({_set_by('budget')}; each run starts anew)")
     if cap is None:
         return
     if team is not None:
         click.echo(
-            f"team cap: {cap} for every machine on the team's Redis (PROFNET_SPENDING_CAP): "
+            f"team cap: {cap} for every machine on the team's Redis "
+            f"({_set_by('spending_cap')}): "
             f"{cap_left} left"
         )
     else:
         click.echo(
-            f"spending cap: {cap} for every run on this computer's ledger (PROFNET_SPENDING_CAP; "
+            f"spending cap: {cap} for every run on this computer's ledger "
+            f"({_set_by('spending_cap')}; "
             f"a Redis cache makes it the team's): {cap_left} left"
         )
     unkept = next((it for it in quoted.limits if it.unknown), None)
     if unkept is not None:
         click.echo(f"  0 left: {unkept.unknown_said()}")
+
+
+def _set_by(setting: str) -> str:
+    """Where a setting in force comes from: its variable, or the config file."""
+    if set_in_environment(setting):
+        return variable_of(setting)
+    return f"the config file: config --{setting.replace('_', '-')}"
 
 
 def _in_flight(holds: Holds, team: bool) -> str:
@@ -1589,6 +1598,7 @@ def _dry_run_search(
     """`search ... --dry-run`: what the search can cost, said, and the exit code (3: a limit
     refuses it); nothing that costs credits is sent (a re-attached search's status is free)."""
     from profnet_sheets.batch.workflow import EXIT_BUDGET
+    from profnet_sheets.searches.places import PlaceNotFoundError
     from profnet_sheets.searches.workflow import Search
 
     own = budget if isinstance(budget, int) else None
@@ -1612,6 +1622,10 @@ def _dry_run_search(
             sys.exit(0)
         except ProfnetError as error:
             click.echo(f"Error: {_as_options(str(error), search.endpoint)}", err=True)
+            sys.exit(1)
+        except PlaceNotFoundError as error:  # known from an earlier lookup: no search starts
+            option = f"--{error.param.replace('_', '-')}"
+            click.echo(f"Error: {option}: {error} The search would not start.", err=True)
             sys.exit(1)
     click.echo(f"{kind} search: {said}", err=True)
     refused = None if quote is None else quote.refusal("This search")
@@ -1668,10 +1682,24 @@ def _places_by_name(search: Search, filters: dict[str, Any]) -> dict[str, Any]:
         raise click.ClickException(f"{option}: {str(error).rstrip('.')}{spent}.") from None
 
 
+_LIST_SEPARATORS = re.compile(r"[,;\r\n]")  # between the items of a list option
+
+
 def _option_value(param: Param, value: object) -> object:
-    """A command-line value as the client takes it (it normalises and checks the rest)."""
+    """A command-line value as the client takes it (it normalises and checks the rest): a
+    list option's items split on commas, semicolons and line breaks; a place's, on blanks
+    too between geo ids (`605862502 429572983`), never inside a name (`New York`)."""
     if isinstance(value, tuple):
-        return [item for part in value for item in str(part).split(",") if item.strip()]
+        from profnet_sheets.searches.places import takes_places
+
+        items: list[str] = []
+        for piece in (item for part in value for item in _LIST_SEPARATORS.split(str(part))):
+            ids = piece.split()
+            if takes_places(param) and ids and all(it.isdigit() for it in ids):
+                items.extend(ids)
+            elif piece.strip():
+                items.append(piece)
+        return items
     if param.type == "object":
         low, comma, high = str(value).partition(",")
         if not comma:

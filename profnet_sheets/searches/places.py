@@ -73,7 +73,7 @@ def places_unknown(
 ) -> tuple[dict[str, Any], list[str]]:
     """`filters` with the place names the cache knows as their geo ids, and the names it does
     not know (each standing in as geo id 1): nothing is sent. A name the cache says nobody
-    found stands in too (the search itself would not start)."""
+    found raises PlaceNotFoundError, as the search would (it would not start)."""
     from profnet_sheets.errors import OfflineMiss
 
     cached = client.with_options(offline=True)
@@ -83,9 +83,12 @@ def places_unknown(
         for place in filters[name]:
             try:
                 ids.extend(geo_id for _, geo_id in places(cached, [place]))
-            except (OfflineMiss, ValueError):
+            except OfflineMiss:
                 unknown.append(str(place))
                 ids.append("1")
+            except ValueError as error:
+                said = str(error).rstrip(".")
+                raise PlaceNotFoundError(name, f"{said} (an earlier lookup, cached).") from None
         found[name] = ids
     return found, unknown
 

@@ -357,6 +357,7 @@ def test_the_spending_cap_is_kept_shown_and_holds_across_runs(
     assert sandbox.charged(KEY) == 4
     shown = run(env, "credits")
     assert "spending cap: 4/day for every run on this computer's ledger" in shown.stdout
+    assert "(the config file: config --spending-cap;" in shown.stdout, "where it is set"
     assert "0 left" in shown.stdout
     bad = run(env, "config", "--spending-cap", "5/week")
     assert bad.returncode == 1

@@ -71,3 +71,36 @@ def test_a_search_the_limits_refuse_pays_for_none_of_its_places_first(
     assert done.returncode == 3, done.stderr
     assert "may cost up to 151 credits, and the budget" in done.stderr
     assert sandbox.charged(KEY) == 0
+
+
+def test_geo_ids_and_places_split_on_semicolons_and_lines_as_the_library_splits_them(
+    sandbox: RunningSandbox, env: dict[str, str]
+) -> None:
+    """A new user's review: `--geo-codes "605862502; 429572983"` was one place name, looked
+    up (1 credit) and then not found; the library takes it as two geo ids."""
+    args = ("search", "leads", "--title-keywords", "VP", "--limit", "5", "--dry-run")
+    ids = run_cli(env, *args, "--geo-codes", "605862502; 429572983")
+    assert ids.returncode == 0, ids.stderr
+    assert "Looking up" not in ids.stderr, "geo ids, not names"
+    spaced = run_cli(env, *args, "--geo-codes", "605862502 429572983")
+    assert "Looking up" not in spaced.stderr
+    names = run_cli(env, *args, "--geo-codes", "Paris\nBerlin", "--geo-codes", "New York")
+    said = " ".join(names.stderr.split())
+    assert "Looking up 3 places by name first (Paris, Berlin, New York)" in said, said
+    assert sandbox.charged(KEY) == 0
+
+
+def test_a_dry_run_says_a_place_an_earlier_lookup_found_nowhere(
+    sandbox: RunningSandbox, env: dict[str, str], tmp_path: Path
+) -> None:
+    """A new user's review: after `Atlantis` was looked up and found nowhere (1 credit), the
+    dry run said `0 credits more` and exited 0 while the run refuses at once."""
+    args = ("search", "leads", "--title-keywords", "VP", "--geo-codes", "Atlantis")
+    ran = run_cli(env, *args, "--limit", "5", "--yes", "--out", str(tmp_path / "a.csv"))
+    assert ran.returncode == 1
+    paid = sandbox.charged(KEY)
+    dry = run_cli(env, *args, "--limit", "5", "--dry-run")
+    assert dry.returncode == 1, dry.stderr
+    said = " ".join(dry.stderr.split())
+    assert "--geo-codes: No place called 'Atlantis' was found (an earlier lookup, cached)" in said
+    assert sandbox.charged(KEY) == paid
