@@ -23,6 +23,17 @@ def as_polars(frame: Any, taker: str = "enrich") -> Frame:
     if isinstance(frame, pl.DataFrame | pl.LazyFrame):
         return frame
     if _is_pandas(frame):
+        names = [str(name) for name in frame.columns]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            from profnet_sheets.errors import ArgumentError
+            from profnet_sheets.redact import shown
+
+            raise ArgumentError(
+                f"{taker}: the table has more than one column named "
+                f"{', '.join(shown(name) for name in twice)}: give each column a name of its "
+                "own (df.columns = [...]), then run again"
+            )
         mixed = [name for name in frame.columns if _holds_text_and_more(frame[name])]
         plain = frame.drop(columns=mixed) if mixed else frame
         try:

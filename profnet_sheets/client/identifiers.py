@@ -204,7 +204,7 @@ def domain(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
     Drops any scheme, credentials (`user@`), `www.`/`www2.`, port, path, query, fragment, trailing
     dot and surrounding quotes or angle brackets; takes the domain of an e-mail address
     (`jane@acme.com`, `Jane <jane@acme.com>`); lowercases; turns IDNs into punycode
-    (`münchen.de` -> `xn--mnchen-3ya.de`, IDNA 2003 as Python's `idna` codec does it). Raises
+    (`münchen.de` -> `xn--mnchen-3ya.de`, as registries and browsers do: `_ascii_host`). Raises
     unless the result is a hostname with a dot and a letter (or punycode) TLD: `localhost`, `acme`,
     IP addresses are refused. NotAKeyError (never sent) for the network's own addresses, a URL
     shaped like a network page on another host (`linkedin.com/company/x`), and personal e-mail
@@ -227,7 +227,7 @@ def _parsed_domain(value: object, hosts: Hosts) -> str:
         raise _not_a_domain(value, wanted)
     url = _split_url(cleaned)
     try:
-        host = url.host.encode("idna").decode("ascii").lower().rstrip(".")
+        host = _ascii_host(url.host).lower().rstrip(".")
     except (UnicodeError, ValueError):
         raise _not_a_domain(value, wanted) from None
     if www := _WWW().match(host):
@@ -258,6 +258,21 @@ def _parsed_domain(value: object, hosts: Hosts) -> str:
     if _is_ip_address(host):
         raise refused(value, "domain", f"is an IP address, not a company domain: give {wanted}")
     raise _not_a_domain(value, wanted)
+
+
+def _ascii_host(host: str) -> str:
+    """`host` in ASCII. An IDN as registries and browsers encode it (IDNA 2008 with UTS 46,
+    non-transitional: `straße.de` -> `xn--strae-oqa.de`, its own domain, not `strasse.de`
+    as IDNA 2003 folds it); one IDNA 2008 refuses (a symbol) as IDNA 2003 encodes it, and
+    an ASCII one as before. UnicodeError when neither can."""
+    if host.isascii():
+        return host.encode("idna").decode("ascii")
+    import idna  # requests' own dependency: imported only for the rare non-ASCII host
+
+    try:
+        return idna.encode(host, uts46=True, transitional=False).decode("ascii")
+    except idna.IDNAError:
+        return host.encode("idna").decode("ascii")
 
 
 def _is_ip_address(host: str) -> bool:

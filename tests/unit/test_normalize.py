@@ -239,6 +239,13 @@ def test_text_refuses_an_integer_too_long_to_print() -> None:
         ("MÜNCHEN.DE", "xn--mnchen-3ya.de"),
         ("https://www.münchen.de/rathaus", "xn--mnchen-3ya.de"),
         ("xn--mnchen-3ya.de", "xn--mnchen-3ya.de"),
+        # IDNA 2008 (UTS 46, non-transitional), as registries and browsers: ß is its own
+        # letter, straße.de another domain than strasse.de (a new user's review).
+        ("straße.de", "xn--strae-oqa.de"),
+        ("https://www.Straße.de/impressum", "xn--strae-oqa.de"),
+        ("faß.de", "xn--fa-hia.de"),
+        ("strasse.de", "strasse.de"),
+        ("☃.net", "xn--n3h.net"),  # a symbol IDNA 2008 refuses: encoded as before
         ("\uff57\uff57\uff57.acme.com", "acme.com"),  # full-width www.
         ("a-b.io", "a-b.io"),
         ("3m.com", "3m.com"),

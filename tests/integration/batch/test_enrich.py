@@ -321,6 +321,18 @@ def test_a_person_looked_up_by_name_is_not_paid_for_a_row_without_one(
     assert alone["find_profile_full_name"].to_list()[:2] != [None, None], "company alone asked"
 
 
+def test_a_pandas_frame_with_two_columns_of_one_name_is_refused_by_name() -> None:
+    """A new user's review: it raised pandas' own AttributeError ('DataFrame' object has no
+    attribute 'dtype'); nothing was paid, and nothing said which column."""
+    import pandas as pd
+
+    from profnet_sheets import ProfnetError
+
+    frame = pd.DataFrame([["a1.com", "x", 1]], columns=["Website", "Website", "n"])
+    with pytest.raises(ProfnetError, match="more than one column named 'Website'"):
+        enrich(frame, "Website", "company", progress=False)
+
+
 def test_a_pandas_frames_missing_text_is_missing_not_the_text_nan() -> None:
     """A new user's review: pandas 3's string columns give NaN for a missing cell, which the
     form's export wrote as the text `NaN` (the user's table is exported as it was)."""
