@@ -160,6 +160,8 @@ def _read_whole(
         read, total = pages_read(client.with_options(offline=True), kind, request_id)
     except LookupError:
         return None
+    if total is None:  # its pages do not tell how many there are: the service is asked
+        return None
     limit = int(client.prepare(search_endpoint(kind, "create").name, filters)["limit"])
     return SearchStatus(request_id, "completed", 100, total) if read >= min(limit, total) else None
 
@@ -188,23 +190,31 @@ def _quote_and_set_aside(
     )
 
 
-def pages_read(offline: SearchClient, kind: SearchKind, request_id: str) -> tuple[int, int]:
+def pages_read(
+    offline: SearchClient, kind: SearchKind, request_id: str
+) -> tuple[int, int | None]:
     """(results read, total results) of the search `request_id`, from the cache of `offline`
-    (a client that sends nothing); LookupError when no page of it is cached."""
-    read, page, total = 0, 1, None
+    (a client that sends nothing): its pages in order until the last one its counts tell, an
+    empty one, or one not cached; the total None when its pages do not tell it (never read
+    as 0). LookupError when no page of it is cached."""
+    read, page, total, found = 0, 1, None, False
     try:
         while True:
             body = offline.call(
                 search_endpoint(kind, "results").name, request_id=request_id, page=page, max_items=0
             )
-            read += len(body.get("results") or [])
-            total = int(body.get("total_results") or 0)
-            if page >= int(body.get("total_pages") or 0) or not body.get("results"):
+            found = True
+            items = body.get("results") or []
+            read += len(items)
+            told = whole_number(body.get("total_results"))
+            total = total if told is None else max(total or 0, told)
+            pages = whole_number(body.get("total_pages"))
+            if not items or (pages is not None and page >= pages):
                 break
             page += 1
     except ProfnetError:  # a page not read yet (OfflineMiss), or nothing cached after all
         pass
-    if total is None:
+    if not found:
         raise LookupError("no results page of this search is cached")
     return read, total
 

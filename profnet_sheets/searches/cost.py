@@ -39,8 +39,8 @@ class SearchCost:
     @property
     def results_to_pay(self) -> int:
         """The most results still to be paid for."""
-        if self.total_results is None:
-            return self.limit
+        if self.total_results is None:  # not told: up to the limit, beyond those read
+            return max(0, self.limit - self.results_read)
         return max(0, min(self.limit, self.total_results) - self.results_read)
 
     @property
