@@ -1263,12 +1263,12 @@ def _search_command(kind: SearchKind) -> click.Command:
         if takes_places(param):
             said = f"{param.description.removesuffix(' (numeric)')}, or place names"
             help_text = f"{said} (a name is looked up once: a paid geocode lookup, then cached)"
-            help_text += " (repeatable)"
+            help_text += " (repeatable, or separated by , ; or line breaks)"
             options.append(click.Option([flag], multiple=True, help=help_text))
         elif param.type == "array":
-            options.append(
-                click.Option([flag], multiple=True, help=f"{param.description} (repeatable)")
-            )
+            apart = "; or line breaks" if _free_text(param) else ", ; or line breaks"
+            help_text = f"{param.description} (repeatable, or separated by {apart})"
+            options.append(click.Option([flag], multiple=True, help=help_text))
         elif param.type == "object":
             options.append(click.Option([flag], help=f"{param.description}, as MIN,MAX"))
         elif param.type == "integer":
@@ -1683,17 +1683,25 @@ def _places_by_name(search: Search, filters: dict[str, Any]) -> dict[str, Any]:
 
 
 _LIST_SEPARATORS = re.compile(r"[,;\r\n]")  # between the items of a list option
+_TEXT_SEPARATORS = re.compile(r"[;\r\n]")  # between texts: a comma is theirs (`Acme, Inc.`)
+
+
+def _free_text(param: Param) -> bool:
+    """A list option whose items are free text (names, keywords), as the library reads them."""
+    return param.items == "string" and not param.enum
 
 
 def _option_value(param: Param, value: object) -> object:
     """A command-line value as the client takes it (it normalises and checks the rest): a
-    list option's items split on commas, semicolons and line breaks; a place's, on blanks
+    list option's items split as the library splits them, on semicolons and line breaks,
+    and on commas unless they are free text (`Acme, Inc.` is one name); a place's on blanks
     too between geo ids (`605862502 429572983`), never inside a name (`New York`)."""
     if isinstance(value, tuple):
         from profnet_sheets.searches.places import takes_places
 
+        separators = _TEXT_SEPARATORS if _free_text(param) else _LIST_SEPARATORS
         items: list[str] = []
-        for piece in (item for part in value for item in _LIST_SEPARATORS.split(str(part))):
+        for piece in (item for part in value for item in separators.split(str(part))):
             ids = piece.split()
             if takes_places(param) and ids and all(it.isdigit() for it in ids):
                 items.extend(ids)

@@ -90,6 +90,19 @@ def test_geo_ids_and_places_split_on_semicolons_and_lines_as_the_library_splits_
     assert sandbox.charged(KEY) == 0
 
 
+def test_a_free_text_list_option_keeps_its_commas_as_the_library_does() -> None:
+    """A review: `--current-company-names "Acme, Inc."` became two names, a wider search
+    than asked (the library's `string_list` keeps a comma in the text)."""
+    from profnet_sheets.cli import _option_value
+    from profnet_sheets.spec import search_endpoint
+
+    leads = search_endpoint("leads", "create")
+    names = leads.param("current_company_names")
+    assert _option_value(names, ("Acme, Inc.; Beta",)) == ["Acme, Inc.", " Beta"]
+    ids = leads.param("current_company_ids")
+    assert _option_value(ids, ("1,2;3",)) == ["1", "2", "3"]
+
+
 def test_a_dry_run_says_a_place_an_earlier_lookup_found_nowhere(
     sandbox: RunningSandbox, env: dict[str, str], tmp_path: Path
 ) -> None:
