@@ -190,9 +190,7 @@ def _quote_and_set_aside(
     )
 
 
-def pages_read(
-    offline: SearchClient, kind: SearchKind, request_id: str
-) -> tuple[int, int | None]:
+def pages_read(offline: SearchClient, kind: SearchKind, request_id: str) -> tuple[int, int | None]:
     """(results read, total results) of the search `request_id`, from the cache of `offline`
     (a client that sends nothing): its pages in order until the last one its counts tell, an
     empty one, or one not cached; the total None when its pages do not tell it (never read

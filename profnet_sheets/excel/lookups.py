@@ -234,12 +234,19 @@ def fetch_many(
     ranged: set[str] | None = None,
     progress: Progress = False,
     plan: Plan | None = None,
+    *,
+    new_run: bool = False,
+    undone: list[str] | None = None,
 ) -> list[Answer]:
     """Every row's record through ONE enrich() call: each unique key fetched once,
     concurrently; rows in order. `ranged`: the columns that came from ranges (default all):
     a row whose ranged cells are blank is blank, whatever the single values say.
-    `progress`: a hook called with (lookups done, lookups in all); `plan`: plan_many()'s."""
+    `progress`: a hook called with (lookups done, lookups in all); `plan`: plan_many()'s.
+    `new_run`: a run of its own (a macro's button), not the session's (a formula's range: a
+    stop holds for it as for one cell). `undone`: given, the engine's words for each row a
+    limit or a stop left undone are added to it."""
     from profnet_sheets.batch.engine import enrich
+    from profnet_sheets.batch.marks import is_not_done
 
     texts, invalid = _key_rows(columns, set(columns) if ranged is None else ranged)
     fields = list(kind.output.field_names)
@@ -254,9 +261,11 @@ def fetch_many(
         progress=progress,
         prefix=_OUT,
         plan=plan,
-        new_run=False,  # the session's run: a stop holds for ranges as for one cell
+        new_run=new_run,
     )
     errors = out[_OUT + "error"].to_list()
+    if undone is not None:
+        undone.extend(error for error in errors if is_not_done(error))
     records = out.select([_OUT + name for name in fields]).rows()
     answers: list[Answer] = []
     for index, (error, values) in enumerate(zip(errors, records, strict=True)):

@@ -201,6 +201,8 @@ class SearchRun:
     frame: pl.DataFrame
     spent: int  # credits charged, those that may have been included
     maybe: int = 0  # of `spent`, what may (or may not) have been charged
+    # The engine's words for each result whose details a limit or a stop left unfetched.
+    details_undone: tuple[str, ...] = ()
 
 
 def run(
@@ -229,8 +231,10 @@ def run(
     )
     report(f"{label} {job.request_id}: reading {found}")
     frame = search.read()
+    undone: tuple[str, ...] = ()
     if request.enrich and frame.height:
         from profnet_sheets.batch.engine import enrich
+        from profnet_sheets.batch.marks import is_not_done
 
         kind = KINDS[ENRICH_KIND[request.kind]]
         report(f"{label} {job.request_id}: adding the details of {counted(frame.height, 'result')}")
@@ -239,8 +243,10 @@ def run(
         frame = enrich(
             frame, "profnet_url", kind, new, client=search.run, progress=False, prefix=prefix
         )
+        errors = frame[f"{prefix}error"].to_list()
+        undone = tuple(error for error in errors if is_not_done(error))
     spend = search.spend
-    return SearchRun(job.request_id, status, frame, spend.spent, spend.maybe)
+    return SearchRun(job.request_id, status, frame, spend.spent, spend.maybe, undone)
 
 
 def sheet_rows(frame: pl.DataFrame) -> Rows:
@@ -285,6 +291,22 @@ def summary(
                     f"(free) and what was read is not paid again; or {function}(request_id)",
                 )
             )
+    elif outcome.details_undone:  # a limit or a stop cut the details: said first
+        undone, results = outcome.details_undone, counted(outcome.frame.height, "result")
+        lines = [
+            (
+                "status",
+                f"stopped: {len(undone)} of {results} without their details "
+                f"({undone[0][:300]}); all on the {RESULTS_SHEET} sheet",
+            ),
+            ("request_id", outcome.request_id),
+            *spend_rows(outcome.spent, outcome.maybe),
+            (
+                "next",
+                "once the cause above is dealt with, run the search again: it is reused "
+                "(free), and the results and details read are not paid again",
+            ),
+        ]
     else:
         lines = [
             (

@@ -196,11 +196,19 @@ class Enriched:
     errors: int
     spent: int  # credits charged, those that may have been included
     maybe: int = 0  # of `spent`, what may (or may not) have been charged
+    undone: tuple[str, ...] = ()  # the engine's words for each row a limit or a stop left
 
     def line(self, where: str) -> str:
-        failed = f", {self.errors} with an error (#PROFNET! in the row)" if self.errors else ""
         keys = counted(len(self.rows) - 1, "row")
         spent = spend_said(self.spent, self.maybe, "spent")
+        if self.undone:  # a limit or a stop ended it: not done, said first
+            why = self.undone[0][:300]
+            return (
+                f"stopped: {len(self.undone)} of {keys} not done ({why}); run {ENRICH} again "
+                f"once that is fixed: the rows done are free. All {keys} written to {where} "
+                f"(#PROFNET! in those not done or with an error); {spent}"
+            )
+        failed = f", {self.errors} with an error (#PROFNET! in the row)" if self.errors else ""
         return f"done: {keys} written to {where}{failed}; {spent}"
 
 
@@ -215,6 +223,7 @@ def run(
     values to write: texts made literal, so that Excel keeps them as they are."""
     budget = session.client.budget
     spent_before, maybe_before = budget.spent, budget.uncertain
+    undone: list[str] = []
     answers = lookups.fetch_many(
         session,
         request.kind,
@@ -222,11 +231,14 @@ def run(
         {},
         progress=progress or False,
         plan=found,
+        new_run=True,  # a button pressed (and agreed to): the service is asked again
+        undone=undone,
     )
     table = [request.header] + [lookups.record_row(answer, request.fields) for answer in answers]
     errors = sum(1 for answer in answers if isinstance(answer, str))
     rows = [[cells.literal(value) for value in row] for row in table]
-    return Enriched(rows, errors, budget.spent - spent_before, budget.uncertain - maybe_before)
+    spent, maybe = budget.spent - spent_before, budget.uncertain - maybe_before
+    return Enriched(rows, errors, spent, maybe, tuple(undone))
 
 
 def report(outcome: Enriched | str, data: str = "", where: str = "") -> Rows:

@@ -259,3 +259,24 @@ def test_a_search_that_failed_at_the_service_is_not_said_to_be_reused_free(excel
     assert "failed at the service" in report["status"], report
     assert report["credits spent"] == 50
     assert "next" not in report
+
+
+def test_a_search_whose_details_ran_out_of_credits_says_it_stopped(excel: Excel) -> None:
+    """A new user's review: with 63 credits for a search of 10 leads and their details, the
+    Last run block said `completed: 10 results on the Results sheet`; 7 rows had no
+    details, said only in their last column."""
+    import requests
+
+    from tests.integration.excel.conftest import KEY
+
+    keys = f"{excel.sandbox.base_url}/_sandbox/keys"
+    requests.put(keys, json={"key": KEY, "credits": 63}, timeout=5).raise_for_status()
+    book = Book([["title_keywords", "CTO"], ["limit", 10.0], ["enrich", True]])
+    macros.lead_search(book)
+    report = book.report()
+    assert report["status"].startswith(
+        "stopped: 7 of 10 results without their details (out of credits"
+    ), report
+    assert report["status"].endswith("all on the Results sheet")
+    assert report["credits spent"] == 63 == excel.charged()
+    assert report["next"].startswith("once the cause above is dealt with, run the search again")

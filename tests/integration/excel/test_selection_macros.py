@@ -167,3 +167,40 @@ def test_the_company_enrichment_template_enriches_its_as_values_sheet(excel: Exc
     assert book.app.prompts[0].startswith("Enrich selection: 20 rows")
     assert excel.charged() > 0
     assert sum(1 for row in table[1:] if str(row[2]).startswith("#PROFNET!")) < 5
+
+
+def test_a_selection_cut_by_the_accounts_credits_says_so_and_runs_at_once_after_a_top_up(
+    excel: Excel,
+) -> None:
+    """A new user's review: with 3 credits for 8 keys the status said `done: ... 5 with an
+    error`, and the run agreed to right after the top-up sent nothing (the formulas' 10 s
+    hold): `0 credits spent`, the same rows out of credits again. A button is a run of its
+    own, and a run a limit or a stop cut says so first."""
+    import requests
+
+    def credits(left: int) -> None:
+        requests.put(
+            f"{excel.sandbox.base_url}/_sandbox/keys",
+            json={"key": KEY, "credits": left},
+            timeout=5,
+        ).raise_for_status()
+
+    credits(3)
+    book = workbook.Book(
+        {
+            "Enrich": [["Setting", "Value"], ["kind", "company"], ["fields", "company_name"]],
+            "Data": [["Website"]] + [[f"topped{n}.com"] for n in range(8)],
+        }
+    )
+    book.select("Data", "A2:A9")
+    base = excel.charged()
+    macros.enrich_selection(book)
+    status = {row[0]: row[1] for row in book.sheets["Enrich"].range(macros.REPORT_CLEAR).value}
+    assert str(status["status"]).startswith("stopped: 5 of 8 rows not done (out of credits"), status
+    assert "run Enrich selection again once that is fixed" in str(status["status"])
+    assert excel.charged() - base == 3
+    credits(100)
+    macros.enrich_selection(book)  # agreed to at once (the stand-in workbook says OK)
+    again = {row[0]: row[1] for row in book.sheets["Enrich"].range(macros.REPORT_CLEAR).value}
+    assert excel.charged() - base == 8, "the 5 left, asked of the service again"
+    assert str(again["status"]).startswith("done: 8 rows written"), again
