@@ -266,10 +266,10 @@ class Enrichment:
         not_done = plan.rows_failed_with(NOT_DONE)
         failed = plan.rows_failed_with((SERVICE_ERROR,))
         ending: str | None = None
-        if interrupted:
-            ending = "interrupted"
-        elif client.out_of_credits:
+        if client.out_of_credits:  # before Cancel or Ctrl-C: running again needs a top-up
             ending = "credits"
+        elif interrupted:
+            ending = "interrupted"
         elif client.key_refused and not_done:
             ending = "key"
         elif client.unreachable is not None and (not_done or failed):
