@@ -178,7 +178,9 @@ class TransportError(ProfnetError):
 class BudgetExceeded(ProfnetError):  # noqa: N818
     """The call would pass the budget or the spending cap (`limit`: which one's setting);
     nothing was sent. `exhausted`: the limit leaves nothing (else the call needs more than
-    the `left` it leaves), as the spend policy decided."""
+    the `left` it leaves), as the spend policy decided. `team`: the cap is a team's (every
+    machine on its Redis); `unknown`: the cap cannot be kept, a ledger of its period set
+    aside unreadable (that file)."""
 
     def __init__(
         self,
@@ -188,6 +190,8 @@ class BudgetExceeded(ProfnetError):  # noqa: N818
         left: int = 0,
         limit: str = "",
         exhausted: bool = True,
+        team: bool = False,
+        unknown: str | None = None,
         **context: Any,
     ) -> None:
         super().__init__(message, **context)
@@ -195,6 +199,8 @@ class BudgetExceeded(ProfnetError):  # noqa: N818
         self.left = left
         self.limit = limit
         self.exhausted = exhausted
+        self.team = team
+        self.unknown = unknown
 
 
 class StoppedBuying(ProfnetError):  # noqa: N818

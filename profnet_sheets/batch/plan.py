@@ -52,6 +52,9 @@ class Plan:
     quote: spend.Quote | None = None  # what the limits said of its cost when it was made
     row_count: dict[tuple[Any, ...], int] = field(default_factory=dict)
     offline: bool = False  # its client sends nothing (PROFNET_OFFLINE): only the cache answers
+    # Rows refused before the plan saw them (an Excel cell no key can be: TRUE, a date), given
+    # to it as blank: said as rows that cannot be looked up, not as blank ones.
+    refused_rows: int = 0
 
     def __repr__(self) -> str:  # a notebook shows this, not every field's
         return f"<Plan {self.kind.name} of {', '.join(map(repr, self.columns.values()))}: {self}>"
@@ -100,8 +103,9 @@ class Plan:
         to_fetch = "not in the cache (offline: not fetched)" if self.offline else "to fetch"
         return (
             f"{counted(self.rows, 'row')}: {fetch:,} {to_fetch}, {cached:,} already cached (free), "
-            f"{self.rows_of(self.invalid):,} that cannot be looked up, "
-            f"{self.rows_of(self.blank):,} blank; at most {counted(self.credits, 'credit')} "
+            f"{self.rows_of(self.invalid) + self.refused_rows:,} that cannot be looked up, "
+            f"{self.rows_of(self.blank) - self.refused_rows:,} blank; at most "
+            f"{counted(self.credits, 'credit')} "
             f"(rows with the same key are fetched once){budget}"
         )
 

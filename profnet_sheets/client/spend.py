@@ -909,6 +909,7 @@ def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | No
             left=0,
             limit=CAP_SETTING,
             exhausted=True,
+            unknown=cap.unknown,
         )
     shared_by = (
         "every machine on the team's Redis" if cap.team else "every run on this service's ledger"
@@ -923,6 +924,7 @@ def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | No
         left=left,
         limit=CAP_SETTING,
         exhausted=not left,
+        team=cap.team,
     )
 
 

@@ -213,7 +213,7 @@ def plan_many(
     fetch_many() so that the keys are not planned twice."""
     from profnet_sheets.batch.engine import enrich
 
-    texts, _ = _key_rows(columns, set(columns))
+    texts, invalid = _key_rows(columns, set(columns))
     plan: Plan = enrich(
         _frame(texts),
         {name: name for name in texts},
@@ -223,6 +223,7 @@ def plan_many(
         dry_run=True,
         new_run=False,
     )
+    plan.refused_rows = len(invalid)  # blank to the plan, refused here
     return plan
 
 

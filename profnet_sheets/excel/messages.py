@@ -81,8 +81,9 @@ def unauthorized(host: Host = "desktop") -> str:
 
 
 BUDGET_SPENT = budget_spent()
+CAP_WHOSE = "PROFNET_SPENDING_CAP, for every run on this service"
 CAP_SPENT = (
-    "the spending cap is reached (PROFNET_SPENDING_CAP, for every run on this service): "
+    f"the spending cap is reached ({CAP_WHOSE}): "
     "nothing was sent. Raise it, or wait for its next period; what was fetched stays free"
 )
 OFFLINE = offline()
@@ -148,13 +149,26 @@ def _over_a_limit(error: BudgetExceeded, host: Host) -> str:
     from profnet_sheets.client.spend import CAP_SETTING  # not at import: formulas stay light
 
     cap = error.limit == CAP_SETTING
+    if cap and error.unknown:  # a ledger set aside unreadable: the cap cannot be kept
+        return (
+            f"the spending cap cannot be kept: this machine's ledger was set aside unreadable "
+            f"as {error.unknown}, so this period's spend is unknown. Nothing was sent; delete "
+            "that file once the spend is checked with the service, then recalculate"
+        )
+    if cap and error.team:
+        whose = "team cap", "PROFNET_SPENDING_CAP, for every machine on the team's Redis"
+    else:
+        whose = "spending cap", "PROFNET_SPENDING_CAP, for every run on this service"
     if error.exhausted:
-        return f"{CAP_SPENT if cap else budget_spent(host)} ({error.needed} needed, 0 left)"
+        if not cap:
+            return f"{budget_spent(host)} ({error.needed} needed, 0 left)"
+        spent = CAP_SPENT.replace("spending cap", whose[0]).replace(CAP_WHOSE, whose[1])
+        return f"{spent} ({error.needed} needed, 0 left)"
     needs = f"this needs {error.needed} credits and the"
     if cap:
         return (
-            f"{needs} spending cap leaves {error.left} (PROFNET_SPENDING_CAP, for every run on "
-            "this service): nothing was sent. Raise it, or wait for its next period"
+            f"{needs} {whose[0]} leaves {error.left} ({whose[1]}): nothing was sent. Raise it, "
+            "or wait for its next period"
         )
     remedy = REMEDIES[host]
     return (

@@ -204,3 +204,20 @@ def test_a_selection_cut_by_the_accounts_credits_says_so_and_runs_at_once_after_
     again = {row[0]: row[1] for row in book.sheets["Enrich"].range(macros.REPORT_CLEAR).value}
     assert excel.charged() - base == 8, "the 5 left, asked of the service again"
     assert str(again["status"]).startswith("done: 8 rows written"), again
+
+
+def test_the_cost_prompt_counts_cells_no_key_can_be_as_such_not_as_blank(excel: Excel) -> None:
+    """A new user's review: TRUE and a date were counted as blank rows in the prompt, then
+    came back as `#PROFNET! invalid input`."""
+    book = workbook.Book(
+        {
+            "Enrich": [["Setting", "Value"], ["kind", "company"], ["fields", "company_name"]],
+            "Data": [["Website"], ["stripe.com"], [None], [True], [dt.datetime(2024, 1, 5)]],
+        }
+    )
+    book.select("Data", "A2:A5")
+    macros.enrich_selection(book)
+    assert book.app.prompts[0].startswith(
+        "Enrich selection: 4 rows: 1 to fetch, 0 already cached (free), 2 that cannot be "
+        "looked up, 1 blank;"
+    ), book.app.prompts

@@ -117,3 +117,22 @@ def test_a_stop_says_whether_the_call_went_out_and_what_it_may_have_cost() -> No
     assert said.startswith("#PROFNET! buying stopped: it went out, and its answer was not kept.")
     assert "restart the UDF server" in said
     assert said.endswith("(a gateway at a wrong path)")
+
+
+def test_a_team_cap_and_a_cap_that_cannot_be_kept_are_said_as_they_are() -> None:
+    """A new user's review: three Excel machines on one Redis, a team cap reached: the cell
+    said `the spending cap is reached (..., for every run on this service)`."""
+    cap = "PROFNET_SPENDING_CAP"
+    team = message_for(errors.BudgetExceeded("x", needed=1, left=0, limit=cap, team=True))
+    assert "the team cap is reached (PROFNET_SPENDING_CAP, for every machine on the team's" in team
+    own = message_for(errors.BudgetExceeded("x", needed=1, left=0, limit=cap))
+    assert "the spending cap is reached (PROFNET_SPENDING_CAP, for every run on this" in own
+    short = message_for(
+        errors.BudgetExceeded("x", needed=5, left=2, limit=cap, exhausted=False, team=True)
+    )
+    assert "the team cap leaves 2 (PROFNET_SPENDING_CAP, for every machine" in short
+    unknown = message_for(
+        errors.BudgetExceeded("x", needed=1, limit=cap, unknown="/c/l.sqlite.unreadable-1")
+    )
+    assert "cannot be kept" in unknown
+    assert "/c/l.sqlite.unreadable-1" in unknown
