@@ -31,6 +31,7 @@ from profnet_sheets.config import (
     config_file,
     is_placeholder_key,
     set_in_environment,
+    unwritable_place,
     variable_of,
 )
 from profnet_sheets.errors import (
@@ -426,6 +427,12 @@ def config(
         raise click.UsageError("a setting is both given and unset: give one of them")
     if unset_names or any(value is not None for value in values.values()):
         checked = _load(config_path, **values)  # a value that cannot be used is refused
+        unwritable = None if cache is None else unwritable_place(cache)
+        if unwritable is not None:
+            raise click.ClickException(
+                f"--cache {clipped(cache or '')}: {unwritable}: give a folder (or a .sqlite "
+                "file) you can write to, memory, off, or a redis:// URL; nothing was saved"
+            )
         if api_key is not None:
             values["api_key"] = checked.api_key  # as it is used: without a line end from stdin
         try:

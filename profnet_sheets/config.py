@@ -331,10 +331,36 @@ def unusable_cache(error: Exception, settings: Settings) -> ConfigurationError:
             f"free; {clipped(str(reason))}). Free some space, or set {ENV_PREFIX}CACHE_DIR "
             f"(or {ENV_PREFIX}CACHE) to a folder on another disk."
         )
-    return ConfigurationError(
-        f"Cannot keep the cache at {clipped(str(where))}: {clipped(str(reason))}. Set "
-        f"{ENV_PREFIX}CACHE_DIR (or {ENV_PREFIX}CACHE) to a folder you can write to."
+    from_file = settings.cache is not None and not set_in_environment("cache")
+    if from_file:  # and not given to the library: the config file's own value
+        with contextlib.suppress(Exception):
+            from_file = _cache(_read_config(config_file()).get("cache", "")) == settings.cache
+    fix = (
+        f"Change it with `{command('config --cache FOLDER')}` (it is set in the config file), "
+        f"or `{command('config --unset cache')}`"
+        if from_file
+        else f"Set {ENV_PREFIX}CACHE_DIR (or {ENV_PREFIX}CACHE) to a folder you can write to"
     )
+    return ConfigurationError(
+        f"Cannot keep the cache at {clipped(str(where))}: {clipped(str(reason))}. {fix}."
+    )
+
+
+def unwritable_place(place: str) -> str | None:
+    """Why a folder or file named for the cache cannot be made or written (its nearest
+    existing folder is a file, or this user may not write there), or None: nothing is made
+    to tell it. A word (`memory`, `off`) or a Redis URL is no place on disk."""
+    if place.lower() in CACHE_WORDS or _SCHEME.match(place):
+        return None
+    path = Path(place).expanduser().absolute()
+    existing = next((it for it in (path, *path.parents) if it.exists()), path.anchor)
+    existing = Path(existing)
+    if existing != path and not existing.is_dir():
+        return f"{existing} is not a folder"
+    folder = existing if existing.is_dir() else existing.parent
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"this user may not write in {folder}"
+    return None
 
 
 def free_bytes(where: Path) -> int | None:

@@ -311,6 +311,25 @@ def test_config_says_when_the_environment_wins_over_what_it_saved(tmp_path: Path
     assert "budget:   5" in lines
 
 
+def test_config_refuses_a_cache_place_nobody_can_write_and_names_the_file_for_one_kept(
+    tmp_path: Path,
+) -> None:
+    """A new user's review: `config --cache /dev/null/x` was saved without a word, and every
+    command then said to set PROFNET_CACHE_DIR, with nothing of the config file."""
+    env = clean_env(tmp_path)
+    refused = run_cli(env, "config", "--cache", "/dev/null/x")
+    assert refused.returncode == 1
+    assert "--cache /dev/null/x: /dev/null is not a folder" in refused.stderr
+    assert "nothing was saved" in refused.stderr
+    config = Path(env["PROFNET_CONFIG"])
+    config.write_text('cache = "/dev/null/x"\n')  # written by hand, or before this check
+    failed = run_cli(env, "lookup", "company", "stripe.com")
+    assert failed.returncode != 0
+    said = " ".join(failed.stderr.split())
+    assert "Cannot keep the cache at /dev/null/x" in said
+    assert "config --unset cache" in said, said
+
+
 def test_config_says_its_file_unsets_a_setting_and_refuses_the_docs_placeholder(
     tmp_path: Path,
 ) -> None:
