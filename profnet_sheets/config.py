@@ -331,7 +331,11 @@ def unusable_cache(error: Exception, settings: Settings) -> ConfigurationError:
             f"free; {clipped(str(reason))}). Free some space, or set {ENV_PREFIX}CACHE_DIR "
             f"(or {ENV_PREFIX}CACHE) to a folder on another disk."
         )
-    from_file = settings.cache is not None and not set_in_environment("cache")
+    from_file = (
+        settings.cache is not None
+        and str(where) == str(settings.cache)  # the answers' place, not the cache folder
+        and not set_in_environment("cache")
+    )
     if from_file:  # and not given to the library: the config file's own value
         with contextlib.suppress(Exception):
             from_file = _cache(_read_config(config_file()).get("cache", "")) == settings.cache
@@ -352,7 +356,10 @@ def unwritable_place(place: str) -> str | None:
     to tell it. A word (`memory`, `off`) or a Redis URL is no place on disk."""
     if place.lower() in CACHE_WORDS or _SCHEME.match(place):
         return None
-    path = Path(place).expanduser().absolute()
+    try:
+        path = Path(place).expanduser().absolute()
+    except RuntimeError:  # `~nobody/x`: no such user's home
+        return f"{place} names the home of no user here"
     existing = next((it for it in (path, *path.parents) if it.exists()), path.anchor)
     existing = Path(existing)
     if existing != path and not existing.is_dir():

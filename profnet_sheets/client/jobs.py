@@ -160,9 +160,9 @@ def _read_whole(
         read, total = pages_read(client.with_options(offline=True), kind, request_id)
     except LookupError:
         return None
-    if total is None:  # its pages do not tell how many there are: the service is asked
-        return None
     limit = int(client.prepare(search_endpoint(kind, "create").name, filters)["limit"])
+    if total is None:  # not told how many: whole only once read up to its limit
+        return SearchStatus(request_id, "completed", 100, read) if read >= limit else None
     return SearchStatus(request_id, "completed", 100, total) if read >= min(limit, total) else None
 
 

@@ -76,3 +76,20 @@ def test_a_search_read_in_part_without_counts_reads_the_rest(
     jobs._COMPLETED.clear()
     with client(scripted, tmp_path) as again:
         assert len(again.search_leads(title_keywords="CTO", limit=100).results()) == 60
+
+
+def test_a_search_read_to_its_limit_without_counts_is_read_from_the_cache_when_forgotten(
+    scripted: Scripted, tmp_path: Path
+) -> None:
+    """A review: read to its limit (50 of 50), its pages without counts, then forgotten by
+    the service: the dry run said free and the run paid 100 again. Read to its limit, it
+    is whole."""
+    scripted.answer(RESULTS, page(25), page(25))
+    with client(scripted, tmp_path) as first:
+        assert len(first.search_leads(title_keywords="CTO", limit=50).results()) == 50
+    scripted.answer("/get-lead-search-status", (404, {"message": "not_found", "details": "x"}))
+    jobs._COMPLETED.clear()
+    with client(scripted, tmp_path) as again:
+        assert len(again.search_leads(title_keywords="CTO", limit=50).results()) == 50
+    assert scripted.times("/search-leads") == 1, "not started anew"
+    assert scripted.times(RESULTS) == 2, "no page paid twice"
