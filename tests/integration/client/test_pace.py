@@ -54,7 +54,9 @@ def test_a_per_second_limit_it_is_not_told_is_found_and_kept(
     counted = fresh.counted("get-company-details")
     assert counted["credits"] == 150, "each key paid once: 429s cost nothing, never twice"
     assert counted["errors"] > 0, "the limit was met"
-    assert counted["errors"] < 0.25 * counted["calls"], "429s stay a minority of the calls"
+    # How few 429s the pace meets is a figure of wall-clock time (a loaded machine delays the
+    # answers the pace learns from): tests/unit/test_pace.py holds it on a simulated clock and
+    # bench/throughput.py measures it; here, only what must hold whatever the machine's load.
     view = client.pace.view()
     assert view.rate is not None, "the pace went by rate once the service said 429"
     assert view.throttles == counted["errors"]
@@ -131,9 +133,10 @@ def test_the_next_client_on_the_cache_starts_at_the_pace_learnt(
     assert learnt is not None
     before = fresh.counted("get-company-details")
     second = make_client()  # the same cache directory: another process would do the same
-    assert second.pace.view().rate is not None, "paced from its first call: no slow start"
+    assert second.pace.view().rate == pytest.approx(learnt, rel=0.01), (
+        "paced from its first call at the rate learnt: no slow start"
+    )
     out = enrich(sites(60, "next"), "site", "company", client=second, progress=False)
     assert out["company_error"].null_count() == 60
-    assert fresh.counted("get-company-details")["errors"] - before["errors"] <= 3, (
-        "no burst of 429s at its start"
-    )
+    after = fresh.counted("get-company-details")
+    assert after["credits"] - before["credits"] == 60, "each key paid once"
