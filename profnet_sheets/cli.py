@@ -175,8 +175,9 @@ def _end_if_stopped(
         stop_advice,
     )
 
+    unknown = None
     if isinstance(error, BudgetExceeded):
-        ending, reason, code = "budget", error.limit or None, EXIT_BUDGET
+        ending, reason, code, unknown = "budget", error.limit or None, EXIT_BUDGET, error.unknown
     elif run.unreachable is not None:
         ending, reason, code = "unreachable", run.unreachable, EXIT_UNREACHABLE
     elif run.out_of_credits:
@@ -187,7 +188,7 @@ def _end_if_stopped(
         ending, reason, code = "stopped", run.stopped, EXIT_STOPPED
     else:
         return
-    said = stop_advice(ending, reason, not_done, kept, run.team_cap)
+    said = stop_advice(ending, reason, not_done, kept, run.team_cap, unknown)
     click.echo(masked(_as_typed(said or "")), err=True)
     sys.exit(code)
 

@@ -23,11 +23,21 @@ CAP_NOT_FETCHED = (
     "spending cap reached: not fetched (raise the cap, or wait for its next period, and run "
     "again; done rows are free)"
 )
+TEAM_CAP_NOT_FETCHED = (
+    "team cap reached: not fetched (the spending cap every machine on the team's Redis shares; "
+    "raise it, or wait for its next period, and run again; done rows are free)"
+)
+CAP_UNKNOWN = "spending cap cannot be kept"  # a ledger of its period set aside unreadable
+_CAP_UNKNOWN_HEAD = (
+    f"{CAP_UNKNOWN}: not fetched (this period's spend is unknown: check it with the service, "
+    "then delete the ledger set aside unreadable and run again; done rows are free): "
+)
 INTERRUPTED = "interrupted: not fetched (run again; done rows are free)"
+# The starts of the errors of keys a limit left not fetched (the budget, the spending cap).
+LIMIT_REACHED = ("budget reached", "spending cap reached", "team cap reached", CAP_UNKNOWN)
 # The starts of the errors of keys not done (not failed): a budget, credits, a stop, Ctrl-C.
 NOT_DONE = (
-    "budget reached",
-    "spending cap reached",
+    *LIMIT_REACHED,
     "interrupted",
     "not fetched",
     "out of credits",
@@ -44,9 +54,19 @@ UNREACHABLE = (
 )
 
 
-def not_fetched(limit: str) -> str:
-    """What a key not fetched because of a limit says (`limit`: the limit's setting)."""
-    return CAP_NOT_FETCHED if limit == CAP_SETTING else NOT_FETCHED
+def not_fetched(limit: str, team: bool = False, unknown: str | None = None) -> str:
+    """What a key not fetched because of a limit says (`limit`: the limit's setting; `team`:
+    a cap the team's Redis holds; `unknown`: the unreadable ledger a cap cannot count past)."""
+    if limit != CAP_SETTING:
+        return NOT_FETCHED
+    if unknown:
+        return _CAP_UNKNOWN_HEAD + unknown  # the file last: a cell's text is cut at its end
+    return TEAM_CAP_NOT_FETCHED if team else CAP_NOT_FETCHED
+
+
+def unknown_ledger(error: str) -> str | None:
+    """The unreadable ledger a key's error says the spending cap cannot count past, or None."""
+    return error.removeprefix(_CAP_UNKNOWN_HEAD) if error.startswith(_CAP_UNKNOWN_HEAD) else None
 
 
 def is_not_done(error: str | None) -> bool:
@@ -62,7 +82,7 @@ def error_text(error: ProfnetError) -> str:
     if isinstance(error, NotFound):
         return "not found"
     if isinstance(error, BudgetExceeded):
-        return not_fetched(error.limit)
+        return not_fetched(error.limit, error.team, error.unknown)
     if isinstance(error, StoppedBuying) and error.possibly_charged:
         return f"{SERVICE_ERROR}: {error}"  # its retry refused: an attempt went out before
     if isinstance(error, ServiceUnreachable) and error.reason.startswith(NO_ANSWER):

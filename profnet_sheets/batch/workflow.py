@@ -36,7 +36,7 @@ from profnet_sheets.batch.io import (
     write_table,
 )
 from profnet_sheets.batch.marks import (
-    CAP_NOT_FETCHED,
+    LIMIT_REACHED,
     NOT_DONE,
     NOT_FETCHED,
     OFFLINE_MISS,
@@ -79,6 +79,8 @@ class Outcome:
     failed: int = 0  # rows whose call failed (the service failed, the connection was lost)
     in_memory: bool = False  # answers kept in this process only (PROFNET_CACHE=memory or off)
     team_cap: bool = False  # the spending cap is the team's: every machine on its Redis counts
+    # The unreadable ledger set aside that the spending cap cannot count past (it leaves 0).
+    cap_unknown: str | None = None
     offline_misses: int = 0  # rows not in the cache, not fetched: the client is offline
 
     @property
@@ -149,17 +151,32 @@ class Outcome:
                 f"Stopped buying ({self.reason}) once every row was done: nothing is left to "
                 f"run again; {kept}."
             )
-        return stop_advice(self.ending, self.reason, counted(left, "row"), kept, self.team_cap)
+        return stop_advice(
+            self.ending, self.reason, counted(left, "row"), kept, self.team_cap, self.cap_unknown
+        )
 
 
 def stop_advice(
-    ending: str | None, reason: str | None, not_done: str, kept: str, team_cap: bool = False
+    ending: str | None,
+    reason: str | None,
+    not_done: str,
+    kept: str,
+    team_cap: bool = False,
+    cap_unknown: str | None = None,
 ) -> str | None:
     """The one line of a run that ended early (`ending` as in Outcome), for every command that
     pays: what was not done (`2 rows`, `1 lookup`), why, what to do; None when it did not.
-    `team_cap`: the spending cap is a team's (every machine on its Redis spends under it)."""
+    `team_cap`: the spending cap is a team's (every machine on its Redis spends under it);
+    `cap_unknown`: the unreadable ledger set aside that the cap cannot count past."""
     if ending == "credits":
         return f"Out of credits: {not_done} not done. Top up and run again; {kept}."
+    if ending == "budget" and reason == CAP_SETTING and cap_unknown:
+        return (
+            f"Spending cap cannot be kept: {not_done} not done. A ledger of its period was set "
+            f"aside unreadable as {cap_unknown}, so what was spent before is unknown; check "
+            "the spend with the service, then delete that file (or remove the cap, "
+            f"{CAP_SETTING}) and run again; {kept}."
+        )
     if ending == "budget" and reason == CAP_SETTING and team_cap:
         return (
             f"Team spending cap reached: {not_done} not done. The cap counts what every "
@@ -277,7 +294,7 @@ class Enrichment:
             ending = "unreachable"
         elif client.stopped is not None and (not_done or unkept or failed):
             ending = "stopped"
-        elif plan.rows_failed_with((NOT_FETCHED, CAP_NOT_FETCHED)):
+        elif plan.rows_failed_with(LIMIT_REACHED):
             ending = "budget"
         errors, blank = plan.error_rows(), plan.rows_of(plan.blank)
         return Outcome(
@@ -292,6 +309,7 @@ class Enrichment:
             cache_failed=client.cache_failed,
             failed=failed,
             team_cap=client.team_cap,
+            cap_unknown=next((it.unknown for it in client.quote(0).limits if it.unknown), None),
             offline_misses=plan.rows_failed_with((OFFLINE_MISS,)),
         )
 

@@ -213,16 +213,26 @@ class Quote:
         short = self.short
         if short is None:
             return None
+        if short.unknown:
+            said = (
+                f"{what} was not sent: {short.name} ({short.setting}) leaves 0, as "
+                f"{short.unknown_said()}."
+            )
+        else:
+            said = (
+                f"{what} may cost up to {counted(self.credits, 'credit')}, and {short.name} "
+                f"({short.setting}) leaves {short.left}{short.aside_said()}; nothing was sent. "
+                "Raise it, or ask for less."
+            )
         return BudgetExceeded(
-            f"{what} may cost up to {counted(self.credits, 'credit')}, and {short.name} "
-            f"({short.setting}) "
-            f"leaves {short.left}{short.aside_said()}; nothing was sent. Raise it, or ask for "
-            "less.",
+            said,
             endpoint=endpoint,
             needed=self.credits,
             left=short.left or 0,
             limit=short.setting,
             exhausted=not short.left,
+            team=short.team,
+            unknown=short.unknown,
         )
 
 

@@ -150,20 +150,12 @@ def _over_a_limit(error: BudgetExceeded, host: Host) -> str:
 
     cap = error.limit == CAP_SETTING
     if cap and error.unknown:  # a ledger set aside unreadable: the cap cannot be kept
-        return (
-            f"the spending cap cannot be kept: this machine's ledger was set aside unreadable "
-            f"as {error.unknown}, so this period's spend is unknown. Nothing was sent; delete "
-            "that file once the spend is checked with the service, then recalculate"
-        )
-    if cap and error.team:
-        whose = "team cap", "PROFNET_SPENDING_CAP, for every machine on the team's Redis"
-    else:
-        whose = "spending cap", "PROFNET_SPENDING_CAP, for every run on this service"
+        return cap_unknown(error.unknown)
+    whose = _cap_whose(error.team)
     if error.exhausted:
         if not cap:
             return f"{budget_spent(host)} ({error.needed} needed, 0 left)"
-        spent = CAP_SPENT.replace("spending cap", whose[0]).replace(CAP_WHOSE, whose[1])
-        return f"{spent} ({error.needed} needed, 0 left)"
+        return f"{cap_spent(error.team)} ({error.needed} needed, 0 left)"
     needs = f"this needs {error.needed} credits and the"
     if cap:
         return (
@@ -174,6 +166,29 @@ def _over_a_limit(error: BudgetExceeded, host: Host) -> str:
     return (
         f"{needs} budget of this Excel session leaves {error.left}: nothing was sent. Raise "
         f"{BUDGET_KEY} ({remedy.settings}), {remedy.restart}"
+    )
+
+
+def _cap_whose(team: bool) -> tuple[str, str]:
+    """The cap's name, and where it is set and whom it holds for: a team's, or this one's."""
+    if team:
+        return "team cap", "PROFNET_SPENDING_CAP, for every machine on the team's Redis"
+    return "spending cap", CAP_WHOSE
+
+
+def cap_spent(team: bool = False) -> str:
+    """A cap that leaves nothing in its period: the machine's own, or the team's."""
+    name, whose = _cap_whose(team)
+    return CAP_SPENT.replace("spending cap", name).replace(CAP_WHOSE, whose)
+
+
+def cap_unknown(file: str) -> str:
+    """A cap that cannot be kept, a ledger of its period set aside unreadable (`file`): what
+    to do first, the file last (a cell's text is cut short at its end)."""
+    return (
+        "the spending cap cannot be kept: this period's spend is unknown, this machine's "
+        "ledger set aside unreadable. Nothing was sent; check the spend with the service, then "
+        f"delete that file and recalculate: {file}"
     )
 
 
@@ -233,6 +248,7 @@ def row_message(engine_error: str, host: Host | None = None) -> str:
         marks.KEY_REFUSED: unauthorized(host or current_host()),
         marks.NOT_FETCHED: BUDGET_SPENT,
         marks.CAP_NOT_FETCHED: CAP_SPENT,
+        marks.TEAM_CAP_NOT_FETCHED: cap_spent(team=True),
         marks.INTERRUPTED: INTERRUPTED,
         marks.OFFLINE_MISS: OFFLINE,
         marks.UNREACHABLE: unreachable(host or current_host()),
@@ -240,6 +256,9 @@ def row_message(engine_error: str, host: Host | None = None) -> str:
     }
     if engine_error in fixed:
         return error_text(fixed[engine_error])
+    unknown = marks.unknown_ledger(engine_error)
+    if unknown is not None:
+        return error_text(cap_unknown(unknown))
     if engine_error.startswith(_ENGINE_SERVICE):
         return error_text(service_failed(engine_error.removeprefix(_ENGINE_SERVICE)))
     if engine_error.startswith(_ENGINE_CREDITS):

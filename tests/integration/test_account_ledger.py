@@ -19,9 +19,12 @@ import polars as pl
 import pytest
 
 from profnet_sheets import BudgetExceeded, Client
+from profnet_sheets.batch.workflow import EXIT_BUDGET, Enrichment
 from profnet_sheets.client.account import former_service_name
 from profnet_sheets.client.ledger import Ledger
 from profnet_sheets.errors import ConfigurationError
+from profnet_sheets.excel import formulas, session
+from profnet_sheets.excel.session import SessionConfig
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 from tests.integration.client.conftest import set_faults
 from tests.integration.conftest import CLI, cli_env, run_cli
@@ -290,6 +293,33 @@ def test_a_call_the_cap_refuses_takes_no_turn_in_the_pace(
     assert sandbox.charged(KEY) == 1
 
 
+def said_of_rows(client: Client, aside: str) -> None:
+    """A review of decision 532: rows a cap that cannot be kept left undone said `spending cap
+    reached ... raise the cap, or wait for its next period`, in a file's error column, an
+    enrichment's last line and an Excel range alike: what to do is to check the spend and
+    delete the file set aside, named last (a cell's text is cut short at its end)."""
+    frame = pl.DataFrame({"site": ["rows-a.io", "rows-b.io"]})
+    result, outcome = Enrichment(client, frame, "site", "company").run(progress=False)
+    assert isinstance(result, pl.DataFrame)
+    errors = result["company_error"].to_list()
+    assert all(error.startswith("spending cap cannot be kept: not fetched") for error in errors)
+    assert all(error.endswith(f": {aside}") for error in errors), errors
+    advice = outcome.advice()
+    assert advice is not None
+    assert advice.startswith("Spending cap cannot be kept: 2 rows not done."), advice
+    assert f"set aside unreadable as {aside}" in advice
+    assert outcome.exit_code == EXIT_BUDGET
+    session.install(client, SessionConfig(None, False, "the test"))
+    try:
+        cells = formulas.company([["rows-a.io"], ["rows-b.io"]], "company_name")
+    finally:
+        session.reset()
+    assert isinstance(cells, list)
+    for (cell,) in cells:
+        assert cell.startswith("#PROFNET! the spending cap cannot be kept"), cell
+        assert "check the spend with the service, then delete that file" in cell
+
+
 @pytest.mark.parametrize("damage", ["garbage", "emptied"])
 def test_a_ledger_set_aside_unreadable_keeps_the_cap_of_its_period_until_its_file_goes(
     sandbox: RunningSandbox, tmp_path: Path, damage: str
@@ -321,6 +351,12 @@ def test_a_ledger_set_aside_unreadable_keeps_the_cap_of_its_period_until_its_fil
         assert f"could not be read and was set aside as {aside}" in said
         assert "delete that file to count from zero" in said
         assert sandbox.charged(KEY) == 5, "nothing bought on a cap it cannot keep"
+        refusal = second.quote(3).refusal("This run")
+        assert refusal is not None
+        assert refusal.unknown == str(aside), "previews' errors carry the file, as calls' do"
+        assert f"set aside unreadable as {aside}" in str(refusal)
+        said_of_rows(second, str(aside))
+        assert sandbox.charged(KEY) == 5
         aside.unlink()  # checked with the service: counted from zero
         assert spend(second, "after-", 8) == 5
     assert sandbox.charged(KEY) == 10

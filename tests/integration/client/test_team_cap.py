@@ -845,6 +845,33 @@ def test_a_run_the_team_cap_cut_says_it_is_the_teams(
         "team's Redis spent (`uv run profnet-sheets credits` shows each); raise it on every "
         "machine (PROFNET_SPENDING_CAP, or `uv run profnet-sheets config --spending-cap ...`)"
     ) in cut.stderr, cut.stderr
+    rows = out.read_text().splitlines()
+    assert sum("team cap reached: not fetched" in row for row in rows) == 3, rows
+
+
+def test_an_excel_range_the_team_cap_cut_says_it_is_the_teams(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    """A review of decision 540: a range formula's rows (and Enrich selection's) said a team
+    cap as this machine's own (`the spending cap is reached (..., for every run on this
+    service)`); single cells said it right."""
+    service = f"{service_name(sandbox.base_url)}"
+    other = TeamLedger(
+        Ledger(None), redis.Redis.from_url(killable_redis.url), service, "vm", killable_redis.url
+    )
+    other.record(service, "", DETAILS, 19, 19)  # another machine spent 19 of 20 today
+    client = team_client(sandbox, killable_redis, tmp_path)
+    session.install(client, SessionConfig(None, False, "the test"))
+    try:
+        got = formulas.company([[f"range{n}.io"] for n in range(3)], "company_name")
+        assert isinstance(got, list)
+        cut = [row[0] for row in got if str(row[0]).startswith("#PROFNET!")]
+        assert len(cut) == 2, got
+        for said in cut:
+            assert "the team cap is reached (PROFNET_SPENDING_CAP, for every machine" in said
+    finally:
+        session.reset()
+        client.close()
 
 
 def spent_then_restarted(server: RedisServer, spending: dict[Client, int]) -> None:
