@@ -757,7 +757,9 @@ def _enrich_file(
     if advice:
         _said(advice)
     stops = _stops()
-    code = stops.exit_code if stops.received is not None else run.outcome.exit_code
+    code = run.outcome.exit_code  # out of credits (say) wins over a Ctrl-C that came after
+    if stops.received is not None and run.outcome.ending in (None, "interrupted"):
+        code = stops.exit_code  # the signal's own (130, or 143 for SIGTERM)
     if code:
         sys.exit(code)
 
@@ -1535,14 +1537,9 @@ def _search_command(kind: SearchKind) -> click.Command:
             )
             sys.exit(stops.exit_code)
         if (cut := search.cut_by_budget) is not None:
-            capped = isinstance(cut, BudgetExceeded) and cut.limit == CAP_SETTING
-            raise_it = (
-                f"raise the spending cap ({CAP_SETTING}) or wait for its next period"
-                if capped
-                else "raise --budget"
-            )
+            limit, raise_it = _cut_search_said(cut)
             click.echo(
-                f"{'Spending cap' if capped else 'Budget'} reached ({_as_typed(str(cut))}): the "
+                f"{limit} ({_as_typed(str(cut))}): the "
                 f"results read are kept and cached, and the search is not paid again; "
                 f"{raise_it}, then run again with --request-id {job.request_id} to read the "
                 "rest (those read are free).",
@@ -1555,6 +1552,26 @@ def _search_command(kind: SearchKind) -> click.Command:
         params=options,
         callback=_stoppable(run),
         help=f"{_as_options(endpoint.summary, endpoint)} Writes every result to --out.",
+    )
+
+
+def _cut_search_said(cut: Exception) -> tuple[str, str]:
+    """What cut a search's reading short (the budget, the machine's or the team's cap, a cap
+    that cannot be kept) and what to do before reading the rest."""
+    cap = cut if isinstance(cut, BudgetExceeded) and cut.limit == CAP_SETTING else None
+    if cap is None:
+        return "Budget reached", "raise --budget"
+    if cap.unknown:
+        return "Spending cap cannot be kept", (
+            f"check the spend with the service, then delete {cap.unknown} (or remove the cap, "
+            f"{CAP_SETTING})"
+        )
+    if cap.team:
+        return "Team spending cap reached", (
+            f"raise it on every machine ({CAP_SETTING}) or wait for its next period"
+        )
+    return "Spending cap reached", (
+        f"raise the spending cap ({CAP_SETTING}) or wait for its next period"
     )
 
 

@@ -496,8 +496,9 @@ def enrich_file(
                     sep_line=style.sep_line and style.utf8,
                 )
             break
-        except KeyboardInterrupt:
-            outcome = replace(outcome, ending="interrupted")
+        except KeyboardInterrupt:  # a run a limit, credits or a stop ended stays so ended
+            if outcome.ending is None:
+                outcome = replace(outcome, ending="interrupted")
         except (OSError, BatchInputError) as error:
             raise BatchInputError(
                 f"{target}: could not be written ({error}). {outcome.spend().capitalize()}: "

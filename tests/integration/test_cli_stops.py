@@ -22,6 +22,7 @@ import requests
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 from tests.integration.conftest import CLI, cli_env
 from tests.integration.conftest import run_cli as run
+from tests.scripted_service import HOLD, Scripted, serving
 
 pytestmark = pytest.mark.integration
 KEY = "cli-stops-key"
@@ -497,3 +498,27 @@ def test_a_budget_given_on_the_command_line_wins_over_profnet_budget(
     )
     assert lower.returncode == 3, lower.stderr
     assert sandbox.charged(KEY) - before == 4
+
+
+def test_ctrl_c_after_the_credits_ran_out_ends_out_of_credits(tmp_path: Path) -> None:
+    """A review of decision 539: the command line said `Out of credits` but exited 130 when a
+    Ctrl-C came while the calls under way after the 402 finished: the exit code says what
+    ended the run (4), as its last line does."""
+    scripted = Scripted()
+    scripted.answer("/get-company-details", (402, {"message": "insufficient_credits"}), HOLD)
+    with serving(scripted):
+        env = cli_env(scripted.base_url, KEY, tmp_path)
+        source = sites(tmp_path, 2)
+        running = Running(env, *enrich_args(source, tmp_path / "out.csv", "--concurrency", "2"))
+        deadline = time.monotonic() + 60
+        while scripted.times("/get-company-details") < 2:  # the 402 given, the other held
+            assert running.process.poll() is None, running.text()
+            assert time.monotonic() < deadline, f"never asked twice: {running.text()}"
+            time.sleep(0.02)
+        running.signal(signal.SIGINT)
+        running.wait_for("Ctrl-C: stopping")
+        scripted.let_go.set()  # the call under way ends (its connection closed)
+        code, said = running.end()
+    assert code == 4, said
+    assert "Out of credits: " in said
+    assert "Traceback" not in said
