@@ -323,6 +323,8 @@ def unusable_cache(error: Exception, settings: Settings) -> ConfigurationError:
     it."""
     where = getattr(error, "filename", None) or settings.cache or settings.cache_dir
     reason = getattr(error, "strerror", None) or error
+    with contextlib.suppress(OSError):  # `File exists` said as what it is, when it can be told
+        reason = unwritable_place(str(where)) or reason
     on_disk = getattr(error, "filename", None) or settings.cache_dir
     free = None if on_disk is None else free_bytes(Path(str(on_disk)))
     if free is not None and free < FULL_DISK_BYTES:
@@ -360,6 +362,11 @@ def unwritable_place(place: str) -> str | None:
         path = Path(place).expanduser().absolute()
     except RuntimeError:  # `~nobody/x`: no such user's home
         return f"{place} names the home of no user here"
+    file = path.suffix in CACHE_FILE_SUFFIXES  # else a folder, its file made inside
+    if path.is_dir() and file:
+        return f"{path} is a folder, not a SQLite file"
+    if path.exists() and not path.is_dir() and not file:
+        return f"{path} is a file, not a folder (a cache file's name ends in .sqlite)"
     existing = next((it for it in (path, *path.parents) if it.exists()), path.anchor)
     existing = Path(existing)
     if existing != path and not existing.is_dir():
@@ -558,6 +565,7 @@ def _path(value: Any) -> str:
 
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+)://")  # two letters at least: `C:/` is a drive
 CACHE_WORDS = ("memory", "off")
+CACHE_FILE_SUFFIXES = (".sqlite", ".db")  # a cache place so named is a SQLite file, else a folder
 MACHINE_NAME_MAX = 64  # characters of a machine's name in the team's spend
 NAME_MAX = 255  # bytes of one file or folder name (most file systems)
 MOST_SECONDS = 10_000_000  # ~115 days: the longest wait, timeout or backoff a setting may ask

@@ -35,7 +35,7 @@ from profnet_sheets.client.keys import CallKey
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared_redis import open_redis
 from profnet_sheets.client.wal import create, damaged_cache, ensure_wal, remove
-from profnet_sheets.config import Settings, free_bytes
+from profnet_sheets.config import CACHE_FILE_SUFFIXES, Settings, free_bytes
 from profnet_sheets.errors import StoreError
 from profnet_sheets.redact import masked_url
 
@@ -390,7 +390,7 @@ def _place(settings: Settings, service: str) -> Path | str:
     if where.startswith(("redis://", "rediss://", "unix://")):
         return where
     path = Path(where).expanduser() if where else settings.cache_dir
-    if path.suffix not in (".sqlite", ".db"):
+    if path.suffix not in CACHE_FILE_SUFFIXES:
         path = path / f"{service}-answers.sqlite"
     return path
 

@@ -330,6 +330,33 @@ def test_config_refuses_a_cache_place_nobody_can_write_and_names_the_file_for_on
     assert "config --unset cache" in said, said
 
 
+def test_a_cache_place_that_is_a_file_of_another_kind_is_refused_as_what_it_is(
+    tmp_path: Path,
+) -> None:
+    """A review of decision 541: `config --cache notes.txt` (a file that exists) was saved, and
+    every command then said `Cannot keep the cache at notes.txt: File exists`: a place whose
+    name does not end in .sqlite is a folder for the cache."""
+    env = clean_env(tmp_path)
+    plain = tmp_path / "notes.txt"
+    plain.write_text("mine")
+    folder = tmp_path / "answers.sqlite"
+    folder.mkdir()
+    for place, why in [
+        (plain, f"{plain} is a file, not a folder (a cache file's name ends in .sqlite)"),
+        (folder, f"{folder} is a folder, not a SQLite file"),
+    ]:
+        refused = run_cli(env, "config", "--cache", str(place))
+        assert refused.returncode == 1
+        said = " ".join(refused.stderr.split())
+        assert f"--cache {place}: {why}" in said, said
+        assert not Path(env["PROFNET_CONFIG"]).exists(), "nothing was saved"
+        failed = run_cli({**env, "PROFNET_CACHE": str(place)}, "lookup", "company", "stripe.com")
+        assert failed.returncode == 1
+        said = " ".join(failed.stderr.split())
+        assert f"Cannot keep the cache at {place}: {why}." in said, said
+    assert plain.read_text() == "mine"
+
+
 def test_config_says_its_file_unsets_a_setting_and_refuses_the_docs_placeholder(
     tmp_path: Path,
 ) -> None:
