@@ -41,6 +41,7 @@ from profnet_sheets.batch.marks import (
     NOT_FETCHED,
     OFFLINE_MISS,
     SERVICE_ERROR,
+    unknown_ledger,
 )
 from profnet_sheets.batch.plan import Plan
 from profnet_sheets.batch.xlsx import Workbook, header_row, sheet_names, written_header
@@ -309,7 +310,7 @@ class Enrichment:
             cache_failed=client.cache_failed,
             failed=failed,
             team_cap=client.team_cap,
-            cap_unknown=next((it.unknown for it in client.quote(0).limits if it.unknown), None),
+            cap_unknown=next(filter(None, map(unknown_ledger, plan.failed.values())), None),
             offline_misses=plan.rows_failed_with((OFFLINE_MISS,)),
         )
 

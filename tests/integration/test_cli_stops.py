@@ -505,13 +505,15 @@ def test_ctrl_c_after_the_credits_ran_out_ends_out_of_credits(tmp_path: Path) ->
     Ctrl-C came while the calls under way after the 402 finished: the exit code says what
     ended the run (4), as its last line does."""
     scripted = Scripted()
-    scripted.answer("/get-company-details", (402, {"message": "insufficient_credits"}), HOLD)
+    # The first call is held (the pace sends the second once 0.25 s pass without an answer),
+    # the second meets the 402: the held one is under way after the credits ran out.
+    scripted.answer("/get-company-details", HOLD, (402, {"message": "insufficient_credits"}))
     with serving(scripted):
         env = cli_env(scripted.base_url, KEY, tmp_path)
         source = sites(tmp_path, 2)
         running = Running(env, *enrich_args(source, tmp_path / "out.csv", "--concurrency", "2"))
         deadline = time.monotonic() + 60
-        while scripted.times("/get-company-details") < 2:  # the 402 given, the other held
+        while scripted.times("/get-company-details") < 2:  # one held, the 402 given
             assert running.process.poll() is None, running.text()
             assert time.monotonic() < deadline, f"never asked twice: {running.text()}"
             time.sleep(0.02)

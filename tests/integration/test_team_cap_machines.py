@@ -15,6 +15,9 @@ import pytest
 import redis
 import requests
 
+from profnet_sheets.client.account import service_name
+from profnet_sheets.client.ledger import Ledger
+from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 
 from ..conftest import RedisServer
@@ -131,6 +134,12 @@ def test_three_machines_on_one_redis_spend_exactly_the_team_cap(
     assert charged == [20] * 10
 
 
+def _each_paid(team: TeamLedger) -> bool:
+    """Whether every machine has paid for a row today, as the team's Redis counts it."""
+    paid = {spend.machine for spend in team.team_spend(days=1) if spend.sure}
+    return set(MACHINES) <= paid
+
+
 def _line_of(process: subprocess.Popen[str]) -> str:
     assert process.stdout is not None
     line = process.stdout.readline()
@@ -149,13 +158,25 @@ def test_a_redis_killed_under_three_machines_loses_nothing_paid(
     rows = 300
     started = _start_machines(sandbox, killable_redis.url, tmp_path, rows, "100000/day", 3)
     previews = {machine: _preview(process) for machine, process in started.items()}
-    while sandbox.charged(KEY) < 60 and any(it.poll() is None for it in started.values()):
+    team = TeamLedger(
+        Ledger(None),
+        redis.Redis.from_url(killable_redis.url),
+        service_name(sandbox.base_url),
+        "observer",
+        killable_redis.url,
+    )
+    # Each machine under way (it has paid for a row): under load, two machines could pay 60
+    # while the third still quoted its run, which a dead Redis then refuses with nothing sent.
+    while any(it.poll() is None for it in started.values()) and (
+        sandbox.charged(KEY) < 60 or not _each_paid(team)
+    ):
         time.sleep(0.02)  # waits for the machines to be under way; bounds nothing
+    team.close()
     killable_redis.kill()  # SIGKILL: the team's Redis dies under the three machines
     said = {machine: previews[machine] + text for machine, text in _ended(started).items()}
     answered = 0
     for machine in MACHINES:
-        assert (tmp_path / machine / "out.csv").exists(), said
+        assert (tmp_path / machine / "out.csv").exists(), said[machine]
         out = pl.read_csv(tmp_path / machine / "out.csv")
         assert out.height == rows, f"{machine}: every row is written, answered or marked"
         errors = out["company_error"]
