@@ -188,7 +188,9 @@ def _end_if_stopped(
         ending, reason, code = "stopped", run.stopped, EXIT_STOPPED
     else:
         return
-    said = stop_advice(ending, reason, not_done, kept, run.team_cap, unknown)
+    cap = run.settings.spending_cap
+    renews = cap is None or cap.renews
+    said = stop_advice(ending, reason, not_done, kept, run.team_cap, unknown, renews)
     click.echo(masked(_as_typed(said or "")), err=True)
     sys.exit(code)
 
@@ -459,7 +461,7 @@ def config(
         "base_url": clipped(settings.base_url) if settings.base_url else unset,
         "cache": clipped(settings.cache or str(settings.cache_dir)),
         "budget": budget if budget is not None else "not set (no limit per run)",
-        "spending_cap": cap if cap is not None else "not set (no cap)",
+        "spending_cap": cap.said if cap is not None else "not set (no cap)",
         "machine": settings.machine,
     }
     for name, value in shown.items():
@@ -977,13 +979,13 @@ def credits() -> None:
         return
     if team is not None:
         click.echo(
-            f"team cap: {cap} for every machine on the team's Redis "
+            f"team cap: {cap.said} for every machine on the team's Redis "
             f"({_set_by('spending_cap')}): "
             f"{cap_left} left"
         )
     else:
         click.echo(
-            f"spending cap: {cap} for every run on this computer's ledger "
+            f"spending cap: {cap.said} for every run on this computer's ledger "
             f"({_set_by('spending_cap')}; "
             f"a Redis cache makes it the team's): {cap_left} left"
         )

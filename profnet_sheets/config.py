@@ -183,6 +183,16 @@ class SpendingCap:
     def __str__(self) -> str:
         return f"{self.credits}" + ("" if self.period == "total" else f"/{self.period}")
 
+    @property
+    def said(self) -> str:
+        """`500/day`, `20000 in all`: as a person reads it (str() is as it is written)."""
+        return f"{self.credits} in all" if self.period == "total" else str(self)
+
+    @property
+    def renews(self) -> bool:
+        """Whether it counts from zero again (a new day or month); a cap in all never does."""
+        return self.period != "total"
+
 
 @dataclass(frozen=True)
 class Settings:

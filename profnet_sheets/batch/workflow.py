@@ -82,6 +82,7 @@ class Outcome:
     team_cap: bool = False  # the spending cap is the team's: every machine on its Redis counts
     # The unreadable ledger set aside that the spending cap cannot count past (it leaves 0).
     cap_unknown: str | None = None
+    cap_renews: bool = True  # the spending cap counts from zero again (a day's, a month's)
     offline_misses: int = 0  # rows not in the cache, not fetched: the client is offline
 
     @property
@@ -153,7 +154,13 @@ class Outcome:
                 f"run again; {kept}."
             )
         return stop_advice(
-            self.ending, self.reason, counted(left, "row"), kept, self.team_cap, self.cap_unknown
+            self.ending,
+            self.reason,
+            counted(left, "row"),
+            kept,
+            self.team_cap,
+            self.cap_unknown,
+            self.cap_renews,
         )
 
 
@@ -164,11 +171,14 @@ def stop_advice(
     kept: str,
     team_cap: bool = False,
     cap_unknown: str | None = None,
+    cap_renews: bool = True,
 ) -> str | None:
     """The one line of a run that ended early (`ending` as in Outcome), for every command that
     pays: what was not done (`2 rows`, `1 lookup`), why, what to do; None when it did not.
     `team_cap`: the spending cap is a team's (every machine on its Redis spends under it);
-    `cap_unknown`: the unreadable ledger set aside that the cap cannot count past."""
+    `cap_unknown`: the unreadable ledger set aside that the cap cannot count past;
+    `cap_renews`: the cap has a next period (a day's, a month's; not one in all)."""
+    wait = ", or run again once its period has passed" if cap_renews else ""
     if ending == "credits":
         return f"Out of credits: {not_done} not done. Top up and run again; {kept}."
     if ending == "budget" and reason == CAP_SETTING and cap_unknown:
@@ -182,14 +192,13 @@ def stop_advice(
         return (
             f"Team spending cap reached: {not_done} not done. The cap counts what every "
             f"machine on the team's Redis spent (`{command('credits')}` shows each); raise it "
-            f"on every machine ({CAP_SETTING}, or `{command('config --spending-cap ...')}`), "
-            f"or run again once its period has passed; {kept}."
+            f"on every machine ({CAP_SETTING}, or `{command('config --spending-cap ...')}`)"
+            f"{wait}; {kept}."
         )
     if ending == "budget" and reason == CAP_SETTING:
         return (
             f"Spending cap reached: {not_done} not done. Raise the spending cap "
-            f"({CAP_SETTING}, or `{command('config --spending-cap ...')}`), or run again once "
-            f"its period has passed; {kept}."
+            f"({CAP_SETTING}, or `{command('config --spending-cap ...')}`){wait}; {kept}."
         )
     if ending == "budget":
         return (
@@ -281,6 +290,7 @@ class Enrichment:
     def outcome(self, interrupted: bool = False, unkept: int = 0) -> Outcome:
         """How the run ended; `unkept`: the answers it paid for that the cache did not keep."""
         plan, client = self.plan, self.client
+        cap = client.settings.spending_cap
         not_done = plan.rows_failed_with(NOT_DONE)
         failed = plan.rows_failed_with((SERVICE_ERROR,))
         ending: str | None = None
@@ -311,6 +321,7 @@ class Enrichment:
             failed=failed,
             team_cap=client.team_cap,
             cap_unknown=next(filter(None, map(unknown_ledger, plan.failed.values())), None),
+            cap_renews=cap is None or cap.renews,
             offline_misses=plan.rows_failed_with((OFFLINE_MISS,)),
         )
 

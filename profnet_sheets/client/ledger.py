@@ -572,7 +572,13 @@ class Ledger:
             (str(it) for at, it in reversed(self.unreadable) if at >= since and it.exists()), None
         )
         return CapUse(
-            cap.credits, str(cap), used, drawable=held.drawable, aside=held.aside, unknown=unknown
+            cap.credits,
+            cap.said,
+            used,
+            drawable=held.drawable,
+            aside=held.aside,
+            unknown=unknown,
+            renews=cap.renews,
         )
 
     def set_aside(self, cap: SpendingCap, service: str, credits: int, label: str) -> int:

@@ -450,7 +450,7 @@ def _own_ledger(settings: Settings, service: str, in_memory: bool) -> Ledger:
     except (OSError, sqlite3.Error) as error:
         if settings.spending_cap is not None:
             raise ConfigurationError(
-                f"The spending cap ({settings.spending_cap}) is kept in the ledger at {path}, "
+                f"The spending cap ({settings.spending_cap.said}) is kept in the ledger at {path}, "
                 f"which cannot be written ({error}): set PROFNET_CACHE_DIR to a folder you can "
                 "write (answers stay out of it with PROFNET_CACHE=off), or remove the cap."
             ) from None

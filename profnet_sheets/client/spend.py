@@ -96,6 +96,7 @@ class CapUse:
     # A ledger set aside in the cap's period, unreadable (its file): what was spent in the
     # period before it is unknown, so the cap leaves nothing until the file is deleted.
     unknown: str | None = None
+    renews: bool = True  # a cap of a day or a month; False: in all (no next period)
 
     @property
     def left(self) -> int:
@@ -913,7 +914,8 @@ def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | No
             f"spending cap of {cap.name} could not be read and was set aside as {cap.unknown}, "
             "so what was spent in this period before is unknown and the cap cannot be kept. "
             "Check the spend with the service, then delete that file to count from zero, or "
-            f"remove the cap ({CAP_SETTING}); the cap counts again from its next period.",
+            f"remove the cap ({CAP_SETTING})"
+            + ("; the cap counts again from its next period." if cap.renews else "."),
             endpoint=endpoint,
             needed=credits,
             left=0,
@@ -928,7 +930,8 @@ def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | No
         f"{endpoint} may cost {counted(credits, 'credit')} and only {left} of the "
         f"{'team' if cap.team else 'spending'} cap of {cap.name} are left (for {shared_by})"
         f"{aside_said(cap.aside)}; nothing was sent. "
-        f"Raise the cap ({CAP_SETTING}, config --spending-cap) or wait for the next period.",
+        f"Raise the cap ({CAP_SETTING}, config --spending-cap)"
+        + (" or wait for the next period." if cap.renews else "."),
         endpoint=endpoint,
         needed=credits,
         left=left,

@@ -410,7 +410,15 @@ class TeamLedger:
         drawn = None if drawing_on is None else str(drawing_on)
         under_cap = reserved_under_cap(holds, rooms, drawn)
         used = spent + under_cap.credits
-        return CapUse(cap.credits, str(cap), used, True, under_cap.drawable, under_cap.aside)
+        return CapUse(
+            cap.credits,
+            cap.said,
+            used,
+            True,
+            under_cap.drawable,
+            under_cap.aside,
+            renews=cap.renews,
+        )
 
     def _count(self, pipe: Any, moment: float, machine: str, kind: str, credits: int) -> None:
         """Queue `credits` spent by `machine` at `moment` into its day, month and whole."""

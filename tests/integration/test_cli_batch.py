@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 import requests
 
+from profnet_sheets import BudgetExceeded, Client
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 from tests.integration.conftest import CLI, cli_env
 from tests.integration.conftest import run_cli as run
@@ -362,6 +363,35 @@ def test_the_spending_cap_is_kept_shown_and_holds_across_runs(
     bad = run(env, "config", "--spending-cap", "5/week")
     assert bad.returncode == 1
     assert "a day, a month or in all" in bad.stderr
+
+
+def test_a_cap_in_all_is_said_so_and_has_no_next_period_to_wait_for(
+    env: dict[str, str], sandbox: RunningSandbox
+) -> None:
+    """A review: `config --spending-cap 5` showed `spending cap: 5`, and its refusal said to
+    wait for its next period, which a cap in all never has."""
+    saved = run(env, "config", "--spending-cap", "5")
+    assert saved.returncode == 0, saved.stderr
+    assert "spending cap: 5 in all" in saved.stdout
+    shown = run(env, "credits")
+    assert "spending cap: 5 in all for every run on this computer's ledger" in shown.stdout
+    done = run(env, "lookup", "company", *[f"all{n}.io" for n in range(7)], "--yes")
+    assert done.returncode == 3, done.stderr
+    assert sandbox.charged(KEY) == 5
+    said = " ".join(done.stderr.split())
+    assert "the spending cap 5 in all has 5 left" in said, said
+    assert "Raise the spending cap (PROFNET_SPENDING_CAP, or `uv run profnet-sheets config " in said
+    assert "period" not in said, said
+    client = Client(
+        api_key=env["PROFNET_API_KEY"],
+        base_url=env["PROFNET_BASE_URL"],
+        cache_dir=env["PROFNET_CACHE_DIR"],
+        spending_cap="5",
+    )
+    with client, pytest.raises(BudgetExceeded) as refused:
+        client.get_company_details(domain="all-more.io")
+    assert "the spending cap of 5 in all are left" in str(refused.value)
+    assert "period" not in str(refused.value)
 
 
 def test_lookup_shows_its_cost_first_and_ends_with_its_own_spend(
