@@ -333,8 +333,11 @@ def unusable_cache(error: Exception, settings: Settings) -> ConfigurationError:
     it."""
     where = getattr(error, "filename", None) or settings.cache or settings.cache_dir
     reason = getattr(error, "strerror", None) or error
-    with contextlib.suppress(OSError):  # `File exists` said as what it is, when it can be told
-        reason = unwritable_place(str(where)) or reason
+    named = settings.cache is not None and str(where) == str(settings.cache)
+    kind = isinstance(error, FileExistsError | NotADirectoryError | IsADirectoryError)
+    if named and (kind or Path(str(where)).expanduser().is_dir()):  # a folder SQLite cannot open
+        with contextlib.suppress(OSError):  # `File exists` said as what it is
+            reason = unwritable_place(str(where)) or reason
     on_disk = getattr(error, "filename", None) or settings.cache_dir
     free = None if on_disk is None else free_bytes(Path(str(on_disk)))
     if free is not None and free < FULL_DISK_BYTES:
