@@ -1568,13 +1568,10 @@ def _cut_search_said(cut: Exception) -> tuple[str, str]:
             f"check the spend with the service, then delete {cap.unknown} (or remove the cap, "
             f"{CAP_SETTING})"
         )
+    wait = " or wait for its next period" if cap.renews else ""
     if cap.team:
-        return "Team spending cap reached", (
-            f"raise it on every machine ({CAP_SETTING}) or wait for its next period"
-        )
-    return "Spending cap reached", (
-        f"raise the spending cap ({CAP_SETTING}) or wait for its next period"
-    )
+        return "Team spending cap reached", f"raise it on every machine ({CAP_SETTING}){wait}"
+    return "Spending cap reached", f"raise the spending cap ({CAP_SETTING}){wait}"
 
 
 def _refuse_unread_beyond_limits(unread: SearchCost) -> None:
@@ -1588,6 +1585,9 @@ def _refuse_unread_beyond_limits(unread: SearchCost) -> None:
     if short is None or unread.results_read:
         return
     need = counted(unread.credits, "credit")
+    if short.unknown:
+        click.echo(_as_typed(f"Not read: {short.over_said()}; nothing was sent."), err=True)
+        sys.exit(EXIT_BUDGET)
     click.echo(
         _as_typed(
             f"Not read: {short.name} ({short.setting}) leaves {short.left}{short.aside_said()}, "

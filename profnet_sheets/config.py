@@ -150,12 +150,14 @@ class SpendingCap:
 
     @classmethod
     def parse(cls, value: Any) -> SpendingCap | None:
-        """`500/day`, `5000/month`, `20000` (in total), or none."""
+        """`500/day`, `5000/month`, `20000` (in total; also `20000 in all`, as it is said),
+        or none."""
         if value is None or isinstance(value, SpendingCap):
             return value
         text = str(value).strip().lower()
         if text in ("", "none"):
             return None
+        text = text.removesuffix("in all").strip() if "/" not in text else text
         amount, _, period = text.partition("/")
         period = period.strip() or "total"
         wanted = "it must be a whole number of credits a day, a month or in all: 500/day, "

@@ -180,7 +180,7 @@ class BudgetExceeded(ProfnetError):  # noqa: N818
     nothing was sent. `exhausted`: the limit leaves nothing (else the call needs more than
     the `left` it leaves), as the spend policy decided. `team`: the cap is a team's (every
     machine on its Redis); `unknown`: the cap cannot be kept, a ledger of its period set
-    aside unreadable (that file)."""
+    aside unreadable (that file); `renews`: the cap has a next period (not one in all)."""
 
     def __init__(
         self,
@@ -192,6 +192,7 @@ class BudgetExceeded(ProfnetError):  # noqa: N818
         exhausted: bool = True,
         team: bool = False,
         unknown: str | None = None,
+        renews: bool = True,
         **context: Any,
     ) -> None:
         super().__init__(message, **context)
@@ -201,6 +202,7 @@ class BudgetExceeded(ProfnetError):  # noqa: N818
         self.exhausted = exhausted
         self.team = team
         self.unknown = unknown
+        self.renews = renews
 
 
 class StoppedBuying(ProfnetError):  # noqa: N818

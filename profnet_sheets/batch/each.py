@@ -40,7 +40,8 @@ def ends_the_lookup(error: ProfnetError) -> bool:
 @dataclass
 class LookedUp:
     """What the values met: answers and failures by value, the stop (the value it came at,
-    the error), and whether Ctrl-C (SIGTERM, SIGHUP) ended the lookup."""
+    the error), and whether Ctrl-C (SIGTERM, SIGHUP) ended the lookup (one that came after
+    a stop only cut short the caches' answers: the stop ended it, and is what is said)."""
 
     answers: dict[str, Any] = field(default_factory=dict)
     failures: dict[str, ProfnetError] = field(default_factory=dict)
@@ -110,7 +111,7 @@ def look_up_each(
                 done.take(*under_way)
                 under_way = None
         except KeyboardInterrupt:
-            done.interrupted = True
+            done.interrupted = done.stop is None
             stop.set()
             client.pace.wake()
             if under_way is not None:

@@ -113,7 +113,7 @@ def fetch_all(
     note = pace.progress_note()  # calls/s, and whether the service throttles
     tightest, skipped = client.quote(0).tightest, dict[str, str]()
     if tightest is not None and tightest.left is not None and not client.settings.offline:
-        marked = not_fetched(tightest.setting, tightest.team, tightest.unknown)  # not offline
+        marked = not_fetched(tightest.setting, tightest.team, tightest.unknown, tightest.renews)
         lookups = _within_budget(client, plan.kind, lookups, tightest.left, skipped, marked)
     run = _Run(client, plan.kind, lookups, skipped)
     run.grow(min(most, pace.view().window))

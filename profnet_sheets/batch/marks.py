@@ -27,6 +27,14 @@ TEAM_CAP_NOT_FETCHED = (
     "team cap reached: not fetched (the spending cap every machine on the team's Redis shares; "
     "raise it, or wait for its next period, and run again; done rows are free)"
 )
+# A cap in all (`PROFNET_SPENDING_CAP=500`) has no next period to wait for.
+CAP_IN_ALL_NOT_FETCHED = (
+    "spending cap reached: not fetched (raise the cap and run again; done rows are free)"
+)
+TEAM_CAP_IN_ALL_NOT_FETCHED = (
+    "team cap reached: not fetched (the spending cap every machine on the team's Redis shares; "
+    "raise it and run again; done rows are free)"
+)
 CAP_UNKNOWN = "spending cap cannot be kept"  # a ledger of its period set aside unreadable
 _CAP_UNKNOWN_HEAD = (
     f"{CAP_UNKNOWN}: not fetched (this period's spend is unknown: check it with the service, "
@@ -54,14 +62,19 @@ UNREACHABLE = (
 )
 
 
-def not_fetched(limit: str, team: bool = False, unknown: str | None = None) -> str:
+def not_fetched(
+    limit: str, team: bool = False, unknown: str | None = None, renews: bool = True
+) -> str:
     """What a key not fetched because of a limit says (`limit`: the limit's setting; `team`:
-    a cap the team's Redis holds; `unknown`: the unreadable ledger a cap cannot count past)."""
+    a cap the team's Redis holds; `unknown`: the unreadable ledger a cap cannot count past;
+    `renews`: the cap has a next period, not a cap in all)."""
     if limit != CAP_SETTING:
         return NOT_FETCHED
     if unknown:
         return _CAP_UNKNOWN_HEAD + unknown  # the file last: a cell's text is cut at its end
-    return TEAM_CAP_NOT_FETCHED if team else CAP_NOT_FETCHED
+    if team:
+        return TEAM_CAP_NOT_FETCHED if renews else TEAM_CAP_IN_ALL_NOT_FETCHED
+    return CAP_NOT_FETCHED if renews else CAP_IN_ALL_NOT_FETCHED
 
 
 def unknown_ledger(error: str) -> str | None:
@@ -82,7 +95,7 @@ def error_text(error: ProfnetError) -> str:
     if isinstance(error, NotFound):
         return "not found"
     if isinstance(error, BudgetExceeded):
-        return not_fetched(error.limit, error.team, error.unknown)
+        return not_fetched(error.limit, error.team, error.unknown, error.renews)
     if isinstance(error, StoppedBuying) and error.possibly_charged:
         return f"{SERVICE_ERROR}: {error}"  # its retry refused: an attempt went out before
     if isinstance(error, ServiceUnreachable) and error.reason.startswith(NO_ANSWER):

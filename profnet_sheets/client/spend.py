@@ -124,6 +124,7 @@ class Limit:
     team: bool = False  # a cap every machine on the team's Redis shares
     aside: int = 0  # of what it counts, set aside for searches' results not read yet
     unknown: str | None = None  # the unreadable ledger set aside that it cannot count past
+    renews: bool = True  # a cap of a day or a month has a next period; False: a cap in all
 
     def preview(self) -> str:
         """What a cost preview says when a run may cost more than the limit leaves."""
@@ -132,6 +133,12 @@ class Limit:
         if not self.left:
             return f"{self.name} has 0 left{self.aside_said()}: nothing would be sent"
         return f"{self.name} has {self.left} left{self.aside_said()}: the run may stop there"
+
+    def over_said(self) -> str:
+        """`Over the spending cap 100/day (40 left)`: the limit a plan passes, in a cost line."""
+        if self.unknown:
+            return f"Over {self.name} (0 left: {self.unknown_said()})"
+        return f"Over {self.name} ({self.left} left{self.aside_said()})"
 
     def aside_said(self) -> str:
         """` (40 more set aside for ...)`: what may come back to it, or nothing."""
@@ -234,6 +241,7 @@ class Quote:
             exhausted=not short.left,
             team=short.team,
             unknown=short.unknown,
+            renews=short.renews,
         )
 
 
@@ -446,7 +454,15 @@ class SpendPolicy:
         if cap is not None:
             name = f"the {'team' if cap.team else 'spending'} cap {cap.name}"
             limits.append(
-                Limit(cap.room(credits), name, CAP_SETTING, cap.team, cap.aside, cap.unknown)
+                Limit(
+                    cap.room(credits),
+                    name,
+                    CAP_SETTING,
+                    cap.team,
+                    cap.aside,
+                    cap.unknown,
+                    cap.renews,
+                )
             )
         return Quote(credits, tuple(limits))
 
@@ -922,6 +938,7 @@ def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | No
             limit=CAP_SETTING,
             exhausted=True,
             unknown=cap.unknown,
+            renews=cap.renews,
         )
     shared_by = (
         "every machine on the team's Redis" if cap.team else "every run on this service's ledger"
@@ -938,6 +955,7 @@ def cap_refusal(cap: CapUse, credits: int, endpoint: str) -> BudgetExceeded | No
         limit=CAP_SETTING,
         exhausted=not left,
         team=cap.team,
+        renews=cap.renews,
     )
 
 

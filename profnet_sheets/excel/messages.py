@@ -82,9 +82,10 @@ def unauthorized(host: Host = "desktop") -> str:
 
 BUDGET_SPENT = budget_spent()
 CAP_WHOSE = "PROFNET_SPENDING_CAP, for every run on this service"
+_WAIT = ", or wait for its next period"  # not said of a cap in all
 CAP_SPENT = (
     f"the spending cap is reached ({CAP_WHOSE}): "
-    "nothing was sent. Raise it, or wait for its next period; what was fetched stays free"
+    f"nothing was sent. Raise it{_WAIT}; what was fetched stays free"
 )
 OFFLINE = offline()
 NOT_FOUND = "not found: check the id, URL or name it was looked up by"
@@ -155,12 +156,12 @@ def _over_a_limit(error: BudgetExceeded, host: Host) -> str:
     if error.exhausted:
         if not cap:
             return f"{budget_spent(host)} ({error.needed} needed, 0 left)"
-        return f"{cap_spent(error.team)} ({error.needed} needed, 0 left)"
+        return f"{cap_spent(error.team, error.renews)} ({error.needed} needed, 0 left)"
     needs = f"this needs {error.needed} credits and the"
     if cap:
         return (
-            f"{needs} {whose[0]} leaves {error.left} ({whose[1]}): nothing was sent. Raise it, "
-            "or wait for its next period"
+            f"{needs} {whose[0]} leaves {error.left} ({whose[1]}): nothing was sent. Raise it"
+            + (_WAIT if error.renews else "")
         )
     remedy = REMEDIES[host]
     return (
@@ -176,10 +177,12 @@ def _cap_whose(team: bool) -> tuple[str, str]:
     return "spending cap", CAP_WHOSE
 
 
-def cap_spent(team: bool = False) -> str:
-    """A cap that leaves nothing in its period: the machine's own, or the team's."""
+def cap_spent(team: bool = False, renews: bool = True) -> str:
+    """A cap that leaves nothing in its period: the machine's own, or the team's; `renews`:
+    it has a next period to wait for (not a cap in all)."""
     name, whose = _cap_whose(team)
-    return CAP_SPENT.replace("spending cap", name).replace(CAP_WHOSE, whose)
+    said = CAP_SPENT.replace("spending cap", name).replace(CAP_WHOSE, whose)
+    return said if renews else said.replace(_WAIT, "")
 
 
 def cap_unknown(file: str) -> str:
@@ -249,6 +252,8 @@ def row_message(engine_error: str, host: Host | None = None) -> str:
         marks.NOT_FETCHED: BUDGET_SPENT,
         marks.CAP_NOT_FETCHED: CAP_SPENT,
         marks.TEAM_CAP_NOT_FETCHED: cap_spent(team=True),
+        marks.CAP_IN_ALL_NOT_FETCHED: cap_spent(renews=False),
+        marks.TEAM_CAP_IN_ALL_NOT_FETCHED: cap_spent(team=True, renews=False),
         marks.INTERRUPTED: INTERRUPTED,
         marks.OFFLINE_MISS: OFFLINE,
         marks.UNREACHABLE: unreachable(host or current_host()),

@@ -177,7 +177,7 @@ def over_limit(quote: Quote) -> str:
     short = quote.short
     if short is None:
         return ""
-    return f"Over {short.name} ({short.left} left{short.aside_said()}): not run."
+    return f"{short.over_said()}: not run."
 
 
 def cost(client: Client, request: SearchRequest) -> Cost:

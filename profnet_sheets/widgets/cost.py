@@ -24,7 +24,9 @@ def budget_text(quote: Quote | None) -> str:
         return head
     if short.setting == BUDGET_SETTING:
         return f"{head} Over the budget: lower the limit or raise the budget."
-    return f"{head} Over {short.name} ({short.left} left): lower the limit or raise it."
+    if short.unknown:
+        return f"{head} {short.over_said()}."
+    return f"{head} {short.over_said()}: lower the limit or raise it."
 
 
 def search_cost_text(cost: SearchCost) -> str:

@@ -14,6 +14,10 @@ import pytest
 import requests
 
 from profnet_sheets import BudgetExceeded, Client
+from profnet_sheets.batch.marks import CAP_IN_ALL_NOT_FETCHED
+from profnet_sheets.batch.workflow import Enrichment
+from profnet_sheets.excel import formulas, session
+from profnet_sheets.excel.session import SessionConfig
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 from tests.integration.conftest import CLI, cli_env
 from tests.integration.conftest import run_cli as run
@@ -382,16 +386,40 @@ def test_a_cap_in_all_is_said_so_and_has_no_next_period_to_wait_for(
     assert "the spending cap 5 in all has 5 left" in said, said
     assert "Raise the spending cap (PROFNET_SPENDING_CAP, or `uv run profnet-sheets config " in said
     assert "period" not in said, said
-    client = Client(
-        api_key=env["PROFNET_API_KEY"],
-        base_url=env["PROFNET_BASE_URL"],
-        cache_dir=env["PROFNET_CACHE_DIR"],
-        spending_cap="5",
-    )
+    assert "period" not in done.stdout, "nor do its rows, nor cells (a review of decision 547)"
+    assert done.stdout.count(CAP_IN_ALL_NOT_FETCHED) == 2, done.stdout
+
+    def capped() -> Client:
+        return Client(
+            api_key=env["PROFNET_API_KEY"],
+            base_url=env["PROFNET_BASE_URL"],
+            cache_dir=env["PROFNET_CACHE_DIR"],
+            spending_cap="5",
+        )
+
+    client = capped()
     with client, pytest.raises(BudgetExceeded) as refused:
         client.get_company_details(domain="all-more.io")
     assert "the spending cap of 5 in all are left" in str(refused.value)
     assert "period" not in str(refused.value)
+    assert not refused.value.renews
+    with capped() as client:
+        frame = pl.DataFrame({"site": ["all0.io", "all-row.io"]})
+        result, _ = Enrichment(client, frame, "site", "company").run(progress=False)
+        assert isinstance(result, pl.DataFrame)
+        assert result["company_error"].to_list() == [None, CAP_IN_ALL_NOT_FETCHED]
+        session.install(client, SessionConfig(None, False, "the test"))
+        try:
+            cells = formulas.company([["all-row.io"], ["all-cell.io"]], "company_name")
+            one = formulas.company("all-one.io", "company_name")
+        finally:
+            session.reset()
+    assert isinstance(cells, list)
+    assert isinstance(one, str)
+    for cell in [*(row[0] for row in cells), one]:
+        assert cell.startswith("#PROFNET! the spending cap is reached"), cell
+        assert "period" not in cell, cell
+    assert sandbox.charged(KEY) == 5
 
 
 def test_lookup_shows_its_cost_first_and_ends_with_its_own_spend(

@@ -27,13 +27,23 @@ from profnet_sheets.errors import BudgetExceeded, ProfnetError
             "raise it on every machine (PROFNET_SPENDING_CAP) or wait for its next period",
         ),
         (
+            BudgetExceeded("x", limit=CAP_SETTING, renews=False),
+            "Spending cap reached",
+            "raise the spending cap (PROFNET_SPENDING_CAP)",
+        ),
+        (
+            BudgetExceeded("x", limit=CAP_SETTING, team=True, renews=False),
+            "Team spending cap reached",
+            "raise it on every machine (PROFNET_SPENDING_CAP)",
+        ),
+        (
             BudgetExceeded("x", limit=CAP_SETTING, unknown="/c/l.sqlite.unreadable-1"),
             "Spending cap cannot be kept",
             "check the spend with the service, then delete /c/l.sqlite.unreadable-1 (or remove "
             "the cap, PROFNET_SPENDING_CAP)",
         ),
     ],
-    ids=["budget", "other", "cap", "team cap", "cap that cannot be kept"],
+    ids=["budget", "other", "cap", "team cap", "cap in all", "team cap in all", "cannot be kept"],
 )
 def test_a_search_cut_short_names_its_limit_and_what_to_do(
     cut: Exception, limit: str, todo: str

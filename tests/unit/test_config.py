@@ -121,7 +121,20 @@ def test_a_machines_name_is_the_host_name_unless_set(tmp_path: Path) -> None:
     assert "PROFNET_MACHINE" in said
 
 
-@pytest.mark.parametrize("value", ["lots", "5/week", "-5/day", "2.5"])
+@pytest.mark.parametrize(
+    ("value", "said"), [("35 in all", "35 in all"), ("35", "35 in all"), (" 5/Day ", "5/day")]
+)
+def test_a_spending_cap_is_taken_as_it_is_said(tmp_path: Path, value: str, said: str) -> None:
+    """A review: `credits` shows `35 in all`, and `config --spending-cap "35 in all"` was
+    refused; what is shown is taken back."""
+    settings = Settings.load(
+        config_path=tmp_path / "x.toml", environ={"PROFNET_SPENDING_CAP": value}
+    )
+    assert settings.spending_cap is not None
+    assert settings.spending_cap.said == said
+
+
+@pytest.mark.parametrize("value", ["lots", "5/week", "-5/day", "2.5", "in all", "5/day in all"])
 def test_a_spending_cap_refused_says_every_form_it_takes(tmp_path: Path, value: str) -> None:
     """`PROFNET_SPENDING_CAP=lots` said `it must be a whole number`, though `500/day` is one."""
     with pytest.raises(ConfigurationError) as refused:

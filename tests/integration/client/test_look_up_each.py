@@ -9,8 +9,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import pytest
+import requests
 
-from profnet_sheets import Client
+from profnet_sheets import Client, InsufficientCredits
 from profnet_sheets.batch import each
 from profnet_sheets.sandbox import RunningSandbox
 from tests.integration.client.conftest import KEY, set_faults
@@ -51,3 +52,32 @@ def test_a_call_handed_over_as_ctrl_c_came_is_answered_from_what_it_paid(
     assert set(looked.answers) == {"acme.com", "globex.com"}
     assert looked.answers["globex.com"]["company_name"], "its answer, from what was paid"
     assert fresh.charged(KEY) == 2, "the third was never sent"
+
+
+def test_a_ctrl_c_after_the_credits_ran_out_leaves_the_stop_as_what_ended_it(
+    make_client: Callable[..., Client], fresh: RunningSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review of decision 545: `lookup` exited 130 (`Interrupted`) when Ctrl-C came after
+    a 402, though the credits running out ended it (enrich exits 4 then): the stop is what
+    ended the lookup, and the values after it say so."""
+    requests.put(
+        f"{fresh.base_url}/_sandbox/keys", json={"key": KEY, "credits": 1}, timeout=5
+    ).raise_for_status()
+
+    class Pool(ThreadPoolExecutor):
+        handed = 0
+
+        def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+            type(self).handed += 1
+            if type(self).handed == 3:  # the second met the 402: Ctrl-C comes after it
+                raise KeyboardInterrupt
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(each, "ThreadPoolExecutor", Pool)
+    looked = each.look_up_each(make_client(), "get-company-details", CALLS)
+    assert looked.stop is not None
+    assert looked.stop[0] == "globex.com"
+    assert isinstance(looked.stop[1], InsufficientCredits)
+    assert not looked.interrupted, "the credits running out ended it, not the Ctrl-C after"
+    assert set(looked.answers) == {"acme.com"}
+    assert fresh.charged(KEY) == 1

@@ -110,3 +110,19 @@ def test_a_team_cap_says_what_it_leaves() -> None:
         "lower the limit or raise it."
     )
     assert "team cap" not in budget_text(SPEND.quote(2, Budget(None), CapUse(20, "20/day", 12)))
+
+
+def test_a_cap_that_cannot_be_kept_is_said_with_its_file() -> None:
+    """A cap whose period's ledger was set aside unreadable leaves 0: the cost line names the
+    file and what to do, not `raise it` (the same words as the Excel macros')."""
+    from profnet_sheets.excel.searches import over_limit
+
+    unknown = CapUse(20, "20/day", 3, unknown="/tmp/ledger.sqlite.unreadable")
+    quote = SPEND.quote(5, Budget(None), unknown)
+    text = budget_text(quote)
+    assert text.startswith("No budget set. Over the spending cap 20/day (0 left: the ledger was ")
+    assert "/tmp/ledger.sqlite.unreadable" in text
+    assert "delete that file" in text
+    assert "raise it" not in text
+    assert over_limit(quote) == f"{quote.short.over_said()}: not run."  # type: ignore[union-attr]
+    assert "delete that file" in over_limit(quote)
