@@ -25,7 +25,7 @@ from profnet_sheets.client.finishing import Finished, finishing
 from profnet_sheets.client.jobs import SearchJob, status_bar
 from profnet_sheets.client.ledger import Holds, SpendTable
 from profnet_sheets.client.shared import STOPS_LOG, machine_ledger
-from profnet_sheets.client.spend import ASIDE_LEASE, BUDGET_SETTING, CAP_SETTING
+from profnet_sheets.client.spend import ASIDE_LEASE, BUDGET_SETTING, CAP_SETTING, Quote
 from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import (
     config_file,
@@ -128,10 +128,25 @@ def _may_ask(yes: bool, client: Client) -> bool:
 
 
 def _ask_to_spend(credits: int | None, question: str = "", before: str = "") -> None:
-    """Ask before spending up to `credits` (None: `question`, for an amount not known) in a
-    terminal; a no ends the command, saying that nothing was sent (`before`: what the command
-    spent before asking, said instead)."""
+    """Ask before spending up to `credits` (None: `question`, for an amount not known), as
+    `_ask` asks."""
     asked = question or f"Spend up to {counted(credits or 0, 'credit')}?"
+    _ask(asked, before)
+
+
+def _ask_to_spend_quoted(quote: Quote) -> None:
+    """Ask before a run `quote` is of: up to its credits, or up to what the limit it passes
+    leaves, where the run stops (`Spend up to 3 credits (the budget stops the run there)?`)."""
+    short = quote.short
+    if short is None:
+        _ask_to_spend(quote.credits)
+    else:
+        _ask(f"Spend up to {counted(quote.most, 'credit')} ({short.name} stops the run there)?")
+
+
+def _ask(asked: str, before: str = "") -> None:
+    """Ask `asked` in a terminal; a no ends the command, saying that nothing was sent
+    (`before`: what the command spent before asking, said instead)."""
     if not click.confirm(asked, err=True):
         said = f"Nothing more sent ({before})." if before else "Nothing sent: no credits spent."
         click.echo(said, err=True)
@@ -724,7 +739,7 @@ def _enrich_file(
                 if dry_run:
                     return False
                 if job.plan.credits and _may_ask(yes, client) and not nothing_to_send:
-                    _ask_to_spend(job.plan.credits)
+                    _ask_to_spend_quoted(job.quote)
                 return True
 
             run = enrich_file(
@@ -826,7 +841,7 @@ def lookup(
             err=True,
         )
         if cost.credits and _may_ask(yes, client) and not cost.quote.nothing_left:
-            _ask_to_spend(cost.credits)
+            _ask_to_spend_quoted(cost.quote)
         unkept_before = client.unkept
         looked = look_up_each(run, spec.endpoint, calls, lambda it: spec.record(it) is None)
         lost = client.unkept - unkept_before  # paid answers the cache could not keep

@@ -188,6 +188,13 @@ class Quote:
         return min((it.left for it in self.limits if it.left is not None), default=None)
 
     @property
+    def most(self) -> int:
+        """The most it may spend: its credits, or what the limit it passes leaves (the run
+        stops there), as a prompt asks it."""
+        short = self.short
+        return self.credits if short is None else min(self.credits, short.left or 0)
+
+    @property
     def tightest(self) -> Limit | None:
         """The limit that leaves the least (None: no limit set)."""
         set_ = [it for it in self.limits if it.left is not None]

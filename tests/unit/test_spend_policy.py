@@ -180,6 +180,7 @@ def test_a_quote_names_the_first_limit_short_and_refuses_with_both_numbers() -> 
     assert SPEND.quote(0, Budget(0)).within
     assert not SPEND.quote(1, Budget(0)).within
     assert SPEND.quote(1, Budget(0)).nothing_left
+    assert (quote.most, short.most, SPEND.quote(1, Budget(0)).most) == (30, 40, 0), "asked"
 
 
 def test_what_a_team_store_forgot_is_what_a_machine_told_beyond_its_count_and_holds() -> None:

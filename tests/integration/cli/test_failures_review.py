@@ -493,3 +493,26 @@ def test_a_search_read_before_is_given_again_offline(
     assert never.returncode == 1
     assert "offline, and this call is not in the cache" in never.stderr
     assert "PROFNET_OFFLINE unset" in never.stderr
+
+
+@pytest.mark.parametrize("command", ["enrich", "lookup"])
+def test_the_question_asks_what_the_budget_lets_the_run_spend(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, command: str
+) -> None:
+    """A review: `--budget 3` for 5 keys asked `Spend up to 5 credits?` under a preview saying
+    the run stops at 3: the question asks what may be spent, and says which limit stops it."""
+    values = [f"asked{n}.io" for n in range(5)]
+    source = tmp_path / "sites.csv"
+    pl.DataFrame({"Site": values}).write_csv(source)
+    out = str(tmp_path / "out.csv")
+    enrich = ("enrich", str(source), "--kind", "company", "--column", "Site", "--out", out)
+    args = enrich if command == "enrich" else ("lookup", "company", *values)
+    process, controller = in_a_terminal(env, *args, "--budget", "3")
+    seen = read_until(controller, "?")
+    os.write(controller, b"n\n")
+    seen += read_until(controller, "no credits spent.")
+    process.wait(timeout=60)
+    os.close(controller)
+    assert "Spend up to 3 credits (the budget stops the run there)?" in seen, seen
+    assert "5 credits?" not in seen
+    assert sandbox.charged(KEY) == 0
