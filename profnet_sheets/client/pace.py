@@ -982,6 +982,14 @@ class Pace:
         self._written = (rate, now)
         return rate
 
+    def close(self) -> None:
+        """Keep the rate learnt since the last write (they are WRITTEN_EVERY seconds apart):
+        the next client on the cache starts from where this one ended."""
+        with self._ready:
+            rate = self._rate_to_write(self._clock(), 0.0)
+        if rate is not None:
+            self._keep(rate)
+
     def _keep(self, rate: float) -> None:
         """Write the rate learnt for the next clients (atomically; a failure only means the
         next one learns it again)."""

@@ -206,6 +206,7 @@ class Transport:
 
     def close(self) -> None:
         self.session.close()
+        self.pace.close()
 
 
 def _failure(error: requests.exceptions.RequestException, expired: bool) -> Failure:
