@@ -40,8 +40,9 @@ def ends_the_lookup(error: ProfnetError) -> bool:
 @dataclass
 class LookedUp:
     """What the values met: answers and failures by value, the stop (the value it came at,
-    the error), and whether Ctrl-C (SIGTERM, SIGHUP) ended the lookup (one that came after
-    a stop only cut short the caches' answers: the stop ended it, and is what is said)."""
+    the error), and whether Ctrl-C (SIGTERM, SIGHUP) ended the lookup: not when the credits
+    ran out, before it or in the call under way as it came (running again needs a top-up:
+    that is what is said, as enrich says it)."""
 
     answers: dict[str, Any] = field(default_factory=dict)
     failures: dict[str, ProfnetError] = field(default_factory=dict)
@@ -111,7 +112,6 @@ def look_up_each(
                 done.take(*under_way)
                 under_way = None
         except KeyboardInterrupt:
-            done.interrupted = done.stop is None
             stop.set()
             client.pace.wake()
             if under_way is not None:
@@ -123,6 +123,9 @@ def look_up_each(
             # answer now cached): what the caches hold of those not answered.
             left = calls[max(asked - 1, 0) :]
             _from_the_cache(client, endpoint, [it for it in left if done.unseen(it[0])], done)
+            done.interrupted = done.stop is None or not isinstance(
+                done.stop[1], InsufficientCredits
+            )
     return done
 
 

@@ -3,6 +3,8 @@ handed over as Ctrl-C came is still taken, its answer kept and handed out."""
 
 from __future__ import annotations
 
+import _thread
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -81,3 +83,32 @@ def test_a_ctrl_c_after_the_credits_ran_out_leaves_the_stop_as_what_ended_it(
     assert not looked.interrupted, "the credits running out ended it, not the Ctrl-C after"
     assert set(looked.answers) == {"acme.com"}
     assert fresh.charged(KEY) == 1
+
+
+def test_credits_that_run_out_in_the_call_under_way_as_ctrl_c_came_end_it_as_out_of_credits(
+    make_client: Callable[..., Client], fresh: RunningSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C first, then the call under way meets the 402: running again needs a top-up, so
+    the lookup ends out of credits, as enrich ends (decision 539), not as interrupted."""
+    requests.put(
+        f"{fresh.base_url}/_sandbox/keys", json={"key": KEY, "credits": 1}, timeout=5
+    ).raise_for_status()
+    set_faults(fresh, latency_ms=400)
+
+    class Pool(ThreadPoolExecutor):
+        handed = 0
+
+        def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+            type(self).handed += 1
+            if type(self).handed == 2:  # Ctrl-C while the loop waits for its answer
+                threading.Timer(0.1, _thread.interrupt_main).start()
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(each, "ThreadPoolExecutor", Pool)
+    looked = each.look_up_each(make_client(), "get-company-details", CALLS)
+    assert looked.stop is not None
+    assert looked.stop[0] == "globex.com"
+    assert isinstance(looked.stop[1], InsufficientCredits)
+    assert not looked.interrupted
+    assert set(looked.answers) == {"acme.com"}
+    assert "initech.com" not in looked.failures, "never sent"
