@@ -714,6 +714,17 @@ class Stopped(NeverSent):
 _local = threading.local()
 
 
+def stoppable_sleep(seconds: float) -> None:
+    """Wait `seconds`; Stopped (nothing sent) when the run this thread works for (a Pace's
+    `stop_waiting_when`) stops meanwhile: a claim another process holds is not waited out
+    after Ctrl-C (a killed one's, on Redis, lasts until its lease runs out)."""
+    stop: threading.Event | None = getattr(_local, "stop", None)
+    if stop is None:
+        time.sleep(seconds)
+    elif stop.wait(seconds):
+        raise Stopped("stopped while waiting for another process's claim on the call")
+
+
 class Pace:
     """The pace of every call of one client (its views share it), thread-safe."""
 

@@ -32,6 +32,7 @@ from requests.structures import CaseInsensitiveDict
 from profnet_sheets.client.cache import KEPT_STATUSES, CachePolicy
 from profnet_sheets.client.claims import Claims, FileClaims, Held, NoClaims, RedisClaims
 from profnet_sheets.client.keys import CallKey
+from profnet_sheets.client.pace import stoppable_sleep as pause
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared_redis import open_redis
 from profnet_sheets.client.wal import create, damaged_cache, ensure_wal, remove
@@ -168,10 +169,10 @@ class AnswerStore:
         lease = longest_call(self.settings)
         if isinstance(self.where, Path):
             path = self.where.resolve()
-            return FileClaims(path.parent / f".{path.stem}-claims.lock", lease)
+            return FileClaims(path.parent / f".{path.stem}-claims.lock", lease, sleep=pause)
         if self.where == "memory":
             return NoClaims()
-        return RedisClaims(self.redis, namespace(service), lease)
+        return RedisClaims(self.redis, namespace(service), lease, sleep=pause)
 
     # -- reading and writing ----------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import redis as redis_lib
 import requests
 
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
@@ -523,4 +524,35 @@ def test_ctrl_c_after_the_credits_ran_out_ends_out_of_credits(tmp_path: Path) ->
         code, said = running.end()
     assert code == 4, said
     assert "Out of credits: " in said
+    assert "Traceback" not in said
+
+
+def test_ctrl_c_does_not_wait_out_the_claim_of_a_killed_process(
+    env: dict[str, str], sandbox: RunningSandbox, redis_url: str
+) -> None:
+    """A review: on a Redis cache, a process SIGKILLed during a call leaves its claim until the
+    lease runs out (30 s); another process asking the same call waited, and a Ctrl-C waited
+    with it. The wait for a claim gives up on Ctrl-C, as the wait for a turn does: nothing
+    sent, the claim left to lapse."""
+    connection = redis_lib.Redis.from_url(redis_url)
+    requests.put(f"{sandbox.base_url}/_sandbox/faults", json={"latency_ms": 60_000}, timeout=5)
+    env = {**env, "PROFNET_CACHE": redis_url}
+    killed = Running(env, "lookup", "company", "claimed.io", "--yes")
+    deadline = time.monotonic() + 60
+    while sandbox.charged(KEY) < 1:  # charged as it arrives: its claim is taken
+        assert killed.process.poll() is None, killed.text()
+        assert time.monotonic() < deadline, killed.text()
+        time.sleep(0.02)
+    killed.signal(signal.SIGKILL)
+    killed.end()
+    claims = connection.keys("*:claim:*")
+    assert claims, "the killed process's claim is left in Redis"
+    waiting = Running(env, "lookup", "company", "claimed.io", "--yes")
+    waiting.wait_for("waiting for another process that is fetching the same call")
+    waiting.signal(signal.SIGINT)
+    code, said = waiting.end()
+    assert code == 130, said
+    assert said.rstrip().endswith("Interrupted (Ctrl-C)."), said
+    assert connection.keys("*:claim:*") == claims, "gave up before the claim lapsed"
+    assert sandbox.charged(KEY) == 1, "nothing sent by the process that waited"
     assert "Traceback" not in said
