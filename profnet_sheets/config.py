@@ -377,7 +377,9 @@ def unwritable_place(place: str) -> str | None:
         path = Path(place).expanduser().absolute()
     except RuntimeError:  # `~nobody/x`: no such user's home
         return f"{place} names the home of no user here"
-    file = path.suffix in CACHE_FILE_SUFFIXES  # else a folder, its file made inside
+    file = names_a_cache_file(path)  # else a folder, its file made inside
+    if path.is_symlink() and not path.exists():
+        return f"{path} is a link to {os.readlink(path)}, which does not exist"
     if path.is_dir() and file:
         return f"{path} is a folder, not a SQLite file"
     if path.exists() and not path.is_dir() and not file:
@@ -581,6 +583,12 @@ def _path(value: Any) -> str:
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+)://")  # two letters at least: `C:/` is a drive
 CACHE_WORDS = ("memory", "off")
 CACHE_FILE_SUFFIXES = (".sqlite", ".db")  # a cache place so named is a SQLite file, else a folder
+
+
+def names_a_cache_file(place: Path) -> bool:
+    """Whether a cache place (`PROFNET_CACHE`, `config --cache`) names the SQLite file itself
+    (`answers.sqlite`, `Team.DB`), rather than a folder its file is made in."""
+    return place.suffix.lower() in CACHE_FILE_SUFFIXES
 MACHINE_NAME_MAX = 64  # characters of a machine's name in the team's spend
 NAME_MAX = 255  # bytes of one file or folder name (most file systems)
 MOST_SECONDS = 10_000_000  # ~115 days: the longest wait, timeout or backoff a setting may ask

@@ -36,7 +36,7 @@ from profnet_sheets.client.pace import stoppable_sleep as pause
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared_redis import open_redis
 from profnet_sheets.client.wal import create, damaged_cache, ensure_wal, remove
-from profnet_sheets.config import CACHE_FILE_SUFFIXES, Settings, free_bytes
+from profnet_sheets.config import Settings, free_bytes, names_a_cache_file
 from profnet_sheets.errors import StoreError
 from profnet_sheets.redact import masked_url
 
@@ -390,10 +390,10 @@ def _place(settings: Settings, service: str) -> Path | str:
         return "memory"
     if where.startswith(("redis://", "rediss://", "unix://")):
         return where
-    path = Path(where).expanduser() if where else settings.cache_dir
-    if path.suffix not in CACHE_FILE_SUFFIXES:
-        path = path / f"{service}-answers.sqlite"
-    return path
+    if where:  # a place named: a SQLite file, or a folder its file is made in
+        path = Path(where).expanduser()
+        return path if names_a_cache_file(path) else path / f"{service}-answers.sqlite"
+    return settings.cache_dir / f"{service}-answers.sqlite"  # a folder, whatever its name
 
 
 def _convert_old_file(old: Path, cache: Any) -> None:

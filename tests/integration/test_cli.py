@@ -357,6 +357,33 @@ def test_a_cache_place_that_is_a_file_of_another_kind_is_refused_as_what_it_is(
     assert plain.read_text() == "mine"
 
 
+def test_a_cache_file_named_in_capitals_a_dangling_link_and_a_cache_dir_named_db(
+    tmp_path: Path,
+) -> None:
+    """A review of decision 546: `Team.DB` was taken for a folder (the rule was
+    case-sensitive), a link to nowhere was saved, and PROFNET_CACHE_DIR=`x.db` (a folder for
+    the cache, the ledger and the pace) was taken for the answers' file."""
+    env = clean_env(tmp_path)
+    capitals = tmp_path / "Team.DB"
+    capitals.mkdir()
+    dangling = tmp_path / "gone"
+    dangling.symlink_to(tmp_path / "nowhere" / "x")
+    for place, why in [
+        (capitals, f"{capitals} is a folder, not a SQLite file"),
+        (dangling, f"{dangling} is a link to {tmp_path / 'nowhere' / 'x'}, which does not exist"),
+    ]:
+        refused = run_cli(env, "config", "--cache", str(place))
+        assert refused.returncode == 1
+        said = " ".join(refused.stderr.split())
+        assert f"--cache {place}: {why}" in said, said
+        assert not Path(env["PROFNET_CONFIG"]).exists(), "nothing was saved"
+    folder = tmp_path / "team.db"
+    looked = run_cli({**env, "PROFNET_CACHE_DIR": str(folder)}, "lookup", "company", "acme.io")
+    assert looked.returncode == 0, looked.stderr
+    assert folder.is_dir()
+    assert list(folder.glob("*-answers.sqlite")), "the answers' file made in it"
+
+
 def test_config_says_its_file_unsets_a_setting_and_refuses_the_docs_placeholder(
     tmp_path: Path,
 ) -> None:
