@@ -583,16 +583,16 @@ def _path(value: Any) -> str:
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+)://")  # two letters at least: `C:/` is a drive
 CACHE_WORDS = ("memory", "off")
 CACHE_FILE_SUFFIXES = (".sqlite", ".db")  # a cache place so named is a SQLite file, else a folder
+MACHINE_NAME_MAX = 64  # characters of a machine's name in the team's spend
+NAME_MAX = 255  # bytes of one file or folder name (most file systems)
+MOST_SECONDS = 10_000_000  # ~115 days: the longest wait, timeout or backoff a setting may ask
+REDIS_SCHEMES = ("redis", "rediss", "unix")
 
 
 def names_a_cache_file(place: Path) -> bool:
     """Whether a cache place (`PROFNET_CACHE`, `config --cache`) names the SQLite file itself
     (`answers.sqlite`, `Team.DB`), rather than a folder its file is made in."""
     return place.suffix.lower() in CACHE_FILE_SUFFIXES
-MACHINE_NAME_MAX = 64  # characters of a machine's name in the team's spend
-NAME_MAX = 255  # bytes of one file or folder name (most file systems)
-MOST_SECONDS = 10_000_000  # ~115 days: the longest wait, timeout or backoff a setting may ask
-REDIS_SCHEMES = ("redis", "rediss", "unix")
 
 
 def _cache(value: Any) -> str:
