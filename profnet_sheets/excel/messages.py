@@ -21,7 +21,7 @@ from profnet_sheets.errors import (
     TransportError,
     Unauthorized,
 )
-from profnet_sheets.excel.cells import error_text
+from profnet_sheets.excel.cells import MAX_ERROR_TEXT, error_text
 from profnet_sheets.excel.session import BUDGET_KEY, OFFLINE_KEY, STOP_HOLD, Host, current_host
 from profnet_sheets.words import command, counted
 
@@ -187,12 +187,15 @@ def cap_spent(team: bool = False, renews: bool = True) -> str:
 
 def cap_unknown(file: str) -> str:
     """A cap that cannot be kept, a ledger of its period set aside unreadable (`file`): what
-    to do first, the file last (a cell's text is cut short at its end)."""
-    return (
+    to do first, the file last (a cell's text is cut short at its end: a long path loses its
+    folders first, never the file's name)."""
+    said = (
         "the spending cap cannot be kept: this period's spend is unknown, this machine's "
         "ledger set aside unreadable. Nothing was sent; check the spend with the service, then "
-        f"delete that file and recalculate: {file}"
+        "delete that file and recalculate: "
     )
+    room = MAX_ERROR_TEXT - len(said)
+    return said + (file if len(file) <= room else "…" + file[-(room - 1) :])
 
 
 # What a stop that a later recalculation may lift says failed (StoppedBuying.lifted_by).

@@ -6,8 +6,11 @@ import pytest
 
 from profnet_sheets import errors
 from profnet_sheets.batch import marks
+from profnet_sheets.batch.marks import not_fetched
 from profnet_sheets.client.client import Client
+from profnet_sheets.client.spend import CAP_SETTING
 from profnet_sheets.excel import session
+from profnet_sheets.excel.cells import MAX_ERROR_TEXT
 from profnet_sheets.excel.messages import message_for, row_message
 
 
@@ -136,3 +139,16 @@ def test_a_team_cap_and_a_cap_that_cannot_be_kept_are_said_as_they_are() -> None
     )
     assert "cannot be kept" in unknown
     assert "/c/l.sqlite.unreadable-1" in unknown
+
+
+def test_a_long_path_of_a_ledger_set_aside_keeps_its_file_name_in_a_cell() -> None:
+    """A review of decision 543: the file is said last so that a cut cell keeps what to do;
+    a Windows path of a long user name lost the file's name at the cell's end."""
+    folder = "C:\\Users\\" + "firstname.lastname" * 4 + "\\AppData\\Local\\profnet-sheets\\Cache"
+    file = f"{folder}\\svc-01e3ffdc22-ledger.sqlite.unreadable-20261129T021800"
+    cell = row_message(not_fetched(CAP_SETTING, unknown=file))
+    assert cell.endswith("\\svc-01e3ffdc22-ledger.sqlite.unreadable-20261129T021800"), cell
+    assert "check the spend with the service, then delete that file" in cell
+    assert len(cell) <= len("#PROFNET! ") + MAX_ERROR_TEXT
+    short = "/home/ana/.cache/profnet-sheets/svc-1-ledger.sqlite.unreadable-1"
+    assert row_message(not_fetched(CAP_SETTING, unknown=short)).endswith(f": {short}")
