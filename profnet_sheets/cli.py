@@ -29,6 +29,8 @@ from profnet_sheets.client.spend import ASIDE_LEASE, BUDGET_SETTING, CAP_SETTING
 from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import (
     config_file,
+    disk_place,
+    holds_other_data,
     is_placeholder_key,
     set_in_environment,
     unwritable_place,
@@ -448,9 +450,12 @@ def config(
         unwritable = None if cache is None else unwritable_place(cache)
         if unwritable is not None:
             raise click.ClickException(
-                f"--cache {clipped(cache or '')}: {unwritable}: give a folder (or a .sqlite "
-                "file) you can write to, memory, off, or a redis:// URL; nothing was saved"
+                f"--cache {clipped(cache or '')}: {unwritable}: give a folder (or a file "
+                "ending in .sqlite or .db) you can write to, memory, off, or a redis:// URL; "
+                "nothing was saved"
             )
+        if cache is not None and (on_disk := disk_place(cache)) is not None:
+            values["cache"] = str(on_disk)  # one place from any folder the next run starts in
         if api_key is not None:
             values["api_key"] = checked.api_key  # as it is used: without a line end from stdin
         try:
@@ -1197,17 +1202,33 @@ def cache_clear(yes: bool) -> None:
         except DamagedFile as damaged:  # garbage where a cache file is: start it anew
             if not damaged.path.exists():
                 raise
-            try:
-                wal.remove(damaged.path)
-            except OSError as error:
-                raise click.ClickException(
-                    f"Cannot remove {clipped(str(damaged.path))}: {error.strerror}; remove it "
-                    "yourself (the answers it held are lost either way)."
-                ) from None
-            click.echo(f"Removed the unreadable cache file {clipped(str(damaged.path))}.", err=True)
+            _start_anew(damaged.path)
     with client:
         client.clear_cache()
     click.echo("Cache cleared.")
+
+
+def _start_anew(path: Path) -> None:
+    """Delete the unreadable cache file `path`, or, when it never was a SQLite file (notes
+    named `*.db`: the user's, not the cache's), rename it aside and keep it."""
+    keep = holds_other_data(path)
+    try:
+        aside = wal.set_aside(path) if keep else None
+        if aside is None:
+            wal.remove(path)
+    except OSError as error:
+        raise click.ClickException(
+            f"Cannot {'rename' if keep else 'remove'} {clipped(str(path))}: {error.strerror}; "
+            "move it aside yourself, then run this again."
+        ) from None
+    if aside is None:
+        click.echo(f"Removed the unreadable cache file {clipped(str(path))}.", err=True)
+    else:
+        click.echo(
+            f"{clipped(str(path))} is not a SQLite file, so never a cache: kept, renamed "
+            f"to {clipped(str(aside))}. A new cache file is made in its place.",
+            err=True,
+        )
 
 
 def _client(**settings: Any) -> Client:

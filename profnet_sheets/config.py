@@ -371,19 +371,21 @@ def unwritable_place(place: str) -> str | None:
     """Why a folder or file named for the cache cannot be made or written (its nearest
     existing folder is a file, or this user may not write there), or None: nothing is made
     to tell it. A word (`memory`, `off`) or a Redis URL is no place on disk."""
-    if place.lower() in CACHE_WORDS or _SCHEME.match(place):
-        return None
     try:
-        path = Path(place).expanduser().absolute()
+        path = disk_place(place)
     except RuntimeError:  # `~nobody/x`: no such user's home
         return f"{place} names the home of no user here"
+    if path is None:
+        return None
     file = names_a_cache_file(path)  # else a folder, its file made inside
     if path.is_symlink() and not path.exists():
         return f"{path} is a link to {os.readlink(path)}, which does not exist"
     if path.is_dir() and file:
         return f"{path} is a folder, not a SQLite file"
     if path.exists() and not path.is_dir() and not file:
-        return f"{path} is a file, not a folder (a cache file's name ends in .sqlite)"
+        return f"{path} is a file, not a folder (a cache file's name ends in .sqlite or .db)"
+    if file and holds_other_data(path):
+        return f"{path} is a file that is not a SQLite database (it is left as it is)"
     existing = next((it for it in (path, *path.parents) if it.exists()), path.anchor)
     existing = Path(existing)
     if existing != path and not existing.is_dir():
@@ -582,6 +584,7 @@ def _path(value: Any) -> str:
 
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+)://")  # two letters at least: `C:/` is a drive
 CACHE_WORDS = ("memory", "off")
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database
 CACHE_FILE_SUFFIXES = (".sqlite", ".db")  # a cache place so named is a SQLite file, else a folder
 MACHINE_NAME_MAX = 64  # characters of a machine's name in the team's spend
 NAME_MAX = 255  # bytes of one file or folder name (most file systems)
@@ -593,6 +596,25 @@ def names_a_cache_file(place: Path) -> bool:
     """Whether a cache place (`PROFNET_CACHE`, `config --cache`) names the SQLite file itself
     (`answers.sqlite`, `Team.DB`), rather than a folder its file is made in."""
     return place.suffix.lower() in CACHE_FILE_SUFFIXES
+
+
+def disk_place(place: str) -> Path | None:
+    """The absolute path a cache place names on disk (`~` expanded), or None for a word
+    (`memory`, `off`) or a Redis URL. RuntimeError: `~nobody/x`, the home of no user."""
+    if place.lower() in CACHE_WORDS or _SCHEME.match(place):
+        return None
+    return Path(place).expanduser().absolute()
+
+
+def holds_other_data(path: Path) -> bool:
+    """Whether `path` is a file of some bytes that do not begin as every SQLite database does:
+    a file of the user's (notes named `*.db`), never one a cache made, so never deleted."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(len(SQLITE_HEADER))
+    except OSError:  # none there, a folder, or not ours to read
+        return False
+    return bool(head) and head != SQLITE_HEADER
 
 
 def _cache(value: Any) -> str:

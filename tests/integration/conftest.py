@@ -27,11 +27,17 @@ def cli_env(base_url: str, key: str, home: Path) -> dict[str, str]:
 
 
 def run_cli(
-    env: dict[str, str], *args: str, timeout: float = 120
+    env: dict[str, str], *args: str, timeout: float = 120, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """`profnet-sheets ARGS` to completion, its output captured."""
+    """`profnet-sheets ARGS` to completion (in the folder `cwd`), its output captured."""
     return subprocess.run(
-        [*CLI, *args], capture_output=True, text=True, env=env, timeout=timeout, check=False
+        [*CLI, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+        cwd=cwd,
     )
 
 

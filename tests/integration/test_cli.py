@@ -342,7 +342,7 @@ def test_a_cache_place_that_is_a_file_of_another_kind_is_refused_as_what_it_is(
     folder = tmp_path / "answers.sqlite"
     folder.mkdir()
     for place, why in [
-        (plain, f"{plain} is a file, not a folder (a cache file's name ends in .sqlite)"),
+        (plain, f"{plain} is a file, not a folder (a cache file's name ends in .sqlite or .db)"),
         (folder, f"{folder} is a folder, not a SQLite file"),
     ]:
         refused = run_cli(env, "config", "--cache", str(place))

@@ -23,6 +23,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from profnet_sheets.cli import main
+from profnet_sheets.config import SQLITE_HEADER
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 from tests.conftest import redis_server
 from tests.integration.conftest import CLI, cli_env, in_a_terminal, read_until, run_cli
@@ -277,7 +278,8 @@ def test_a_garbage_cache_file_says_what_to_do_and_cache_clear_starts_it_anew(
     cli: Cli, sandbox: RunningSandbox
 ) -> None:
     cache = cli.home / "answers.sqlite"
-    cache.write_bytes(os.urandom(8192))
+    garbage = os.urandom(8192)
+    cache.write_bytes(garbage)
     service = {"cache": str(cache), "base_url": sandbox.base_url, "api_key": KEY}
     before = sandbox.charged(KEY)
     for command in (["lookup", "company", "stripe.com"], ["cache", "info"], ["credits"]):
@@ -285,7 +287,10 @@ def test_a_garbage_cache_file_says_what_to_do_and_cache_clear_starts_it_anew(
     assert sandbox.charged(KEY) == before
     cleared = cli("cache", "clear", "--yes", **service)
     assert cleared.exit_code == 0, cleared.output
-    assert f"Removed the unreadable cache file {cache}" in cleared.output
+    said = " ".join(cleared.output.split())
+    assert f"{cache} is not a SQLite file, so never a cache: kept, renamed to" in said
+    (kept,) = cache.parent.glob("answers.sqlite.unreadable-*")  # perhaps the user's: not deleted
+    assert kept.read_bytes() == garbage
     with sqlite3.connect(cache) as db:  # a SQLite file again, requests-cache's
         assert db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
     for _ in range(2):
@@ -303,7 +308,7 @@ def test_garbage_in_the_default_cache_folder_is_cleared_too(tmp_path: Path) -> N
     for path in damaged:
         for companion in folder.glob(f"{path.name}-*"):
             companion.unlink()
-        path.write_bytes(b"not a database" * 100)
+        path.write_bytes(SQLITE_HEADER + b"not a database" * 100)  # a cache's, damaged
     info = run(env, "cache", "info")
     assert info.returncode == 1
     assert "cannot be read" in info.stderr
@@ -418,3 +423,35 @@ def test_cache_clear_on_a_teams_redis_says_it_is_every_machines(cli: Cli, redis_
     assert "forgetting every cached answer of the team's Redis redis://:***@" in asked.output
     assert "every machine's" in asked.output
     assert "hunter2" not in asked.output
+
+
+def test_a_db_file_of_the_users_is_never_taken_nor_deleted_and_a_relative_cache_is_kept_whole(
+    tmp_path: Path, sandbox: RunningSandbox
+) -> None:
+    """A review of decision 555: `config --cache mynotes.db` (the user's text file) was saved,
+    and `cache clear --yes` then deleted it; `config --cache rel.db` was saved as typed, so two
+    folders kept two caches and paid the same answer twice."""
+    env = cli_env(sandbox.base_url, KEY, tmp_path)
+    notes = tmp_path / "mynotes.db"
+    notes.write_text("call the bank on monday\n")
+    refused = run_cli(env, "config", "--cache", str(notes))
+    assert refused.returncode == 1
+    said = " ".join(refused.stderr.split())
+    assert f"--cache {notes}: {notes} is a file that is not a SQLite database" in said, said
+    assert not Path(env["PROFNET_CONFIG"]).exists(), "nothing was saved"
+    cleared = run_cli({**env, "PROFNET_CACHE": str(notes)}, "cache", "clear", "--yes")
+    assert cleared.returncode == 0, cleared.stderr
+    (kept,) = tmp_path.glob("mynotes.db.unreadable-*")
+    assert kept.read_text() == "call the bank on monday\n", "renamed aside, never deleted"
+    first, second = tmp_path / "one", tmp_path / "two"
+    first.mkdir()
+    second.mkdir()
+    saved = run_cli(env, "config", "--cache", "rel.db", cwd=first)
+    assert saved.returncode == 0, saved.stderr
+    assert f'cache = "{first / "rel.db"}"' in Path(env["PROFNET_CONFIG"]).read_text()
+    before = sandbox.charged(KEY)
+    for folder in (first, second):
+        looked = run_cli(env, "lookup", "company", "stripe.com", cwd=folder)
+        assert looked.returncode == 0, looked.stderr
+    assert sandbox.charged(KEY) == before + 1, "one cache from any folder: paid once"
+    assert not (second / "rel.db").exists()
