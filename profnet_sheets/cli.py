@@ -10,6 +10,7 @@ import logging
 import math
 import os
 import re
+import signal
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from profnet_sheets import BudgetExceeded, Client, ProfnetError, Settings, save_config
+from profnet_sheets.asking import confirmed
 from profnet_sheets.batch.kinds import KINDS
 from profnet_sheets.client import wal
 from profnet_sheets.client.finishing import Finished, finishing
@@ -149,10 +151,27 @@ def _ask_to_spend_quoted(quote: Quote) -> None:
 def _ask(asked: str, before: str = "") -> None:
     """Ask `asked` in a terminal; a no ends the command, saying that nothing was sent
     (`before`: what the command spent before asking, said instead)."""
-    if not click.confirm(asked, err=True):
+    answer = _answer(asked)
+    if not answer:
         said = f"Nothing more sent ({before})." if before else "Nothing sent: no credits spent."
         click.echo(said, err=True)
-        sys.exit(EXIT_DECLINED)
+        _declined(answer)
+
+
+def _answer(asked: str) -> bool | None:
+    """`asked`, answered yes or no in the terminal; None: a Ctrl-C (or SIGTERM) came first."""
+    try:
+        return confirmed(asked, _stops())
+    except KeyboardInterrupt:  # what it means is said on a line of its own, by the caller
+        click.echo(err=True)
+        return None
+
+
+def _declined(answer: bool | None) -> NoReturn:
+    """End a command whose question was answered no (1), or stopped (130 for Ctrl-C)."""
+    stops = _stops()
+    stopped = stops.exit_code if stops.received is not None else 128 + signal.SIGINT
+    sys.exit(EXIT_DECLINED if answer is False else stopped)
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -1194,7 +1213,10 @@ def cache_clear(yes: bool) -> None:
         )
     if not yes:
         paid = "every machine's next lookups" if team else "the next lookups"
-        click.confirm(f"Forget {answers}? {paid.capitalize()} will be paid again", abort=True)
+        answer = _answer(f"Forget {answers}? {paid.capitalize()} will be paid again")
+        if not answer:
+            click.echo("Nothing cleared.", err=True)
+            _declined(answer)
     client = None
     while client is None:
         try:

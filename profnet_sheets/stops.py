@@ -4,10 +4,11 @@ was done is written whatever the number of signals."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import FrameType, TracebackType
 from typing import Any
 
@@ -28,6 +29,7 @@ class Stops:
         self._before: dict[int, Any] = {}
         self._hook_before: Callable[[Any], object] | None = None
         self._lost = False  # the stop was raised where Python ignores it (a weakref callback)
+        self._asking = False  # a question waits for its answer: nothing is under way
 
     def __enter__(self) -> Stops:
         if threading.current_thread() is threading.main_thread():
@@ -49,6 +51,16 @@ class Stops:
         if self._hook_before is not None:
             sys.unraisablehook = self._hook_before
             self._hook_before = None
+
+    @contextlib.contextmanager
+    def asking(self) -> Iterator[None]:
+        """While a question waits for its answer, a first signal stops without a word of
+        calls under way (none is): the asker says what it means."""
+        self._asking = True
+        try:
+            yield
+        finally:
+            self._asking = False
 
     @property
     def name(self) -> str:
@@ -79,6 +91,8 @@ class Stops:
             raise KeyboardInterrupt
         if self.received is None:
             self.received = number
+            if self._asking:
+                raise KeyboardInterrupt
             self.say(
                 f"{self.name}: stopping. Calls under way finish (they may be paid); then what "
                 "was done is written."

@@ -13,6 +13,7 @@ of garbage (real files) and an emptied ledger. Nothing is paid in any of these c
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -455,3 +456,26 @@ def test_a_db_file_of_the_users_is_never_taken_nor_deleted_and_a_relative_cache_
         assert looked.returncode == 0, looked.stderr
     assert sandbox.charged(KEY) == before + 1, "one cache from any folder: paid once"
     assert not (second / "rel.db").exists()
+
+
+def test_cache_clear_answered_no_or_stopped_at_its_question_clears_nothing(
+    tmp_path: Path, sandbox: RunningSandbox
+) -> None:
+    """Its question, asked as every question is: a no or a Ctrl-C keeps the cache, and says so
+    (click's `Aborted!` said nothing of it)."""
+    env = cli_env(sandbox.base_url, KEY, tmp_path)
+    assert run_cli(env, "lookup", "company", "stripe.com").returncode == 0
+    for answer, code in [(b"n\n", 1), (None, 130)]:
+        process, controller = in_a_terminal(env, "cache", "clear")
+        seen = read_until(controller, "[y/N]: ")
+        if answer is None:
+            process.send_signal(signal.SIGINT)
+        else:
+            os.write(controller, answer)
+        seen += read_until(controller, "Nothing cleared.", timeout=20)
+        assert process.wait(timeout=20) == code, seen
+        os.close(controller)
+        assert "Aborted" not in seen
+    before = sandbox.charged(KEY)
+    assert run_cli(env, "lookup", "company", "stripe.com").returncode == 0
+    assert sandbox.charged(KEY) == before, "still cached"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -516,3 +517,31 @@ def test_the_question_asks_what_the_budget_lets_the_run_spend(
     assert "Spend up to 3 credits (the budget stops the run there)?" in seen, seen
     assert "5 credits?" not in seen
     assert sandbox.charged(KEY) == 0
+
+
+@pytest.mark.parametrize("command", ["enrich", "lookup"])
+def test_ctrl_c_at_the_question_ends_the_command_at_once_nothing_sent(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path, command: str
+) -> None:
+    """A review: Ctrl-C at enrich's question did nothing until Enter was pressed (polars'
+    threads took the signal while the main thread waited for a line), and at lookup's it said
+    `Ctrl-C: stopping. Calls under way finish` and then `Aborted!`, exit 1."""
+    values = [f"unasked{n}.io" for n in range(3)]
+    source = tmp_path / "sites.csv"
+    pl.DataFrame({"Site": values}).write_csv(source)
+    out = tmp_path / "out.csv"
+    enrich = ("enrich", str(source), "--kind", "company", "--column", "Site", "--out", str(out))
+    args = enrich if command == "enrich" else ("lookup", "company", *values)
+    process, controller = in_a_terminal(env, *args)
+    seen = read_until(controller, "?")
+    process.send_signal(signal.SIGINT)
+    seen += read_until(controller, "no credits spent.", timeout=20)
+    code = process.wait(timeout=20)
+    os.close(controller)
+    said = " ".join(seen.split())
+    assert "Nothing sent: no credits spent." in said, said
+    assert code == 130, said
+    for wrong in ("Calls under way finish", "Aborted!", "Traceback"):
+        assert wrong not in said, said
+    assert sandbox.calls(KEY) == 0
+    assert not out.exists()
