@@ -51,7 +51,7 @@ from profnet_sheets.spec import Endpoint, Param, search_endpoint
 from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.spec.profile import LITE_ORIGIN
 from profnet_sheets.stops import Stops
-from profnet_sheets.words import command, counted, spend_said
+from profnet_sheets.words import are, command, counted, spend_said
 
 if TYPE_CHECKING:
     from profnet_sheets.client.pace import Pace
@@ -477,6 +477,8 @@ def config(
             values["cache"] = str(on_disk)  # one place from any folder the next run starts in
         if api_key is not None:
             values["api_key"] = checked.api_key  # as it is used: without a line end from stdin
+        if spending_cap is not None and checked.spending_cap is not None:
+            values["spending_cap"] = str(checked.spending_cap)  # ` 35 / Day` saved as 35/day
         try:
             path = save_config(values, config_path, remove=unset_names)
         except ProfnetError as error:
@@ -897,12 +899,13 @@ def lookup(
         _say_failures(alone)  # before the stop's last line
         value, failure = stop
         done = len(answers)
-        kept = f"the {done} done are cached: not paid again" if done else "nothing was lost"
+        the_done = f"the {done} done {are(done)}"
+        kept = f"{the_done} cached: not paid again" if done else "nothing was lost"
         if done and client.settings.cache in ("memory", "off"):
-            kept = f"the {done} done are kept in memory only (PROFNET_CACHE): paid again next run"
+            kept = f"{the_done} kept in memory only (PROFNET_CACHE): paid again next run"
         elif done and lost:
             kept = (
-                f"the {done} done are answered, but {counted(lost, 'paid answer')} could not be "
+                f"{the_done} answered, but {counted(lost, 'paid answer')} could not be "
                 f"kept in the cache: running again pays {'it' if lost == 1 else 'them'} again"
             )
         elif not done and maybe:

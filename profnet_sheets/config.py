@@ -336,10 +336,11 @@ def unusable_cache(error: Exception, settings: Settings) -> ConfigurationError:
     where = getattr(error, "filename", None) or settings.cache or settings.cache_dir
     reason = getattr(error, "strerror", None) or error
     named = settings.cache is not None and str(where) == str(settings.cache)
+    folder = str(where) == str(settings.cache_dir)  # PROFNET_CACHE_DIR: a folder, whatever its name
     kind = isinstance(error, FileExistsError | NotADirectoryError | IsADirectoryError)
-    if named and (kind or Path(str(where)).expanduser().is_dir()):  # a folder SQLite cannot open
+    if (named or folder) and (kind or Path(str(where)).expanduser().is_dir()):
         with contextlib.suppress(OSError):  # `File exists` said as what it is
-            reason = unwritable_place(str(where)) or reason
+            reason = unwritable_place(str(where), folder=folder) or reason
     on_disk = getattr(error, "filename", None) or settings.cache_dir
     free = None if on_disk is None else free_bytes(Path(str(on_disk)))
     if free is not None and free < FULL_DISK_BYTES:
@@ -360,6 +361,8 @@ def unusable_cache(error: Exception, settings: Settings) -> ConfigurationError:
         f"Change it with `{command('config --cache FOLDER')}` (it is set in the config file), "
         f"or `{command('config --unset cache')}`"
         if from_file
+        else f"Set {ENV_PREFIX}CACHE to a folder or a .sqlite file you can write to"
+        if named and names_a_cache_file(Path(str(where)))
         else f"Set {ENV_PREFIX}CACHE_DIR (or {ENV_PREFIX}CACHE) to a folder you can write to"
     )
     return ConfigurationError(
@@ -367,32 +370,35 @@ def unusable_cache(error: Exception, settings: Settings) -> ConfigurationError:
     )
 
 
-def unwritable_place(place: str) -> str | None:
+def unwritable_place(place: str, folder: bool = False) -> str | None:
     """Why a folder or file named for the cache cannot be made or written (its nearest
     existing folder is a file, or this user may not write there), or None: nothing is made
-    to tell it. A word (`memory`, `off`) or a Redis URL is no place on disk."""
+    to tell it. A word (`memory`, `off`) or a Redis URL is no place on disk. `folder`: the
+    place is a folder whatever its name (`PROFNET_CACHE_DIR`)."""
     try:
         path = disk_place(place)
     except RuntimeError:  # `~nobody/x`: no such user's home
         return f"{place} names the home of no user here"
     if path is None:
         return None
-    file = names_a_cache_file(path)  # else a folder, its file made inside
+    file = not folder and names_a_cache_file(path)  # else a folder, its file made inside
     if path.is_symlink() and not path.exists():
         return f"{path} is a link to {os.readlink(path)}, which does not exist"
     if path.is_dir() and file:
         return f"{path} is a folder, not a SQLite file"
     if path.exists() and not path.is_dir() and not file:
-        return f"{path} is a file, not a folder (a cache file's name ends in .sqlite or .db)"
+        return f"{path} is a file, not a folder" + (
+            "" if folder else " (a cache file's name ends in .sqlite or .db)"
+        )
     if file and holds_other_data(path):
         return f"{path} is a file that is not a SQLite database (it is left as it is)"
     existing = next((it for it in (path, *path.parents) if it.exists()), path.anchor)
     existing = Path(existing)
     if existing != path and not existing.is_dir():
         return f"{existing} is not a folder"
-    folder = existing if existing.is_dir() else existing.parent
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return f"this user may not write in {folder}"
+    written_in = existing if existing.is_dir() else existing.parent
+    if not os.access(written_in, os.W_OK | os.X_OK):
+        return f"this user may not write in {written_in}"
     return None
 
 

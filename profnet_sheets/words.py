@@ -12,6 +12,11 @@ def counted(number: int, one: str, many: str | None = None) -> str:
     return f"{number:,} " + (one if number == 1 else many or one + "s")
 
 
+def are(number: int) -> str:
+    """The verb after a count: `the 1 done is`, `the 2 done are`."""
+    return "is" if number == 1 else "are"
+
+
 def spend_said(spent: int, maybe: int = 0, verb: str = "") -> str:
     """`550 credits` (`spent`), `550 credits (+600 possibly)`: what was charged for sure, and apart
     what may have been (`maybe`, counted in `spent`: calls whose answers were lost after they

@@ -18,29 +18,29 @@ from profnet_sheets.errors import (
 )
 from profnet_sheets.words import command
 
-NOT_FETCHED = "budget reached: not fetched (raise the budget and run again; done rows are free)"
+NOT_FETCHED = "budget reached: not fetched (raise the budget and run again; those done are free)"
 CAP_NOT_FETCHED = (
     "spending cap reached: not fetched (raise the cap, or wait for its next period, and run "
-    "again; done rows are free)"
+    "again; those done are free)"
 )
 TEAM_CAP_NOT_FETCHED = (
     "team cap reached: not fetched (the spending cap every machine on the team's Redis shares; "
-    "raise it, or wait for its next period, and run again; done rows are free)"
+    "raise it, or wait for its next period, and run again; those done are free)"
 )
 # A cap in all (`PROFNET_SPENDING_CAP=500`) has no next period to wait for.
 CAP_IN_ALL_NOT_FETCHED = (
-    "spending cap reached: not fetched (raise the cap and run again; done rows are free)"
+    "spending cap reached: not fetched (raise the cap and run again; those done are free)"
 )
 TEAM_CAP_IN_ALL_NOT_FETCHED = (
     "team cap reached: not fetched (the spending cap every machine on the team's Redis shares; "
-    "raise it and run again; done rows are free)"
+    "raise it and run again; those done are free)"
 )
 CAP_UNKNOWN = "spending cap cannot be kept"  # a ledger of its period set aside unreadable
 _CAP_UNKNOWN_HEAD = (
     f"{CAP_UNKNOWN}: not fetched (this period's spend is unknown: check it with the service, "
-    "then delete the ledger set aside unreadable and run again; done rows are free): "
+    "then delete the ledger set aside unreadable and run again; those done are free): "
 )
-INTERRUPTED = "interrupted: not fetched (run again; done rows are free)"
+INTERRUPTED = "interrupted: not fetched (run again; those done are free)"
 # The starts of the errors of keys a limit left not fetched (the budget, the spending cap).
 LIMIT_REACHED = ("budget reached", "spending cap reached", "team cap reached", CAP_UNKNOWN)
 # The starts of the errors of keys not done (not failed): a budget, credits, a stop, Ctrl-C.
@@ -54,11 +54,11 @@ SERVICE_ERROR = "service error"  # the start of a key's error when its call fail
 OFFLINE_MISS = "offline: not in the cache (run online to fetch it)"
 KEY_REFUSED = (
     "not fetched: the service refused the API key (check it: "
-    f"{command('check')}; done rows are free)"
+    f"{command('check')}; those done are free)"
 )
 UNREACHABLE = (
     "not fetched: the service could not be reached (check the network and the base URL: "
-    f"{command('check')}; done rows are free)"
+    f"{command('check')}; those done are free)"
 )
 
 
@@ -99,7 +99,7 @@ def error_text(error: ProfnetError) -> str:
     if isinstance(error, StoppedBuying) and error.possibly_charged:
         return f"{SERVICE_ERROR}: {error}"  # its retry refused: an attempt went out before
     if isinstance(error, ServiceUnreachable) and error.reason.startswith(NO_ANSWER):
-        return f"not fetched: {error.reason} (run again; done rows are free)"
+        return f"not fetched: {error.reason} (run again; those done are free)"
     if isinstance(error, ServiceUnreachable) or (
         isinstance(error, TransportError)
         and error.details == "connect"
@@ -109,7 +109,7 @@ def error_text(error: ProfnetError) -> str:
     if isinstance(error, Unauthorized):
         return KEY_REFUSED
     if isinstance(error, StoppedBuying):
-        # whether the done rows are free (a failed cache may not keep them): the summary says
+        # whether the those done are free (a failed cache may not keep them): the summary says
         return f"not fetched: {error.reason} (run again once fixed)"
     if isinstance(error, OfflineMiss):
         return OFFLINE_MISS

@@ -48,7 +48,7 @@ from profnet_sheets.batch.xlsx import Workbook, header_row, sheet_names, written
 from profnet_sheets.client.client import Client
 from profnet_sheets.client.spend import BUDGET_SETTING, CAP_SETTING, Quote
 from profnet_sheets.redact import listed, shown
-from profnet_sheets.words import command, counted, spend_said
+from profnet_sheets.words import are, command, counted, spend_said
 
 # Exit codes of a run that ended early (documented in docs/guide.md).
 EXIT_BUDGET = 3  # the run's budget or the spending cap was reached
@@ -126,14 +126,14 @@ class Outcome:
     def advice(self) -> str | None:
         """What to do when the run ended early, in the user's words; None when it did not."""
         kept = (
-            f"the {self.done:,} done are kept and will not be paid again"
+            f"the {self.done:,} done {are(self.done)} kept and will not be paid again"
             if self.done
             else "nothing was lost"
             if not self.uncertain
             else f"no answer came for the {counted(self.uncertain, 'credit')} possibly spent"
         )
         if self.unkept or (self.done and (self.cache_failed or self.in_memory)):
-            kept = f"the {self.done:,} done are in the result, but {self.rerun()}"
+            kept = f"the {self.done:,} done {are(self.done)} in the result, but {self.rerun()}"
         if self.ending == "interrupted" and not self.not_done and not self.failed:
             return "Interrupted once every row was done: nothing is left to run again."
         if self.ending is None and self.offline_misses and not self.failed:
@@ -202,8 +202,8 @@ def stop_advice(
         )
     if ending == "budget":
         return (
-            f"Budget reached: {not_done} not done. Raise the budget ({BUDGET_SETTING}; or the "
-            f"spending cap) and run again; {kept}."
+            f"Budget reached: {not_done} not done. Raise the budget ({BUDGET_SETTING}) and "
+            f"run again; {kept}."
         )
     if ending == "unreachable":
         return (

@@ -286,9 +286,10 @@ def test_config_shows_settings_in_words_not_python_reprs(tmp_path: Path) -> None
     assert "ApiKey(" not in saved
     assert "very-secret" not in saved
     assert "base_url: https://api.example.com" in saved
-    saved = shown("--budget", "300", "--spending-cap", "500/day")
+    saved = shown("--budget", "300", "--spending-cap", " 500 / Day")
     assert "budget:   300" in saved
     assert "spending cap: 500/day" in saved
+    assert 'spending_cap = "500/day"' in Path(env["PROFNET_CONFIG"]).read_text(), "as it is read"
     for line in (nothing + saved).splitlines():
         assert not re.search(r"\b(None|[A-Z]\w+\(\w+=)", line), line  # no Python repr
 
@@ -382,6 +383,38 @@ def test_a_cache_file_named_in_capitals_a_dangling_link_and_a_cache_dir_named_db
     assert looked.returncode == 0, looked.stderr
     assert folder.is_dir()
     assert list(folder.glob("*-answers.sqlite")), "the answers' file made in it"
+
+
+def test_a_cache_folder_that_is_a_file_or_a_link_to_nothing_is_said_as_what_it_is(
+    tmp_path: Path,
+) -> None:
+    """A review of decision 555: PROFNET_CACHE_DIR naming a file, or a link to nothing, said
+    `File exists`; PROFNET_CACHE naming a folder `Dir.Sqlite` was told to set
+    PROFNET_CACHE_DIR, a setting it had not used."""
+    env = clean_env(tmp_path)
+    plain = tmp_path / "afile"
+    plain.write_text("mine")
+    dangling = tmp_path / "gone"
+    dangling.symlink_to(tmp_path / "nowhere" / "x")
+    folder = tmp_path / "Dir.Sqlite"
+    folder.mkdir()
+    link = f"{dangling} is a link to {tmp_path / 'nowhere' / 'x'}, which does not exist"
+    folder_fix = "Set PROFNET_CACHE_DIR (or PROFNET_CACHE) to a folder you can write to."
+    for variable, place, why, fix in [
+        ("PROFNET_CACHE_DIR", plain, f"{plain} is a file, not a folder", folder_fix),
+        ("PROFNET_CACHE_DIR", dangling, link, folder_fix),
+        (
+            "PROFNET_CACHE",
+            folder,
+            f"{folder} is a folder, not a SQLite file",
+            "Set PROFNET_CACHE to a folder or a .sqlite file you can write to.",
+        ),
+    ]:
+        failed = run_cli({**env, variable: str(place)}, "lookup", "company", "stripe.com")
+        assert failed.returncode == 1
+        said = " ".join(failed.stderr.split())
+        assert f"Cannot keep the cache at {place}: {why}. {fix}" in said, said
+    assert plain.read_text() == "mine"
 
 
 def test_config_says_its_file_unsets_a_setting_and_refuses_the_docs_placeholder(

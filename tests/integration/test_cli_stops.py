@@ -90,7 +90,7 @@ def test_an_unreachable_service_stops_the_run_with_its_own_exit_code(
     assert written.height == 300
     assert set(written["company_error"]) == {
         "not fetched: the service could not be reached (check the network and the base URL: "
-        "uv run profnet-sheets check; done rows are free)"
+        "uv run profnet-sheets check; those done are free)"
     }
 
 
@@ -426,7 +426,7 @@ def test_a_key_refused_mid_run_writes_every_row_and_ends_with_its_own_code(
     assert written["company_name"].drop_nulls().len() == 10, "the cached rows, kept"
     assert set(written["company_error"].drop_nulls()) == {
         "not fetched: the service refused the API key (check it: uv run profnet-sheets check; "
-        "done rows are free)"
+        "those done are free)"
     }
     assert (
         "API key refused by the service: 5 rows not done. Check the key (PROFNET_API_KEY) with "
@@ -458,7 +458,7 @@ def test_a_lookup_under_ctrl_c_finishes_the_call_under_way_and_prints_what_was_a
     assert answers["first-ctrl.io"]["company_name"]
     assert answers["second-ctrl.io"]["company_name"], "the call under way finished"
     assert answers["third-ctrl.io"] == {
-        "company_error": "interrupted: not fetched (run again; done rows are free)"
+        "company_error": "interrupted: not fetched (run again; those done are free)"
     }
     assert answers["cached-ctrl.io"]["company_name"], "after the stop, what the cache holds"
     assert "this lookup: 2 credits" in said, said
@@ -477,8 +477,8 @@ def test_lookup_takes_a_budget_and_says_where_to_raise_it(
     done = run(env, "lookup", "company", "b1.com", "b2.com", "b3.com", "--budget", "2", "--yes")
     assert done.returncode == 3, done.stderr
     assert (
-        "Budget reached: 1 lookup not done. Raise the budget (--budget or PROFNET_BUDGET; or "
-        "the spending cap) and run again; the 2 done are cached: not paid again."
+        "Budget reached: 1 lookup not done. Raise the budget (--budget or PROFNET_BUDGET) "
+        "and run again; the 2 done are cached: not paid again."
     ) in done.stderr
     assert sandbox.charged(KEY) == 2
 

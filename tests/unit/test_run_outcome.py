@@ -12,7 +12,7 @@ def test_ctrl_c_after_the_last_row_says_nothing_is_left_to_run() -> None:
     assert done.exit_code == 130
     cut = Outcome("3 rows: 1 enriched", 1, 2, 1, 0, "interrupted")
     assert cut.advice() == (
-        "Interrupted: 2 rows not done. Run again to finish; the 1 done are kept and will not "
+        "Interrupted: 2 rows not done. Run again to finish; the 1 done is kept and will not "
         "be paid again."
     )
 
