@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import socket
+import sqlite3
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -392,6 +393,8 @@ def unwritable_place(place: str, folder: bool = False) -> str | None:
         )
     if file and holds_other_data(path):
         return f"{path} is a file that is not a SQLite database (it is left as it is)"
+    if file and (tables := _foreign_tables(path)):
+        return f"{path} is a SQLite database of other tables ({listed(tables)}), not a cache"
     existing = next((it for it in (path, *path.parents) if it.exists()), path.anchor)
     existing = Path(existing)
     if existing != path and not existing.is_dir():
@@ -621,6 +624,22 @@ def holds_other_data(path: Path) -> bool:
     except OSError:  # none there, a folder, or not ours to read
         return False
     return bool(head) and head != SQLITE_HEADER
+
+
+def _foreign_tables(path: Path) -> list[str]:
+    """The tables of the SQLite file `path` that no cache makes (a user's own database named
+    for the cache would get the cache's tables, and `cache clear` would empty them)."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return []
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
+            names = [row[0] for row in db.execute("SELECT name FROM sqlite_master")]
+    except sqlite3.Error:  # damaged: said when the cache opens it
+        return []
+    return [name for name in names if name not in _CACHE_TABLES and not name.startswith("sqlite_")]
+
+
+_CACHE_TABLES = ("responses", "redirects", "expires_idx", "answers", "claims")
 
 
 def _cache(value: Any) -> str:

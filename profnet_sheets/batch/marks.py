@@ -109,7 +109,7 @@ def error_text(error: ProfnetError) -> str:
     if isinstance(error, Unauthorized):
         return KEY_REFUSED
     if isinstance(error, StoppedBuying):
-        # whether the those done are free (a failed cache may not keep them): the summary says
+        # whether those done are free (a failed cache may not keep them): the summary says
         return f"not fetched: {error.reason} (run again once fixed)"
     if isinstance(error, OfflineMiss):
         return OFFLINE_MISS

@@ -440,6 +440,13 @@ def test_a_db_file_of_the_users_is_never_taken_nor_deleted_and_a_relative_cache_
     said = " ".join(refused.stderr.split())
     assert f"--cache {notes}: {notes} is a file that is not a SQLite database" in said, said
     assert not Path(env["PROFNET_CONFIG"]).exists(), "nothing was saved"
+    shop = tmp_path / "shop.db"
+    with sqlite3.connect(shop) as db:
+        db.execute("CREATE TABLE notes (text)")
+    theirs = run_cli(env, "config", "--cache", str(shop))
+    assert theirs.returncode == 1
+    assert "is a SQLite database of other tables ('notes'), not a cache" in theirs.stderr
+    assert not Path(env["PROFNET_CONFIG"]).exists(), "nothing was saved"
     cleared = run_cli({**env, "PROFNET_CACHE": str(notes)}, "cache", "clear", "--yes")
     assert cleared.returncode == 0, cleared.stderr
     (kept,) = tmp_path.glob("mynotes.db.unreadable-*")
