@@ -22,6 +22,7 @@ import click
 from profnet_sheets import BudgetExceeded, Client, ProfnetError, Settings, save_config
 from profnet_sheets.asking import confirmed
 from profnet_sheets.batch.kinds import KINDS
+from profnet_sheets.cache_file import holds_other_data
 from profnet_sheets.client import wal
 from profnet_sheets.client.finishing import Finished, finishing
 from profnet_sheets.client.jobs import SearchJob, status_bar
@@ -32,8 +33,8 @@ from profnet_sheets.client.team_ledger import TeamLedger
 from profnet_sheets.config import (
     config_file,
     disk_place,
-    holds_other_data,
     is_placeholder_key,
+    names_a_cache_file,
     set_in_environment,
     unwritable_place,
     variable_of,
@@ -70,6 +71,11 @@ class _Commands(click.Group):
             return super().invoke(ctx)
         except ProfnetError as error:
             raise _failure(error) from None
+        except KeyboardInterrupt:  # outside a command's Stops (click: `Aborted!` and exit 1)
+            began = _STOPS in ctx.meta  # else before a paying command began, or in a free one
+            click.echo(err=True)
+            click.echo(f"Interrupted (Ctrl-C){'.' if began else ': no credits spent.'}", err=True)
+            sys.exit(128 + signal.SIGINT)
 
 
 def _failure(error: ProfnetError) -> click.ClickException:
@@ -118,7 +124,7 @@ def _stoppable(command: Callable[..., None]) -> Callable[..., None]:
 
 def _stops() -> Stops:
     """The Stops of the command running (one that changes nothing outside a command)."""
-    stops: Stops = click.get_current_context().meta.get(_STOPS) or Stops(lambda text: None)
+    stops: Stops = click.get_current_context().meta.setdefault(_STOPS, Stops(lambda text: None))
     return stops
 
 
@@ -159,9 +165,12 @@ def _ask(asked: str, before: str = "") -> None:
 
 
 def _answer(asked: str) -> bool | None:
-    """`asked`, answered yes or no in the terminal; None: a Ctrl-C (or SIGTERM) came first."""
+    """`asked`, answered yes or no in the terminal; None: a Ctrl-C (or SIGTERM, SIGHUP) came
+    first, in a command that pays or not."""
+    stops = _stops()
     try:
-        return confirmed(asked, _stops())
+        with contextlib.nullcontext() if stops.active else stops:
+            return confirmed(asked, stops)
     except KeyboardInterrupt:  # what it means is said on a line of its own, by the caller
         click.echo(err=True)
         return None
@@ -469,8 +478,7 @@ def config(
         unwritable = None if cache is None else unwritable_place(cache)
         if unwritable is not None:
             raise click.ClickException(
-                f"--cache {clipped(cache or '')}: {unwritable}: give a folder (or a file "
-                "ending in .sqlite or .db) you can write to, memory, off, or a redis:// URL; "
+                f"--cache {clipped(cache or '')}: {unwritable}: {_cache_advice(cache or '')}; "
                 "nothing was saved"
             )
         if cache is not None and (on_disk := disk_place(cache)) is not None:
@@ -1231,6 +1239,25 @@ def cache_clear(yes: bool) -> None:
     with client:
         client.clear_cache()
     click.echo("Cache cleared.")
+
+
+def _cache_advice(place: str) -> str:
+    """What to give `config --cache` instead of the place it refused."""
+    path = disk_place(place)
+    if path is not None and names_a_cache_file(path) and path.is_dir():
+        return (
+            "a name ending in .sqlite or .db names the cache file itself: give a file's name "
+            "that is not taken, or a folder whose name does not end so"
+        )
+    if path is not None and names_a_cache_file(path) and path.exists():
+        return (
+            "give the name of a new file (ending in .sqlite or .db), or a folder; this file "
+            "is left as it is"
+        )
+    return (
+        "give a folder (or a file ending in .sqlite or .db) you can write to, memory, off, "
+        "or a redis:// URL"
+    )
 
 
 def _start_anew(path: Path) -> None:

@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import socket
-import sqlite3
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -23,6 +22,7 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
+from profnet_sheets.cache_file import foreign_tables, holds_other_data
 from profnet_sheets.errors import ConfigurationError
 from profnet_sheets.redact import clipped, listed, masked_url, shown  # masked_url: the one masking
 from profnet_sheets.spec.profile import (
@@ -350,24 +350,38 @@ def unusable_cache(error: Exception, settings: Settings) -> ConfigurationError:
             f"free; {clipped(str(reason))}). Free some space, or set {ENV_PREFIX}CACHE_DIR "
             f"(or {ENV_PREFIX}CACHE) to a folder on another disk."
         )
-    from_file = (
-        settings.cache is not None
-        and str(where) == str(settings.cache)  # the answers' place, not the cache folder
-        and not set_in_environment("cache")
+    return ConfigurationError(
+        f"Cannot keep the cache at {clipped(str(where))}: {clipped(str(reason))}. "
+        f"{_place_fix(str(where), settings)}."
     )
+
+
+def not_a_cache(path: Path, tables: list[str], settings: Settings) -> ConfigurationError:
+    """The error of a SQLite database of the user's (`tables`: those no cache makes) where
+    the settings name the cache file: nothing is written in it, nor ever cleared."""
+    return ConfigurationError(
+        f"{clipped(str(path))} is a SQLite database of tables no cache makes "
+        f"({listed(tables)}), not a cache of profnet-sheets: nothing was written in it. "
+        f"{_place_fix(settings.cache or str(path), settings)} (another file: this one is "
+        "kept as it is)."
+    )
+
+
+def _place_fix(where: str, settings: Settings) -> str:
+    """What to change when the cache cannot be kept at `where`: the config file's setting,
+    PROFNET_CACHE or PROFNET_CACHE_DIR, whichever named it."""
+    named = settings.cache is not None and where == str(settings.cache)
+    from_file = named and not set_in_environment("cache")
     if from_file:  # and not given to the library: the config file's own value
         with contextlib.suppress(Exception):
             from_file = _cache(_read_config(config_file()).get("cache", "")) == settings.cache
-    fix = (
+    return (
         f"Change it with `{command('config --cache FOLDER')}` (it is set in the config file), "
         f"or `{command('config --unset cache')}`"
         if from_file
         else f"Set {ENV_PREFIX}CACHE to a folder or a .sqlite file you can write to"
         if named and names_a_cache_file(Path(str(where)))
         else f"Set {ENV_PREFIX}CACHE_DIR (or {ENV_PREFIX}CACHE) to a folder you can write to"
-    )
-    return ConfigurationError(
-        f"Cannot keep the cache at {clipped(str(where))}: {clipped(str(reason))}. {fix}."
     )
 
 
@@ -392,9 +406,11 @@ def unwritable_place(place: str, folder: bool = False) -> str | None:
             "" if folder else " (a cache file's name ends in .sqlite or .db)"
         )
     if file and holds_other_data(path):
-        return f"{path} is a file that is not a SQLite database (it is left as it is)"
-    if file and (tables := _foreign_tables(path)):
-        return f"{path} is a SQLite database of other tables ({listed(tables)}), not a cache"
+        return f"{path} is a file that is not a SQLite database"
+    if file and (tables := foreign_tables(path)):
+        return f"{path} is a SQLite database of tables no cache makes ({listed(tables)})"
+    if file and path.exists() and not os.access(path, os.R_OK | os.W_OK):
+        return f"this user may not read and write {path}"
     existing = next((it for it in (path, *path.parents) if it.exists()), path.anchor)
     existing = Path(existing)
     if existing != path and not existing.is_dir():
@@ -593,7 +609,6 @@ def _path(value: Any) -> str:
 
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+)://")  # two letters at least: `C:/` is a drive
 CACHE_WORDS = ("memory", "off")
-SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database
 CACHE_FILE_SUFFIXES = (".sqlite", ".db")  # a cache place so named is a SQLite file, else a folder
 MACHINE_NAME_MAX = 64  # characters of a machine's name in the team's spend
 NAME_MAX = 255  # bytes of one file or folder name (most file systems)
@@ -613,33 +628,6 @@ def disk_place(place: str) -> Path | None:
     if place.lower() in CACHE_WORDS or _SCHEME.match(place):
         return None
     return Path(place).expanduser().absolute()
-
-
-def holds_other_data(path: Path) -> bool:
-    """Whether `path` is a file of some bytes that do not begin as every SQLite database does:
-    a file of the user's (notes named `*.db`), never one a cache made, so never deleted."""
-    try:
-        with path.open("rb") as file:
-            head = file.read(len(SQLITE_HEADER))
-    except OSError:  # none there, a folder, or not ours to read
-        return False
-    return bool(head) and head != SQLITE_HEADER
-
-
-def _foreign_tables(path: Path) -> list[str]:
-    """The tables of the SQLite file `path` that no cache makes (a user's own database named
-    for the cache would get the cache's tables, and `cache clear` would empty them)."""
-    if not path.is_file() or path.stat().st_size == 0:
-        return []
-    try:
-        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as db:
-            names = [row[0] for row in db.execute("SELECT name FROM sqlite_master")]
-    except sqlite3.Error:  # damaged: said when the cache opens it
-        return []
-    return [name for name in names if name not in _CACHE_TABLES and not name.startswith("sqlite_")]
-
-
-_CACHE_TABLES = ("responses", "redirects", "expires_idx", "answers", "claims")
 
 
 def _cache(value: Any) -> str:

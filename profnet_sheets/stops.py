@@ -63,6 +63,11 @@ class Stops:
             self._asking = False
 
     @property
+    def active(self) -> bool:
+        """Whether the signals are this object's to handle now (entered on the main thread)."""
+        return bool(self._before)
+
+    @property
     def name(self) -> str:
         """The first signal's name (`SIGTERM`; Ctrl-C for SIGINT)."""
         if self.received is None or self.received == signal.SIGINT:

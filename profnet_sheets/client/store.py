@@ -29,6 +29,7 @@ from typing import Any
 import requests
 from requests.structures import CaseInsensitiveDict
 
+from profnet_sheets.cache_file import foreign_tables
 from profnet_sheets.client.cache import KEPT_STATUSES, CachePolicy
 from profnet_sheets.client.claims import Claims, FileClaims, Held, NoClaims, RedisClaims
 from profnet_sheets.client.keys import CallKey
@@ -36,7 +37,7 @@ from profnet_sheets.client.pace import stoppable_sleep as pause
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared_redis import open_redis
 from profnet_sheets.client.wal import create, damaged_cache, ensure_wal, remove
-from profnet_sheets.config import Settings, free_bytes, names_a_cache_file
+from profnet_sheets.config import Settings, free_bytes, names_a_cache_file, not_a_cache
 from profnet_sheets.errors import StoreError
 from profnet_sheets.redact import masked_url
 
@@ -121,6 +122,8 @@ class AnswerStore:
                 create(where)  # made whole at once: a file of 0 bytes is never one being made
             elif where.stat().st_size == 0:  # SQLite would take it as new: the answers lost
                 raise damaged_cache(where, "it is empty: 0 bytes")
+            elif tables := foreign_tables(where):  # a user's database: never written in
+                raise not_a_cache(where, tables, self.settings)
             ensure_wal(where)  # requests-cache's own switch fails when processes open at once
             return self._sqlite()
         from requests_cache.backends.redis import RedisCache

@@ -12,6 +12,7 @@ of garbage (real files) and an emptied ledger. Nothing is paid in any of these c
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -23,8 +24,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from profnet_sheets.cache_file import SQLITE_HEADER
 from profnet_sheets.cli import main
-from profnet_sheets.config import SQLITE_HEADER
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 from tests.conftest import redis_server
 from tests.integration.conftest import CLI, cli_env, in_a_terminal, read_until, run_cli
@@ -445,7 +446,8 @@ def test_a_db_file_of_the_users_is_never_taken_nor_deleted_and_a_relative_cache_
         db.execute("CREATE TABLE notes (text)")
     theirs = run_cli(env, "config", "--cache", str(shop))
     assert theirs.returncode == 1
-    assert "is a SQLite database of other tables ('notes'), not a cache" in theirs.stderr
+    assert "is a SQLite database of tables no cache makes ('notes')" in theirs.stderr
+    assert "give the name of a new file" in theirs.stderr
     assert not Path(env["PROFNET_CONFIG"]).exists(), "nothing was saved"
     cleared = run_cli({**env, "PROFNET_CACHE": str(notes)}, "cache", "clear", "--yes")
     assert cleared.returncode == 0, cleared.stderr
@@ -469,14 +471,15 @@ def test_cache_clear_answered_no_or_stopped_at_its_question_clears_nothing(
     tmp_path: Path, sandbox: RunningSandbox
 ) -> None:
     """Its question, asked as every question is: a no or a Ctrl-C keeps the cache, and says so
-    (click's `Aborted!` said nothing of it)."""
+    (click's `Aborted!` said nothing of it); a SIGTERM or SIGHUP there did not say it (-15)."""
     env = cli_env(sandbox.base_url, KEY, tmp_path)
     assert run_cli(env, "lookup", "company", "stripe.com").returncode == 0
-    for answer, code in [(b"n\n", 1), (None, 130)]:
+    stops = [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+    for answer, code in [(b"n\n", 1), *stops]:
         process, controller = in_a_terminal(env, "cache", "clear")
         seen = read_until(controller, "[y/N]: ")
-        if answer is None:
-            process.send_signal(signal.SIGINT)
+        if isinstance(answer, int):
+            process.send_signal(answer)
         else:
             os.write(controller, answer)
         seen += read_until(controller, "Nothing cleared.", timeout=20)
@@ -486,3 +489,43 @@ def test_cache_clear_answered_no_or_stopped_at_its_question_clears_nothing(
     before = sandbox.charged(KEY)
     assert run_cli(env, "lookup", "company", "stripe.com").returncode == 0
     assert sandbox.charged(KEY) == before, "still cached"
+
+
+def test_a_users_database_named_by_profnet_cache_is_never_written_nor_cleared(
+    tmp_path: Path, sandbox: RunningSandbox
+) -> None:
+    """A review of decision 561: `PROFNET_CACHE=shop.db` (the user's database, whose table is
+    named `responses` as a cache's is) was used as the cache: requests-cache added a column
+    and its tables, and `cache clear --yes` emptied the user's `responses`."""
+    shop = tmp_path / "shop.db"
+    with contextlib.closing(sqlite3.connect(shop)) as db, db:
+        db.execute("CREATE TABLE responses (id INTEGER, customer TEXT)")
+        db.execute("INSERT INTO responses VALUES (1, 'Acme')")
+    before = shop.read_bytes()
+    env = {**cli_env(sandbox.base_url, KEY, tmp_path), "PROFNET_CACHE": str(shop)}
+    charged = sandbox.charged(KEY)
+    for command in (("lookup", "company", "acme.com"), ("cache", "clear", "--yes")):
+        refused = run_cli(env, *command)
+        assert refused.returncode == 1, refused.stderr
+        said = " ".join(refused.stderr.split())
+        assert f"{shop} is a SQLite database of tables no cache makes ('responses')" in said
+        assert "nothing was written in it" in said, said
+        assert "Set PROFNET_CACHE to" in said, said
+        assert_safe(refused.stderr)
+    assert shop.read_bytes() == before, "not a byte of the user's database changed"
+    assert sorted(path.name for path in tmp_path.glob("shop.db*")) == ["shop.db"]
+    assert sandbox.charged(KEY) == charged
+
+
+def test_config_cache_tells_a_db_named_folder_from_a_taken_file(cli: Cli, tmp_path: Path) -> None:
+    """A review of decision 559: `config --cache folder.db` (a folder) was told to give "a
+    folder (or a file ending in .sqlite or .db)", which it is; a taken file was not told to
+    give a new one."""
+    folder = tmp_path / "answers.db"
+    folder.mkdir()
+    said = " ".join(cli("config", "--cache", str(folder)).output.split())
+    assert "a name ending in .sqlite or .db names the cache file itself" in said, said
+    notes = tmp_path / "notes.db"
+    notes.write_text("monday\n")
+    said = " ".join(cli("config", "--cache", str(notes)).output.split())
+    assert "give the name of a new file (ending in .sqlite or .db), or a folder" in said, said

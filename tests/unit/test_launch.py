@@ -1,4 +1,5 @@
-"""The command's entry: a Ctrl-C while the command line is imported."""
+"""The command's entry: a Ctrl-C while the command line is imported, or before a command's
+own handling of it."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 
 import pytest
+from click.testing import CliRunner
 
-from profnet_sheets import launch
+from profnet_sheets import cli, launch
+from profnet_sheets.stops import Stops
 
 
 class _StoppedImport:
@@ -33,3 +36,25 @@ def test_ctrl_c_while_starting_is_one_line_and_130(
         launch.main()
     assert ended.value.code == 130
     assert capsys.readouterr().err == "Interrupted (Ctrl-C) while starting: nothing was sent.\n"
+
+
+def _interrupted(*args: object, **kwargs: object) -> None:
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize(
+    ("target", "command"),
+    [
+        ((cli, "Client"), ["credits"]),  # a command that pays nothing
+        ((Stops, "__enter__"), ["lookup", "company", "acme.com"]),  # before its Stops
+    ],
+)
+def test_ctrl_c_outside_a_commands_stops_is_one_line_and_130(
+    monkeypatch: pytest.MonkeyPatch, target: tuple[object, str], command: list[str]
+) -> None:
+    """A review of decision 560: a Ctrl-C after the import but before a paying command's
+    Stops, or in `credits`, was click's `Aborted!` and exit 1."""
+    monkeypatch.setattr(*target, _interrupted)
+    result = CliRunner().invoke(cli.main, command, env={"PROFNET_CONFIG": "/nonexistent/c.toml"})
+    assert result.exit_code == 130, result.output
+    assert result.stderr == "\nInterrupted (Ctrl-C): no credits spent.\n"
