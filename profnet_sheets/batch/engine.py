@@ -334,7 +334,7 @@ def _lookup_frame(
             if isinstance(value, dict) and name in as_text:
                 value = json.dumps(value, sort_keys=True)
             values[names[name]].append(value)
-        errors.append(outcome.error if outcome is not None else INTERRUPTED)
+        errors.append(outcome.error if outcome is not None else plan.failed[key])
     schema = schema_of(output, names, fields)
     answers = pl.DataFrame(
         {_CALL: keys, **values, error_column: errors},
@@ -553,7 +553,10 @@ def enrich(
     plan.ran = True
     plan.fetched = {key for key, outcome in outcomes.items() if outcome.error is None}
     plan.failed = {key: outcome.error for key, outcome in outcomes.items() if outcome.error}
-    plan.failed.update({key: INTERRUPTED for key in plan.lookups if key not in outcomes})
+    # Those never sent: as the run ended, out of credits before a Ctrl-C (workflow.outcome).
+    refused = client.refusal(spec.endpoint) if client.out_of_credits else None
+    left = INTERRUPTED if refused is None else error_text(refused)
+    plan.failed.update({key: left for key in plan.lookups if key not in outcomes})
     added = [*names.values(), errors_at]
     while True:  # a Ctrl-C now stops nothing more: the answers are joined all the same
         try:

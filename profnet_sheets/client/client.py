@@ -563,6 +563,12 @@ class Client:
                 error,
             )
 
+    def refusal(self, name: str) -> ProfnetError | None:
+        """The error a paid call of the endpoint `name` would be refused with now, unsent
+        (this run out of credits, the key refused, the service unreached, buying stopped),
+        or None: it may be sent."""
+        return self._gate(named_endpoint(name))
+
     def _gate(self, ep: Endpoint) -> ProfnetError | None:
         """Why a paid call may not be sent now (this client or this run stopped buying)."""
         shared = self._shared

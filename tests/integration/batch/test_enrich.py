@@ -176,6 +176,40 @@ def test_calls_in_flight_when_stopped_keep_their_answers(
     assert kept == sandbox.charged(KEY), "every call paid for is in the result"
 
 
+def test_rows_never_sent_say_out_of_credits_when_credits_ran_out_after_a_ctrl_c(
+    client: Client, sandbox: RunningSandbox
+) -> None:
+    """A review: Ctrl-C first, then calls under way met the 402. The run ended out of
+    credits (its summary and exit code: running again needs a top-up), but the rows never
+    sent said `interrupted`."""
+    base = sandbox.base_url
+    requests.put(f"{base}/_sandbox/keys", json={"key": KEY, "credits": 1}, timeout=5)
+    frame = pl.DataFrame({"site": [f"dry{i}.io" for i in range(12)]})
+    faults = f"{base}/_sandbox/faults"
+    requests.put(faults, json={"latency_ms": 400}, timeout=5).raise_for_status()
+
+    def stop_after_the_first(done: int, total: int) -> None:
+        if done >= 1:
+            raise KeyboardInterrupt
+
+    try:
+        with pytest.raises(EnrichmentInterrupted) as caught:
+            enrich(
+                frame,
+                "site",
+                "company",
+                client=client,
+                concurrency=4,
+                progress=stop_after_the_first,
+            )
+    finally:
+        requests.put(faults, json={"latency_ms": 0}, timeout=5).raise_for_status()
+    assert client.out_of_credits, "a call under way met the 402"
+    errors = caught.value.result["company_error"].drop_nulls().to_list()
+    assert len(errors) == 11, errors
+    assert all(error.startswith("out of credits: ") for error in errors), errors
+
+
 def test_lazy_frames_stay_lazy(client: Client) -> None:
     lazy = pl.LazyFrame({"site": ["stripe.com", "acme.io"]})
     out = enrich(lazy, "site", "company", ["company_name"], client=client, progress=False)
