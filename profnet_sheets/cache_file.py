@@ -6,16 +6,14 @@ import contextlib
 import sqlite3
 from pathlib import Path
 
+from profnet_sheets.redact import shown
+
 SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database
-# The tables (and index) a cache of this or an earlier version makes, with their columns:
-# requests-cache's `responses` and `redirects` (`expires` added in its 1.0).
-_CACHE_COLUMNS: dict[str, frozenset[str] | None] = {
-    "responses": frozenset({"key", "value", "expires"}),
-    "redirects": frozenset({"key", "value", "expires"}),
-    "expires_idx": None,
-    "answers": None,
-    "claims": None,
-}
+# What requests-cache makes in a cache file, of this version or an earlier one: its tables
+# (`expires` added in its 1.0) and their index, named once for the whole file.
+_CACHE_TABLES = ("responses", "redirects")
+_CACHE_COLUMNS = frozenset({"key", "value", "expires"})
+_CACHE_INDEX = "expires_idx"
 
 
 def holds_other_data(path: Path) -> bool:
@@ -29,33 +27,38 @@ def holds_other_data(path: Path) -> bool:
     return bool(head) and head != SQLITE_HEADER
 
 
-def foreign_tables(path: Path) -> list[str]:
-    """The tables of the SQLite file `path` that no cache makes, a table of a cache's name
-    but other columns among them: a user's own database named for the cache, which the
-    cache must neither write its tables into nor empty. Read only;
-    nothing is said of a file that is not SQLite or cannot be read (said where it is opened)."""
+def foreign_parts(path: Path) -> list[str] | None:
+    """What the SQLite file `path` holds that no cache makes (`table 'notes'`, `table
+    'responses' of other columns`, `view 'x'`): a user's own database named for the cache,
+    which the cache must neither write in nor empty. [] when it holds only a cache's, and for
+    no file, an empty one or one that is not SQLite (said where it is opened); None when it
+    cannot be told (its tables unreadable: damaged, locked, or a newer SQLite's). Nothing is
+    written, nor left beside it (no -wal or -shm file where there was none)."""
     with contextlib.suppress(OSError):
-        if not path.is_file() or path.stat().st_size == 0:
+        if not path.is_file() or path.stat().st_size == 0 or holds_other_data(path):
             return []
-    uri = f"{path.expanduser().absolute().as_uri()}?mode=ro"
+    # With no write-ahead log beside it, the file is whole: read as it is, no file made.
+    whole = not Path(f"{path}-wal").exists()
+    uri = f"{path.expanduser().absolute().as_uri()}?mode=ro{'&immutable=1' if whole else ''}"
     try:
-        with contextlib.closing(sqlite3.connect(uri, uri=True)) as db:
-            tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master")]
+        with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
+            made = db.execute("SELECT type, name, tbl_name FROM sqlite_master").fetchall()
             columns = {
                 name: {row[1] for row in db.execute(f"PRAGMA table_info({_quoted(name)})")}
-                for name in tables
-                if _CACHE_COLUMNS.get(name) is not None
+                for kind, name, _ in made
+                if kind == "table" and name in _CACHE_TABLES
             }
-    except sqlite3.Error:  # damaged, or not ours to read: said when the cache opens it
-        return []
+    except sqlite3.Error:
+        return None
     foreign = []
-    for name in tables:
-        if name.startswith("sqlite_"):
+    for kind, name, table in made:
+        if name.startswith("sqlite_"):  # SQLite's own (an autoindex of a primary key)
             continue
-        if name not in _CACHE_COLUMNS or (
-            (made := _CACHE_COLUMNS[name]) is not None and not columns[name] <= made
-        ):
-            foreign.append(name)
+        if kind == "table" and name in _CACHE_TABLES:
+            if not columns[name] <= _CACHE_COLUMNS:
+                foreign.append(f"table {shown(name)} of other columns")
+        elif not (kind == "index" and name == _CACHE_INDEX and table in _CACHE_TABLES):
+            foreign.append(f"{kind} {shown(name)}")
     return foreign
 
 

@@ -1222,23 +1222,33 @@ def cache_clear(yes: bool) -> None:
             f"cache clear asks before forgetting {answers}, and there is no terminal "
             "to ask in: pass --yes to clear it (the next lookups will be paid again)"
         )
-    if not yes:
-        paid = "every machine's next lookups" if team else "the next lookups"
-        answer = _answer(f"Forget {answers}? {paid.capitalize()} will be paid again")
-        if not answer:
-            click.echo("Nothing cleared.", err=True)
-            _declined(answer)
-    client = None
-    while client is None:
-        try:
-            client = Client()
-        except DamagedFile as damaged:  # garbage where a cache file is: start it anew
-            if not damaged.path.exists():
-                raise
-            _start_anew(damaged.path)
-    with client:
+    client = _cache_to_clear(None)  # a user's database named for it: refused before asking
+    try:
+        if not yes:
+            paid = "every machine's next lookups" if team else "the next lookups"
+            answer = _answer(f"Forget {answers}? {paid.capitalize()} will be paid again")
+            if not answer:
+                click.echo("Nothing cleared.", err=True)
+                _declined(answer)
+        while isinstance(client, Path):  # garbage where a cache file is: start it anew
+            _start_anew(client)
+            client = _cache_to_clear(client)
         client.clear_cache()
+    finally:
+        if isinstance(client, Client):
+            client.close()
     click.echo("Cache cleared.")
+
+
+def _cache_to_clear(after: Path | None) -> Client | Path:
+    """The client whose cache `cache clear` empties, or the cache file it cannot read (to be
+    started anew); `after`: the one just set aside (met again: not ours to set aside)."""
+    try:
+        return Client()
+    except DamagedFile as damaged:
+        if not damaged.path.exists() or damaged.path == after:
+            raise
+        return damaged.path
 
 
 def _cache_advice(place: str) -> str:
@@ -1261,26 +1271,31 @@ def _cache_advice(place: str) -> str:
 
 
 def _start_anew(path: Path) -> None:
-    """Delete the unreadable cache file `path`, or, when it never was a SQLite file (notes
-    named `*.db`: the user's, not the cache's), rename it aside and keep it."""
-    keep = holds_other_data(path)
-    try:
-        aside = wal.set_aside(path) if keep else None
-        if aside is None:
+    """Rename the unreadable cache file `path` aside (`<name>.unreadable-<time>`) and keep it:
+    it may be the user's (notes named `*.db`, a database a newer SQLite made), or hold answers
+    worth a look. One emptied to 0 bytes, nothing to keep, is removed."""
+    with contextlib.suppress(OSError):
+        if path.stat().st_size == 0:
             wal.remove(path)
+            click.echo(f"Removed the empty cache file {clipped(str(path))}.", err=True)
+            return
+    try:
+        aside = wal.set_aside(path)
     except OSError as error:
         raise click.ClickException(
-            f"Cannot {'rename' if keep else 'remove'} {clipped(str(path))}: {error.strerror}; "
-            "move it aside yourself, then run this again."
+            f"Cannot rename {clipped(str(path))}: {error.strerror}; move it aside yourself, "
+            "then run this again."
         ) from None
-    if aside is None:
-        click.echo(f"Removed the unreadable cache file {clipped(str(path))}.", err=True)
-    else:
-        click.echo(
-            f"{clipped(str(path))} is not a SQLite file, so never a cache: kept, renamed "
-            f"to {clipped(str(aside))}. A new cache file is made in its place.",
-            err=True,
-        )
+    what = (
+        "is not a SQLite file, so never a cache"
+        if holds_other_data(aside)
+        else "could not be read as a cache"
+    )
+    click.echo(
+        f"{clipped(str(path))} {what}: kept, renamed to {clipped(str(aside))}. A new cache "
+        "file is made in its place.",
+        err=True,
+    )
 
 
 def _client(**settings: Any) -> Client:

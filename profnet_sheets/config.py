@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
-from profnet_sheets.cache_file import foreign_tables, holds_other_data
+from profnet_sheets.cache_file import foreign_parts, holds_other_data
 from profnet_sheets.errors import ConfigurationError
 from profnet_sheets.redact import clipped, listed, masked_url, shown  # masked_url: the one masking
 from profnet_sheets.spec.profile import (
@@ -356,31 +356,50 @@ def unusable_cache(error: Exception, settings: Settings) -> ConfigurationError:
     )
 
 
-def not_a_cache(path: Path, tables: list[str], settings: Settings) -> ConfigurationError:
-    """The error of a SQLite database of the user's (`tables`: those no cache makes) where
-    the settings name the cache file: nothing is written in it, nor ever cleared."""
-    return ConfigurationError(
-        f"{clipped(str(path))} is a SQLite database of tables no cache makes "
-        f"({listed(tables)}), not a cache of profnet-sheets: nothing was written in it. "
-        f"{_place_fix(settings.cache or str(path), settings)} (another file: this one is "
-        "kept as it is)."
+def not_a_cache(path: Path, parts: list[str], settings: Settings) -> ConfigurationError:
+    """The error of a SQLite database of the user's (`parts`: what no cache makes) where the
+    settings name the cache file: nothing is written in it, nor ever cleared."""
+    fix = (
+        f"Change it with `{command('config --cache NEW.sqlite')}`, or `"
+        f"{command('config --unset cache')}`"
+        if _from_config_file(settings.cache or "", settings)
+        else f"Set {ENV_PREFIX}CACHE to another place (a new file ending in .sqlite or .db, "
+        "or a folder)"
     )
+    return ConfigurationError(
+        f"{clipped(str(path))} is a SQLite database of its own ({_parts(parts)}), not a "
+        f"cache of profnet-sheets: nothing was written in it, and it is kept as it is. {fix}."
+    )
+
+
+def _parts(parts: list[str], most: int = 4) -> str:
+    """What a database holds, as a message lists it: the first `most`, then how many."""
+    shown_parts = ", ".join(parts[:most])
+    return shown_parts if len(parts) <= most else f"{shown_parts}, ... ({len(parts):,} in all)"
+
+
+def _from_config_file(where: str, settings: Settings) -> bool:
+    """Whether the cache place `where` is the config file's setting (not PROFNET_CACHE's, nor
+    one given to the library)."""
+    if settings.cache is None or where != str(settings.cache) or set_in_environment("cache"):
+        return False
+    try:
+        return _cache(_read_config(config_file()).get("cache", "")) == settings.cache
+    except Exception:
+        return False
 
 
 def _place_fix(where: str, settings: Settings) -> str:
     """What to change when the cache cannot be kept at `where`: the config file's setting,
     PROFNET_CACHE or PROFNET_CACHE_DIR, whichever named it."""
     named = settings.cache is not None and where == str(settings.cache)
-    from_file = named and not set_in_environment("cache")
-    if from_file:  # and not given to the library: the config file's own value
-        with contextlib.suppress(Exception):
-            from_file = _cache(_read_config(config_file()).get("cache", "")) == settings.cache
     return (
         f"Change it with `{command('config --cache FOLDER')}` (it is set in the config file), "
         f"or `{command('config --unset cache')}`"
-        if from_file
-        else f"Set {ENV_PREFIX}CACHE to a folder or a .sqlite file you can write to"
-        if named and names_a_cache_file(Path(str(where)))
+        if _from_config_file(where, settings)
+        else f"Set {ENV_PREFIX}CACHE to a folder or a file ending in .sqlite or .db that you "
+        "can write to"
+        if named
         else f"Set {ENV_PREFIX}CACHE_DIR (or {ENV_PREFIX}CACHE) to a folder you can write to"
     )
 
@@ -407,10 +426,18 @@ def unwritable_place(place: str, folder: bool = False) -> str | None:
         )
     if file and holds_other_data(path):
         return f"{path} is a file that is not a SQLite database"
-    if file and (tables := foreign_tables(path)):
-        return f"{path} is a SQLite database of tables no cache makes ({listed(tables)})"
     if file and path.exists() and not os.access(path, os.R_OK | os.W_OK):
-        return f"this user may not read and write {path}"
+        return f"this user may not read and write {path} (`chmod u+rw` it, if it is yours)"
+    if file and path.is_file() and path.stat().st_size == 0:
+        return f"{path} is an empty file (0 bytes)"
+    parts = foreign_parts(path) if file else []
+    if parts is None:
+        return (
+            f"{path} cannot be read as a SQLite database (damaged, locked by another program, "
+            "or made by a newer SQLite)"
+        )
+    if parts:
+        return f"{path} is a SQLite database of its own ({_parts(parts)})"
     existing = next((it for it in (path, *path.parents) if it.exists()), path.anchor)
     existing = Path(existing)
     if existing != path and not existing.is_dir():

@@ -25,7 +25,7 @@ from profnet_sheets.client.call import UNKNOWN_SEARCH, Sent
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
 from profnet_sheets.client.shared_redis import open_redis
 from profnet_sheets.client.transport import Transport, is_loopback
-from profnet_sheets.config import ApiKey, Settings
+from profnet_sheets.config import ApiKey, Settings, unwritable_place
 from profnet_sheets.errors import ServiceError, TeamCacheUnreachable, TransportError
 from profnet_sheets.redact import masked, masked_url
 from profnet_sheets.spec import ENDPOINTS
@@ -141,7 +141,24 @@ def check_setup(settings: Settings, lite_origin: str = LITE_ORIGIN) -> CheckRepo
     finally:
         transport.close()
     _check_team_cache(quick, report)
+    _check_cache_on_disk(settings, report)
     return report
+
+
+def _check_cache_on_disk(settings: Settings, report: CheckReport) -> None:
+    """The cache's place on disk can be kept: a folder or a cache's SQLite file this user may
+    write (not a user's own database, nor a file of other bytes), as every command needs."""
+    place, folder = (
+        (settings.cache, False) if settings.cache is not None else (str(settings.cache_dir), True)
+    )
+    why = unwritable_place(place, folder=folder)
+    if why is None:
+        return
+    report.cache = f"{place}: not usable"
+    report.problem = report.problem or (
+        f"the cache cannot be kept at {place}: {why}. Every command refuses until it is "
+        f"changed (`{command('config --cache ...')}`, or PROFNET_CACHE)"
+    )
 
 
 def _check_team_cache(settings: Settings, report: CheckReport) -> None:

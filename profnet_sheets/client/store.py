@@ -29,7 +29,7 @@ from typing import Any
 import requests
 from requests.structures import CaseInsensitiveDict
 
-from profnet_sheets.cache_file import foreign_tables
+from profnet_sheets.cache_file import foreign_parts
 from profnet_sheets.client.cache import KEPT_STATUSES, CachePolicy
 from profnet_sheets.client.claims import Claims, FileClaims, Held, NoClaims, RedisClaims
 from profnet_sheets.client.keys import CallKey
@@ -122,8 +122,11 @@ class AnswerStore:
                 create(where)  # made whole at once: a file of 0 bytes is never one being made
             elif where.stat().st_size == 0:  # SQLite would take it as new: the answers lost
                 raise damaged_cache(where, "it is empty: 0 bytes")
-            elif tables := foreign_tables(where):  # a user's database: never written in
-                raise not_a_cache(where, tables, self.settings)
+            parts = foreign_parts(where)  # a user's database is never written in
+            if parts is None:
+                raise damaged_cache(where, "its tables cannot be read")
+            if parts:
+                raise not_a_cache(where, parts, self.settings)
             ensure_wal(where)  # requests-cache's own switch fails when processes open at once
             return self._sqlite()
         from requests_cache.backends.redis import RedisCache
@@ -403,7 +406,7 @@ def _convert_old_file(old: Path, cache: Any) -> None:
     """Answers in a cache file of an earlier version (requests-cache's default serializer,
     never used again) are read once into `cache`, and the old file removed; a file that cannot
     be read is set aside under another name. Either way, one line says what happened."""
-    if not old.exists():
+    if not old.exists() or foreign_parts(old):  # a user's database of that name: left alone
         return
     from requests_cache.backends.sqlite import SQLiteCache
 

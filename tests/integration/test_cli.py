@@ -407,7 +407,8 @@ def test_a_cache_folder_that_is_a_file_or_a_link_to_nothing_is_said_as_what_it_i
             "PROFNET_CACHE",
             folder,
             f"{folder} is a folder, not a SQLite file",
-            "Set PROFNET_CACHE to a folder or a .sqlite file you can write to.",
+            "Set PROFNET_CACHE to a folder or a file ending in .sqlite or .db that you can "
+            "write to.",
         ),
     ]:
         failed = run_cli({**env, variable: str(place)}, "lookup", "company", "stripe.com")

@@ -317,8 +317,10 @@ def test_garbage_in_the_default_cache_folder_is_cleared_too(tmp_path: Path) -> N
     assert "cache clear" in info.stderr
     cleared = run(env, "cache", "clear", "--yes")
     assert cleared.returncode == 0, cleared.stderr
+    said = " ".join(cleared.stderr.split())
     for path in damaged:
-        assert f"Removed the unreadable cache file {path}" in cleared.stderr
+        assert f"{path} could not be read as a cache: kept, renamed to" in said, said
+        assert len(list(folder.glob(f"{path.name}.unreadable-*"))) == 1, "set aside, not deleted"
     assert run(env, "lookup", "company", "stripe.com").returncode == 0
 
 
@@ -350,7 +352,7 @@ def test_an_emptied_answers_file_is_said_as_a_damaged_one_and_not_paid_again(
     assert sandbox.charged(KEY) == before, "nothing paid again without a word"
     cleared = run(env, "cache", "clear", "--yes")
     assert cleared.returncode == 0, cleared.stderr
-    assert f"Removed the unreadable cache file {answers}" in cleared.stderr
+    assert f"Removed the empty cache file {answers}" in cleared.stderr
     assert run(env, "lookup", "company", "stripe.com").returncode == 0
     assert answers.stat().st_size > 0
 
@@ -446,7 +448,7 @@ def test_a_db_file_of_the_users_is_never_taken_nor_deleted_and_a_relative_cache_
         db.execute("CREATE TABLE notes (text)")
     theirs = run_cli(env, "config", "--cache", str(shop))
     assert theirs.returncode == 1
-    assert "is a SQLite database of tables no cache makes ('notes')" in theirs.stderr
+    assert "is a SQLite database of its own (table 'notes')" in theirs.stderr
     assert "give the name of a new file" in theirs.stderr
     assert not Path(env["PROFNET_CONFIG"]).exists(), "nothing was saved"
     cleared = run_cli({**env, "PROFNET_CACHE": str(notes)}, "cache", "clear", "--yes")
@@ -508,10 +510,13 @@ def test_a_users_database_named_by_profnet_cache_is_never_written_nor_cleared(
         refused = run_cli(env, *command)
         assert refused.returncode == 1, refused.stderr
         said = " ".join(refused.stderr.split())
-        assert f"{shop} is a SQLite database of tables no cache makes ('responses')" in said
-        assert "nothing was written in it" in said, said
-        assert "Set PROFNET_CACHE to" in said, said
+        assert f"{shop} is a SQLite database of its own (table 'responses' of other" in said
+        assert "nothing was written in it, and it is kept as it is" in said, said
+        assert "Set PROFNET_CACHE to another place (a new file ending in .sqlite" in said, said
         assert_safe(refused.stderr)
+    checked = run_cli(env, "check")  # it said `OK: ready` while every command refused
+    assert checked.returncode == 1, checked.stdout
+    assert f"NOT READY: the cache cannot be kept at {shop}" in checked.stdout
     assert shop.read_bytes() == before, "not a byte of the user's database changed"
     assert sorted(path.name for path in tmp_path.glob("shop.db*")) == ["shop.db"]
     assert sandbox.charged(KEY) == charged
@@ -529,3 +534,39 @@ def test_config_cache_tells_a_db_named_folder_from_a_taken_file(cli: Cli, tmp_pa
     notes.write_text("monday\n")
     said = " ".join(cli("config", "--cache", str(notes)).output.split())
     assert "give the name of a new file (ending in .sqlite or .db), or a folder" in said, said
+
+
+def test_a_users_database_named_as_an_earlier_versions_cache_is_left_alone(
+    tmp_path: Path,
+) -> None:
+    """A review of decision 562: a file beside the cache named as an earlier version's cache
+    (`sandbox-http.sqlite`) was read into the cache and deleted, whatever it held."""
+    env = cli_env("", "", tmp_path)
+    del env["PROFNET_API_KEY"], env["PROFNET_BASE_URL"]
+    mine = tmp_path / "sandbox-http.sqlite"
+    with contextlib.closing(sqlite3.connect(mine)) as db, db:
+        db.execute("CREATE TABLE notes (text)")
+        db.execute("INSERT INTO notes VALUES ('precious')")
+    before = mine.read_bytes()
+    shown = run({**env, "PROFNET_CACHE": str(tmp_path / "mycache.db")}, "cache", "info")
+    assert shown.returncode == 0, shown.stderr
+    assert "earlier version" not in shown.stderr
+    assert mine.read_bytes() == before
+
+
+def test_a_database_whose_tables_cannot_be_read_is_refused_and_kept(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """A review of decision 562: a database this SQLite cannot read (a newer one's, or
+    damaged) was taken for one without tables: `config --cache` saved it, and `cache clear`
+    deleted it."""
+    unread = tmp_path / "newer.db"
+    content = SQLITE_HEADER + b"\xff" * 4000
+    unread.write_bytes(content)
+    said = " ".join(cli("config", "--cache", str(unread)).output.split())
+    assert f"{unread} cannot be read as a SQLite database" in said, said
+    assert not (tmp_path / "config.toml").exists(), "nothing was saved"
+    cleared = cli("cache", "clear", "--yes", cache=str(unread))
+    assert cleared.exit_code == 0, cleared.output
+    (kept,) = tmp_path.glob("newer.db.unreadable-*")
+    assert kept.read_bytes() == content, "set aside, never deleted"
