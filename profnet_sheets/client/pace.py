@@ -80,6 +80,7 @@ FLOOR = 0.5  # a cut never takes more than half of the rate it replaces
 PROBE = 0.0005  # rate growth per answer near the limit...
 ACCELERATE = 200.0  # ...doubling every this many answers without a 429...
 ACCELERATE_SECONDS = 10.0  # ...or, before the first cut, this many seconds if sooner
+TEAM_PROBE = 0.005  # a team's growth a second near the limit, at most (buckets hide overshoot)
 RECOVER_SECONDS = 2.0  # far below the last estimate: +1 call/s per answer every this long
 OUTAGE_SECONDS = 5.0  # every call refused this long: an outage, no limit (probing by time)
 SPAN = 1.0  # seconds over which the service's admitted rate is measured (a per-second limit)
@@ -105,7 +106,7 @@ LAST_STRETCH_SECONDS = 3.0  # no probing when the calls left take less than this
 PUBLISHED_EVERY = 1.0  # seconds between two raises of the team's rate by one process
 LEARNING_WAIT = 3.0  # on a team: while another process finds the key's rate, wait this long...
 LEARNING_STEP = 0.1  # ...looking this often
-CLIMB = 1.05  # a team's rate known as a lower bound grows this much per second not refused
+CLIMB = 1.02  # a team's rate known as a lower bound grows this much per second not refused
 SENT_AS_DRAWN = 0.9  # a team's second tells the rate when this share of its slots was sent
 SETTLING = 0.4  # the team's learner refines its first cut this long before telling the team
 REMEASURED = 2  # ...measured again at most this many times when sent below the rate...
@@ -410,11 +411,14 @@ class PaceCore:
                 # hides an overshoot for seconds, then refuses it all at once. After an outage
                 # of 429s (its cuts tell no limit) it does, by time, until a second is refused
                 # with some calls let through: that burst of 429s is the price of hours saved.
-                step = 1 + PROBE
                 if self.held_up:
                     probing = now - max(self.cut_at, self.throttled_at)
                     step = 1 + PROBE * 2 ** min(10.0, probing / ACCELERATE_SECONDS)
-                self.rate *= step ** (1 / self.share)
+                    self.rate *= step ** (1 / self.share)
+                else:  # PROBE an answer of the key's, at most TEAM_PROBE a second: this one's part
+                    rate = max(MIN_RATE, self.rate)
+                    growth = min(TEAM_PROBE, PROBE * rate)
+                    self.rate *= (1 + growth) ** (1 / (self.share * rate))
             elif not self._last_stretch():
                 # Each answer here stands for 1/share of the key's (a team's other processes).
                 # Until a cut tells where the limit is, time since the last 429 counts too: a
