@@ -13,6 +13,7 @@ SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite dat
 # (`expires` added in its 1.0) and their index, named once for the whole file.
 _CACHE_TABLES = ("responses", "redirects")
 _CACHE_COLUMNS = frozenset({"key", "value", "expires"})
+_CACHE_KEYED = frozenset({"key", "value"})  # ...of which these two in every version
 _CACHE_INDEX = "expires_idx"
 
 
@@ -37,9 +38,10 @@ def foreign_parts(path: Path) -> list[str] | None:
     with contextlib.suppress(OSError):
         if not path.is_file() or path.stat().st_size == 0 or holds_other_data(path):
             return []
+    real = path.expanduser().resolve()  # its -wal is beside the file, not beside a link
     # With no write-ahead log beside it, the file is whole: read as it is, no file made.
-    whole = not Path(f"{path}-wal").exists()
-    uri = f"{path.expanduser().absolute().as_uri()}?mode=ro{'&immutable=1' if whole else ''}"
+    whole = not Path(f"{real}-wal").exists()
+    uri = f"{real.as_uri()}?mode=ro{'&immutable=1' if whole else ''}"
     try:
         with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
             made = db.execute("SELECT type, name, tbl_name FROM sqlite_master").fetchall()
@@ -55,7 +57,7 @@ def foreign_parts(path: Path) -> list[str] | None:
         if name.startswith("sqlite_"):  # SQLite's own (an autoindex of a primary key)
             continue
         if kind == "table" and name in _CACHE_TABLES:
-            if not columns[name] <= _CACHE_COLUMNS:
+            if not _CACHE_KEYED <= columns[name] <= _CACHE_COLUMNS:
                 foreign.append(f"table {shown(name)} of other columns")
         elif not (kind == "index" and name == _CACHE_INDEX and table in _CACHE_TABLES):
             foreign.append(f"{kind} {shown(name)}")

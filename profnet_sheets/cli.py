@@ -1217,22 +1217,22 @@ def cache_clear(yes: bool) -> None:
         if team
         else "every cached answer"
     )
-    if not yes and not sys.stdin.isatty():
-        raise click.ClickException(
-            f"cache clear asks before forgetting {answers}, and there is no terminal "
-            "to ask in: pass --yes to clear it (the next lookups will be paid again)"
-        )
     client = _cache_to_clear(None)  # a user's database named for it: refused before asking
     try:
+        if not yes and not sys.stdin.isatty():
+            raise click.ClickException(
+                f"cache clear asks before forgetting {answers}, and there is no terminal "
+                "to ask in: pass --yes to clear it (the next lookups will be paid again)"
+            )
         if not yes:
             paid = "every machine's next lookups" if team else "the next lookups"
             answer = _answer(f"Forget {answers}? {paid.capitalize()} will be paid again")
             if not answer:
                 click.echo("Nothing cleared.", err=True)
                 _declined(answer)
-        while isinstance(client, Path):  # garbage where a cache file is: start it anew
-            _start_anew(client)
-            client = _cache_to_clear(client)
+        while not isinstance(client, Client):  # garbage where a cache file is: start anew
+            _start_anew(*client)
+            client = _cache_to_clear(client[0])
         client.clear_cache()
     finally:
         if isinstance(client, Client):
@@ -1240,15 +1240,20 @@ def cache_clear(yes: bool) -> None:
     click.echo("Cache cleared.")
 
 
-def _cache_to_clear(after: Path | None) -> Client | Path:
+def _cache_to_clear(after: Path | None) -> Client | tuple[Path, tuple[int, int]]:
     """The client whose cache `cache clear` empties, or the cache file it cannot read (to be
-    started anew); `after`: the one just set aside (met again: not ours to set aside)."""
+    started anew) with its identity (device, inode: the file that failed, not one another run
+    puts there meanwhile); `after`: the one just started anew (met again: not ours to)."""
     try:
         return Client()
     except DamagedFile as damaged:
-        if not damaged.path.exists() or damaged.path == after:
+        if damaged.path == after:
             raise
-        return damaged.path
+        try:
+            seen = damaged.path.stat()
+        except FileNotFoundError:
+            raise damaged from None
+        return damaged.path, (seen.st_dev, seen.st_ino)
 
 
 def _cache_advice(place: str) -> str:
@@ -1270,15 +1275,22 @@ def _cache_advice(place: str) -> str:
     )
 
 
-def _start_anew(path: Path) -> None:
-    """Rename the unreadable cache file `path` aside (`<name>.unreadable-<time>`) and keep it:
-    it may be the user's (notes named `*.db`, a database a newer SQLite made), or hold answers
-    worth a look. One emptied to 0 bytes, nothing to keep, is removed."""
-    with contextlib.suppress(OSError):
-        if path.stat().st_size == 0:
+def _start_anew(path: Path, seen: tuple[int, int]) -> None:
+    """Rename the unreadable cache file `path` aside (`<name>.unreadable-<time>-<pid>`) and
+    keep it: it may be the user's (notes named `*.db`, a database a newer SQLite made), or hold
+    answers worth a look. One emptied to 0 bytes, nothing to keep, is removed. Nothing is done
+    when the file there is no longer the one `seen` (another run started it anew meanwhile)."""
+    try:
+        now = path.stat()
+    except FileNotFoundError:
+        return
+    if (now.st_dev, now.st_ino) != seen:
+        return
+    if now.st_size == 0:
+        with contextlib.suppress(FileNotFoundError):
             wal.remove(path)
-            click.echo(f"Removed the empty cache file {clipped(str(path))}.", err=True)
-            return
+        click.echo(f"Removed the empty cache file {clipped(str(path))}.", err=True)
+        return
     try:
         aside = wal.set_aside(path)
     except OSError as error:
@@ -1286,6 +1298,8 @@ def _start_anew(path: Path) -> None:
             f"Cannot rename {clipped(str(path))}: {error.strerror}; move it aside yourself, "
             "then run this again."
         ) from None
+    if aside is None:  # another run set it aside first, and said so
+        return
     what = (
         "is not a SQLite file, so never a cache"
         if holds_other_data(aside)

@@ -16,14 +16,17 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import requests
 
+from profnet_sheets.client.account import service_name
 from profnet_sheets.client.call import PATH_PROBE as PROBE
 from profnet_sheets.client.call import UNKNOWN_SEARCH, Sent
 from profnet_sheets.client.embedded import SANDBOX_KEY, embedded_base_url
 from profnet_sheets.client.shared_redis import open_redis
+from profnet_sheets.client.store import answers_place
 from profnet_sheets.client.transport import Transport, is_loopback
 from profnet_sheets.config import ApiKey, Settings, unwritable_place
 from profnet_sheets.errors import ServiceError, TeamCacheUnreachable, TransportError
@@ -146,12 +149,14 @@ def check_setup(settings: Settings, lite_origin: str = LITE_ORIGIN) -> CheckRepo
 
 
 def _check_cache_on_disk(settings: Settings, report: CheckReport) -> None:
-    """The cache's place on disk can be kept: a folder or a cache's SQLite file this user may
-    write (not a user's own database, nor a file of other bytes), as every command needs."""
-    place, folder = (
-        (settings.cache, False) if settings.cache is not None else (str(settings.cache_dir), True)
-    )
-    why = unwritable_place(place, folder=folder)
+    """The cache file, where it is or will be made (in the folder named, or the one named),
+    can be kept: a cache's SQLite file this user may write (not a user's own database, nor a
+    file of other bytes) in a folder it may write in, as every command needs."""
+    service = "sandbox" if settings.uses_sandbox else service_name(settings.base_url or "")
+    place = answers_place(settings, service)
+    if not isinstance(place, Path):  # memory, or a Redis (checked above)
+        return
+    why = unwritable_place(str(place))
     if why is None:
         return
     report.cache = f"{place}: not usable"

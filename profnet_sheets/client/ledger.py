@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import logging
+import re
 import secrets
 import sqlite3
 import threading
@@ -788,7 +789,7 @@ def _open_file(path: Path) -> None:
 
     A new ledger is made whole in a file of its own and linked into place, so that a ledger
     of 0 bytes is never one being made: it was emptied, and that is said. One SQLite cannot
-    read is set aside (`<name>.unreadable-<time>`, kept for a look) and a new one started,
+    read is set aside (`<name>.unreadable-<time>-<pid>`, kept for a look) and a new one started,
     which is said too (decisions #134): what was spent is the service's to tell then, and
     calls go on being counted.
     """
@@ -796,13 +797,14 @@ def _open_file(path: Path) -> None:
         _create(path)
     elif path.stat().st_size == 0:
         aside = wal.set_aside(path)
-        LOG.warning(
-            "profnet-sheets: the ledger %s was empty (0 bytes): the spend it recorded is gone; "
-            f"it is set aside as %s and a new one started: `{command('credits')}` counts from "
-            f"now. {_CAP_UNKEPT}",
-            clipped(str(path)),
-            aside.name,
-        )
+        if aside is not None:  # else another process set it aside first, and says so
+            LOG.warning(
+                "profnet-sheets: the ledger %s was empty (0 bytes): the spend it recorded is "
+                f"gone; it is set aside as %s and a new one started: `{command('credits')}` "
+                f"counts from now. {_CAP_UNKEPT}",
+                clipped(str(path)),
+                aside.name,
+            )
         _create(path)
     try:
         wal.ensure_wal(path)
@@ -810,6 +812,9 @@ def _open_file(path: Path) -> None:
     except DamagedFile as damaged:
         reason = damaged.details
     aside = wal.set_aside(path)
+    if aside is None:  # another process set it aside first, and says so
+        _create(path)
+        return
     LOG.warning(
         "profnet-sheets: the ledger %s could not be read (%s); it is set aside as %s and a new "
         f"one started: `{command('credits')}` counts from now. {_CAP_UNKEPT}",
@@ -832,9 +837,10 @@ def set_aside_ledgers(path: Path) -> list[tuple[float, Path]]:
     each with when (unix time), oldest first."""
     found = []
     for aside in path.parent.glob(f"{glob.escape(path.name)}.unreadable-*"):
-        when = aside.name.rpartition("-")[2]
-        if when.isdigit():  # not its -wal or -shm
-            found.append((float(when), aside))
+        # `<time>-<pid>` (`<time>` before decision 568); not its -wal or -shm
+        named = re.fullmatch(r"(\d+)(?:-\d+)?", aside.name.rpartition(".unreadable-")[2])
+        if named is not None:
+            found.append((float(named[1]), aside))
     return sorted(found)
 
 

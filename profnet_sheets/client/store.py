@@ -29,14 +29,14 @@ from typing import Any
 import requests
 from requests.structures import CaseInsensitiveDict
 
-from profnet_sheets.cache_file import foreign_parts
+from profnet_sheets.cache_file import foreign_parts, holds_other_data
 from profnet_sheets.client.cache import KEPT_STATUSES, CachePolicy
 from profnet_sheets.client.claims import Claims, FileClaims, Held, NoClaims, RedisClaims
 from profnet_sheets.client.keys import CallKey
 from profnet_sheets.client.pace import stoppable_sleep as pause
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared_redis import open_redis
-from profnet_sheets.client.wal import create, damaged_cache, ensure_wal, remove
+from profnet_sheets.client.wal import create, damaged_cache, ensure_wal, remove, set_aside
 from profnet_sheets.config import Settings, free_bytes, names_a_cache_file, not_a_cache
 from profnet_sheets.errors import StoreError
 from profnet_sheets.redact import masked_url
@@ -93,7 +93,7 @@ class AnswerStore:
         policy: CachePolicy | None = None,
     ) -> None:
         self.settings = settings
-        self.where = _place(settings, service)
+        self.where = answers_place(settings, service)
         self.redis: Any = None
         self.failures = _failures()
         self.secret = _secret_headers(settings.profile.redacted_headers)
@@ -124,7 +124,11 @@ class AnswerStore:
                 raise damaged_cache(where, "it is empty: 0 bytes")
             parts = foreign_parts(where)  # a user's database is never written in
             if parts is None:
-                raise damaged_cache(where, "its tables cannot be read")
+                raise damaged_cache(
+                    where,
+                    "its tables cannot be read: locked by another program, or made by "
+                    "a newer SQLite",
+                )
             if parts:
                 raise not_a_cache(where, parts, self.settings)
             ensure_wal(where)  # requests-cache's own switch fails when processes open at once
@@ -389,7 +393,7 @@ def namespace(service: str) -> str:
     return f"profnet:{FORMAT}:{service}"
 
 
-def _place(settings: Settings, service: str) -> Path | str:
+def answers_place(settings: Settings, service: str) -> Path | str:
     """The SQLite file, "memory", or the Redis URL that `settings` name."""
     where = settings.cache or ""
     if where in ("memory", "off"):
@@ -402,11 +406,28 @@ def _place(settings: Settings, service: str) -> Path | str:
     return settings.cache_dir / f"{service}-answers.sqlite"  # a folder, whatever its name
 
 
+def _an_earlier_cache(path: Path) -> bool:
+    """Whether `path` is a cache file of an earlier version: a SQLite file holding its
+    `responses` table and nothing a cache does not make (anything else is not ours to read
+    into the cache, nor to delete)."""
+    if not path.is_file() or holds_other_data(path) or foreign_parts(path) != []:
+        return False
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    try:
+        with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
+            found = db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'responses'"
+            ).fetchone()
+    except sqlite3.Error:
+        return False
+    return found is not None
+
+
 def _convert_old_file(old: Path, cache: Any) -> None:
     """Answers in a cache file of an earlier version (requests-cache's default serializer,
     never used again) are read once into `cache`, and the old file removed; a file that cannot
     be read is set aside under another name. Either way, one line says what happened."""
-    if not old.exists() or foreign_parts(old):  # a user's database of that name: left alone
+    if not _an_earlier_cache(old):  # none, or a user's file of that name: left alone
         return
     from requests_cache.backends.sqlite import SQLiteCache
 
@@ -419,9 +440,11 @@ def _convert_old_file(old: Path, cache: Any) -> None:
                 moved += 1
         earlier.close()  # type: ignore[no-untyped-call]
     except Exception as error:
-        aside = old.with_name(f"{old.name}.unreadable-{int(time.time())}")
+        aside = None
         with contextlib.suppress(OSError):
-            old.rename(aside)
+            aside = set_aside(old)
+        if aside is None:  # gone meanwhile, or not ours to rename
+            return
         print(
             f"profnet-sheets: the cache file {old} of an earlier version could not be read "
             f"({type(error).__name__}); it is set aside as {aside.name}.",

@@ -58,7 +58,8 @@ def damaged_cache(path: Path, reason: str) -> DamagedFile:
     return DamagedFile(
         f"The cache file {clipped(str(path))} cannot be read ({reason}): it is damaged, "
         f"or not a cache of profnet-sheets. Run `{command('cache clear')}` to start it "
-        "anew (the answers it held are lost), or move it aside.",
+        "anew (it is renamed aside and kept; what it held is asked for, and paid, again), or "
+        "move it aside.",
         path=path,
         details=reason,
     )
@@ -84,10 +85,16 @@ def create(path: Path, script: str = "") -> None:
         remove(building)
 
 
-def set_aside(path: Path) -> Path:
-    """Rename `path`, with its -wal and -shm, to `<name>.unreadable-<time>`; the new name."""
-    aside = path.with_name(f"{path.name}.unreadable-{int(time.time())}")
-    for suffix in _COMPANIONS:
+def set_aside(path: Path) -> Path | None:
+    """Rename `path`, with its -wal and -shm, to `<name>.unreadable-<time>-<pid>` (a name no
+    other process renames to: a rename replaces what has the name); the new name, or None
+    when `path` was gone (another process set it aside first)."""
+    aside = path.with_name(f"{path.name}.unreadable-{int(time.time())}-{os.getpid()}")
+    try:
+        path.rename(aside)
+    except FileNotFoundError:
+        return None
+    for suffix in _COMPANIONS[1:]:
         with contextlib.suppress(FileNotFoundError):
             path.with_name(path.name + suffix).rename(aside.with_name(aside.name + suffix))
     return aside

@@ -547,11 +547,17 @@ def test_a_users_database_named_as_an_earlier_versions_cache_is_left_alone(
     with contextlib.closing(sqlite3.connect(mine)) as db, db:
         db.execute("CREATE TABLE notes (text)")
         db.execute("INSERT INTO notes VALUES ('precious')")
-    before = mine.read_bytes()
-    shown = run({**env, "PROFNET_CACHE": str(tmp_path / "mycache.db")}, "cache", "info")
-    assert shown.returncode == 0, shown.stderr
-    assert "earlier version" not in shown.stderr
-    assert mine.read_bytes() == before
+    notes = tmp_path / "notes" / "sandbox-http.sqlite"  # not SQLite: was renamed aside
+    notes.parent.mkdir()
+    notes.write_text("call the bank\n")
+    for theirs in (mine, notes):
+        before = theirs.read_bytes()
+        cache = theirs.parent / "mycache.db"
+        shown = run({**env, "PROFNET_CACHE": str(cache)}, "cache", "info")
+        assert shown.returncode == 0, shown.stderr
+        assert "earlier version" not in shown.stderr
+        assert theirs.read_bytes() == before
+        assert not list(theirs.parent.glob("*.unreadable-*"))
 
 
 def test_a_database_whose_tables_cannot_be_read_is_refused_and_kept(
@@ -570,3 +576,24 @@ def test_a_database_whose_tables_cannot_be_read_is_refused_and_kept(
     assert cleared.exit_code == 0, cleared.output
     (kept,) = tmp_path.glob("newer.db.unreadable-*")
     assert kept.read_bytes() == content, "set aside, never deleted"
+
+
+def test_cache_clear_sets_aside_only_the_file_that_failed(tmp_path: Path) -> None:
+    """A review of decision 565: two `cache clear` runs on one unreadable file, within a
+    second, renamed the new cache the first had made onto the kept copy (same name), and
+    the user's file was gone; a rename that found no file still said "renamed"."""
+    from profnet_sheets.cli import _start_anew
+
+    path = tmp_path / "c.db"
+    path.write_bytes(b"the user's")
+    seen = path.stat()
+    path.rename(tmp_path / "moved")  # another run set it aside...
+    path.write_bytes(SQLITE_HEADER)  # ...and made a new cache there
+    _start_anew(path, (seen.st_dev, seen.st_ino))
+    assert path.read_bytes() == SQLITE_HEADER, "the new one is left as it is"
+    assert not list(tmp_path.glob("*.unreadable-*"))
+    now = path.stat()
+    _start_anew(path, (now.st_dev, now.st_ino))
+    _start_anew(path, (now.st_dev, now.st_ino))  # the second run: gone already, nothing said
+    (kept,) = tmp_path.glob("c.db.unreadable-*")
+    assert kept.read_bytes() == SQLITE_HEADER

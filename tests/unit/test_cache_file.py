@@ -49,6 +49,38 @@ def test_a_users_tables_are_named_and_a_caches_name_with_other_columns_too(
     ]
 
 
+def test_a_caches_table_without_its_key_or_value_is_the_users(tmp_path: Path) -> None:
+    """A review of decision 565: `responses(key)` passed (any columns within a cache's), and
+    `cache clear` dropped the user's rows."""
+    shop = _database(
+        tmp_path / "shop.db", "CREATE TABLE responses (key)", "CREATE TABLE redirects (value)"
+    )
+    assert foreign_parts(shop) == [
+        "table 'responses' of other columns",
+        "table 'redirects' of other columns",
+    ]
+
+
+def test_a_link_is_read_as_its_file_whose_write_ahead_log_is_beside_it(tmp_path: Path) -> None:
+    """A review of decision 565: through a link, the -wal beside the file was not seen, so
+    tables only in it were not read."""
+    real = tmp_path / "real"
+    real.mkdir()
+    path = real / "shop.db"
+    writer = sqlite3.connect(path)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")  # the table stays in the -wal
+    writer.execute("CREATE TABLE notes (x)")
+    writer.commit()
+    link = tmp_path / "link.db"
+    link.symlink_to(path)
+    try:
+        assert Path(f"{path}-wal").stat().st_size > 0
+        assert foreign_parts(link) == ["table 'notes'"]
+    finally:
+        writer.close()
+
+
 def test_only_what_requests_cache_makes_is_a_caches(tmp_path: Path) -> None:
     """A review of decision 562: tables named `claims` or `answers` passed with any columns,
     as did a view named `responses` and a trigger named `answers`."""
