@@ -72,10 +72,30 @@ class _Commands(click.Group):
         except ProfnetError as error:
             raise _failure(error) from None
         except KeyboardInterrupt:  # outside a command's Stops (click: `Aborted!` and exit 1)
-            began = _STOPS in ctx.meta  # else before a paying command began, or in a free one
-            click.echo(err=True)
-            click.echo(f"Interrupted (Ctrl-C){'.' if began else ': no credits spent.'}", err=True)
-            sys.exit(128 + signal.SIGINT)
+            _interrupted(ctx)
+        except RuntimeError as error:
+            if not _from_ctrl_c(error):
+                raise
+            _interrupted(ctx)  # a Ctrl-C while a class was made (`Error calling __set_name__`)
+
+
+def _interrupted(ctx: click.Context) -> NoReturn:
+    """End a command a Ctrl-C stopped outside its Stops: before a paying command began, or
+    in one that pays nothing."""
+    began = _STOPS in ctx.meta
+    click.echo(err=True)
+    click.echo(f"Interrupted (Ctrl-C){'.' if began else ': no credits spent.'}", err=True)
+    sys.exit(128 + signal.SIGINT)
+
+
+def _from_ctrl_c(error: BaseException) -> bool:
+    """Whether `error` was raised because of a KeyboardInterrupt (its cause, or its cause's)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _failure(error: ProfnetError) -> click.ClickException:

@@ -58,3 +58,21 @@ def test_ctrl_c_outside_a_commands_stops_is_one_line_and_130(
     result = CliRunner().invoke(cli.main, command, env={"PROFNET_CONFIG": "/nonexistent/c.toml"})
     assert result.exit_code == 130, result.output
     assert result.stderr == "\nInterrupted (Ctrl-C): no credits spent.\n"
+
+
+def _interrupted_while_a_class_was_made(*args: object, **kwargs: object) -> None:
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt as stopped:  # as Python 3.11 wraps it in __set_name__
+        raise RuntimeError("Error calling __set_name__ on 'Field' instance") from stopped
+
+
+def test_ctrl_c_wrapped_by_python_while_a_class_is_made_is_said_as_ctrl_c(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A review of decision 563: a Ctrl-C while a module's class was made came out as a
+    RuntimeError with a traceback (about 1 run in 1,000)."""
+    monkeypatch.setattr(cli, "Client", _interrupted_while_a_class_was_made)
+    result = CliRunner().invoke(cli.main, ["credits"], env={"PROFNET_CONFIG": "/nonexistent/c"})
+    assert result.exit_code == 130, result.output
+    assert result.stderr == "\nInterrupted (Ctrl-C): no credits spent.\n"
