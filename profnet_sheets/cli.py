@@ -1270,10 +1270,9 @@ def _cache_to_clear(after: Path | None) -> Client | tuple[Path, tuple[int, int]]
         if damaged.path == after:
             raise
         try:
-            seen = damaged.path.stat()
+            return damaged.path, wal.identity(damaged.path)
         except FileNotFoundError:
             raise damaged from None
-        return damaged.path, (seen.st_dev, seen.st_ino)
 
 
 def _cache_advice(place: str) -> str:
@@ -1306,13 +1305,13 @@ def _start_anew(path: Path, seen: tuple[int, int]) -> None:
         return
     if (now.st_dev, now.st_ino) != seen:
         return
-    if now.st_size == 0:
+    if now.st_size == 0:  # nothing to keep
         with contextlib.suppress(FileNotFoundError):
             wal.remove(path)
         click.echo(f"Removed the empty cache file {clipped(str(path))}.", err=True)
         return
     try:
-        aside = wal.set_aside(path)
+        aside = wal.set_aside(path, seen)
     except OSError as error:
         raise click.ClickException(
             f"Cannot rename {clipped(str(path))}: {error.strerror}; move it aside yourself, "

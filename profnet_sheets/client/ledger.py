@@ -795,8 +795,8 @@ def _open_file(path: Path) -> None:
     """
     if not path.exists():
         _create(path)
-    elif path.stat().st_size == 0:
-        aside = wal.set_aside(path)
+    elif (found := path.stat()).st_size == 0:
+        aside = wal.set_aside(path, (found.st_dev, found.st_ino))  # that one, not a new one
         if aside is not None:  # else another process set it aside first, and says so
             LOG.warning(
                 "profnet-sheets: the ledger %s was empty (0 bytes): the spend it recorded is "
@@ -806,12 +806,15 @@ def _open_file(path: Path) -> None:
                 aside.name,
             )
         _create(path)
+    seen = None
+    with contextlib.suppress(FileNotFoundError):
+        seen = wal.identity(path)  # the file found wanting, not one made meanwhile
     try:
         wal.ensure_wal(path)
         return
     except DamagedFile as damaged:
         reason = damaged.details
-    aside = wal.set_aside(path)
+    aside = wal.set_aside(path, seen)
     if aside is None:  # another process set it aside first, and says so
         _create(path)
         return

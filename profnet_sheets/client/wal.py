@@ -85,12 +85,15 @@ def create(path: Path, script: str = "") -> None:
         remove(building)
 
 
-def set_aside(path: Path) -> Path | None:
+def set_aside(path: Path, seen: tuple[int, int] | None = None) -> Path | None:
     """Rename `path`, with its -wal and -shm, to `<name>.unreadable-<time>-<pid>` (a name no
     other process renames to: a rename replaces what has the name); the new name, or None
-    when `path` was gone (another process set it aside first)."""
+    when `path` was gone, or (`seen`: the device and inode of the file found wanting) is
+    another file now: another process set it aside first, and made a new one."""
     aside = path.with_name(f"{path.name}.unreadable-{int(time.time())}-{os.getpid()}")
     try:
+        if seen is not None and identity(path) != seen:
+            return None
         path.rename(aside)
     except FileNotFoundError:
         return None
@@ -98,6 +101,12 @@ def set_aside(path: Path) -> Path | None:
         with contextlib.suppress(FileNotFoundError):
             path.with_name(path.name + suffix).rename(aside.with_name(aside.name + suffix))
     return aside
+
+
+def identity(path: Path) -> tuple[int, int]:
+    """The device and inode of the file at `path` (FileNotFoundError: none there)."""
+    found = path.stat()
+    return found.st_dev, found.st_ino
 
 
 def remove(path: Path) -> None:

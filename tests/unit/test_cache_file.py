@@ -11,6 +11,7 @@ import pytest
 from requests_cache.backends.sqlite import SQLiteCache
 
 from profnet_sheets.cache_file import foreign_parts, holds_other_data
+from profnet_sheets.client import wal
 from profnet_sheets.config import unwritable_place
 
 
@@ -143,3 +144,19 @@ def test_a_cache_file_this_user_may_not_read_is_refused(
     monkeypatch.setattr(os, "access", lambda path, mode: Path(path) != locked)
     said = unwritable_place(str(locked))
     assert said == f"this user may not read and write {locked} (`chmod u+rw` it, if it is yours)"
+
+
+def test_a_file_is_set_aside_only_while_it_is_the_one_found_wanting(tmp_path: Path) -> None:
+    """Two processes finding one ledger emptied: the second renamed aside the new ledger the
+    first had made meanwhile (and its spend), onto the same name in the same second."""
+    path = tmp_path / "svc-ledger.sqlite"
+    path.write_bytes(b"")
+    seen = wal.identity(path)
+    first = wal.set_aside(path, seen)
+    assert first is not None
+    assert first.name.startswith("svc-ledger.sqlite.unreadable-")
+    path.write_bytes(b"the new ledger")
+    assert wal.set_aside(path, seen) is None, "another file now: left as it is"
+    assert path.read_bytes() == b"the new ledger"
+    path.unlink()
+    assert wal.set_aside(path) is None, "gone: nothing to say"
