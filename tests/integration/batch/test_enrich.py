@@ -183,7 +183,9 @@ def test_rows_never_sent_say_out_of_credits_when_credits_ran_out_after_a_ctrl_c(
     credits (its summary and exit code: running again needs a top-up), but the rows never
     sent said `interrupted`."""
     base = sandbox.base_url
-    requests.put(f"{base}/_sandbox/keys", json={"key": KEY, "credits": 1}, timeout=5)
+    requests.put(
+        f"{base}/_sandbox/keys", json={"key": KEY, "credits": 1}, timeout=5
+    ).raise_for_status()
     frame = pl.DataFrame({"site": [f"dry{i}.io" for i in range(12)]})
     faults = f"{base}/_sandbox/faults"
     requests.put(faults, json={"latency_ms": 400}, timeout=5).raise_for_status()
@@ -204,6 +206,8 @@ def test_rows_never_sent_say_out_of_credits_when_credits_ran_out_after_a_ctrl_c(
             )
     finally:
         requests.put(faults, json={"latency_ms": 0}, timeout=5).raise_for_status()
+        topped_up = {"key": KEY, "credits": 10_000_000}  # the module's sandbox, for the others
+        requests.put(f"{base}/_sandbox/keys", json=topped_up, timeout=5).raise_for_status()
     assert client.out_of_credits, "a call under way met the 402"
     errors = caught.value.result["company_error"].drop_nulls().to_list()
     assert len(errors) == 11, errors
