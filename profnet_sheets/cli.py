@@ -43,6 +43,7 @@ from profnet_sheets.errors import (
     DamagedFile,
     NotFound,
     SearchTimedOut,
+    StoppedBuying,
     TeamCacheUnreachable,
 )
 from profnet_sheets.redact import clipped, masked, shown
@@ -813,6 +814,11 @@ def _enrich_file(
     except KeyboardInterrupt:  # before the run: nothing was sent
         _said(f"Interrupted ({_stops().name}) before anything was sent.")
         sys.exit(_stops().exit_code)
+    except StoppedBuying as error:  # before the run (the cache could not be read): exit 5
+        from profnet_sheets.batch.workflow import EXIT_STOPPED
+
+        click.echo(f"Error: {masked(str(error))}", err=True)
+        sys.exit(EXIT_STOPPED)
     except (ValueError, BatchInputError, ProfnetError) as error:
         raise click.ClickException(str(error)) from None
     except pl.exceptions.PolarsError as error:  # content polars could not read after all
@@ -1250,10 +1256,18 @@ def cache_clear(yes: bool) -> None:
             if not answer:
                 click.echo("Nothing cleared.", err=True)
                 _declined(answer)
-        while not isinstance(client, Client):  # garbage where a cache file is: start anew
-            _start_anew(*client)
-            client = _cache_to_clear(client[0])
-        client.clear_cache()
+        mended: Path | None = None
+        while True:
+            if not isinstance(client, Client):  # garbage where a cache file is: start anew
+                _start_anew(*client)
+                mended, client = client[0], _cache_to_clear(client[0])
+                continue
+            try:
+                client.clear_cache()
+                break
+            except DamagedFile as damaged:  # its tables cannot be emptied: damaged inside
+                client.close()
+                client = _unreadable(damaged, mended)
     finally:
         if isinstance(client, Client):
             client.close()
@@ -1267,12 +1281,18 @@ def _cache_to_clear(after: Path | None) -> Client | tuple[Path, tuple[int, int]]
     try:
         return Client()
     except DamagedFile as damaged:
-        if damaged.path == after:
-            raise
-        try:
-            return damaged.path, wal.identity(damaged.path)
-        except FileNotFoundError:
-            raise damaged from None
+        return _unreadable(damaged, after)
+
+
+def _unreadable(damaged: DamagedFile, after: Path | None) -> tuple[Path, tuple[int, int]]:
+    """The cache file `damaged` names, with its identity, to be started anew (`after`: the
+    one just started anew, met again: raised)."""
+    if damaged.path == after:
+        raise damaged
+    try:
+        return damaged.path, wal.identity(damaged.path)
+    except FileNotFoundError:
+        raise damaged from None
 
 
 def _cache_advice(place: str) -> str:

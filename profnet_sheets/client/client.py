@@ -696,7 +696,9 @@ class Client:
             memo.alias(raw, key)
         try:
             return self._is_held(ep, key)
-        except ProfnetError:  # a cached 404 is held too; a store that failed stops buying
+        except StoppedBuying:  # the store failed: it holds nothing it can be asked for
+            raise
+        except ProfnetError:  # a cached 404 is held too
             return True
 
     def estimate(self, calls: Iterable[PlannedCall | tuple[str, Mapping[str, Any]]]) -> Estimate:

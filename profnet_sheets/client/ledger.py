@@ -210,9 +210,25 @@ class Ledger:
         self.path = path
         self.clock = clock
         self.unreadable: list[tuple[float, Path]] = []  # ledgers once here, set aside
+        self._lock = threading.Lock()
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             _open_file(path)  # in WAL mode, a mode the file keeps; an unreadable one set aside
+        try:
+            self._open()
+        except sqlite3.DatabaseError as error:
+            if path is None or isinstance(error, sqlite3.OperationalError):
+                raise
+            # Damaged inside (`database disk image is malformed`): set aside as one SQLite
+            # cannot open is, and a new one started.
+            self._db.close()
+            _start_anew(path, str(error), None)
+            self._open()
+
+    def _open(self) -> None:
+        """Connect to the ledger file (or memory), its tables made or brought up to date."""
+        path = self.path
+        if path is not None:
             self.unreadable = set_aside_ledgers(path)
         # Autocommit: each record is one INSERT, its own transaction (one call into SQLite,
         # not BEGIN / INSERT / COMMIT: fewer hand-overs between sixteen busy workers).
@@ -227,7 +243,6 @@ class Ledger:
             # power) and commits in microseconds instead of waiting for the disk each time.
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA + _TOLD)
-        self._lock = threading.Lock()
         self._add_reserved_columns()
         if "sure" not in self._columns("told"):
             with self._lock:
@@ -814,17 +829,21 @@ def _open_file(path: Path) -> None:
         return
     except DamagedFile as damaged:
         reason = damaged.details
+    _start_anew(path, reason or "unreadable", seen)
+
+
+def _start_anew(path: Path, reason: str, seen: tuple[int, int] | None) -> None:
+    """Set the ledger at `path` that cannot be read (`reason`) aside (`seen`: that file, not
+    one another process made meanwhile) and start a new one, said once."""
     aside = wal.set_aside(path, seen)
-    if aside is None:  # another process set it aside first, and says so
-        _create(path)
-        return
-    LOG.warning(
-        "profnet-sheets: the ledger %s could not be read (%s); it is set aside as %s and a new "
-        f"one started: `{command('credits')}` counts from now. {_CAP_UNKEPT}",
-        clipped(str(path)),
-        reason,
-        aside.name,
-    )
+    if aside is not None:  # else another process set it aside first, and says so
+        LOG.warning(
+            "profnet-sheets: the ledger %s could not be read (%s); it is set aside as %s and a "
+            f"new one started: `{command('credits')}` counts from now. {_CAP_UNKEPT}",
+            clipped(str(path)),
+            reason,
+            aside.name,
+        )
     _create(path)
     wal.ensure_wal(path)
 

@@ -40,6 +40,7 @@ from profnet_sheets.client.wal import create, damaged_cache, ensure_wal, remove,
 from profnet_sheets.config import Settings, free_bytes, names_a_cache_file, not_a_cache
 from profnet_sheets.errors import StoreError
 from profnet_sheets.redact import masked_url
+from profnet_sheets.words import command
 
 LOG = logging.getLogger("profnet_sheets")
 PURGE_EVERY = 86400.0  # seconds: opening a cache purges expired answers at most this often
@@ -170,8 +171,16 @@ class AnswerStore:
             cache = self._sqlite()
         try:
             yield cache
-        finally:
-            self.idle.put(cache)
+        except BaseException:
+            # Never used again: a statement that failed in a write (a damaged page) leaves its
+            # connection in the transaction, and requests-cache's next write retries its
+            # BEGIN on that connection without end.
+            with contextlib.suppress(Exception):
+                cache.close()
+            with contextlib.suppress(ValueError):
+                self.opened.remove(cache)
+            raise
+        self.idle.put(cache)
 
     def _claims(self, service: str) -> Claims:
         """Claims that every process sharing the cache sees: lock files beside a SQLite cache,
@@ -278,6 +287,14 @@ class AnswerStore:
 
     def _failure(self, what: str, error: BaseException) -> StoreError:
         reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+        damaged = isinstance(error, sqlite3.DatabaseError) and not isinstance(
+            error, sqlite3.OperationalError
+        )
+        if damaged:  # `database disk image is malformed`: what mends it
+            reason += (
+                f"; the file is damaged: `{command('cache clear')}` sets it aside, kept, and "
+                "starts it anew"
+            )
         return StoreError(f"could not {what} the cache at {self.described()} ({reason})")
 
     def forget(self, key: CallKey) -> None:
@@ -285,15 +302,33 @@ class AnswerStore:
             cache.delete(key.digest)
 
     def clear(self) -> None:
-        with self._lent() as cache:
-            cache.clear()
+        """Forget every answer. A SQLite file whose tables cannot be emptied (damaged) is
+        DamagedFile: set aside by `cache clear`, never deleted (requests-cache's own `clear`
+        deletes the file then)."""
+        with self._whole_file(), self._lent() as cache:
+            if isinstance(self.where, Path):
+                cache.responses.clear()
+                cache.redirects.clear()
+            else:
+                cache.clear()
 
     def purge(self) -> int:
         """Remove every expired answer; how many were removed."""
-        with self._lent() as cache:
+        with self._whole_file(), self._lent() as cache:
             before = len(cache.responses)
             cache.delete(expired=True)
             return max(0, before - len(cache.responses))
+
+    @contextmanager
+    def _whole_file(self) -> Iterator[None]:
+        """Around a read or write of the whole SQLite file: a damaged one (SQLite's
+        `database disk image is malformed`) raised as DamagedFile, which `cache clear` mends."""
+        try:
+            yield
+        except sqlite3.DatabaseError as error:
+            if isinstance(error, sqlite3.OperationalError) or not isinstance(self.where, Path):
+                raise
+            raise damaged_cache(self.where, str(error)) from None
 
     def _purge_when_due(self, path: Path) -> None:
         """Purge expired answers when the last purge of this file is a day old or more."""
@@ -304,13 +339,13 @@ class AnswerStore:
             due = True
         if not due:
             return
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError), self._whole_file():
             stamp.touch()
             self.cache.delete(expired=True, vacuum=False)
 
     def info(self) -> dict[str, Any]:
         """Where answers are kept, how many, how many expired, and the size on disk."""
-        with self._lent() as cache:
+        with self._whole_file(), self._lent() as cache:
             responses = cache.responses
             entries = len(responses)
             if isinstance(self.where, Path):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import signal
 import socket
 import sqlite3
@@ -597,3 +598,74 @@ def test_cache_clear_sets_aside_only_the_file_that_failed(tmp_path: Path) -> Non
     _start_anew(path, (now.st_dev, now.st_ino))  # the second run: gone already, nothing said
     (kept,) = tmp_path.glob("c.db.unreadable-*")
     assert kept.read_bytes() == SQLITE_HEADER
+
+
+def enriched_once(
+    home: Path, sandbox: RunningSandbox, prefix: str, rows: int
+) -> tuple[dict[str, str], Path]:
+    """The environment of runs under `home`, and a CSV of `rows` domains it enriched once."""
+    env = cli_env(sandbox.base_url, KEY, home)
+    table = home / "in.csv"
+    table.write_text("domain\n" + "".join(f"{prefix}{n}.io\n" for n in range(rows)))
+    out = str(home / "o1.csv")
+    first = run_cli(env, "enrich", str(table), "--kind", "company", "--out", out, "--yes")
+    assert first.returncode == 0, first.stderr
+    return env, table
+
+
+def damaged_inside(path: Path) -> None:
+    """`path`, a SQLite file, damaged past its first pages (its header whole): SQLite opens
+    it, and reading or writing those pages says `database disk image is malformed`."""
+    assert path.stat().st_size > 24_576, "pages past the damage"
+    for companion in path.parent.glob(f"{path.name}-*"):
+        companion.unlink()
+    with path.open("r+b") as file:
+        file.seek(8192)
+        file.write(random.Random(7).randbytes(16_384))
+
+
+def test_a_cache_damaged_inside_stops_before_paying_and_cache_clear_keeps_it(
+    tmp_path: Path, sandbox: RunningSandbox
+) -> None:
+    """A review: damaged pages of a cache file (its header whole) made enrich say every key
+    cached, then hang for good (requests-cache retried its BEGIN on a connection left in a
+    failed write), paying again at each run; `cache info` printed a traceback; `cache clear`
+    had requests-cache delete the file and said `Cache cleared.`"""
+    env, rows = enriched_once(tmp_path, sandbox, "inside", 60)
+    (answers,) = (tmp_path / "cache").glob("*-answers.sqlite")
+    damaged_inside(answers)
+    charged = sandbox.charged(KEY)
+    out = str(tmp_path / "o2.csv")
+    again = run_cli(
+        env, "enrich", str(rows), "--kind", "company", "--out", out, "--yes", timeout=60
+    )
+    assert again.returncode == 5, again.stderr  # stopped buying, as the guide's table says
+    said = " ".join(again.stderr.split())
+    assert "database disk image is malformed" in said, said
+    assert "cache clear` sets it aside, kept, and starts it anew" in said, said
+    assert sandbox.charged(KEY) == charged, "nothing paid"
+    shown = run(env, "cache", "info")
+    assert shown.returncode == 1
+    assert "cache clear" in shown.stderr
+    damaged = answers.read_bytes()
+    cleared = run(env, "cache", "clear", "--yes")
+    assert cleared.returncode == 0, cleared.stderr
+    assert "could not be read as a cache: kept, renamed to" in " ".join(cleared.stderr.split())
+    (kept,) = answers.parent.glob(f"{answers.name}.unreadable-*")
+    assert kept.read_bytes() == damaged
+    assert run_cli(env, "lookup", "company", "inside1.io").returncode == 0
+
+
+def test_a_ledger_damaged_inside_is_set_aside_and_said(
+    tmp_path: Path, sandbox: RunningSandbox
+) -> None:
+    """A review: every command said `Cannot keep the cache at ...: database disk image is
+    malformed. Set PROFNET_CACHE_DIR ...`, advice that would start a ledger without a word."""
+    env, _ = enriched_once(tmp_path, sandbox, "ledger", 400)
+    (ledger,) = (tmp_path / "cache").glob("*-ledger.sqlite")
+    damaged_inside(ledger)
+    told = run(env, "credits")
+    assert told.returncode == 0, told.stderr
+    said = " ".join(told.stderr.split())
+    assert "could not be read (database disk image is malformed); it is set aside" in said
+    assert len(list(ledger.parent.glob(f"{ledger.name}.unreadable-*"))) == 1

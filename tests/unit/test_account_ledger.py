@@ -25,6 +25,18 @@ from profnet_sheets.errors import BudgetExceeded, ConfigurationError
         ("http://example.com:80", "http://example.com"),
         ("https://Bücher.DE./api", "https://xn--bcher-kva.de/api"),
         ("http://[2001:DB8::0001]/", "http://[2001:db8::1]"),
+        # A review: each of these had a ledger (and a spending cap) of its own.
+        ("http://[::ffff:127.0.0.1]:8080", "http://localhost:8080"),
+        ("http://127.1:8080", "http://localhost:8080"),
+        ("http://2130706433:8080", "http://localhost:8080"),
+        ("http://0x7f.0.0.1:8080", "http://localhost:8080"),
+        ("http://0.0.0.0:8080", "http://localhost:8080"),
+        ("http://[::]:8080", "http://localhost:8080"),
+        ("http://[::ffff:10.0.0.1]/", "http://10.0.0.1"),
+        ("http://10.1/", "http://10.0.0.1"),
+        ("https://api.example.com/%2e/v%31/%7euser/%2f", "https://api.example.com/v1/~user/%2F"),
+        ("https://cafe.example.com", "https://cafe.example.com"),
+        ("https://cafe", "https://cafe"),
     ],
 )
 def test_a_base_url_has_one_canonical_form(typed: str, canonical: str) -> None:
