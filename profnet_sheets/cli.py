@@ -70,6 +70,11 @@ class _Commands(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except StoppedBuying as error:  # before a run (a cache that cannot be read): exit 5
+            from profnet_sheets.batch.workflow import EXIT_STOPPED
+
+            click.echo(f"Error: {masked(str(error))}", err=True)
+            sys.exit(EXIT_STOPPED)
         except ProfnetError as error:
             raise _failure(error) from None
         except KeyboardInterrupt:  # outside a command's Stops (click: `Aborted!` and exit 1)
@@ -814,11 +819,8 @@ def _enrich_file(
     except KeyboardInterrupt:  # before the run: nothing was sent
         _said(f"Interrupted ({_stops().name}) before anything was sent.")
         sys.exit(_stops().exit_code)
-    except StoppedBuying as error:  # before the run (the cache could not be read): exit 5
-        from profnet_sheets.batch.workflow import EXIT_STOPPED
-
-        click.echo(f"Error: {masked(str(error))}", err=True)
-        sys.exit(EXIT_STOPPED)
+    except StoppedBuying:  # before the run (a cache that cannot be read): the group says it
+        raise
     except (ValueError, BatchInputError, ProfnetError) as error:
         raise click.ClickException(str(error)) from None
     except pl.exceptions.PolarsError as error:  # content polars could not read after all
@@ -946,6 +948,14 @@ def lookup(
             kept = f"no answer came for the {counted(maybe, 'credit')} possibly spent"
         _end_if_stopped(run, counted(len(calls) - done - len(alone), "lookup"), kept, failure)
         raise click.ClickException(f"{shown(value)}: {failure}")
+    if lost:  # every call answered, but paid answers the cache could not keep: exit 5
+        _say_failures(alone)
+        done = len(answers)
+        kept = (
+            f"the {done} done {are(done)} answered, but {counted(lost, 'paid answer')} could "
+            f"not be kept in the cache: running again pays {'it' if lost == 1 else 'them'} again"
+        )
+        _end_if_stopped(run, counted(len(calls) - done - len(alone), "lookup"), kept)
     if len(alone) == 1:
         ((value, failure),) = alone.items()
         raise click.ClickException(f"{shown(value)}: {failure}")

@@ -28,7 +28,7 @@ def canonical_base_url(base_url: str) -> str:
     scheme = parts.scheme.lower()
     host = _address_of(parts.hostname or "")
     if host and not _is_address(host):
-        host = host.encode("idna").decode("ascii")
+        host = _ascii(host)
     if host == LOOPBACK or _is_loopback(host):
         host = LOOPBACK
     elif ":" in host:  # an IPv6 address, written in its one short form
@@ -49,6 +49,17 @@ _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 def _unescaped(escape: re.Match[str]) -> str:
     character = chr(int(escape[1], 16))
     return character if character in _UNRESERVED else escape[0].upper()
+
+
+def _ascii(host: str) -> str:
+    """`host` in ASCII as requests connects to it: IDNA 2008 with UTS #46 (`faß.de` is
+    `xn--fa-hia.de`, not `fass.de`, which Python's own `idna` codec, IDNA 2003, makes it)."""
+    import idna
+
+    try:
+        return idna.encode(host, uts46=True).decode("ascii")
+    except idna.IDNAError:  # requests would refuse it: a name of its own
+        return host
 
 
 def _address_of(host: str) -> str:

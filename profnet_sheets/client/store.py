@@ -36,7 +36,15 @@ from profnet_sheets.client.keys import CallKey
 from profnet_sheets.client.pace import stoppable_sleep as pause
 from profnet_sheets.client.policy import longest_call
 from profnet_sheets.client.shared_redis import open_redis
-from profnet_sheets.client.wal import create, damaged_cache, ensure_wal, remove, set_aside
+from profnet_sheets.client.wal import (
+    create,
+    damage_marked,
+    damaged_cache,
+    ensure_wal,
+    mark_damaged,
+    remove,
+    set_aside,
+)
 from profnet_sheets.config import Settings, free_bytes, names_a_cache_file, not_a_cache
 from profnet_sheets.errors import StoreError
 from profnet_sheets.redact import masked_url
@@ -123,11 +131,13 @@ class AnswerStore:
                 create(where)  # made whole at once: a file of 0 bytes is never one being made
             elif where.stat().st_size == 0:  # SQLite would take it as new: the answers lost
                 raise damaged_cache(where, "it is empty: 0 bytes")
+            elif (said := damage_marked(where)) is not None:  # found damaged by a run before
+                raise damaged_cache(where, said)
             parts = foreign_parts(where)  # a user's database is never written in
             if parts is None:
                 raise damaged_cache(
                     where,
-                    "its tables cannot be read: locked by another program, or made by "
+                    "its tables cannot be read: damaged, locked by another program, or made by "
                     "a newer SQLite",
                 )
             if parts:
@@ -234,6 +244,9 @@ class AnswerStore:
         from requests_cache.models.response import CachedResponse
 
         sqlite = isinstance(self.where, Path)
+        said = damage_marked(Path(self.where)) if sqlite else None
+        if said is not None:
+            return f"the cache at {self.described()} is damaged ({said})"
         free = free_bytes(Path(self.where)) if sqlite else None
         if free is not None and free < PROBE_ROOM * self.largest:
             return (
@@ -290,7 +303,8 @@ class AnswerStore:
         damaged = isinstance(error, sqlite3.DatabaseError) and not isinstance(
             error, sqlite3.OperationalError
         )
-        if damaged:  # `database disk image is malformed`: what mends it
+        if damaged and isinstance(self.where, Path):  # `database disk image is malformed`
+            mark_damaged(self.where, reason)  # the next runs refuse it, not pay again
             reason += (
                 f"; the file is damaged: `{command('cache clear')}` sets it aside, kept, and "
                 "starts it anew"
@@ -328,6 +342,7 @@ class AnswerStore:
         except sqlite3.DatabaseError as error:
             if isinstance(error, sqlite3.OperationalError) or not isinstance(self.where, Path):
                 raise
+            mark_damaged(self.where, str(error))
             raise damaged_cache(self.where, str(error)) from None
 
     def _purge_when_due(self, path: Path) -> None:

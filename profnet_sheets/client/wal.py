@@ -16,7 +16,8 @@ from profnet_sheets.words import command
 
 _BUSY, _LOCKED = 5, 6  # SQLITE_BUSY, SQLITE_LOCKED (primary codes)
 _DAMAGED = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB
-_COMPANIONS = ("", "-wal", "-shm")
+_MARK = "-damaged"  # beside a SQLite file found damaged inside: why, until it is mended
+_COMPANIONS = ("", "-wal", "-shm", _MARK)
 
 
 def ensure_wal(path: Path, timeout: float = 30.0) -> None:
@@ -103,6 +104,25 @@ def set_aside(path: Path, seen: tuple[int, int] | None = None) -> Path | None:
     return aside
 
 
+def mark_damaged(path: Path, reason: str) -> None:
+    """Note beside the SQLite file `path` that it was found damaged inside (`reason`): SQLite
+    opens it, and its damaged pages may be only those a save writes, so each run would pay
+    again for answers it cannot keep. Every later open refuses it (`damage_marked`) until
+    `cache clear` sets it aside, the mark with it."""
+    with contextlib.suppress(OSError):
+        path.with_name(path.name + _MARK).write_text(reason[:500], encoding="utf-8")
+
+
+def damage_marked(path: Path) -> str | None:
+    """Why the SQLite file `path` was found damaged inside, or None (no mark)."""
+    try:
+        return path.with_name(path.name + _MARK).read_text(encoding="utf-8") or "damaged"
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return "damaged"
+
+
 def identity(path: Path) -> tuple[int, int]:
     """The device and inode of the file at `path` (FileNotFoundError: none there)."""
     found = path.stat()
@@ -110,7 +130,7 @@ def identity(path: Path) -> tuple[int, int]:
 
 
 def remove(path: Path) -> None:
-    """Delete the SQLite file `path` with its -wal and -shm."""
+    """Delete the SQLite file `path` with its -wal and -shm (and the mark of its damage)."""
     for suffix in _COMPANIONS:
         with contextlib.suppress(FileNotFoundError):
             path.with_name(path.name + suffix).unlink()

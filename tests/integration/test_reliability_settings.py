@@ -651,7 +651,7 @@ def test_a_cache_damaged_inside_stops_before_paying_and_cache_clear_keeps_it(
     cleared = run(env, "cache", "clear", "--yes")
     assert cleared.returncode == 0, cleared.stderr
     assert "could not be read as a cache: kept, renamed to" in " ".join(cleared.stderr.split())
-    (kept,) = answers.parent.glob(f"{answers.name}.unreadable-*")
+    (kept,) = answers.parent.glob(f"{answers.name}.unreadable-*[0-9]")
     assert kept.read_bytes() == damaged
     assert run_cli(env, "lookup", "company", "inside1.io").returncode == 0
 
@@ -668,4 +668,36 @@ def test_a_ledger_damaged_inside_is_set_aside_and_said(
     assert told.returncode == 0, told.stderr
     said = " ".join(told.stderr.split())
     assert "could not be read (database disk image is malformed); it is set aside" in said
-    assert len(list(ledger.parent.glob(f"{ledger.name}.unreadable-*"))) == 1
+    assert len(list(ledger.parent.glob(f"{ledger.name}.unreadable-*[0-9]"))) == 1
+
+
+def test_a_cache_found_damaged_by_a_save_is_refused_by_the_next_runs(
+    tmp_path: Path, sandbox: RunningSandbox
+) -> None:
+    """A review of decision 570: pages only a save writes, damaged, made each run pay again
+    for the answers it could not keep (reads worked, so nothing refused the file)."""
+    from profnet_sheets.client.store import AnswerStore
+    from profnet_sheets.config import Settings
+
+    env = cli_env(sandbox.base_url, KEY, tmp_path)
+    assert run_cli(env, "lookup", "company", "stripe.com").returncode == 0
+    (answers,) = (tmp_path / "cache").glob("*-answers.sqlite")
+    settings = Settings.load(cache=str(answers), cache_dir=tmp_path / "cache")
+    store = AnswerStore(settings, "svc-test")
+    try:
+        malformed = sqlite3.DatabaseError("database disk image is malformed")
+        failure = store._failure("write to", malformed)
+    finally:
+        store.close()
+    assert "`uv run profnet-sheets cache clear` sets it aside" in str(failure)
+    charged = sandbox.charged(KEY)
+    refused = run(env, "lookup", "company", "acme.io")
+    assert refused.returncode == 1
+    said = " ".join(refused.stderr.split())
+    assert f"{answers} cannot be read (database disk image is malformed)" in said, said
+    assert sandbox.charged(KEY) == charged, "nothing paid again"
+    assert run(env, "cache", "clear", "--yes").returncode == 0
+    (mark,) = answers.parent.glob(f"{answers.name}.unreadable-*-damaged")
+    assert "malformed" in mark.read_text()
+    assert not Path(f"{answers}-damaged").exists(), "the mark is set aside with the file"
+    assert run(env, "lookup", "company", "acme.io").returncode == 0

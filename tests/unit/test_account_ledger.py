@@ -37,6 +37,7 @@ from profnet_sheets.errors import BudgetExceeded, ConfigurationError
         ("https://api.example.com/%2e/v%31/%7euser/%2f", "https://api.example.com/v1/~user/%2F"),
         ("https://cafe.example.com", "https://cafe.example.com"),
         ("https://cafe", "https://cafe"),
+        ("https://faß.de", "https://xn--fa-hia.de"),  # as requests connects: not fass.de
     ],
 )
 def test_a_base_url_has_one_canonical_form(typed: str, canonical: str) -> None:
