@@ -696,10 +696,8 @@ class Client:
             memo.alias(raw, key)
         try:
             return self._is_held(ep, key)
-        except StoppedBuying:  # the store failed: it holds nothing it can be asked for
-            raise
-        except ProfnetError:  # a cached 404 is held too
-            return True
+        except ProfnetError:  # a cached 404 is held too; a store that failed stops buying:
+            return True  # nothing is paid (the run's rows say why)
 
     def estimate(self, calls: Iterable[PlannedCall | tuple[str, Mapping[str, Any]]]) -> Estimate:
         """The cost of a set of planned calls: identical calls count once, cached ones nothing

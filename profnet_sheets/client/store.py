@@ -246,7 +246,10 @@ class AnswerStore:
         sqlite = isinstance(self.where, Path)
         said = damage_marked(Path(self.where)) if sqlite else None
         if said is not None:
-            return f"the cache at {self.described()} is damaged ({said})"
+            return (
+                f"the cache at {self.described()} is damaged ({said}): "
+                f"`{command('cache clear')}` sets it aside, kept, and starts it anew"
+            )
         free = free_bytes(Path(self.where)) if sqlite else None
         if free is not None and free < PROBE_ROOM * self.largest:
             return (
