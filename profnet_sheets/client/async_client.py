@@ -31,11 +31,12 @@ from profnet_sheets.client.call import (
     heard,
     lesson,
 )
-from profnet_sheets.client.client import Client, named_endpoint
+from profnet_sheets.client.client import Client
 from profnet_sheets.client.keys import CallKey
 from profnet_sheets.client.outgoing import with_query
 from profnet_sheets.client.pace import Outcome, Ticket
 from profnet_sheets.client.policy import Failure
+from profnet_sheets.client.prepare import named_endpoint
 from profnet_sheets.client.spend import Budget, NeverSent, Quote
 from profnet_sheets.client.transport import USER_AGENT
 from profnet_sheets.spec import Endpoint

@@ -8,10 +8,8 @@ kept, and for how long, is the CachePolicy's decision; what was charged, the led
 from __future__ import annotations
 
 import contextlib
-import copy
 import json
 import logging
-import numbers
 import time
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -44,42 +42,30 @@ from profnet_sheets.client.call import (
 from profnet_sheets.client.claims import KEPT, Held
 from profnet_sheets.client.jobs import SearchJob
 from profnet_sheets.client.keylocks import PROCESS_LOCKS
-from profnet_sheets.client.keys import CallKey, call_key
-from profnet_sheets.client.ledger import Ledger
+from profnet_sheets.client.keys import CallKey
 from profnet_sheets.client.memo import Memo
-from profnet_sheets.client.pace import Pace
 from profnet_sheets.client.policy import error_for
-from profnet_sheets.client.prepare import prepare
-from profnet_sheets.client.recorder import Recorder
+from profnet_sheets.client.prepare import named_endpoint, prepare
 from profnet_sheets.client.shared import Shared
-from profnet_sheets.client.spend import (
-    Attempt,
-    Budget,
-    Estimate,
-    PlannedCall,
-    Quote,
-)
-from profnet_sheets.client.team_ledger import TeamLedger
+from profnet_sheets.client.spend import Estimate, PlannedCall
+from profnet_sheets.client.views import ClientViews
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import (
     ArgumentError,
-    InvalidParameter,
     OfflineMiss,
     ProfnetError,
     ServiceError,
     StoppedBuying,
     StoreError,
-    TransportError,
 )
 from profnet_sheets.redact import masked_url, shown
-from profnet_sheets.spec import ENDPOINTS, Endpoint, PriceTable, ServiceProfile, endpoint
+from profnet_sheets.spec import Endpoint
 from profnet_sheets.spec.endpoints import SearchKind
-from profnet_sheets.words import looks_like
 
 LOG = logging.getLogger("profnet_sheets")
 
 
-class Client:
+class Client(ClientViews):
     """The service, one method per endpoint, paid for at most once per answer.
 
     `Client()` with nothing configured runs on the embedded sandbox (and says so on stderr).
@@ -116,11 +102,11 @@ class Client:
         )
         self._shared = Shared(self.settings)
         self._budget = self._shared.budget
-        self._run: int | None = None  # calls outside any run: each asks the service anew
+        self._run = None
         self._policy = CachePolicy(self.settings)
-        self._recorder: Recorder | None = None  # set: calls the caches miss are noted, not sent
-        self._aside: int | None = None  # credits set aside under the cap its calls draw on
-        self.profile: ServiceProfile = self.settings.profile
+        self._recorder = None
+        self._aside = None
+        self.profile = self.settings.profile
 
     # -- the client itself ----------------------------------------------------------------------
 
@@ -133,201 +119,6 @@ class Client:
             f"<Client{mode} {masked_url(self._shared.base_url)} key={self._shared.api_key!r} "
             f"budget={self._budget.limit}{left} offline={self.settings.offline}>"
         )
-
-    def with_options(self, *, refresh: bool | None = None, offline: bool | None = None) -> Client:
-        """A view of this client with other modes, sharing its caches, ledger and budget."""
-        view = copy.copy(self)
-        changes = {k: v for k, v in (("refresh", refresh), ("offline", offline)) if v is not None}
-        view.settings = self.settings.with_changes(**changes)
-        view._policy = CachePolicy(view.settings)
-        return view
-
-    def recording(self, recorder: Recorder) -> Client:
-        """A view of this client (same caches, budget, ledger and run) that sends nothing: a
-        call the caches cannot answer is noted in `recorder` and raises OfflineMiss, and a call
-        `recorder` holds an answer or error for reads it (see `client.recorder`)."""
-        view = copy.copy(self)
-        view._recorder = recorder
-        return view
-
-    def drawing_on(self, aside: int | None) -> Client:
-        """A view of this client (same caches, budget, ledger and run) whose calls take their
-        most from credits set aside in the budget and under the spending cap (`set_aside`)
-        first."""
-        view = copy.copy(self)
-        view._aside = aside
-        return view
-
-    def set_aside(self, credits: int, name: str, what: str) -> int | None:
-        """Set `credits` aside in this view's budget and under the spending cap for calls of
-        endpoint `name` to come (`what` they are, said if the cap refuses: BudgetExceeded),
-        so that no other call, run or machine spends the room they need meanwhile; None when
-        neither limit is set. Calls made through a `drawing_on` view take their room first;
-        unrenewed (`renew_aside`) they go after a lease, as nothing spent; `give_back` ends
-        them."""
-        return self._shared.set_aside(credits, named_endpoint(name), what, self._budget)
-
-    def name_aside(self, aside: int, request_id: str) -> int:
-        """Name credits set aside after the search `request_id` they are for (`aside_of`
-        finds them then); their id now."""
-        return self._shared.name_aside(aside, request_id)
-
-    def aside_of(self, request_id: str) -> int | None:
-        """The credits set aside for the results of the search `request_id` (None: none)."""
-        return self._shared.aside_of(request_id)
-
-    def renew_aside(self, aside: int) -> bool:
-        """Keep credits set aside a lease longer; whether they still are set aside."""
-        return self._shared.renew_aside(aside)
-
-    def give_back(self, aside: int) -> None:
-        """End credits set aside: their room is the budget's and the cap's again."""
-        self._shared.give_back(aside)
-
-    @property
-    def base_url(self) -> str:
-        return self._shared.base_url
-
-    @property
-    def prices(self) -> PriceTable:
-        """What each call costs: the spec's prices with the profile's over them. Everything
-        that counts credits (the budget, the ledger, every cost preview) asks this table."""
-        return self.profile.prices
-
-    def prepare(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
-        """The parameters a call of endpoint `name` sends: normalised (page URLs on the
-        profile's network hosts) and checked; InvalidParameter before anything is paid."""
-        return prepare(named_endpoint(name), params, profile=self.profile)
-
-    def ceiling(self, name: str, params: Mapping[str, Any], max_items: int | None = None) -> int:
-        """The most a call with these (prepared) parameters can cost, at this client's prices."""
-        return self._shared.spend.ceiling(named_endpoint(name), params, max_items)
-
-    def left_unrepeated(self, error: ProfnetError) -> bool:
-        """Whether the call that failed with `error` was left unrepeated by its own retries
-        for money's sake: its last attempt may have been done, and charged, and the spend
-        policy never repeats such a call (`may_repeat`). A caller that must have the answer
-        (a search's results page) may ask again, within the limits; any other failure the
-        call's retries have repeated as far as they should."""
-        if error.endpoint is None:
-            return False
-        if isinstance(error, TransportError):
-            attempt = Attempt(went_out=error.details != "connect")
-        elif error.status is not None:
-            attempt = Attempt(went_out=True, status=error.status)
-        else:
-            return False
-        return not self._shared.spend.may_repeat(endpoint(error.endpoint), attempt)
-
-    @property
-    def service(self) -> str:
-        """The name this client's service goes by in the cache and the ledger."""
-        return self._shared.service
-
-    @property
-    def stopped(self) -> str | None:
-        """Why this client stopped buying (a cache that failed, answers it cannot read), or
-        why this run did (no credits left, the service unreachable; the client itself, outside
-        any run: the last run that did), or None while it buys."""
-        stops = self._shared.spend.stops
-        if stops.stopped is not None or not stops.run_stops:  # a formula asks: kept quick
-            return stops.stopped
-        held = (stops.run_stop(self._run, kind) for kind in ("credits", "unreachable", "key"))
-        return next((stop.reason for stop in held if stop is not None), None)
-
-    @property
-    def pace(self) -> Pace:
-        """The pace of this client's calls (shared by its views): `pace.view()` says how fast
-        they go, how many are in flight, and whether the service throttles."""
-        return self._shared.transport.pace
-
-    @property
-    def unreachable(self) -> str | None:
-        """Why this run stopped sending because the service could not be reached (its URL
-        masked; the client itself: the last run that did), or None."""
-        stop = self._shared.spend.stops.run_stop(self._run, "unreachable")
-        return None if stop is None else stop.reason
-
-    @property
-    def unkept(self) -> int:
-        """Answers this client (all its views) paid for and could not keep in the cache: a
-        re-run pays them again."""
-        return self._shared.spend.stops.unkept
-
-    @property
-    def cache_failed(self) -> bool:
-        """Whether the cache itself failed (a read, a claim or a save): what it held before
-        may not come back, so a re-run is free only if it does."""
-        return self._shared.spend.stops.cache_failed
-
-    @property
-    def key_refused(self) -> bool:
-        """Whether the service refused the API key in this run (a 401: the run stopped; the
-        client itself: in the last run that stopped for it)."""
-        return self._shared.spend.stops.run_stop(self._run, "key") is not None
-
-    @property
-    def out_of_credits(self) -> bool:
-        """Whether the service said, in this run, that the account has no credits left (the
-        run stopped; the client itself: in the last run that stopped for it)."""
-        return self._shared.spend.stops.run_stop(self._run, "credits") is not None
-
-    def spent(self, *, uncertain: bool = False) -> int:
-        """Credits the ledger holds for this service (`uncertain`: only those that may have
-        been charged without an answer)."""
-        return self.ledger.total(service=self._shared.service, uncertain=uncertain)
-
-    @property
-    def ledger(self) -> Ledger | TeamLedger:
-        """This machine's ledger, or on a team's Redis the team's (with this machine's in it)."""
-        return self._shared.ledger
-
-    @property
-    def team_cap(self) -> bool:
-        """Whether the spending cap (when one is set) is a team's: every machine on the team's
-        Redis spends under it, each counting what all spent."""
-        return isinstance(self._shared.ledger, TeamLedger)
-
-    @property
-    def budget(self) -> Budget:
-        return self._budget
-
-    def with_budget(self, limit: int | None, *, new_run: bool = True) -> Client:
-        """A view of this client for a new run (a batch run's, a form action's) with a budget
-        of its own within the client's: both limits hold, and the view's `budget.spent` counts
-        only what was spent through it. Caches and ledger are shared (see `new_run`; with
-        `new_run=False`, the view stays in this client's run, whose stops hold for it).
-        ArgumentError (a ProfnetError and a ValueError) for a limit that is not a whole number
-        of credits, 0 or more, or None."""
-        if limit is not None and not _is_count(limit):
-            raise ArgumentError(
-                f"budget={shown(limit)}: give a whole number of credits, 0 or more (or None: no "
-                "budget of its own)"
-            )
-        view = self.new_run() if new_run else copy.copy(self)
-        view._budget = Budget(None if limit is None else int(limit), within=self._budget)
-        return view
-
-    def new_run(self) -> Client:
-        """A view of this client, with the same budget, for a new run: a stop met before it
-        for no credits left or a service unreachable does not hold for it (it asks the
-        service again, which is free), nor one for a cache or a ledger that failed once it
-        works again (proven first, paying nothing); a stop for answers it cannot read, or
-        not the service's, still does."""
-        view = copy.copy(self)
-        view._run = self._shared.start_run()
-        return view
-
-    def close(self) -> None:
-        self._shared.transport.close()
-        self._shared.store.close()
-        self._shared.ledger.close()
-
-    def __enter__(self) -> Client:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     # -- calls ----------------------------------------------------------------------------------
 
@@ -356,15 +147,6 @@ class Client:
             if memo is not None and memo.status == 200:
                 return payload(ep, memo.shared)
         return payload(ep, self._body(ep, dict(make()), alias=alias))
-
-    def key(self, name: str, params: Mapping[str, Any]) -> CallKey:
-        """The key of a call, as every cache of this client knows it."""
-        ep = named_endpoint(name)
-        return self._key(ep, prepare(ep, dict(params), profile=self.profile))
-
-    def _key(self, ep: Endpoint, payload: dict[str, Any]) -> CallKey:
-        shared = self._shared
-        return call_key(shared.service, shared.api_key.fingerprint, ep, payload)
 
     def _body(
         self,
@@ -397,11 +179,6 @@ class Client:
     # Public by contract for the drivers only: a call is planned (`plan_call`), its sequence
     # made (`paid_flow`), and the actions every driver does alike done here (`book`); the
     # driver itself only sends, waits and claims.
-
-    @property
-    def api_key(self) -> ApiKey:
-        """The key a driver puts on its requests' header (it never shows itself)."""
-        return self._shared.api_key
 
     def plan_call(
         self,
@@ -524,26 +301,6 @@ class Client:
         body = json_or_none(held.text)
         return Sent(held.status, held.text, body, held.headers, True, expires=held.expires)
 
-    def quote(self, credits: int, *, drawing_on: int | None = None) -> Quote:
-        """What a call or a run that may cost up to `credits` meets: the budget left, then the
-        spending cap's, as the spend policy says (ValueError for a `credits` that is not a
-        whole number, 0 or more); `drawing_on`: credits set aside under the cap it may take
-        first (a search's results: `aside_of`)."""
-        if not _is_count(credits):
-            raise ArgumentError(
-                f"credits={shown(credits)}: give a whole number of credits, 0 or more"
-            )
-        return self._shared.quote(int(credits), self._budget, drawing_on)
-
-    def refuse_unless_affordable(
-        self, credits: int, what: str, endpoint: str | None = None
-    ) -> None:
-        """Raise BudgetExceeded, before anything is sent, when `what` (which may cost up to
-        `credits`) does not fit in the budget or the spending cap; the message gives both."""
-        refused = self.quote(credits).refusal(what, endpoint)
-        if refused is not None:
-            raise refused
-
     def _save(self, ep: Endpoint, key: CallKey, response: Any, seconds: float) -> None:
         """Save an answer in the store for `seconds` (the cache policy's word). A save that
         fails (a disk full, a database locked past its busy timeout, Redis gone) is never
@@ -563,25 +320,8 @@ class Client:
                 error,
             )
 
-    def refusal(self, name: str) -> ProfnetError | None:
-        """The error a paid call of the endpoint `name` would be refused with now, unsent
-        (this run out of credits, the key refused, the service unreached, buying stopped),
-        or None: it may be sent."""
-        return self._gate(named_endpoint(name))
-
-    def _gate(self, ep: Endpoint) -> ProfnetError | None:
-        """Why a paid call may not be sent now (this client or this run stopped buying)."""
-        shared = self._shared
-        with shared.lock:
-            return shared.spend.gate(ep, self._run)
-
     def _cache_failed(self, ep: Endpoint, failure: StoreError) -> StoppedBuying:
         return self._shared.stopped(ep, str(failure), cause="cache")
-
-    def kept_said(self) -> str:
-        """Whether a re-run pays again: what was paid is kept, or how many answers were not."""
-        with self._shared.lock:
-            return self._shared.spend.kept_said()
 
     def _error(
         self,
@@ -647,34 +387,6 @@ class Client:
                 body=body,
             )
         return conformed(ep, body)
-
-    # -- the cache ------------------------------------------------------------------------------
-
-    def cache_info(self) -> dict[str, Any]:
-        """Where answers are cached, how many (and how many expired), the size, the ledger."""
-        found = self._shared.store.info()
-        return {
-            "service": masked_url(self.base_url)
-            + (" (embedded sandbox)" if self.settings.uses_sandbox else ""),
-            **found,
-            "in memory now": len(self._shared.memo),
-            "ledger": str(self._shared.ledger.path or "memory"),
-        }
-
-    def purge_cache(self) -> int:
-        """Remove every expired answer from the store; how many were removed."""
-        return self._shared.store.purge()
-
-    def forget(self, name: str, params: Mapping[str, Any]) -> None:
-        """Forget the cached answer of one call (memo and store): the next one is sent."""
-        key = self.key(name, params)
-        self._shared.memo.forget(key)
-        self._shared.store.forget(key)
-
-    def clear_cache(self) -> None:
-        """Forget every cached answer of this service (memo and store)."""
-        self._shared.store.clear()
-        self._shared.memo.clear()
 
     # -- what things cost ---------------------------------------------------------------------
 
@@ -983,11 +695,6 @@ class Client:
         return SearchJob(self.with_options(refresh=False), kind, request_id)
 
 
-def _is_count(value: object) -> bool:
-    """A whole number, 0 or more (not True or False; numpy's integers too)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) >= 0
-
-
 def _planned(call: Any) -> tuple[str, Mapping[str, Any]]:
     """A planned call's endpoint name and parameters, or a TypeError saying what is wanted."""
     if isinstance(call, PlannedCall):
@@ -998,25 +705,6 @@ def _planned(call: Any) -> tuple[str, Mapping[str, Any]]:
         f"estimate takes planned calls, (endpoint, parameters) pairs such as "
         f"('get-company-details', {{'domain': 'stripe.com'}}) or PlannedCall(...), not "
         f"{shown(call)}"
-    )
-
-
-def named_endpoint(name: str) -> Endpoint:
-    """The endpoint called `name`, or InvalidParameter naming it and the one it looks like
-    (`get_company_details`: did you mean get-company-details?)."""
-    try:
-        return endpoint(name)
-    except KeyError:
-        pass
-    names = [ep.name for ep in ENDPOINTS]
-    spelt = str(name).strip().lower().replace("_", "-").replace(" ", "-").lstrip("/")
-    like = spelt if spelt in names else looks_like(spelt, names)
-    hint = f"did you mean {like}? " if like else ""
-    raise InvalidParameter(
-        f"no endpoint named {shown(name)}: {hint}give an endpoint's name as the spec writes "
-        "it, such as get-company-details",
-        parameter="endpoint",
-        value=name,
     )
 
 

@@ -10,13 +10,14 @@ from typing import Any
 from profnet_sheets.client import cell_values, identifiers
 from profnet_sheets.errors import InvalidParameter, NormalizationError
 from profnet_sheets.redact import shown
-from profnet_sheets.spec import Endpoint, Param, ServiceProfile
+from profnet_sheets.spec import ENDPOINTS, Endpoint, Param, ServiceProfile, endpoint
 from profnet_sheets.spec.endpoints import (
     COMPANY_URL_PATTERN,
     HEADCOUNT_URL_PATTERN,
     NUMERIC_ID_PATTERN,
     PROFILE_URL_PATTERN,
 )
+from profnet_sheets.words import looks_like
 
 _BY_PATTERN: dict[str, Callable[[Any, identifiers.Hosts], str]] = {
     COMPANY_URL_PATTERN: identifiers.company_url,
@@ -220,3 +221,22 @@ def prepare(
         if param.default is not None and param.name not in payload:
             payload[param.name] = param.default
     return payload
+
+
+def named_endpoint(name: str) -> Endpoint:
+    """The endpoint called `name`, or InvalidParameter naming it and the one it looks like
+    (`get_company_details`: did you mean get-company-details?)."""
+    try:
+        return endpoint(name)
+    except KeyError:
+        pass
+    names = [ep.name for ep in ENDPOINTS]
+    spelt = str(name).strip().lower().replace("_", "-").replace(" ", "-").lstrip("/")
+    like = spelt if spelt in names else looks_like(spelt, names)
+    hint = f"did you mean {like}? " if like else ""
+    raise InvalidParameter(
+        f"no endpoint named {shown(name)}: {hint}give an endpoint's name as the spec writes "
+        "it, such as get-company-details",
+        parameter="endpoint",
+        value=name,
+    )
