@@ -706,16 +706,29 @@ class Ledger:
 
     def cap_failure(self, error: BaseException) -> str:
         """Why nothing more is bought when the ledger failed the spending cap."""
-        return f"the ledger could not hold the spending cap ({error})"
+        return f"the ledger could not hold the spending cap ({self.reason(error)})"
 
     def record_failure(self, error: BaseException) -> str:
         """Why nothing more is bought when the ledger failed to count a call's spend."""
-        return f"the ledger could not count the spend ({error})"
+        return f"the ledger could not count the spend ({self.reason(error)})"
 
     def hold_failure(self, error: BaseException) -> str:
         """Why nothing more is bought when the ledger could not hold a call under way (no cap
         set: a process killed mid-call would leave no trace of it)."""
-        return f"the ledger could not hold the call under way ({error})"
+        return f"the ledger could not hold the call under way ({self.reason(error)})"
+
+    def reason(self, error: BaseException) -> str:
+        """`error` as a stop says it. A ledger found damaged inside (`database disk image is
+        malformed`, in pages its open did not read) is marked so: the next open sets it aside
+        and starts a new one, as one found damaged at open is, rather than every run failing
+        on it."""
+        damaged = isinstance(error, sqlite3.DatabaseError) and not isinstance(
+            error, sqlite3.OperationalError
+        )
+        if not damaged or self.path is None:
+            return str(error)
+        wal.mark_damaged(self.path, str(error))
+        return f"{error}; it is damaged: the next run sets it aside and starts a new one"
 
     def release(self, reservation: int) -> None:
         """Drop a reservation (its call is recorded, or was never sent)."""
@@ -824,11 +837,13 @@ def _open_file(path: Path) -> None:
     seen = None
     with contextlib.suppress(FileNotFoundError):
         seen = wal.identity(path)  # the file found wanting, not one made meanwhile
-    try:
-        wal.ensure_wal(path)
-        return
-    except DamagedFile as damaged:
-        reason = damaged.details
+    reason = wal.damage_marked(path)  # damaged in pages an earlier run met (`reason`)
+    if reason is None:
+        try:
+            wal.ensure_wal(path)
+            return
+        except DamagedFile as damaged:
+            reason = damaged.details
     _start_anew(path, reason or "unreadable", seen)
 
 

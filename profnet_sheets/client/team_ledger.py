@@ -246,7 +246,8 @@ class TeamLedger:
         """Why nothing more is bought when the team's Redis (or this machine's own ledger,
         which holds each reservation too) failed the spending cap."""
         if isinstance(error, self.local.failures):
-            return f"this machine's ledger could not hold the spending cap ({error})"
+            reason = self.local.reason(error)
+            return f"this machine's ledger could not hold the spending cap ({reason})"
         return f"the team's Redis cache {self.where} could not hold the spending cap ({error})"
 
     def record_failure(self, error: BaseException) -> str:

@@ -671,6 +671,41 @@ def test_a_ledger_damaged_inside_is_set_aside_and_said(
     assert len(list(ledger.parent.glob(f"{ledger.name}.unreadable-*[0-9]"))) == 1
 
 
+def test_a_ledger_damaged_where_its_open_does_not_read_is_set_aside_by_the_next_run(
+    tmp_path: Path, sandbox: RunningSandbox
+) -> None:
+    """A review: a ledger damaged only in the pages a run writes its spend to opened fine,
+    and every run then stopped with `the ledger could not ... (database disk image is
+    malformed)`, for good, the file never set aside."""
+    env, rows = enriched_once(tmp_path, sandbox, "tail", 400)
+    (ledger,) = (tmp_path / "cache").glob("*-ledger.sqlite")
+    for companion in ledger.parent.glob(f"{ledger.name}-*"):
+        companion.unlink()
+    size = ledger.stat().st_size
+    with ledger.open("r+b") as file:  # its last pages: where the next spend goes
+        file.seek(size - 8192)
+        file.write(random.Random(11).randbytes(8192))
+    more = tmp_path / "more.csv"
+    more.write_text("domain\n" + "".join(f"tail-more{n}.io\n" for n in range(5)))
+    charged = sandbox.charged(KEY)
+    first = run_cli(
+        env, "enrich", str(more), "--kind", "company", "--out", str(tmp_path / "o2.csv"), "--yes"
+    )
+    said = " ".join(first.stderr.split())
+    assert first.returncode == 5, said
+    assert "database disk image is malformed; it is damaged: the next run sets it aside" in said
+    assert "Run again; the" in said, said  # those paid, kept: the total below says so
+    again = run_cli(
+        env, "enrich", str(more), "--kind", "company", "--out", str(tmp_path / "o3.csv"), "--yes"
+    )
+    said = " ".join(again.stderr.split())
+    assert again.returncode == 0, said
+    assert "could not be read (database disk image is malformed" in said, said
+    (kept,) = ledger.parent.glob(f"{ledger.name}.unreadable-*[0-9]")
+    assert kept.stat().st_size == size
+    assert sandbox.charged(KEY) - charged == 5, "each key paid once in all"
+
+
 def test_a_cache_found_damaged_by_a_save_is_refused_by_the_next_runs(
     tmp_path: Path, sandbox: RunningSandbox
 ) -> None:
