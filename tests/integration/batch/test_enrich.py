@@ -147,30 +147,31 @@ def test_ctrl_c_keeps_what_is_done_and_a_rerun_pays_for_the_rest(
     assert sandbox.charged(KEY) == 10, "each company paid once across the two runs"
 
 
-def test_calls_in_flight_when_stopped_keep_their_answers(
-    client: Client, sandbox: RunningSandbox
-) -> None:
-    frame = pl.DataFrame({"site": [f"flight{i}.io" for i in range(12)]})
+def stopped_after_the_first(
+    client: Client, sandbox: RunningSandbox, prefix: str, latency_ms: int
+) -> pl.DataFrame:
+    """The partial result of enriching 12 keys (`prefix`0.io ...), 4 in flight at the
+    sandbox's `latency_ms`, stopped as Ctrl-C (or a form's Cancel) does after the first."""
+    frame = pl.DataFrame({"site": [f"{prefix}{i}.io" for i in range(12)]})
     faults = f"{sandbox.base_url}/_sandbox/faults"
-    requests.put(faults, json={"latency_ms": 150}, timeout=5).raise_for_status()
+    requests.put(faults, json={"latency_ms": latency_ms}, timeout=5).raise_for_status()
 
-    def stop_after_the_first(done: int, total: int) -> None:
+    def stopper(done: int, total: int) -> None:
         if done >= 1:
-            raise KeyboardInterrupt  # what Ctrl-C (or a form's Cancel) does
+            raise KeyboardInterrupt
 
     try:
         with pytest.raises(EnrichmentInterrupted) as caught:
-            enrich(
-                frame,
-                "site",
-                "company",
-                client=client,
-                concurrency=4,
-                progress=stop_after_the_first,
-            )
+            enrich(frame, "site", "company", client=client, concurrency=4, progress=stopper)
     finally:
         requests.put(faults, json={"latency_ms": 0}, timeout=5).raise_for_status()
-    partial = caught.value.result
+    return caught.value.result
+
+
+def test_calls_in_flight_when_stopped_keep_their_answers(
+    client: Client, sandbox: RunningSandbox
+) -> None:
+    partial = stopped_after_the_first(client, sandbox, "flight", 150)
     kept = partial["company_name"].drop_nulls().len()
     assert kept > 1, "the calls under way when it stopped finished and were kept"
     assert kept == sandbox.charged(KEY), "every call paid for is in the result"
@@ -186,30 +187,13 @@ def test_rows_never_sent_say_out_of_credits_when_credits_ran_out_after_a_ctrl_c(
     requests.put(
         f"{base}/_sandbox/keys", json={"key": KEY, "credits": 1}, timeout=5
     ).raise_for_status()
-    frame = pl.DataFrame({"site": [f"dry{i}.io" for i in range(12)]})
-    faults = f"{base}/_sandbox/faults"
-    requests.put(faults, json={"latency_ms": 400}, timeout=5).raise_for_status()
-
-    def stop_after_the_first(done: int, total: int) -> None:
-        if done >= 1:
-            raise KeyboardInterrupt
-
     try:
-        with pytest.raises(EnrichmentInterrupted) as caught:
-            enrich(
-                frame,
-                "site",
-                "company",
-                client=client,
-                concurrency=4,
-                progress=stop_after_the_first,
-            )
+        result = stopped_after_the_first(client, sandbox, "dry", 400)
     finally:
-        requests.put(faults, json={"latency_ms": 0}, timeout=5).raise_for_status()
         topped_up = {"key": KEY, "credits": 10_000_000}  # the module's sandbox, for the others
         requests.put(f"{base}/_sandbox/keys", json=topped_up, timeout=5).raise_for_status()
     assert client.out_of_credits, "a call under way met the 402"
-    errors = caught.value.result["company_error"].drop_nulls().to_list()
+    errors = result["company_error"].drop_nulls().to_list()
     assert len(errors) == 11, errors
     assert all(error.startswith("out of credits: ") for error in errors), errors
 
