@@ -928,6 +928,9 @@ def lookup(
             said = "this lookup: 0 credits" if failures else "0 credits: cached"
         click.echo(said, err=True)
     alone = {value: error for value, error in failures.items() if stop is None or value != stop[0]}
+    # the values neither answered nor failed alone, each counted once (a value given twice is
+    # one lookup)
+    undone = counted(sum(v not in answers and v not in alone for v in set(values)), "lookup")
     if looked.interrupted:
         _say_failures(alone)
         raise KeyboardInterrupt  # said as every stopped command says it, with its exit code
@@ -946,7 +949,7 @@ def lookup(
             )
         elif not done and maybe:
             kept = f"no answer came for the {counted(maybe, 'credit')} possibly spent"
-        _end_if_stopped(run, counted(len(calls) - done - len(alone), "lookup"), kept, failure)
+        _end_if_stopped(run, undone, kept, failure)
         raise click.ClickException(f"{shown(value)}: {failure}")
     if lost:  # every call answered, but paid answers the cache could not keep: exit 5
         _say_failures(alone)
@@ -955,7 +958,7 @@ def lookup(
             f"the {done} done {are(done)} answered, but {counted(lost, 'paid answer')} could "
             f"not be kept in the cache: running again pays {'it' if lost == 1 else 'them'} again"
         )
-        _end_if_stopped(run, counted(len(calls) - done - len(alone), "lookup"), kept)
+        _end_if_stopped(run, undone, kept)
     if len(alone) == 1:
         ((value, failure),) = alone.items()
         raise click.ClickException(f"{shown(value)}: {failure}")

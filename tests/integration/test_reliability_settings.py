@@ -677,7 +677,7 @@ def test_a_ledger_damaged_where_its_open_does_not_read_is_set_aside_by_the_next_
     """A review: a ledger damaged only in the pages a run writes its spend to opened fine,
     and every run then stopped with `the ledger could not ... (database disk image is
     malformed)`, for good, the file never set aside."""
-    env, rows = enriched_once(tmp_path, sandbox, "tail", 400)
+    env, _ = enriched_once(tmp_path, sandbox, "tail", 400)
     (ledger,) = (tmp_path / "cache").glob("*-ledger.sqlite")
     for companion in ledger.parent.glob(f"{ledger.name}-*"):
         companion.unlink()

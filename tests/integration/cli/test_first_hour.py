@@ -147,6 +147,18 @@ def test_a_lookup_cut_by_a_limit_hands_over_what_was_done_and_exits_3(
     assert sandbox.charged(KEY) == 1
 
 
+def test_a_lookup_cut_by_a_limit_counts_a_value_given_twice_once(
+    env: dict[str, str], sandbox: RunningSandbox
+) -> None:
+    """A review: `c.com d.com e.com c.com www.c.com` under a budget of 1 said `3 lookups not
+    done` when d.com and e.com were the only ones (a value given twice counted twice)."""
+    env = {**env, "PROFNET_BUDGET": "1"}
+    values = ("c-twice.io", "d-twice.io", "e-twice.io", "c-twice.io", "www.c-twice.io")
+    cut = run(env, "lookup", "company", *values)
+    assert "Budget reached: 2 lookups not done" in cut.stderr, cut.stderr
+    assert cut.returncode == 3
+
+
 def test_search_takes_a_budget(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
