@@ -113,6 +113,9 @@ REMEASURED = 2  # ...measured again at most this many times when sent below the 
 REMEASURE_FASTER = 1.25  # ...this much faster each time
 VERDICT_LAG = 0.5  # seconds a team's verdicts of a second may take beyond twice the latency
 TEAM_CUT = 0.98  # the team's rate this far below this process's is a cut, nearer its probing
+TEAM_RECENT = 3  # a team's whole seconds pooled to tell an overload from the noise
+TEAM_SIGMAS = 4.0  # ...beyond the noise by more than this many deviations (tested each second)
+TEAM_NOISE_SECONDS = 10  # ...and those sent below the estimate, to measure the noise again
 LOG = logging.getLogger("profnet_sheets")
 
 
@@ -201,6 +204,13 @@ class PaceCore:
         # A cut made before the noise was measured: the rate before it, and the share refused
         # (of how many calls) that made it; undone once the noise explains it.
         self.undo: tuple[float, float, float, int] | None = None
+        # A team's: the noise as its whole seconds tell it; the rate before, and the 429s of,
+        # a cut made before the noise was measured; the seconds pooled to tell them.
+        self.team_noise = 0.0
+        self.team_measured = False  # a cut of its own told the key's rate (team_second)
+        self.team_undo: tuple[float, float, int, int] | None = None
+        self.team_recent: deque[tuple[int, int]] = deque(maxlen=TEAM_RECENT)
+        self.team_below: deque[tuple[int, int]] = deque(maxlen=TEAM_NOISE_SECONDS)
         if rate_cap is not None:  # the user knows the service's limit: no slow start
             self.learning = False
             self.known = rate_cap
@@ -284,9 +294,16 @@ class PaceCore:
         self.second = second
         if not self.team or self.rate is None or second <= self.cut_second:
             return
-        if answered + refused < SENT_AS_DRAWN * self.rate:
+        counted = answered + refused
+        if counted:
+            self._team_noise(refused, counted)
+        if counted < SENT_AS_DRAWN * self.rate:
             return  # fewer calls went out than the schedule drew: a second tells little
-        if not refused:
+        noise = self.team_noise
+        self.team_recent.append((refused, counted))
+        pooled_refused, pooled = map(sum, zip(*self.team_recent, strict=True))
+        beyond = _beyond(pooled_refused / pooled, pooled, noise, TEAM_SIGMAS) if noise else 1.0
+        if not refused or not beyond:  # none refused, or no more than the noise explains
             if self.climbing:  # a whole second at the rate, none refused: above it, maybe
                 self.known = min(self.ceiling, self.known * CLIMB)
                 self.rate = BETA * self.known
@@ -295,14 +312,23 @@ class PaceCore:
             return
         self.climbing = False
         # What got through: the calls answered, or the schedule's rate less the share refused
-        # (fewer calls sent in that second than the schedule had: their 429s tell less).
-        known = max(MIN_RATE, answered, self.rate * answered / (answered + refused))
+        # (fewer calls sent in that second than the schedule had: their 429s tell less); the
+        # noise's 429s counted as if they had not come.
+        share = refused / counted
+        known = max(MIN_RATE, answered / (1 - noise), self.rate * (1 - _above(share, noise)))
         if answered:
             self.held_up = False
         elif refused >= RECENT_CUT_CALLS:  # a whole second of calls, none let through
             self.held_up = True
+        if self.team_undo is not None:  # a cut before the noise was measured: a limit's
+            known = max(known, FLOOR * self.team_undo[0])  # is one; the noise's, every second
         if BETA * known >= self.rate:
             return
+        if not noise and self.team_undo is None:
+            self.team_undo = (self.known, self.rate, refused, counted)
+            self.team_below.clear()  # sent before it: above what it says the service takes
+        self.team_measured = True
+        self.team_recent.clear()
         self.known = known
         self.floor = max(MIN_RATE, FLOOR * known)
         self.rate = max(MIN_RATE, BETA * known)
@@ -311,6 +337,36 @@ class PaceCore:
         self.cut_at = now
         self.since_cut = 0
         self.cut_second = second + 1
+
+    def _team_noise(self, refused: int, counted: int) -> None:
+        """Learn the 429s a team meets whatever its pace (noise) from a second of its calls.
+
+        After a cut of its own (to BETA of what the service let through), a second sent no
+        faster than that estimate (all of it, or fewer: a stall) meets no limit's 429s: those
+        it meets are the noise's, their
+        share measured over the last TEAM_NOISE_SECONDS such seconds once NOISE_SAMPLE calls
+        tell it (NOISE to NOISE_MOST; outside, none: more is a lower limit). The cut made before
+        the noise was measured is undone when the noise explains the share that made it (asked
+        again as the measure grows, over TEAM_NOISE_SECONDS)."""
+        assert self.rate is not None
+        if not self.team_measured or self.rate > self.known:
+            return
+        self.team_below.append((refused, counted))
+        told, calls = map(sum, zip(*self.team_below, strict=True))
+        if calls < NOISE_SAMPLE:
+            return
+        measured = told / calls
+        self.team_noise = measured if NOISE <= measured <= NOISE_MOST else 0.0
+        undo = self.team_undo
+        if undo is None or not self.team_noise:
+            return
+        known, rate, cut_refused, cut_counted = undo
+        if not _beyond(cut_refused / cut_counted, cut_counted, self.team_noise):
+            self.known, self.rate = max(self.known, known), max(self.rate, rate)
+            self.floor = max(MIN_RATE, FLOOR * self.known)
+            self.team_undo = None
+        elif len(self.team_below) == TEAM_NOISE_SECONDS:  # measured long enough: a limit's
+            self.team_undo = None
 
     # -- starting a call ------------------------------------------------------------------------
 
@@ -696,11 +752,11 @@ class PaceCore:
         )
 
 
-def _beyond(share: float, counted: int, noise: float) -> float:
+def _beyond(share: float, counted: int, noise: float, sigmas: float = NOISE_SIGMAS) -> float:
     """The share of `counted` calls refused beyond the `noise`'s (`_above`), when more than
-    chance explains (NOISE_SIGMAS binomial deviations); else 0."""
+    chance explains (`sigmas` binomial deviations); else 0."""
     beyond = _above(share, noise)
-    chance = NOISE_SIGMAS * math.sqrt(noise * (1 - noise) / counted) / (1 - noise)
+    chance = sigmas * math.sqrt(noise * (1 - noise) / counted) / (1 - noise)
     return beyond if beyond > chance else 0.0
 
 

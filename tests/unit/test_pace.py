@@ -890,6 +890,61 @@ def test_a_teams_rate_cut_by_an_outage_of_429s_climbs_back_within_minutes() -> N
     assert not limit.held_up
 
 
+def team_under_noise(noise: float, seed: int, limit: float = 20.0) -> tuple[float, float]:
+    """A team's pace for 3 minutes against a bucket of `limit` calls/s, with `noise` of the
+    calls refused in front of it whatever the pace and a quarter of the others failed (5xx,
+    cut connections: taken); each whole second's verdicts told the next second: its mean rate
+    over the last 2 minutes, and the share of the calls the limit refused."""
+    rng = random.Random(seed)
+    core = PaceCore(cap=128)
+    core.adopt(known=limit, rate=pace.BETA * limit, now=0.0)
+    core.team_second(0, answered=int(pace.BETA * limit), refused=0, now=0.0)
+    tokens, last, carry = limit, 0.0, 0.0
+    rates: list[float] = []
+    sent = by_limit = 0
+    for second in range(1, 180):
+        assert core.rate is not None
+        carry += core.rate
+        calls, carry = int(carry), carry - int(carry)
+        answered = refused = 0
+        for n in range(calls):
+            now = second + n / calls
+            tokens, last = min(limit, tokens + (now - last) * limit), now
+            ticket = started(core, now)
+            if rng.random() < noise:
+                outcome: Outcome = "throttled"
+            elif tokens >= 1:
+                tokens -= 1
+                outcome = "failed" if rng.random() < 0.25 else "answered"
+            else:
+                outcome, by_limit = "throttled", by_limit + 1
+            core.finish(ticket, now + 0.1, outcome)
+            refused += outcome == "throttled"
+            answered += outcome != "throttled"
+        sent += calls
+        core.team_second(second, answered=answered, refused=refused, now=second + 1.0)
+        if second >= 60:
+            rates.append(core.rate)
+    return sum(rates) / len(rates), by_limit / sent
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_teams_pace_is_not_driven_down_by_429s_that_come_whatever_the_pace(seed: int) -> None:
+    """Issue 24's fault mix on a team: every second held random 429s, each read as the key's
+    rate, and the team's rate fell to 0.1 calls/s (a 1,000-key run still going after 8
+    minutes). The noise is told from a limit by cuts that do not lower the share refused."""
+    rate, by_limit = team_under_noise(0.1, seed)
+    assert rate >= 0.8 * 20.0, f"{rate:.1f} calls/s against a limit of 20"
+    assert by_limit <= 0.05, f"{by_limit:.1%} refused by the limit"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_teams_pace_without_noise_keeps_to_the_limit(seed: int) -> None:
+    rate, by_limit = team_under_noise(0.0, seed)
+    assert rate >= 0.9 * 20.0, f"{rate:.1f} calls/s against a limit of 20"
+    assert by_limit <= 0.02, f"{by_limit:.1%} refused by the limit"
+
+
 def test_a_runs_pace_is_said_once_the_service_has_answered_it() -> None:
     now = [0.0]
     gate = Pace(cap=8, clock=lambda: now[0])
