@@ -19,6 +19,7 @@ from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import endpoint
 from profnet_sheets.widgets.base import Form, frame_html, run_enrichment
 from profnet_sheets.widgets.controls import FieldControl, classed, make_control
+from profnet_sheets.widgets.cost import team_cap_text
 from profnet_sheets.widgets.export import ExportPanel
 from profnet_sheets.widgets.fields import field_for, param_value
 from profnet_sheets.widgets.progress import Bar
@@ -219,7 +220,7 @@ class EnrichForm(Form):
             options=self.option_values(),
         )
         keys = f"{job.plan.kind.name} keys from {self.column.value!r}"
-        self.cost.value = message(f"{keys}: {job.preview()}.")
+        self.cost.value = message(f"{keys}: {job.preview()}.{team_cap_text(job.quote)}")
 
     # -- the run --------------------------------------------------------------------------------
 

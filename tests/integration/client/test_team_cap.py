@@ -1139,3 +1139,23 @@ def test_a_machine_that_finds_the_teams_redis_counting_nothing_says_it_saw_nobod
         assert said not in caplog.text, "the count started: nothing to say"
         assert "credit(s) other machines spent" not in caplog.text, "md's 3: mb never saw them"
         assert "had forgotten 3 credit(s) this machine spent" in caplog.text, "its own, retold"
+
+
+def test_the_enrich_forms_cost_line_says_what_the_team_cap_leaves(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    """An audit of issue 24: the lookup and search forms said `team cap: N left`; the enrich
+    form's line named the team cap only when it fell short."""
+    import polars as pl
+
+    from profnet_sheets.widgets import EnrichForm
+
+    client = team_client(sandbox, killable_redis, tmp_path)
+    try:
+        client.get_company_details(domain="one.io")
+        form = EnrichForm(pl.DataFrame({"site": ["two.io", "three.io"]}), client=client)
+        form.column.value = "site"
+        form.preview()
+        assert "Team cap: 19 credits left." in form.cost.value, form.cost.value
+    finally:
+        client.close()

@@ -13,6 +13,7 @@ from profnet_sheets.widgets.cost import (
     budget_text,
     lookup_cost_text,
     search_cost_text,
+    team_cap_text,
 )
 
 SPEND = SpendPolicy(PriceTable(), "the sandbox")
@@ -110,6 +111,9 @@ def test_a_team_cap_says_what_it_leaves() -> None:
         "lower the limit or raise it."
     )
     assert "team cap" not in budget_text(SPEND.quote(2, Budget(None), CapUse(20, "20/day", 12)))
+    assert team_cap_text(team) == " Team cap: 8 credits left.", "the enrich form's line"
+    assert team_cap_text(over) == "", "short of it: the plan's summary says so"
+    assert team_cap_text(SPEND.quote(2, Budget(None), CapUse(20, "20/day", 12))) == ""
 
 
 def test_a_cap_that_cannot_be_kept_is_said_with_its_file() -> None:
