@@ -207,8 +207,8 @@ class PaceCore:
         # A team's: the noise as its whole seconds tell it; the rate before, and the 429s of,
         # a cut made before the noise was measured; the seconds pooled to tell them.
         self.team_noise = 0.0
-        self.team_measured = False  # a cut of its own told the key's rate (team_second)
-        self.team_undo: tuple[float, float, int, int] | None = None
+        self.team_took = 0.0  # calls the service let through in the second of its last cut
+        self.team_undo: tuple[float, float, int, int, int] | None = None
         self.team_recent: deque[tuple[int, int]] = deque(maxlen=TEAM_RECENT)
         self.team_below: deque[tuple[int, int]] = deque(maxlen=TEAM_NOISE_SECONDS)
         if rate_cap is not None:  # the user knows the service's limit: no slow start
@@ -320,14 +320,16 @@ class PaceCore:
             self.held_up = False
         elif refused >= RECENT_CUT_CALLS:  # a whole second of calls, none let through
             self.held_up = True
-        if self.team_undo is not None:  # a cut before the noise was measured: a limit's
-            known = max(known, FLOOR * self.team_undo[0])  # is one; the noise's, every second
+        if self.team_undo is not None:  # since a cut made before the noise was measured,
+            # never below what the service let through then (while refusing): a limit's cut
+            # is one, the noise's would come every second, to nothing, before it is measured
+            known = max(known, self.team_undo[4])
         if BETA * known >= self.rate:
             return
         if not noise and self.team_undo is None:
-            self.team_undo = (self.known, self.rate, refused, counted)
+            self.team_undo = (self.known, self.rate, refused, counted, answered)
             self.team_below.clear()  # sent before it: above what it says the service takes
-        self.team_measured = True
+        self.team_took = answered
         self.team_recent.clear()
         self.known = known
         self.floor = max(MIN_RATE, FLOOR * known)
@@ -341,15 +343,14 @@ class PaceCore:
     def _team_noise(self, refused: int, counted: int) -> None:
         """Learn the 429s a team meets whatever its pace (noise) from a second of its calls.
 
-        After a cut of its own (to BETA of what the service let through), a second sent no
-        faster than that estimate (all of it, or fewer: a stall) meets no limit's 429s: those
-        it meets are the noise's, their
-        share measured over the last TEAM_NOISE_SECONDS such seconds once NOISE_SAMPLE calls
-        tell it (NOISE to NOISE_MOST; outside, none: more is a lower limit). The cut made before
-        the noise was measured is undone when the noise explains the share that made it (asked
-        again as the measure grows, over TEAM_NOISE_SECONDS)."""
-        assert self.rate is not None
-        if not self.team_measured or self.rate > self.known:
+        After a cut of its own, a second whose calls were no more than BETA of those the service
+        let through in the second that made it (a limit's bucket, empty then, refills faster)
+        meets no limit's 429s: those it meets are the noise's, their share measured over the
+        last TEAM_NOISE_SECONDS such seconds once NOISE_SAMPLE calls tell it (NOISE to
+        NOISE_MOST; outside, none: more is a lower limit). The cut made before the noise was
+        measured is undone when the noise explains the share that made it (asked again as the
+        measure grows, over TEAM_NOISE_SECONDS)."""
+        if counted > self.team_took:  # (none before a cut of its own: 0)
             return
         self.team_below.append((refused, counted))
         told, calls = map(sum, zip(*self.team_below, strict=True))
@@ -360,9 +361,9 @@ class PaceCore:
         undo = self.team_undo
         if undo is None or not self.team_noise:
             return
-        known, rate, cut_refused, cut_counted = undo
+        known, rate, cut_refused, cut_counted, _ = undo
         if not _beyond(cut_refused / cut_counted, cut_counted, self.team_noise):
-            self.known, self.rate = max(self.known, known), max(self.rate, rate)
+            self.known, self.rate = max(self.known, known), max(self.rate or rate, rate)
             self.floor = max(MIN_RATE, FLOOR * self.known)
             self.team_undo = None
         elif len(self.team_below) == TEAM_NOISE_SECONDS:  # measured long enough: a limit's

@@ -935,7 +935,9 @@ def test_a_teams_pace_is_not_driven_down_by_429s_that_come_whatever_the_pace(see
     minutes). The noise is told from a limit by cuts that do not lower the share refused."""
     rate, by_limit = team_under_noise(0.1, seed)
     assert rate >= 0.8 * 20.0, f"{rate:.1f} calls/s against a limit of 20"
-    assert by_limit <= 0.05, f"{by_limit:.1%} refused by the limit"
+    # an overshoot is told from the noise less quickly (4 deviations over 3 seconds): a 429
+    # costs a retry, never a credit
+    assert by_limit <= 0.08, f"{by_limit:.1%} refused by the limit"
 
 
 @pytest.mark.parametrize("seed", range(6))
