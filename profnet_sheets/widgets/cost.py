@@ -32,10 +32,9 @@ def budget_text(quote: Quote | None) -> str:
 def team_cap_text(quote: Quote | None) -> str:
     """` Team cap: 8 left.` when a team's cap is set and the quote is within it (a quote short
     of it says so itself), else nothing: the enrich form's cost line ends with it."""
-    left = None if quote is None else quote.team_cap_left
-    if left is None or quote is None or quote.short is not None:
+    if quote is None or quote.short is not None or quote.team_cap_left is None:
         return ""
-    return f" Team cap: {credits_text(left)} left."
+    return f" Team cap: {credits_text(quote.team_cap_left)} left."
 
 
 def search_cost_text(cost: SearchCost) -> str:
