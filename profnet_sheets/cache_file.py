@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import time
 from pathlib import Path
+from typing import Any
 
 from profnet_sheets.redact import shown
 
@@ -15,6 +17,9 @@ _CACHE_TABLES = ("responses", "redirects")
 _CACHE_COLUMNS = frozenset({"key", "value", "expires"})
 _CACHE_KEYED = frozenset({"key", "value"})  # ...of which these two in every version
 _CACHE_INDEX = "expires_idx"
+# Seconds before the tables are read again when they could not be (another process making
+# the file a cache at that moment); then "cannot tell".
+_AGAIN_AFTER = (0.05, 0.2, 0.5)
 
 
 def holds_other_data(path: Path) -> bool:
@@ -33,25 +38,23 @@ def foreign_parts(path: Path) -> list[str] | None:
     'responses' of other columns`, `view 'x'`): a user's own database named for the cache,
     which the cache must neither write in nor empty. [] when it holds only a cache's, and for
     no file, an empty one or one that is not SQLite (said where it is opened); None when it
-    cannot be told (its tables unreadable: damaged, locked, or a newer SQLite's). Nothing is
-    written, nor left beside it (no -wal or -shm file where there was none)."""
+    cannot be told (its tables unreadable, also when asked again briefly: damaged, locked, or
+    a newer SQLite's). Nothing is written, nor left beside it (no -wal or -shm file where there
+    was none)."""
     with contextlib.suppress(OSError):
         if not path.is_file() or path.stat().st_size == 0 or holds_other_data(path):
             return []
     real = path.expanduser().resolve()  # its -wal is beside the file, not beside a link
-    # With no write-ahead log beside it, the file is whole: read as it is, no file made.
-    whole = not Path(f"{real}-wal").exists()
-    uri = f"{real.as_uri()}?mode=ro{'&immutable=1' if whole else ''}"
-    try:
-        with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
-            made = db.execute("SELECT type, name, tbl_name FROM sqlite_master").fetchall()
-            columns = {
-                name: {row[1] for row in db.execute(f"PRAGMA table_info({_quoted(name)})")}
-                for kind, name, _ in made
-                if kind == "table" and name in _CACHE_TABLES
-            }
-    except sqlite3.Error:
-        return None
+    for pause in (*_AGAIN_AFTER, None):
+        try:
+            made, columns = _tables(real)
+            break
+        except sqlite3.Error:
+            # Another process may be making it a cache at this moment (switching it to WAL:
+            # read as whole, its header half-written, or locked): asked again, briefly.
+            if pause is None:
+                return None
+            time.sleep(pause)
     foreign = []
     for kind, name, table in made:
         if name.startswith("sqlite_"):  # SQLite's own (an autoindex of a primary key)
@@ -62,6 +65,21 @@ def foreign_parts(path: Path) -> list[str] | None:
         elif not (kind == "index" and name == _CACHE_INDEX and table in _CACHE_TABLES):
             foreign.append(f"{kind} {shown(name)}")
     return foreign
+
+
+def _tables(real: Path) -> tuple[list[Any], dict[str, set[str]]]:
+    """The schema rows of the SQLite file `real`, and the columns of its cache-named tables."""
+    # With no write-ahead log beside it, the file is whole: read as it is, no file made.
+    whole = not Path(f"{real}-wal").exists()
+    uri = f"{real.as_uri()}?mode=ro{'&immutable=1' if whole else ''}"
+    with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as db:
+        made = db.execute("SELECT type, name, tbl_name FROM sqlite_master").fetchall()
+        columns = {
+            name: {row[1] for row in db.execute(f"PRAGMA table_info({_quoted(name)})")}
+            for kind, name, _ in made
+            if kind == "table" and name in _CACHE_TABLES
+        }
+    return made, columns
 
 
 def _quoted(name: str) -> str:
