@@ -31,9 +31,9 @@ def sandbox() -> Iterator[RunningSandbox]:
         yield running
 
 
-def test_three_processes_on_one_redis_go_at_one_pace(
-    sandbox: RunningSandbox, tmp_path: Path, redis_url: str
-) -> None:
+def limited(sandbox: RunningSandbox, **faults: float) -> None:
+    """The sandbox reset, at LIMIT calls/s per key (the clients not told) and its latency,
+    with `faults` besides."""
     requests.post(f"{sandbox.base_url}/_sandbox/reset", timeout=5).raise_for_status()
     requests.put(
         f"{sandbox.base_url}/_sandbox/faults",
@@ -42,9 +42,16 @@ def test_three_processes_on_one_redis_go_at_one_pace(
             "limit_retry_after": True,
             "latency_ms": LATENCY_MS,
             "latency_jitter_ms": JITTER_MS,
+            **faults,
         },
         timeout=5,
     ).raise_for_status()
+
+
+def test_three_processes_on_one_redis_go_at_one_pace(
+    sandbox: RunningSandbox, tmp_path: Path, redis_url: str
+) -> None:
+    limited(sandbox)
     keys = [overlapping_keys(name, SHARED, OWN, "own") for name in range(PROCESSES)]
     run = run_machines(sandbox.base_url, redis_url, KEY, keys, tmp_path, timeout=400)
     assert run.failed_rows == 0, "every row enriched"
@@ -71,20 +78,7 @@ def test_three_processes_under_the_fault_mix_keep_the_rate_the_service_took(
     team: each second's random 429s were read as the key's rate, and the team's rate fell to
     0.1 calls/s (a 1,000-key run still going after 8 minutes). The rate learnt stays within
     2x of the limit's 20 calls/s; each key is paid at most once."""
-    requests.post(f"{sandbox.base_url}/_sandbox/reset", timeout=5).raise_for_status()
-    requests.put(
-        f"{sandbox.base_url}/_sandbox/faults",
-        json={
-            "rate_limit": LIMIT,
-            "limit_retry_after": True,
-            "latency_ms": LATENCY_MS,
-            "latency_jitter_ms": JITTER_MS,
-            "fail_rate": 0.2,
-            "throttle_rate": 0.1,
-            "drop_rate": 0.05,
-        },
-        timeout=5,
-    ).raise_for_status()
+    limited(sandbox, fail_rate=0.2, throttle_rate=0.1, drop_rate=0.05)
     shared = [f"noisy{i}.io" for i in range(300)]
     keys = [overlapping_keys(name, shared, 100, "noisy-own") for name in range(PROCESSES)]
     try:
