@@ -115,7 +115,7 @@ VERDICT_LAG = 0.5  # seconds a team's verdicts of a second may take beyond twice
 TEAM_CUT = 0.98  # the team's rate this far below this process's is a cut, nearer its probing
 TEAM_RECENT = 3  # a team's whole seconds pooled to tell an overload from the noise
 TEAM_SIGMAS = 4.0  # ...beyond the noise by more than this many deviations (tested each second)
-TEAM_NOISE_SECONDS = 10  # ...and those sent below the estimate, to measure the noise again
+TEAM_NOISE_SECONDS = 10  # ...and the seconds, no busier than a cut's, that measure the noise
 LOG = logging.getLogger("profnet_sheets")
 
 
@@ -343,8 +343,8 @@ class PaceCore:
     def _team_noise(self, refused: int, counted: int) -> None:
         """Learn the 429s a team meets whatever its pace (noise) from a second of its calls.
 
-        After a cut of its own, a second whose calls were no more than BETA of those the service
-        let through in the second that made it (a limit's bucket, empty then, refills faster)
+        After a cut of its own, a second whose calls were no more than those the service let
+        through in the second that made it (a limit's bucket, empty then, refills as fast)
         meets no limit's 429s: those it meets are the noise's, their share measured over the
         last TEAM_NOISE_SECONDS such seconds once NOISE_SAMPLE calls tell it (NOISE to
         NOISE_MOST; outside, none: more is a lower limit). The cut made before the noise was
