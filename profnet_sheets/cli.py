@@ -1551,6 +1551,14 @@ def _search_command(kind: SearchKind) -> click.Command:
                         err=True,
                     )
                     sys.exit(EXIT_DECLINED)
+                if cost.doubt_said() and unasked:  # it may be paid twice: a person says so
+                    click.echo(
+                        "Nothing sent: the same search may have been started and charged "
+                        "already (said above); with no terminal to ask in, run this again with "
+                        "--yes to start it anew, or with --request-id to re-attach to it.",
+                        err=True,
+                    )
+                    sys.exit(EXIT_DECLINED)
                 said_first.append(cost.credits)
                 refused = cost.quote is not None and not cost.quote.within  # said next: no ask
                 if cost.credits and ask and not refused:

@@ -149,6 +149,7 @@ class Reserve:
     credits: int
     under_cap: bool = True
     aside: int | None = None  # credits set aside (budget, cap) the call draws on first
+    call: str = ""  # the call's key when it starts a job: kept with its hold (in_doubt)
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,7 @@ class Hold:
     endpoint: Endpoint
     credits: int
     aside: int | None = None  # credits set aside (budget, cap) the call draws on first
+    call: str = ""  # the call's key when it starts a job: kept with its hold (in_doubt)
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,7 @@ class Settle:
     charge: Charge
     reservations: tuple[Any, ...]
     aside: int | None = None  # credits set aside whose room what it charged takes
+    call: str = ""  # the call's key when it starts a job: kept with its spend (in_doubt)
 
 
 @dataclass(frozen=True)
@@ -452,12 +455,20 @@ def _held(plan: CallPlan, desk: Desk) -> Flow[Found | None]:
     return None if sent is None else Found(desk.hand_out(plan.ep, plan.key, sent))
 
 
+def in_doubt_key(plan: CallPlan) -> str:
+    """What the ledger knows a call by when it may be left in doubt (sent, no answer kept):
+    its key when it starts a job (a search: a re-run would start, and pay for, another),
+    else nothing (a lookup left in doubt is bought again as itself)."""
+    return plan.key.digest if plan.ep.search_role == "create" else ""
+
+
 def _bought(
     plan: CallPlan, books: Books, desk: Desk, retry: RetryPolicy, rng: random.Random, ceiling: int
 ) -> Flow[Sent]:
     """Decide (reserve its most), act (the attempts), settle (the spend policy, from what
     the attempts met), count the stops; keep what the cache policy says to keep."""
     ep, spend = plan.ep, books.spend
+    call = in_doubt_key(plan)
     # The budget is this process's: reserved at once. The cap's hold, which other processes
     # see (and which a process killed leaves as possibly spent), is taken once the first
     # attempt's turn has come, not while the call waits for it.
@@ -468,7 +479,7 @@ def _bought(
         if refused is not None:
             raise _retry_refused(refused, ep, spend.settle(ep, attempts, ceiling).maybe)
         if number == 0:
-            reservations.append((yield Hold(ep, ceiling, plan.aside)))
+            reservations.append((yield Hold(ep, ceiling, plan.aside, call)))
 
     told = 0  # the attempts told to the books so far
 
@@ -488,7 +499,7 @@ def _bought(
             return False
         if spend.maybe_charged(ep, attempt):
             try:
-                reservations.append((yield Reserve(ep, ceiling, aside=plan.aside)))
+                reservations.append((yield Reserve(ep, ceiling, aside=plan.aside, call=call)))
             except BudgetExceeded:
                 return False
         return True
@@ -557,7 +568,7 @@ def _bought(
         # attempts met so far, an attempt under way as one that may have been charged.
         count_lost()
         settled = charge or spend.settle(ep, attempts, ceiling)
-        yield Settle(ep, settled, tuple(reservations), plan.aside)
+        yield Settle(ep, settled, tuple(reservations), plan.aside, call)
     seconds = desk.keep_for(ep, sent.status, sent.body)
     if seconds > 0 and sent.response is not None:
         yield Save(ep, plan.key, sent.response, seconds)

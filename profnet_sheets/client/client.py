@@ -265,14 +265,24 @@ class Client(ClientViews):
             return self._from_store(action.endpoint, action.key)
         if isinstance(action, Reserve):
             return self._shared.reserve(
-                self._budget, action.credits, action.endpoint, action.under_cap, action.aside
+                self._budget,
+                action.credits,
+                action.endpoint,
+                action.under_cap,
+                action.aside,
+                action.call,
             )
         if isinstance(action, Hold):
-            return self._shared.hold(action.credits, action.endpoint, action.aside)
+            return self._shared.hold(action.credits, action.endpoint, action.aside, action.call)
         if isinstance(action, Settle):
             reservations = list(action.reservations)
             self._shared.settle(
-                self._budget, action.endpoint, action.charge, reservations, action.aside
+                self._budget,
+                action.endpoint,
+                action.charge,
+                reservations,
+                action.aside,
+                action.call,
             )
             return None
         if isinstance(action, Save):

@@ -76,7 +76,16 @@ TELLING_KEPT = 3_600.0
 # still alive past its lease (a laptop asleep), settles the real charge in its place.
 LAPSED_KEPT = 8 * 86_400.0
 # What a reservation carries since it may outlive its process (an older ledger lacks them).
-_RESERVED_SINCE = {"at": "REAL", "key": "TEXT", "endpoint": "TEXT", "source": "INTEGER"}
+_RESERVED_SINCE = {
+    "at": "REAL",
+    "key": "TEXT",
+    "endpoint": "TEXT",
+    "source": "INTEGER",
+    "call": "TEXT",
+}
+# What a spend row carries since: the call's key (CallKey.digest) when the call starts a job
+# (a search), to tell a re-run that it may have been started already (`in_doubt`).
+_SPEND_SINCE = {"call": "TEXT"}
 # How long credits set aside for a search's results stay so without a word from its process
 # (each status poll and each page read renews them): a process killed while its search runs
 # frees them within this, as nothing spent. They are kept apart from the calls' holds (their
@@ -100,6 +109,16 @@ class Spend:
     def line(self) -> str:
         line = f"{self.day:10}  {self.endpoint:32} {self.calls:>6} {self.credits:>8}"
         return line + (f" {self.possibly:>9}" if self.possibly else "")
+
+
+@dataclass(frozen=True)
+class InDoubt:
+    """A call that went out with no answer recorded since (its process died with it in
+    flight, or its answer was lost): `credits` it may have been charged, counted as possibly
+    spent, first sent `at` (unix time)."""
+
+    credits: int
+    at: float
 
 
 @dataclass(frozen=True)
@@ -243,7 +262,8 @@ class Ledger:
             # power) and commits in microseconds instead of waiting for the disk each time.
             self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA + _TOLD)
-        self._add_reserved_columns()
+        self._add_columns("reserved", _RESERVED_SINCE)
+        self._add_columns("spend", _SPEND_SINCE)
         if "sure" not in self._columns("told"):
             with self._lock:
                 self._write(self._split_told)
@@ -265,13 +285,13 @@ class Ledger:
         )
         self._db.execute("DROP TABLE told_before")
 
-    def _add_reserved_columns(self) -> None:
-        """Give a ledger of an earlier version the columns a reservation now carries."""
-        have = self._columns("reserved")
-        for name, kind in _RESERVED_SINCE.items():
+    def _add_columns(self, table: str, since: dict[str, str]) -> None:
+        """Give a ledger of an earlier version the columns `table`'s rows now carry."""
+        have = self._columns(table)
+        for name, kind in since.items():
             if name not in have:
                 with contextlib.suppress(sqlite3.OperationalError):  # another process did
-                    self._db.execute(f"ALTER TABLE reserved ADD COLUMN {name} {kind}")
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
 
     def _write(self, change: Callable[[float], Any]) -> Any:
         """`change(now)` in one write transaction (atomic across processes); the lock held."""
@@ -300,6 +320,10 @@ class Ledger:
             return False
         return True
 
+    def _settle_lapsed_at(self, now: float) -> float:
+        self._settle_lapsed(now)
+        return now
+
     def _settle_lapsed(self, now: float) -> None:
         """Reservations whose lease ran out belong to a process that died with their calls in
         flight: each is recorded as spent, uncertain (the service may have charged it), in the
@@ -311,14 +335,14 @@ class Ledger:
         self._db.execute("DELETE FROM telling WHERE kept <= ?", (now,))
         found = self._db.execute(
             "SELECT id, COALESCE(at, until), service, COALESCE(key, ''), "
-            f"COALESCE(endpoint, '{UNSETTLED}'), credits, CAST(source AS TEXT) FROM reserved "
-            "WHERE until <= ?",
+            f"COALESCE(endpoint, '{UNSETTLED}'), credits, call, CAST(source AS TEXT) "
+            "FROM reserved WHERE until <= ?",
             (now,),
         ).fetchall()
         for held, *row, _ in found:
             spent = self._db.execute(
-                "INSERT INTO spend (at, service, key, endpoint, credits, items, uncertain) "
-                "VALUES (?, ?, ?, ?, ?, NULL, 1)",
+                "INSERT INTO spend (at, service, key, endpoint, credits, call, items, uncertain) "
+                "VALUES (?, ?, ?, ?, ?, ?, NULL, 1)",
                 row,
             ).lastrowid
             self._db.execute("INSERT OR REPLACE INTO lapsed VALUES (?, ?, ?)", (held, spent, now))
@@ -326,7 +350,7 @@ class Ledger:
             return
         self._db.execute("DELETE FROM reserved WHERE until <= ?", (now,))
         self._db.execute("DELETE FROM lapsed WHERE at < ?", (now - LAPSED_KEPT,))
-        lapsed = [HeldCall(row[5], False, True, row[6]) for row in found if row[6] is not None]
+        lapsed = [HeldCall(row[5], False, True, row[7]) for row in found if row[7] is not None]
         if lapsed:
             rooms = dict(self._db.execute("SELECT CAST(id AS TEXT), credits FROM aside"))
             for name, room in rooms_after_lapse(rooms, lapsed).items():
@@ -414,6 +438,7 @@ class Ledger:
         released: Sequence[int],
         aside: int | None = None,
         told: Told | None = None,
+        call: str = "",
     ) -> None:
         """Note what a call charged (sure, maybe) and drop its reservations `released`, in one
         transaction: no process ever sees the credits both spent and still held (a cap it
@@ -422,15 +447,16 @@ class Ledger:
         its reservations stay, to count as possibly spent when their lease runs out (never
         as nothing). `aside`: the credits set aside the call drew on,
         whose room what it charged takes. `told`: the team it is counted for too, whose
-        running totals of this machine's spend take it in the same transaction."""
+        running totals of this machine's spend take it in the same transaction. `call`: the
+        call's key when it starts a job (`in_doubt`)."""
         spent = [(charge.sure, charge.items, 0), (charge.maybe, None, 1)]
         rows = [(credits, items, uncertain) for credits, items, uncertain in spent if credits]
 
         def write(now: float) -> None:
             self._db.executemany(
-                "INSERT INTO spend (at, service, key, endpoint, credits, items, uncertain) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(now, service, key, endpoint, *row) for row in rows],
+                "INSERT INTO spend (at, service, key, endpoint, call, credits, items, uncertain) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(now, service, key, endpoint, call or None, *row) for row in rows],
             )
             self._drop(released)
             if aside is not None and charge.total:
@@ -454,7 +480,7 @@ class Ledger:
 
         try:
             with self._lock:
-                alone = not released and aside is None and told is None
+                alone = not released and aside is None and told is None and not call
                 if len(rows) == 1 and alone:  # one INSERT, alone
                     write(self.clock())
                 else:
@@ -534,6 +560,7 @@ class Ledger:
         lease: float,
         key: str = "",
         drawing_on: int | None = None,
+        call: str = "",
     ) -> int:
         """Reserve `credits` under the spending cap of every process sharing this ledger, or
         raise the BudgetExceeded of `spend.cap_refusal` (which decides, from what was spent in
@@ -551,7 +578,9 @@ class Ledger:
             if refused is not None:
                 raise refused
             source = drawing_on if self._renew_aside(drawing_on, now) else None
-            return self._insert_hold(now, service, credits, endpoint, lease, key, source=source)
+            return self._insert_hold(
+                now, service, credits, endpoint, lease, key, source=source, call=call
+            )
 
         with self._lock:
             held: int = self._write(reserve)
@@ -675,13 +704,15 @@ class Ledger:
         lease: float,
         key: str,
         held: int | None = None,
+        call: str = "",
     ) -> int:
         """Hold `credits` for a call under way with no cap to check (none is set, or the
         team's Redis checked it: `held` is its reservation), so that a process that dies
         with the call in flight leaves it here, as possibly spent once `lease` passes.
         Returns the reservation, to drop when the call settles."""
         with self._lock:
-            return self._insert_hold(self.clock(), service, credits, endpoint, lease, key, held)
+            now = self.clock()
+            return self._insert_hold(now, service, credits, endpoint, lease, key, held, call=call)
 
     def _insert_hold(
         self,
@@ -693,14 +724,15 @@ class Ledger:
         key: str,
         held: int | None = None,
         source: int | None = None,
+        call: str = "",
     ) -> int:
         # A random id (never one a dropped reservation had: a call that outlived its lease
         # drops its own, not another's that took its number).
         held = secrets.randbits(62) if held is None else held
         self._db.execute(
-            "INSERT INTO reserved (id, until, service, credits, at, key, endpoint, source) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (held, now + lease, service, credits, now, key, endpoint, source),
+            "INSERT INTO reserved (id, until, service, credits, at, key, endpoint, source, call) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (held, now + lease, service, credits, now, key, endpoint, source, call or None),
         )
         return held
 
@@ -754,6 +786,27 @@ class Ledger:
                 (service,),
             ).fetchone()
         return Holds(int(credits), until, aside=int(aside), aside_until=aside_until)
+
+    def in_doubt(self, service: str, call: str, within: float) -> InDoubt | None:
+        """The call `call` (a job's start, by its key) sent in the last `within` seconds with
+        no answer recorded after: held by a call under way or a process that died with it,
+        or settled as possibly charged, and not charged for sure since. None: none such."""
+        with self._lock:
+            since = self._write(self._settle_lapsed_at) - within
+            (answered,) = self._db.execute(
+                "SELECT MAX(at) FROM spend WHERE service = ? AND call = ? AND uncertain = 0",
+                (service, call),
+            ).fetchone()
+            after = max(since, answered if answered is not None else since)
+            credits, first = self._db.execute(
+                "SELECT COALESCE(SUM(credits), 0), MIN(at) FROM ("
+                " SELECT credits, at FROM spend"
+                "  WHERE service = ? AND call = ? AND uncertain = 1 AND at > ?"
+                " UNION ALL SELECT credits, at FROM reserved"
+                "  WHERE service = ? AND call = ? AND at > ?)",
+                (service, call, after, service, call, after),
+            ).fetchone()
+        return InDoubt(int(credits), first) if first is not None else None
 
     def cap_use(self, cap: SpendingCap, service: str, drawing_on: int | None = None) -> CapUse:
         """What the ledger holds against the spending cap now (spent in its period, reserved;

@@ -149,17 +149,19 @@ class Shared:
         ep: Endpoint,
         under_cap: bool = True,
         drawing_on: int | None = None,
+        call: str = "",
     ) -> Reservation:
         """Reserve a call's most in `budget`, then (`under_cap`) under the spending cap (taken
         from credits set aside as `drawing_on` first); raises BudgetExceeded, holding
-        nothing, when either refuses."""
+        nothing, when either refuses. `call`: the call's key, kept with its hold when it
+        starts a job (`Ledger.in_doubt`)."""
         with self.lock:
             room = self._budget_aside(drawing_on)
             drawn = self.spend.reserve(budget, credits, ep.name, room)
         drew = room if drawn else None
         try:
             if under_cap:
-                held = self.hold(credits, ep, drawing_on).ledger_id
+                held = self.hold(credits, ep, drawing_on, call).ledger_id
                 return Reservation(credits, held, drawn, drew)
             # asked now: a call it refuses waits for nothing
             self.refuse_over_cap(credits, ep, drawing_on)
@@ -178,7 +180,9 @@ class Shared:
         if refused is not None:
             raise refused
 
-    def hold(self, credits: int, ep: Endpoint, drawing_on: int | None = None) -> Reservation:
+    def hold(
+        self, credits: int, ep: Endpoint, drawing_on: int | None = None, call: str = ""
+    ) -> Reservation:
         """Hold a call's most in the ledger while it is under way, under the spending cap
         when one is set (shared by every process on the ledger); without one, in this
         machine's ledger only, so that a process killed mid-call leaves it there as possibly
@@ -192,13 +196,13 @@ class Shared:
         lease, key = longest_call(self.settings), self.api_key.fingerprint
         if cap is None:
             try:
-                held = self.ledger.hold(self.service, credits, ep.name, lease, key)
+                held = self.ledger.hold(self.service, credits, ep.name, lease, key, call=call)
             except self.ledger.failures as error:  # its spend could not be counted either
                 raise self.stopped(ep, self.ledger.hold_failure(error), cause="ledger") from None
             return Reservation(0, held)
         try:
             held = self.ledger.reserve_within(
-                cap, self.service, credits, ep.name, lease, key, drawing_on
+                cap, self.service, credits, ep.name, lease, key, drawing_on, call=call
             )
         except self.ledger.failures as error:  # no silent fallback: nothing is held
             raise self.stopped(ep, self.ledger.cap_failure(error), cause="ledger") from None
@@ -303,16 +307,23 @@ class Shared:
         charge: Charge,
         reservations: list[Reservation],
         aside: int | None = None,
+        call: str = "",
     ) -> None:
         """Record what a call charged (sure, maybe) and give back what it reserved, the
         ledger's part in one step (what it charged taken off the room of the credits set
-        aside it drew on, `aside`)."""
+        aside it drew on, `aside`; `call`: its key, when it starts a job)."""
         released = [it.ledger_id for it in reservations if it.ledger_id is not None]
         under_cap = aside if self.settings.spending_cap is not None else None
         if charge.total or released:
             try:
                 self.ledger.settle(
-                    self.service, self.api_key.fingerprint, ep.name, charge, released, under_cap
+                    self.service,
+                    self.api_key.fingerprint,
+                    ep.name,
+                    charge,
+                    released,
+                    under_cap,
+                    call=call,
                 )
             except self.ledger.failures as error:  # kept on this machine; the team's is not
                 self.stop_buying(self.ledger.record_failure(error), cause="ledger")

@@ -22,6 +22,7 @@ from profnet_sheets.client.ledger import (
     TELLING_LEASE,
     UNSETTLED,
     Holds,
+    InDoubt,
     Ledger,
     SpendTable,
     Told,
@@ -483,6 +484,7 @@ class TeamLedger:
         lease: float,
         key: str = "",
         drawing_on: int | None = None,
+        call: str = "",
     ) -> int:
         """Reserve `credits` under the team's spending cap, or raise the BudgetExceeded of
         `spend.cap_refusal`; returns the reservation, to `release` once the call is recorded.
@@ -499,7 +501,7 @@ class TeamLedger:
         # This machine's own ledger holds it too: a process killed with the call in flight
         # leaves it there as possibly spent, as in the team's (and seen with the Redis down).
         try:
-            self.local.hold(service, credits, endpoint, lease, key, reservation)
+            self.local.hold(service, credits, endpoint, lease, key, reservation, call=call)
         except BaseException:  # not held here: not held at all (the call is not made)
             self.release(reservation)
             raise
@@ -802,7 +804,9 @@ class TeamLedger:
         with contextlib.suppress(*self.failures):
             self.redis.hdel(self.aside_key, str(aside))
 
-    def hold(self, service: str, credits: int, endpoint: str, lease: float, key: str) -> int:
+    def hold(
+        self, service: str, credits: int, endpoint: str, lease: float, key: str, call: str = ""
+    ) -> int:
         """Hold `credits` for a call under way with no cap to check: in the team's Redis, as
         under a cap (every machine's team cap counts it; its spend, settled here first, is
         not counted again there meanwhile), and in this machine's ledger. A Redis that fails
@@ -819,7 +823,7 @@ class TeamLedger:
             if not retold_now:
                 self._known_there(results[told_at])
         try:
-            return self.local.hold(service, credits, endpoint, lease, key, reservation)
+            return self.local.hold(service, credits, endpoint, lease, key, reservation, call=call)
         except BaseException:  # not held here: not held at all (the call is not made)
             self.release(reservation)
             raise
@@ -853,6 +857,7 @@ class TeamLedger:
         charge: Charge,
         released: Sequence[int],
         aside: int | None = None,
+        call: str = "",
     ) -> None:
         """Note what a call charged and drop its reservations `released`: in this machine's
         ledger, then in the team's in one MULTI/EXEC (no machine sees the credits both spent
@@ -867,7 +872,7 @@ class TeamLedger:
             # should the Redis come back without the hold that stands for it.
             periods = _told_periods(self.local.clock())
             told = Told(self.told_as, self.machine, periods, secrets.randbits(62))
-            self.local.settle(service, key, endpoint, charge, released, told=told)
+            self.local.settle(service, key, endpoint, charge, released, told=told, call=call)
             self.local.told_done(told, counted=False)
             raise  # asked once: a Redis that hangs is waited for once
         # Noted here first, as being told: a retell meanwhile does not count it again.
@@ -875,7 +880,7 @@ class TeamLedger:
         told = Told(self.told_as, self.machine, _told_periods(counted_at), telling)
         unkept: BaseException | None = None
         try:
-            self.local.settle(service, key, endpoint, charge, released, told=told)
+            self.local.settle(service, key, endpoint, charge, released, told=told, call=call)
         except self.local.failures as error:  # the team's count still takes it; raised after
             unkept = error
         positions: list[int] = []
@@ -958,6 +963,10 @@ class TeamLedger:
         """Credits held now by calls under way on every machine of the team (those of a
         process that died count as possibly spent once their lease has passed)."""
         return self.holds(service).credits
+
+    def in_doubt(self, service: str, call: str, within: float) -> InDoubt | None:
+        """This machine's: a job's start it sent with no answer recorded (`Ledger.in_doubt`)."""
+        return self.local.in_doubt(service, call, within)
 
     def holds(self, service: str) -> Holds:
         """The calls under way on every machine of the team: their credits, when the last

@@ -7,13 +7,14 @@
 from __future__ import annotations
 
 import copy
+import logging
 import numbers
 from collections.abc import Mapping
 from typing import Any, Self
 
 from profnet_sheets.client.cache import CachePolicy
 from profnet_sheets.client.keys import CallKey, call_key
-from profnet_sheets.client.ledger import Ledger
+from profnet_sheets.client.ledger import InDoubt, Ledger
 from profnet_sheets.client.pace import Pace
 from profnet_sheets.client.prepare import named_endpoint, prepare
 from profnet_sheets.client.recorder import Recorder
@@ -24,6 +25,8 @@ from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import ArgumentError, ProfnetError, TransportError
 from profnet_sheets.redact import masked_url, shown
 from profnet_sheets.spec import Endpoint, PriceTable, ServiceProfile, endpoint
+
+LOG = logging.getLogger("profnet_sheets")
 
 
 class ClientViews:
@@ -196,6 +199,21 @@ class ClientViews:
         """Whether the spending cap (when one is set) is a team's: every machine on the team's
         Redis spends under it, each counting what all spent."""
         return isinstance(self._shared.ledger, TeamLedger)
+
+    def in_doubt(self, name: str, params: Mapping[str, Any]) -> InDoubt | None:
+        """A job this call would start (a search) that a run sent within the reuse window
+        and has no answer kept for: its process died with it in flight, or its answer was
+        lost. The service may have started it and charged it (counted as possibly spent);
+        starting it again pays again. None: none such, or the ledger cannot tell (logged)."""
+        ep = named_endpoint(name)
+        key = self._key(ep, prepare(ep, dict(params), profile=self.profile))
+        within = self.settings.search_reuse_hours * 3600.0
+        ledger = self._shared.ledger
+        try:
+            return ledger.in_doubt(self._shared.service, key.digest, within)
+        except ledger.failures as error:
+            LOG.warning("%s: the ledger cannot tell what runs before sent (%s)", name, error)
+            return None
 
     @property
     def budget(self) -> Budget:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import Any
 
 from profnet_sheets.client.client import Client
 from profnet_sheets.client.jobs import pages_read
+from profnet_sheets.client.ledger import InDoubt
 from profnet_sheets.client.spend import Quote
 from profnet_sheets.errors import ProfnetError
 from profnet_sheets.spec import search_endpoint
@@ -31,6 +33,7 @@ class SearchCost:
     attached: bool = False  # re-attached by its request id: started before, not paid again
     forgotten: bool = False  # the same search was reused, and the service no longer knows it
     aside: int | None = None  # its results' room under the cap, when it started before
+    in_doubt: InDoubt | None = None  # the same search sent before, with no answer kept
 
     @property
     def budget_left(self) -> int | None:
@@ -97,6 +100,21 @@ class SearchCost:
         return (
             f"{gone if self.forgotten else ''}At most {counted(self.credits, 'credit')}: "
             f"{counted(self.create_credits, 'credit')} to start the search, then {paid}."
+            f"{self.doubt_said()}"
+        )
+
+    def doubt_said(self) -> str:
+        """What starting it again risks when the same search went out before with no answer
+        kept (empty when it did not)."""
+        doubt = self.in_doubt
+        if doubt is None or self.reused or self.attached:
+            return ""
+        when = datetime.fromtimestamp(doubt.at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+        return (
+            f" The same search was sent at {when} by a run that kept no answer (it was "
+            f"killed, or the answer was lost): the service may have started it and charged "
+            f"{counted(doubt.credits, 'credit')} (counted as possibly spent), and starting it "
+            "again is then paid again (with its request id, re-attach to it instead)."
         )
 
 
@@ -127,6 +145,7 @@ def search_cost(client: Client, kind: SearchKind, params: Mapping[str, Any]) -> 
         results_read=read,
         total_results=total,
         reuse_hours=client.settings.search_reuse_hours,
+        in_doubt=None if reused else client.in_doubt(create.name, payload),
     )
     return _quoted(client, cost, request_id)
 

@@ -199,3 +199,57 @@ def test_a_lead_search_killed_while_polling_is_reattached_without_a_new_search(
     )
     assert spent["search-leads"] == {"calls": 1, "credits": 50, "errors": 0}
     assert sandbox.charged(KEY) == 50 + LEADS, "one creation, each result once"
+
+
+def test_a_search_killed_while_it_is_started_is_not_started_again_unasked(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """SIGKILL after the service took (and charged) a search's creation, before its answer
+    came back: the request id died with the process. Run again from a script (no terminal),
+    the search is not started again: the CLI says it may have been started and charged, and
+    how to go on; with --yes it is started anew (paid again, as said), then reused."""
+    out = tmp_path / "leads.csv"
+    search = ["search", "leads", "--title-keywords", "VP Sales", "--limit", str(LEADS)]
+    set_faults(sandbox, latency_ms=60_000)  # the answer leaves a minute after the work
+    process = subprocess.Popen(
+        [*CLI, *search, "--out", str(out)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    wait_for(lambda: sandbox.calls(KEY, "search-leads") >= 1, "the search to be started")
+    kill(process)
+    set_faults(sandbox, latency_ms=0)
+    assert sandbox.charged(KEY) == 50
+
+    rerun = run_cli(env, *search, "--out", str(out))
+
+    assert rerun.returncode == 1, rerun.stderr
+    assert "The same search was sent at " in rerun.stderr
+    assert "may have started it and charged 50 credits (counted as possibly spent)" in (
+        rerun.stderr
+    )
+    assert "run this again with --yes to start it anew" in rerun.stderr
+    assert sandbox.calls(KEY, "search-leads") == 1, "nothing sent"
+    assert not out.exists()
+
+    anew = subprocess.Popen(
+        [*CLI, *search, "--yes", "--out", str(out)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(lambda: sandbox.calls(KEY, "search-leads") == 2, "the search to be started anew")
+    requests.post(
+        f"{sandbox.base_url}/_sandbox/clock", json={"advance": JOB_SECONDS}, timeout=5
+    ).raise_for_status()
+    _, said = anew.communicate(timeout=120)
+
+    assert anew.returncode == 0, said
+    assert pl.read_csv(out).height == LEADS
+    reused = run_cli(env, *search, "--out", str(tmp_path / "again.csv"))
+    assert reused.returncode == 0, reused.stderr
+    assert "The same search was sent" not in reused.stderr
+    assert sandbox.calls(KEY, "search-leads") == 2

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from profnet_sheets.client.account import canonical_base_url, former_service_name, service_name
-from profnet_sheets.client.ledger import UNSETTLED, Ledger, Spend, SpendTable, Told
+from profnet_sheets.client.ledger import UNSETTLED, InDoubt, Ledger, Spend, SpendTable, Told
 from profnet_sheets.client.spend import Charge
 from profnet_sheets.config import Settings, SpendingCap
 from profnet_sheets.errors import BudgetExceeded, ConfigurationError
@@ -234,3 +234,31 @@ def test_a_price_of_0_is_refused_unless_the_plan_makes_it_free(tmp_path: Path) -
         load(free_on_plan=["get-profile-details"])
     with pytest.raises(ConfigurationError, match="no endpoint with a price"):
         load(free_on_plan="get-lead-search-status")
+
+
+def test_a_job_start_sent_with_no_answer_kept_is_in_doubt_until_one_is(tmp_path: Path) -> None:
+    """A search's creation held by a process that died, or settled as possibly charged, is
+    in doubt for its own call key within the window; one charged for sure since ends it."""
+    clock = Clock()
+    path = tmp_path / "svc-x-ledger.sqlite"
+    day = 86_400.0
+    dead = Ledger(path, clock)
+    dead.hold("svc-x", 50, "search-leads", 60.0, "fp", call="k-leads")
+    started = clock.now
+    alive = Ledger(path, clock)  # the next run, while the lease still runs, then after it
+    assert alive.in_doubt("svc-x", "k-leads", day) == InDoubt(50, started)
+    clock.now += 61
+    assert alive.in_doubt("svc-x", "k-leads", day) == InDoubt(50, started)
+    assert alive.total(service="svc-x", uncertain=True) == 50
+    assert alive.in_doubt("svc-x", "k-other", day) is None  # another search's key
+    assert alive.in_doubt("svc-y", "k-leads", day) is None  # another service's
+    assert alive.in_doubt("svc-x", "k-leads", 30.0) is None  # before the window
+    clock.now += 10  # an answer lost on the way back: settled as possibly charged
+    alive.settle("svc-x", "fp", "search-leads", Charge(maybe=50), (), call="k-leads")
+    assert alive.in_doubt("svc-x", "k-leads", day) == InDoubt(100, started)
+    clock.now += 10  # started again, answered: charged for sure
+    alive.settle("svc-x", "fp", "search-leads", Charge(sure=50), (), call="k-leads")
+    assert alive.in_doubt("svc-x", "k-leads", day) is None
+    lookup = alive.hold("svc-x", 1, "get-company-details", 60.0, "fp")  # not a job: no key
+    alive.release(lookup)
+    assert alive.in_doubt("svc-x", "", day) is None

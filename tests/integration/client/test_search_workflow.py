@@ -190,6 +190,32 @@ def test_the_spend_tells_sure_and_maybe_apart(client: Client, fresh: RunningSand
     assert spend.said() == f"50 credits (+{spend.maybe:,} possibly)"
 
 
+def test_a_start_whose_answer_was_lost_is_quoted_as_possibly_started(
+    client: Client, fresh: RunningSandbox
+) -> None:
+    """The creation went out and its answer was cut: no request id, no cached answer. The
+    next quote of the same search says it may have been started and charged (the front
+    ends show it; the CLI asks, or refuses without a terminal); another search's does not."""
+    set_faults(fresh, drop_rate=1.0)
+    with pytest.raises(ProfnetError):
+        Search(client, "leads").start(FILTERS)
+    set_faults(fresh, drop_rate=0.0)
+    cost = Search(client, "leads").quote(FILTERS)
+    assert cost.in_doubt is not None
+    assert cost.in_doubt.credits == 50
+    assert "may have started it and charged 50 credits (counted as possibly spent)" in (
+        cost.describe()
+    )
+    assert Search(client, "leads").quote({**FILTERS, "limit": 61}).in_doubt is None
+    again = Search(client, "leads")
+    again.start(FILTERS)  # asked and said yes: started anew, answered
+    assert fresh.calls(endpoint="search-leads") == 1, "the sandbox cut the first before work"
+    after = Search(client, "leads").quote(FILTERS)
+    assert after.reused
+    assert after.doubt_said() == ""
+    assert Search(client, "leads", refresh=True).quote(FILTERS).in_doubt is None
+
+
 def test_places_are_found_by_name_once_each(client: Client, fresh: RunningSandbox) -> None:
     search = Search(client, "leads")
     chosen: list[tuple[str, list[tuple[str, str]]]] = []
