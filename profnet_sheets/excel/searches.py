@@ -145,6 +145,7 @@ class Cost:
     results: int
     enrichment: int
     quote: Quote  # what the limits say of `total`
+    doubt: str = ""  # the same search sent before with no answer kept (SearchCost.doubt_said)
 
     @property
     def total(self) -> int:
@@ -169,7 +170,7 @@ class Cost:
             parts.append(f"up to {self.enrichment} for their details")
         left = "" if self.budget_left is None else f"; budget left {self.budget_left}"
         most = counted(self.total, "credit")
-        return f"{LABEL[self.kind]}: at most {most} ({', '.join(parts)}){left}."
+        return f"{LABEL[self.kind]}: at most {most} ({', '.join(parts)}){left}.{self.doubt}"
 
 
 def over_limit(quote: Quote) -> str:
@@ -189,7 +190,7 @@ def cost(client: Client, request: SearchRequest) -> Cost:
     start = 0 if search.reused else search.create_credits
     results = search.results_to_pay * search.per_result
     quote = client.quote(start + results + enrichment, drawing_on=search.aside)
-    return Cost(request.kind, start, results, enrichment, quote)
+    return Cost(request.kind, start, results, enrichment, quote, search.doubt_said())
 
 
 @dataclass(frozen=True)

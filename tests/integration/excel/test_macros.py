@@ -83,6 +83,23 @@ def test_cancel_over_budget_and_bad_filters_spend_nothing(excel: Excel) -> None:
     assert excel.calls() == 0
 
 
+def test_a_search_whose_start_lost_its_answer_says_so_when_asked_again(excel: Excel) -> None:
+    """The creation went out and its answer was cut: the macro's question before running
+    the same search again says it may have been started and charged already."""
+    set_faults(excel.sandbox, drop_rate=1.0)
+    cut = Book(LEADS)
+    macros.lead_search(cut)
+    assert cut.report()["status"].startswith("#PROFNET!"), cut.report()
+    set_faults(excel.sandbox, drop_rate=0.0)
+    again = Book(LEADS, answer="cancel")
+    macros.lead_search(again)
+    [prompt] = again.app.prompts
+    assert "The same search was sent at " in prompt
+    assert "may have started it and charged 50 credits (counted as possibly spent)" in prompt
+    assert prompt.endswith("Run it?")
+    assert excel.calls() == 0, "the sandbox cut the first before its work; nothing since"
+
+
 def test_a_search_over_the_spending_cap_names_the_cap(excel: Excel) -> None:
     """A code review: `Over the budget: not run.` for a search the spending cap refused."""
     excel.start(spending_cap="60/day")  # 50 to start it, 5 results, their 5 details
