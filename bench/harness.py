@@ -299,7 +299,7 @@ class Report:
         self.checked.append((name, ok, informational))
         note = ", informational" if informational else ""
         print(
-            f"{name}: {value:.3f} {unit} (ideal {ideal:g} {unit}, ratio {ratio:.2f} = "
+            f"{name}: {value:.3f} {unit} (ideal {ideal:g} {unit}, ratio {ratio:.3g} = "
             f"value/ideal, limit {limit:g}{note}; {'OK' if ok else 'OVER'})"
         )
 

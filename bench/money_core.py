@@ -3,10 +3,12 @@
 
 1. Warm re-run: 10,000 rows / 2,000 unique domains enriched again in a NEW process (the
    cache on disk from a cold run): the work only (enrich() itself, imports and the Client
-   excluded), limit 0.5 s (aim 0.3 s). Stock: a new process that asks a CachedSession (SQLite,
-   its defaults) for each unique domain, all cached.
+   excluded), limit 0.5 s (aim 0.3 s) where stock took 0.91 s: judged as 0.55x stock's re-run
+   in the same run. Stock: a new process that asks a CachedSession (SQLite, its defaults) for
+   each unique domain, all cached.
 2. Warm formula call: =PROFNET_COMPANY on a remembered key, as xlwings hands one cell over:
-   limit 10 us a call (median of rounds). Stock: a CachedSession hit for the same URL.
+   limit 10 us a call (median of rounds) where a stock hit took 430 us: judged as 0.023x a
+   stock hit in the same run. Stock: a CachedSession hit for the same URL.
 3. Cold: the same rows, sandbox latency 500 ms, 64 calls in flight: wall time against the
    latency bound (unique keys x latency / in flight), limit 1.05x; the server charges exactly
    one credit per unique key. Stock: a CachedSession behind a 64-thread pool over the unique
@@ -64,6 +66,12 @@ COLD_LIMIT_RATIO = 1.05
 CPU_IN_FLIGHT, CPU_LATENCY_MS = 16, 50.0
 CPU_LIMIT_RATIO = 0.45
 IMPORT_LIMIT_MS = 60.0
+# The warm limits are the seconds on the machine where they were set, whose stock took
+# 0.91 s for the re-run and 430 us a hit (decision 154). Our machines differ 4-5x in absolute
+# times, so each is judged as its ratio to stock measured in the same run (decision 578); the
+# seconds are printed too.
+WARM_LIMIT_RATIO = round(WARM_LIMIT_S / 0.91, 3)  # 0.549
+FORMULA_LIMIT_RATIO = round(FORMULA_LIMIT_US / 430.0, 4)  # 0.0233
 
 
 def _cpu() -> float:
@@ -310,15 +318,26 @@ def main() -> None:
         if credits != unique:
             errors.append(f"ours charged {credits} credits for {unique} unique keys")
         set_faults(base_url, latency_ms=0)
-        report.line("warm_rerun_ours", warm(base_url, rows.values, ours, rounds), "s", WARM_LIMIT_S)
-        report.detail(_loaded("a new process, enrich() only"))
+        ours_warm = warm(base_url, rows.values, ours, rounds)
+        report.info("warm_rerun_ours_seconds", ours_warm, "s", f"; {load_average()}")
         stock_warm = warm_stock(base_url, domains, stock, rounds)
-        report.info("warm_rerun_stock", stock_warm, "s", f"; {load_average()}")
+        report.ratio_line("warm_rerun_ours", ours_warm, "s", stock_warm, WARM_LIMIT_RATIO)
+        report.detail(
+            _loaded(
+                f"a new process, enrich() only, beside stock's re-run this run; the issue's "
+                f"{WARM_LIMIT_S:g} s where stock took 0.91 s"
+            )
+        )
         ours_us = formula_us(base_url, ours, calls, rounds)
-        report.line("warm_formula_ours", ours_us, "us", FORMULA_LIMIT_US)
-        report.detail(_loaded("=PROFNET_COMPANY(cell) on a remembered key"))
+        report.info("warm_formula_ours_us", ours_us, "us", f"; {load_average()}")
         stock_us = formula_stock_us(base_url, stock, calls // 10, rounds)
-        report.info("warm_hit_stock", stock_us, "us", f"; {load_average()}")
+        report.ratio_line("warm_formula_ours", ours_us, "us", stock_us, FORMULA_LIMIT_RATIO)
+        report.detail(
+            _loaded(
+                f"=PROFNET_COMPANY(cell) on a remembered key, beside a stock CachedSession hit "
+                f"this run; the issue's {FORMULA_LIMIT_US:g} us where a stock hit took 430 us"
+            )
+        )
         del stock_credits
         report_cpu(report, *client_cpu(base_url, unique, stock), unique)
     report_import(report, rounds)
