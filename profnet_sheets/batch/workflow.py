@@ -303,8 +303,8 @@ class Enrichment:
         elif client.unreachable is not None and (not_done or failed):
             # (its last rows' retries refused for it: failed, the service no less unreached)
             ending = "unreachable"
-        elif client.stopped is not None and (not_done or unkept or failed):
-            ending = "stopped"
+        elif client.stopped is not None and (not_done or unkept or failed or client.ledger_failed):
+            ending = "stopped"  # a ledger that failed after the last row: spend not counted
         elif plan.rows_failed_with(LIMIT_REACHED):
             ending = "budget"
         errors, blank = plan.error_rows(), plan.rows_of(plan.blank)

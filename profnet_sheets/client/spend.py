@@ -408,6 +408,7 @@ class Stops:
     path_said: str = ""  # why the path is not the service's, once it was proven so
     unkept: int = 0  # answers paid for that could not be kept (a re-run pays them)
     cache_failed: bool = False  # the cache itself failed: what it held may not come back
+    ledger_failed: bool = False  # the ledger failed: some spend or hold may not be counted
     # What failed for `stopped`, each to be proven working before a later run buys again
     # (None: a cause no probe can undo met too; the stop holds for good).
     lifted_by: frozenset[StopCause] | None = frozenset()
@@ -702,6 +703,7 @@ class SpendPolicy:
         stops = self.stops
         stops.failures += 1
         stops.cache_failed |= cause == "cache"
+        stops.ledger_failed |= cause == "ledger"
         liftable = stops.lifted_by is not None
         if cause is None or stops.lifted_by is None:
             stops.lifted_by = None

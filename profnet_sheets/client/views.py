@@ -168,6 +168,12 @@ class ClientViews:
         return self._shared.spend.stops.cache_failed
 
     @property
+    def ledger_failed(self) -> bool:
+        """Whether the ledger failed (a hold or a spend it could not write): what was spent
+        may not all be counted, under the spending cap too."""
+        return self._shared.spend.stops.ledger_failed
+
+    @property
     def key_refused(self) -> bool:
         """Whether the service refused the API key in this run (a 401: the run stopped; the
         client itself: in the last run that stopped for it)."""

@@ -260,3 +260,28 @@ def test_excel_buys_again_once_the_teams_redis_is_back(
                 assert not name.startswith("#"), name
             finally:
                 session.reset()
+
+
+def test_a_run_whose_ledger_failed_after_its_last_row_does_not_end_as_a_success(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review: every row sent, then the ledger could not write their spend (a full disk):
+    the run ended 0 with warnings. The rows are done, but their spend is not counted (the
+    cap cannot hold it): it ends as stopped (exit 5), saying why and that nothing is left."""
+    import sqlite3
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    with (
+        start_sandbox(api_keys=(POOR,), credits=100) as sandbox,
+        _client_on(sandbox.base_url, tmp_path) as client,
+    ):
+        monkeypatch.setattr(client.ledger, "settle", full)
+        _, outcome = Enrichment(client, domains(3), "website", "company").run(concurrency=4)
+        assert (outcome.done, outcome.not_done) == (3, 0)
+        assert (outcome.ending, outcome.exit_code) == ("stopped", 5)
+        advice = outcome.advice()
+        assert advice.startswith("Stopped buying (the ledger could not count the spend")
+        assert "once every row was done: nothing is left to run again" in advice
+        assert sandbox.calls(POOR, "get-company-details") == 3
