@@ -1556,7 +1556,8 @@ def _search_command(kind: SearchKind) -> click.Command:
                     click.echo(
                         "Nothing sent: the same search may have been started and charged "
                         "already (said above); with no terminal to ask in, run this again with "
-                        "--yes to start it anew, or with --request-id to re-attach to it.",
+                        f"--yes to start it anew (`{command('credits')}` shows what is counted "
+                        "as possibly spent).",
                         err=True,
                     )
                     sys.exit(EXIT_DECLINED)

@@ -55,6 +55,10 @@ class Claims(Protocol):
     def hold(self, key: str) -> AbstractContextManager[Held]:
         """The claim on `key` while inside (waiting for it if need be)."""
 
+    def held_now(self, key: str) -> bool:
+        """Whether a live claimant (another process, or another thread) holds `key` now;
+        nothing is held after."""
+
 
 class Kept:
     """A claim that cannot be lost while held (none needed, or an OS lock of this process)."""
@@ -72,6 +76,9 @@ class NoClaims:
     @contextmanager
     def hold(self, key: str) -> Iterator[Held]:
         yield KEPT
+
+    def held_now(self, key: str) -> bool:
+        return False  # one process: its calls in flight are the driver's to tell
 
 
 Clock = Callable[[], float]
@@ -223,6 +230,25 @@ class FileClaims:
         finally:
             turns.release(stripe)
 
+    def held_now(self, key: str) -> bool:
+        stripe = self.stripe(key)
+        turns = self._file.threads
+        if not turns.acquire(stripe, timeout=0):  # a thread of this process holds it
+            return True
+        try:
+            if not self._file.works:
+                return False
+            fd = self._file.fd
+            try:
+                free = _try_lock(fd, stripe)
+            except _LockingUnsupportedError:
+                return False
+            if free:
+                _unlock(fd, stripe)
+            return not free
+        finally:
+            turns.release(stripe)
+
     def _lock(self, stripe: int, deadline: float) -> bool:
         """Take the OS lock of `stripe` (False: this file system cannot lock)."""
         if not self._file.works:
@@ -312,6 +338,9 @@ class RedisClaims:
             with self._guard:
                 self._held.pop(name, None)
             self._release(keys=[name], args=[owner])
+
+    def held_now(self, key: str) -> bool:
+        return bool(self.connection.exists(f"{self.namespace}:claim:{key}"))
 
     def _keep_alive(self, name: str, owner: str) -> None:
         with self._guard:

@@ -119,6 +119,7 @@ class InDoubt:
 
     credits: int
     at: float
+    times: int = 1  # how many times it was sent so
 
 
 @dataclass(frozen=True)
@@ -264,6 +265,9 @@ class Ledger:
         self._db.executescript(_SCHEMA + _TOLD)
         self._add_columns("reserved", _RESERVED_SINCE)
         self._add_columns("spend", _SPEND_SINCE)
+        self._db.execute(  # a job start's rows only: `in_doubt` finds them among millions
+            "CREATE INDEX IF NOT EXISTS spend_call ON spend (call) WHERE call IS NOT NULL"
+        )
         if "sure" not in self._columns("told"):
             with self._lock:
                 self._write(self._split_told)
@@ -798,15 +802,15 @@ class Ledger:
                 (service, call),
             ).fetchone()
             after = max(since, answered if answered is not None else since)
-            credits, first = self._db.execute(
-                "SELECT COALESCE(SUM(credits), 0), MIN(at) FROM ("
+            credits, first, times = self._db.execute(
+                "SELECT COALESCE(SUM(credits), 0), MIN(at), COUNT(*) FROM ("
                 " SELECT credits, at FROM spend"
                 "  WHERE service = ? AND call = ? AND uncertain = 1 AND at > ?"
                 " UNION ALL SELECT credits, at FROM reserved"
                 "  WHERE service = ? AND call = ? AND at > ?)",
                 (service, call, after, service, call, after),
             ).fetchone()
-        return InDoubt(int(credits), first) if first is not None else None
+        return InDoubt(int(credits), first, times) if first is not None else None
 
     def cap_use(self, cap: SpendingCap, service: str, drawing_on: int | None = None) -> CapUse:
         """What the ledger holds against the spending cap now (spent in its period, reserved;

@@ -301,6 +301,14 @@ class AnswerStore:
             with contextlib.suppress(*self.failures):
                 holding.__exit__(None, None, None)
 
+    def claimed_now(self, key: CallKey) -> bool:
+        """Whether a live process (or thread) holds the claim on `key` now: its call is under
+        way; False when the claims cannot tell."""
+        try:
+            return self.claims.held_now(key.digest)
+        except self.failures:
+            return False
+
     def _failure(self, what: str, error: BaseException) -> StoreError:
         reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
         damaged = isinstance(error, sqlite3.DatabaseError) and not isinstance(

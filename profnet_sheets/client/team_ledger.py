@@ -374,6 +374,16 @@ class TeamLedger:
         may still note it as being told (TELLING_LEASE)."""
         return f"{self.prefix}:told:{telling}"
 
+    def doubt_key(self, call: str) -> str:
+        """The team's starts of the job `call` (a search) left in doubt (a hold that lapsed,
+        an answer lost), by reservation or telling id: {at, credits}; gone once one of them
+        is charged for sure (`in_doubt`)."""
+        return f"{self.prefix}:doubt:{call}"
+
+    def _queue_doubt(self, pipe: Any, call: str, name: str, at: float, credits: int) -> None:
+        pipe.hset(self.doubt_key(call), name, json.dumps({"at": at, "credits": credits}))
+        pipe.expire(self.doubt_key(call), int(LAPSED_KEPT))
+
     def lapsed_key(self, reservation: str) -> str:
         """Where a lapsed reservation is kept a while, for its call, were it still alive, to
         settle in its place."""
@@ -438,6 +448,8 @@ class TeamLedger:
         for name in lapsed:
             it = held[name]
             self._count(pipe, it["at"], it["machine"], MAYBE, it["credits"])
+            if it.get("call"):
+                self._queue_doubt(pipe, it["call"], name, it["at"], int(it["credits"]))
             pipe.hdel(self.held_key, name)
             pipe.set(self.lapsed_key(name), json.dumps(it), ex=int(LAPSED_KEPT))
         rooms = {name: int(it["credits"]) for name, it in found.items() if name not in gone}
@@ -492,7 +504,7 @@ class TeamLedger:
         reservation = secrets.randbits(62)
 
         def made(now: float, source: int | None) -> tuple[str, str, dict[str, Any]]:
-            hold = self._hold(now, credits, endpoint, lease, key)
+            hold = self._hold(now, credits, endpoint, lease, key, call)
             if source is not None:
                 hold["source"] = source
             return self.held_key, str(reservation), hold
@@ -508,11 +520,16 @@ class TeamLedger:
         return reservation
 
     def _hold(
-        self, now: float, credits: int, endpoint: str, lease: float, key: str
+        self, now: float, credits: int, endpoint: str, lease: float, key: str, call: str = ""
     ) -> dict[str, Any]:
-        """A call's hold as the team's Redis keeps it, made at `now`."""
+        """A call's hold as the team's Redis keeps it, made at `now` (`call`: its key, when
+        it starts a job)."""
         hold = {"credits": credits, "until": now + lease, "at": now, "key": key}
-        return hold | {"machine": self.machine, "endpoint": endpoint or UNSETTLED}
+        return (
+            hold
+            | {"machine": self.machine, "endpoint": endpoint or UNSETTLED}
+            | ({"call": call} if call else {})
+        )
 
     def set_aside(self, cap: SpendingCap, service: str, credits: int, label: str) -> int:
         """Set `credits` aside under the team's cap for calls to come (see `Ledger.set_aside`),
@@ -815,7 +832,7 @@ class TeamLedger:
         with contextlib.suppress(*self.failures):
             retold_now = self._retell_once()
             now = self._now(self.redis)
-            hold = self._hold(now, credits, endpoint, lease, key)
+            hold = self._hold(now, credits, endpoint, lease, key, call)
             with self.redis.pipeline(transaction=False) as pipe:
                 pipe.hset(self.held_key, str(reservation), json.dumps(hold))
                 told_at = self._tell_cap(pipe, now, self.cap)
@@ -899,6 +916,10 @@ class TeamLedger:
             if charge.total:  # counted: a retell before its ledger says so does not subtract it
                 pipe.set(self.told_key(telling), 1, ex=int(TELLING_LEASE) + 60)
             positions = self._drop(pipe, released)
+            if call and charge.sure:  # started for sure: no longer in doubt, team-wide
+                pipe.delete(self.doubt_key(call))
+            elif call and charge.maybe:  # its answer lost: in doubt for every machine
+                self._queue_doubt(pipe, call, str(telling), counted_at, charge.maybe)
             told_at = self._tell_cap(pipe, counted_at, self.cap)
             if live is not None:
                 room = {"credits": room_after(int(live["credits"]), charge)}
@@ -965,8 +986,25 @@ class TeamLedger:
         return self.holds(service).credits
 
     def in_doubt(self, service: str, call: str, within: float) -> InDoubt | None:
-        """This machine's: a job's start it sent with no answer recorded (`Ledger.in_doubt`)."""
-        return self.local.in_doubt(service, call, within)
+        """A job's start (`call`) any machine of the team sent in the last `within` seconds
+        with no answer kept since (held by a call under way or a process that died with it,
+        or settled as possibly charged; the Redis server's clock): `Ledger.in_doubt` for the
+        team. A Redis that fails: this machine's own ledger says."""
+        try:
+            now = self._now(self.redis)
+            with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hgetall(self.held_key)
+                pipe.hgetall(self.doubt_key(call))
+                holding, doubts = pipe.execute()
+        except self.failures:
+            return self.local.in_doubt(service, call, within)
+        found = [it for it in _holding(holding, now)[0].values() if it.get("call") == call]
+        found += [json.loads(value) for value in doubts.values()]
+        found = [it for it in found if float(it["at"]) > now - within]
+        if not found:
+            return None
+        first = min(float(it["at"]) for it in found)
+        return InDoubt(sum(int(it["credits"]) for it in found), first, len(found))
 
     def holds(self, service: str) -> Holds:
         """The calls under way on every machine of the team: their credits, when the last

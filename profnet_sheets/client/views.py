@@ -210,16 +210,21 @@ class ClientViews:
         """A job this call would start (a search) that a run sent within the reuse window
         and has no answer kept for: its process died with it in flight, or its answer was
         lost. The service may have started it and charged it (counted as possibly spent);
-        starting it again pays again. None: none such, or the ledger cannot tell (logged)."""
+        starting it again pays again. None: none such, the ledger cannot tell (logged), or
+        a live process is starting it now (its claim held: this call waits for its answer,
+        then reuses it)."""
         ep = named_endpoint(name)
         key = self._key(ep, prepare(ep, dict(params), profile=self.profile))
         within = self.settings.search_reuse_hours * 3600.0
-        ledger = self._shared.ledger
+        shared = self._shared
         try:
-            return ledger.in_doubt(self._shared.service, key.digest, within)
-        except ledger.failures as error:
+            doubt = shared.ledger.in_doubt(shared.service, key.digest, within)
+        except shared.ledger.failures as error:
             LOG.warning("%s: the ledger cannot tell what runs before sent (%s)", name, error)
             return None
+        if doubt is None or shared.store.claimed_now(key):
+            return None
+        return doubt
 
     @property
     def budget(self) -> Budget:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from typing import Any
 
 from profnet_sheets.client.client import Client
-from profnet_sheets.client.jobs import pages_read
+from profnet_sheets.client.jobs import in_doubt_said, pages_read
 from profnet_sheets.client.ledger import InDoubt
 from profnet_sheets.client.spend import Quote
 from profnet_sheets.errors import ProfnetError
@@ -109,13 +108,7 @@ class SearchCost:
         doubt = self.in_doubt
         if doubt is None or self.reused or self.attached:
             return ""
-        when = datetime.fromtimestamp(doubt.at, UTC).strftime("%Y-%m-%d %H:%M UTC")
-        return (
-            f" The same search was sent at {when} by a run that kept no answer (it was "
-            f"killed, or the answer was lost): the service may have started it and charged "
-            f"{counted(doubt.credits, 'credit')} (counted as possibly spent), and starting it "
-            "again is then paid again (with its request id, re-attach to it instead)."
-        )
+        return f" {in_doubt_said(doubt)}"
 
 
 def _cached_request_id(client: Client, kind: SearchKind, payload: Mapping[str, Any]) -> str:

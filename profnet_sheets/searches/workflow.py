@@ -162,7 +162,7 @@ class Search:
                 )
             quoted(cost)
 
-        self.job = start_search(self.view, self.kind, filters, forgotten)
+        self.job = start_search(self.view, self.kind, filters, forgotten, doubt_said=True)
         self.attached = False
         return self.job
 

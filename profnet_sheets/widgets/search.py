@@ -226,6 +226,7 @@ class SearchForm(Form):
         except Exception:
             if search.spend.spent:  # its creation may have been charged, its answer lost
                 self.feedback.status(f"Spent {search.spend.said()}.", final=True)
+            self.update_cost()  # a start left in doubt: the line says so before a retry
             raise
         self._follow(search)
 

@@ -253,3 +253,38 @@ def test_a_search_killed_while_it_is_started_is_not_started_again_unasked(
     assert reused.returncode == 0, reused.stderr
     assert "The same search was sent" not in reused.stderr
     assert sandbox.calls(KEY, "search-leads") == 2
+
+
+def test_a_search_another_live_run_is_starting_is_reused_not_refused(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """A review: a second script started while the first was still starting the same search
+    was told it may have been charged, and refused (exit 1). The first is alive (its claim
+    held): the second waits for its answer and reuses the search, free."""
+    search = ["search", "leads", "--title-keywords", "CFO", "--limit", str(LEADS)]
+    set_faults(sandbox, latency_ms=3_000)
+    runs = []
+    for name in ("first", "second"):
+        if runs:  # the second once the first's start is at the service
+            wait_for(lambda: sandbox.calls(KEY, "search-leads") >= 1, "the first start")
+        runs.append(
+            subprocess.Popen(
+                [*CLI, *search, "--out", str(tmp_path / f"{name}.csv")],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    wait_for(lambda: sandbox.calls(KEY, "get-lead-search-status") >= 1, "the first to poll")
+    set_faults(sandbox, latency_ms=0)
+    requests.post(
+        f"{sandbox.base_url}/_sandbox/clock", json={"advance": JOB_SECONDS}, timeout=5
+    ).raise_for_status()
+    said = [run.communicate(timeout=120)[1] for run in runs]
+
+    assert [run.returncode for run in runs] == [0, 0], said
+    assert "The same search was sent" not in said[1], said[1]
+    assert sandbox.calls(KEY, "search-leads") == 1, "one start, reused by the second"
+    assert pl.read_csv(tmp_path / "second.csv").height == LEADS

@@ -255,7 +255,7 @@ def test_a_job_start_sent_with_no_answer_kept_is_in_doubt_until_one_is(tmp_path:
     assert alive.in_doubt("svc-x", "k-leads", 30.0) is None  # before the window
     clock.now += 10  # an answer lost on the way back: settled as possibly charged
     alive.settle("svc-x", "fp", "search-leads", Charge(maybe=50), (), call="k-leads")
-    assert alive.in_doubt("svc-x", "k-leads", day) == InDoubt(100, started)
+    assert alive.in_doubt("svc-x", "k-leads", day) == InDoubt(100, started, times=2)
     clock.now += 10  # started again, answered: charged for sure
     alive.settle("svc-x", "fp", "search-leads", Charge(sure=50), (), call="k-leads")
     assert alive.in_doubt("svc-x", "k-leads", day) is None

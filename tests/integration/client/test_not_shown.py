@@ -16,6 +16,7 @@ import pytest
 
 from profnet_sheets import Client, NotFound, ProfnetError, ServiceError
 from profnet_sheets.client.jobs import PAGE_ATTEMPTS
+from profnet_sheets.errors import SearchError
 from profnet_sheets.spec import API_KEY_HEADER
 from tests.scripted_service import Answer, Scripted, serving
 
@@ -145,8 +146,12 @@ def test_a_creation_without_request_id_is_a_clear_error_counted_as_possibly_char
         client.search_leads(title_keywords="CTO", limit=10)
     assert service.times("/get-lead-search-status") == 0, "no status of job 'None' asked"
     assert _uncertain(client) == 50
-    with pytest.raises(ServiceError):
+    with pytest.raises(SearchError) as in_doubt:  # it may have started: not sent again unasked
         client.search_leads(title_keywords="CTO", limit=10)
+    assert in_doubt.value.code == "in_doubt"
+    assert service.times("/search-leads") == 1
+    with pytest.raises(ServiceError):
+        client.with_options(refresh=True).search_leads(title_keywords="CTO", limit=10)
     assert service.times("/search-leads") == 2, "not kept: asking again asks the service"
 
 

@@ -4,6 +4,9 @@ budget is refused before anything is sent, its own spend sure and maybe apart, p
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from profnet_sheets import BudgetExceeded, Client, ProfnetError, SearchStatus
@@ -214,6 +217,49 @@ def test_a_start_whose_answer_was_lost_is_quoted_as_possibly_started(
     assert after.reused
     assert after.doubt_said() == ""
     assert Search(client, "leads", refresh=True).quote(FILTERS).in_doubt is None
+
+
+def test_the_library_does_not_start_again_a_search_left_in_doubt_unasked(
+    client: Client, fresh: RunningSandbox
+) -> None:
+    """A review: `client.search_leads(...)` after a start whose answer was lost started it
+    anew, paid again, with nothing said. It refuses, nothing sent; with refresh it starts."""
+    set_faults(fresh, drop_rate=1.0)
+    with pytest.raises(ProfnetError):
+        client.search_leads(**FILTERS)
+    set_faults(fresh, drop_rate=0.0)
+    with pytest.raises(SearchError) as refused:
+        client.search_leads(**FILTERS)
+    assert refused.value.code == "in_doubt"
+    said = str(refused.value)
+    assert "may have started it and charged 50 credits (counted as possibly spent)" in said
+    assert said.endswith("ask with refresh: client.with_options(refresh=True).search_leads(...).")
+    assert fresh.calls(endpoint="search-leads") == 0, "the sandbox cut the first before work"
+    job = client.with_options(refresh=True).search_leads(**FILTERS)
+    assert job.request_id
+    assert fresh.calls(endpoint="search-leads") == 1
+    assert client.search_leads(**FILTERS).request_id == job.request_id, "then reused"
+
+
+def test_a_search_a_live_run_is_starting_is_not_in_doubt(
+    client: Client, fresh: RunningSandbox
+) -> None:
+    """A review: a quote while another run (here a thread) was starting the same search said
+    it may have been charged, and a script refused; the start waits for that run's answer
+    and reuses it."""
+    set_faults(fresh, latency_ms=1500)
+    first = threading.Thread(target=lambda: Search(client, "leads").start(FILTERS))
+    first.start()
+    key = client.key("search-leads", FILTERS).digest
+    while client.ledger.in_doubt(client.service, key, 3600.0) is None:  # its hold is in
+        time.sleep(0.01)
+    try:
+        assert Search(client, "leads").quote(FILTERS).in_doubt is None
+    finally:
+        first.join()
+        set_faults(fresh, latency_ms=0)
+    Search(client, "leads").start(FILTERS)
+    assert fresh.calls(endpoint="search-leads") == 1, "reused"
 
 
 def test_places_are_found_by_name_once_each(client: Client, fresh: RunningSandbox) -> None:

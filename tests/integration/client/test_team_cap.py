@@ -22,7 +22,7 @@ import time_machine
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from profnet_sheets import BudgetExceeded, Client, ConfigurationError, StoppedBuying
+from profnet_sheets import BudgetExceeded, Client, ConfigurationError, ProfnetError, StoppedBuying
 from profnet_sheets.client.account import service_name
 from profnet_sheets.client.embedded import NOTICE
 from profnet_sheets.client.ledger import TELLING_KEPT, Holds, Ledger
@@ -38,9 +38,11 @@ from profnet_sheets.config import SpendingCap
 from profnet_sheets.excel import formulas, session
 from profnet_sheets.excel.session import SessionConfig
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
+from profnet_sheets.searches.workflow import Search
 
 from ...conftest import RedisServer
 from ..conftest import cli_env, run_cli
+from .conftest import set_faults
 
 pytestmark = pytest.mark.integration
 KEY = "team-cap-key"
@@ -1159,3 +1161,58 @@ def test_the_enrich_forms_cost_line_says_what_the_team_cap_leaves(
         assert "Team cap: 19 credits left." in form.cost.value, form.cost.value
     finally:
         client.close()
+
+
+def test_a_search_start_left_in_doubt_on_one_machine_is_in_doubt_on_every_machine(
+    redis_url: str,
+) -> None:
+    """A review: on a team's Redis, a search start a killed process left in doubt was said
+    on its own machine only; another machine paid it again with nothing said. The team's
+    Redis keeps the start's call key in its hold, and in the team's record of starts in
+    doubt once the hold lapses or the answer is lost, until one is charged for sure."""
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    server, later = server_time(redis_url), 0.0
+    day = 86_400.0
+
+    def machine(name: str) -> TeamLedger:
+        return team_ledger(redis_url, service, name, lambda: server() + later)
+
+    killed, other = machine("killed-box"), machine("other-box")
+    killed.hold(service, 50, "search-leads", 30.0, "fp", call="k-leads")  # never released
+    doubt = other.in_doubt(service, "k-leads", day)
+    assert doubt is not None
+    assert (doubt.credits, doubt.times) == (50, 1)
+    assert other.in_doubt(service, "k-other", day) is None, "another search's start"
+    later = 31.0  # the lease over: counted as possibly spent, still in doubt team-wide
+    other.settle_lapsed()
+    assert other.in_flight(service) == 0
+    assert other.in_doubt(service, "k-leads", day) == doubt
+    assert other.in_doubt(service, "k-leads", 10.0) is None, "before the window"
+    lost = Charge(maybe=50, maybe_attempts=1)  # another start, its answer lost
+    killed.settle(service, "fp", "search-leads", lost, (), call="k-leads")
+    twice = other.in_doubt(service, "k-leads", day)
+    assert twice is not None
+    assert (twice.credits, twice.times, twice.at) == (100, 2, doubt.at)
+    other.settle(service, "fp", "search-leads", Charge(sure=50), (), call="k-leads")
+    assert killed.in_doubt(service, "k-leads", day) is None, "started for sure since"
+
+
+def test_another_machines_quote_says_a_search_start_whose_answer_was_lost(
+    sandbox: RunningSandbox, killable_redis: RedisServer, tmp_path: Path
+) -> None:
+    """The team's two machines on one Redis: the first's start of a search lost its answer;
+    the second's quote of the same search says it may have been started and charged."""
+    filters = {"title_keywords": "Head of Data", "limit": 5}
+    first = team_client(sandbox, killable_redis, tmp_path / "a", "a-box", cap=None)
+    second = team_client(sandbox, killable_redis, tmp_path / "b", "b-box", cap=None)
+    with first, second:
+        set_faults(sandbox, drop_rate=1.0)
+        try:
+            with pytest.raises(ProfnetError):
+                Search(first, "leads").start(filters)
+        finally:
+            set_faults(sandbox, drop_rate=0.0)
+        cost = Search(second, "leads").quote(filters)
+        assert cost.in_doubt is not None
+        assert cost.in_doubt.credits == 50
+        assert "may have started it and charged 50 credits" in cost.describe()

@@ -13,6 +13,7 @@ import requests
 from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.widgets import CompanySearchForm, LeadSearchForm
 from profnet_sheets.widgets.search import SearchForm
+from tests.integration.client.conftest import set_faults
 from tests.integration.widgets.conftest import MakeClient, eventually
 
 pytestmark = pytest.mark.integration
@@ -201,6 +202,22 @@ def test_a_failed_search_and_the_budget_are_told_in_the_form(
     )
     assert form.feedback.status_text == "", "not 'Starting the search…' beside the error"
     assert fresh.charged() == 50
+
+
+def test_a_start_whose_answer_was_lost_is_said_in_the_cost_line_at_once(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    """A review: after a start whose answer was cut, the cost line still priced a plain new
+    search; pressing Search again started it anew, paid again, with nothing said."""
+    form = LeadSearchForm(make_client())
+    form.fill(title_keywords="Form Drop", limit=5)
+    set_faults(fresh, drop_rate=1.0)
+    form.search(wait=True)
+    set_faults(fresh, drop_rate=0.0)
+    assert form.feedback.error_text
+    assert "may have started it and charged 50 credits (counted as possibly spent)" in (
+        form.cost_text
+    )
 
 
 def test_out_of_credits_while_reading_says_what_was_spent_and_read(
