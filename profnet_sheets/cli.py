@@ -1049,7 +1049,7 @@ def credits() -> None:
     if team is not None:
         click.echo(f"this machine ({client.settings.machine}):")
     empty = not rows and holds.credits  # nothing settled yet, calls under way
-    click.echo("No call has settled yet: see those in flight below." if empty else str(rows))
+    click.echo("Nothing spent yet; calls under way are listed below." if empty else str(rows))
     _echo_total(total, uncertain)
     if team is not None and team_spend is not None:
         click.echo(f"the team (every machine on the Redis cache {team.where}):")

@@ -35,6 +35,7 @@ from profnet_sheets.errors import (
     BudgetExceeded,
     OfflineMiss,
     ProfnetError,
+    SearchError,
     ServiceError,
     StoppedBuying,
     TransportError,
@@ -130,6 +131,15 @@ class ReadStore:
 
 
 @dataclass(frozen=True)
+class Doubt:
+    """What the ledger knows of the job start `call` (its key) sent before with no answer kept
+    -> InDoubt, or None (none such, or the ledger cannot tell)."""
+
+    endpoint: Endpoint
+    call: str
+
+
+@dataclass(frozen=True)
 class Claim:
     """Claim `key` across the processes sharing the store, until the call ends -> None, or
     False when no other process can share it (nothing to read again: one process, the
@@ -217,7 +227,9 @@ class Save:
     seconds: float
 
 
-Action = ReadStore | Claim | Reserve | Hold | Turn | Request | GiveBack | Wait | Settle | Save
+Action = (
+    ReadStore | Doubt | Claim | Reserve | Hold | Turn | Request | GiveBack | Wait | Settle | Save
+)
 Flow = Generator[Action, Any, T]
 
 
@@ -398,6 +410,7 @@ class CallPlan(NamedTuple):
     run: int | None
     where: str  # the service's base URL, for messages
     aside: int | None = None  # credits set aside (budget, cap) it draws on (a search's page)
+    doubt_ok: bool = False  # a job start left in doubt may be sent again: the user was told
 
 
 def paid_call(
@@ -425,6 +438,16 @@ def paid_call(
             found = yield from _held(plan, desk)
             if found is not None:
                 return found.value
+        call = in_doubt_key(plan)
+        if call and not plan.doubt_ok:  # asked under the claim: no live run is starting it
+            doubt = yield Doubt(ep, call)
+            if doubt is not None:
+                raise SearchError(
+                    f"{doubt.said()} Nothing was sent. Quote it again to be told and asked "
+                    "(in Python, client.with_options(refresh=True) starts it anew).",
+                    code="in_doubt",
+                    endpoint=ep.name,
+                )
         ceiling = books.spend.ceiling(ep, plan.payload, plan.max_items)
         try:
             sent = yield from _bought(plan, books, desk, retry, rng, ceiling)

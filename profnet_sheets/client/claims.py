@@ -56,8 +56,10 @@ class Claims(Protocol):
         """The claim on `key` while inside (waiting for it if need be)."""
 
     def held_now(self, key: str) -> bool:
-        """Whether a live claimant (another process, or another thread) holds `key` now;
-        nothing is held after."""
+        """Whether a claimant (another process, or another thread) holds `key` now: a live
+        one for lock files; for Redis, possibly one that died within the claim's ttl. A
+        hint for words only (a quote's): the call itself asks again under its claim.
+        Nothing is held after."""
 
 
 class Kept:
@@ -78,7 +80,7 @@ class NoClaims:
         yield KEPT
 
     def held_now(self, key: str) -> bool:
-        return False  # one process: its calls in flight are the driver's to tell
+        return False  # answers kept in memory: no other process's claim to see
 
 
 Clock = Callable[[], float]

@@ -22,6 +22,7 @@ from profnet_sheets.client.call import (
     Action,
     CallPlan,
     Claim,
+    Doubt,
     Flow,
     Found,
     GiveBack,
@@ -224,8 +225,18 @@ class Client(ClientViews):
                 return Found(self._hand_out_memo(ep, memo))
         offline = self.settings.offline or self._recorder is not None
         drawn = self._aside if aside is None else aside
+        doubt_ok = self._doubt_ok or self.settings.refresh
         return CallPlan(
-            ep, key, payload, max_items, readable, offline, self._run, self.base_url, drawn
+            ep,
+            key,
+            payload,
+            max_items,
+            readable,
+            offline,
+            self._run,
+            self.base_url,
+            drawn,
+            doubt_ok,
         )
 
     def paid_flow(self, plan: CallPlan) -> Flow[Any]:
@@ -288,6 +299,8 @@ class Client(ClientViews):
         if isinstance(action, Save):
             self._save(action.endpoint, action.key, action.response, action.seconds)
             return None
+        if isinstance(action, Doubt):
+            return self._doubt(action.endpoint, action.call)
         raise TypeError(f"{action!r} is not done at once")  # pragma: no cover
 
     def _is_held(self, ep: Endpoint, key: CallKey) -> bool:

@@ -9,11 +9,9 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from profnet_sheets.client.answers import whole_number
-from profnet_sheets.client.ledger import InDoubt
 from profnet_sheets.client.pace import Stopped
 from profnet_sheets.client.policy import RetryPolicy
 from profnet_sheets.client.spend import MAX_PAGE_ITEMS, results_most
@@ -26,7 +24,6 @@ from profnet_sheets.errors import (
     NotFound,
     ProfnetError,
     RateLimited,
-    SearchError,
     SearchFailed,
     SearchTimedOut,
     ServiceError,
@@ -63,7 +60,7 @@ class SearchClient(Protocol):
 
     def is_cached(self, name: str, params: Mapping[str, Any]) -> bool: ...
 
-    def in_doubt(self, name: str, params: Mapping[str, Any]) -> InDoubt | None: ...
+    def starting_in_doubt(self) -> SearchClient: ...
 
     def left_unrepeated(self, error: ProfnetError) -> bool: ...
 
@@ -100,20 +97,6 @@ _SEARCH_LOCK = threading.Lock()
 _COMPLETED: set[str] = set()  # request ids of searches seen completed (it never changes)
 
 
-def in_doubt_said(doubt: InDoubt) -> str:
-    """What a search's start left in doubt risks, in words (`InDoubt`)."""
-    when = datetime.fromtimestamp(doubt.at, UTC).strftime("%Y-%m-%d %H:%M UTC")
-    once = doubt.times == 1
-    sent = f"at {when} by a run" if once else f"{doubt.times} times since {when} by runs"
-    return (
-        f"The same search was sent {sent} that kept no answer (killed, or the answer was "
-        f"lost): the service may have started it and charged "
-        f"{counted(doubt.credits, 'credit')} (counted as possibly spent), and starting it "
-        "again is then paid again. Its request id never came back: only the service's "
-        "account can tell whether it started."
-    )
-
-
 def start_search(
     client: SearchClient,
     kind: SearchKind,
@@ -125,9 +108,9 @@ def start_search(
     reused job the service forgot is run anew, `on_forgotten` asked first (once its cached
     creation is forgotten, so that a quote now prices a new search; an exception raised there
     ends it, nothing more sent); one that failed is forgotten and said so. The same search
-    left in doubt by a run before (`in_doubt_said`) is refused, nothing sent (SearchError,
-    code `in_doubt`), unless its quote said so to the user (`doubt_said`) or the client
-    refreshes (a new search, paid, asked for)."""
+    left in doubt by a run before (`InDoubt`) is refused by its call, nothing sent
+    (SearchError, code `in_doubt`), unless its quote said so to the user (`doubt_said`) or
+    the client refreshes (a new search, paid, asked for)."""
     name = search_endpoint(kind, "create").name
     view = client.with_options(refresh=False)  # a job reads its pages from the cache
     aside: int | None = None
@@ -135,18 +118,10 @@ def start_search(
     with _SEARCH_LOCK:
         try:
             reused = not client.settings.refresh and client.is_cached(name, filters)
-            if not reused and not doubt_said and not client.settings.refresh:
-                doubt = client.in_doubt(name, filters)
-                if doubt is not None:
-                    raise SearchError(
-                        f"{in_doubt_said(doubt)} Nothing was sent. To start it anew all the "
-                        f"same, ask with refresh: client.with_options(refresh=True)"
-                        f".search_{kind}(...).",
-                        code="in_doubt",
-                    )
             if not reused:
                 aside = _quote_and_set_aside(client, kind, filters)
-            created = client.call(name, filters)
+            starter = client.starting_in_doubt() if doubt_said else client
+            created = starter.call(name, filters)
             request_id = str(created["request_id"])
             if reused:  # every result in the cache: nothing to ask the service, free
                 read_whole = _read_whole(client, kind, request_id, filters)

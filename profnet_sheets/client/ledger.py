@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from profnet_sheets.client.spend import (
 from profnet_sheets.config import SpendingCap
 from profnet_sheets.errors import DamagedFile
 from profnet_sheets.redact import clipped
-from profnet_sheets.words import command
+from profnet_sheets.words import command, counted
 
 LOG = logging.getLogger("profnet_sheets")
 _SCHEMA = """
@@ -113,13 +114,26 @@ class Spend:
 
 @dataclass(frozen=True)
 class InDoubt:
-    """A call that went out with no answer recorded since (its process died with it in
-    flight, or its answer was lost): `credits` it may have been charged, counted as possibly
-    spent, first sent `at` (unix time)."""
+    """A job's start that went out with no answer recorded since (its process died with it
+    in flight, or its answer was lost): `credits` it may have been charged, counted as
+    possibly spent, first sent `at` (unix time)."""
 
     credits: int
     at: float
-    times: int = 1  # how many times it was sent so
+    times: int = 1  # its holds and possibly-charged spends (an attempt retried counts too)
+
+    def said(self) -> str:
+        """What starting the search again risks, in words."""
+        when = datetime.fromtimestamp(self.at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+        once = self.times == 1
+        sent = f"at {when} by a run" if once else f"{self.times} times since {when} by runs"
+        return (
+            f"The same search was sent {sent} that kept no answer (killed, or the answer was "
+            f"lost): the service may have started it and charged "
+            f"{counted(self.credits, 'credit')} (counted as possibly spent), and starting it "
+            "again is then paid again. Its request id never came back: only the service's "
+            "account can tell whether it started."
+        )
 
 
 @dataclass(frozen=True)

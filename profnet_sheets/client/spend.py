@@ -408,7 +408,7 @@ class Stops:
     path_said: str = ""  # why the path is not the service's, once it was proven so
     unkept: int = 0  # answers paid for that could not be kept (a re-run pays them)
     cache_failed: bool = False  # the cache itself failed: what it held may not come back
-    ledger_failed: bool = False  # the ledger failed: some spend or hold may not be counted
+    ledger_failed: int | None = None  # the last run when the ledger failed (a spend uncounted)
     # What failed for `stopped`, each to be proven working before a later run buys again
     # (None: a cause no probe can undo met too; the stop holds for good).
     lifted_by: frozenset[StopCause] | None = frozenset()
@@ -703,7 +703,8 @@ class SpendPolicy:
         stops = self.stops
         stops.failures += 1
         stops.cache_failed |= cause == "cache"
-        stops.ledger_failed |= cause == "ledger"
+        if cause == "ledger":
+            stops.ledger_failed = stops.runs
         liftable = stops.lifted_by is not None
         if cause is None or stops.lifted_by is None:
             stops.lifted_by = None

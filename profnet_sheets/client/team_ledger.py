@@ -918,8 +918,11 @@ class TeamLedger:
             positions = self._drop(pipe, released)
             if call and charge.sure:  # started for sure: no longer in doubt, team-wide
                 pipe.delete(self.doubt_key(call))
-            elif call and charge.maybe:  # its answer lost: in doubt for every machine
-                self._queue_doubt(pipe, call, str(telling), counted_at, charge.maybe)
+            elif call:  # settled now: a hold of it that lapsed meanwhile is not in doubt too
+                if released:
+                    pipe.hdel(self.doubt_key(call), *map(str, released))
+                if charge.maybe:  # its answer lost: in doubt for every machine
+                    self._queue_doubt(pipe, call, str(telling), counted_at, charge.maybe)
             told_at = self._tell_cap(pipe, counted_at, self.cap)
             if live is not None:
                 room = {"credits": room_after(int(live["credits"]), charge)}
@@ -989,22 +992,28 @@ class TeamLedger:
         """A job's start (`call`) any machine of the team sent in the last `within` seconds
         with no answer kept since (held by a call under way or a process that died with it,
         or settled as possibly charged; the Redis server's clock): `Ledger.in_doubt` for the
-        team. A Redis that fails: this machine's own ledger says."""
+        team, or this machine's own ledger's when it knows more (a Redis that failed when the
+        start was held or settled, or fails now)."""
+        local = self.local.in_doubt(service, call, within)
         try:
             now = self._now(self.redis)
-            with self.redis.pipeline(transaction=False) as pipe:
+            with self.redis.pipeline(transaction=True) as pipe:  # one snapshot of both
                 pipe.hgetall(self.held_key)
                 pipe.hgetall(self.doubt_key(call))
                 holding, doubts = pipe.execute()
         except self.failures:
-            return self.local.in_doubt(service, call, within)
-        found = [it for it in _holding(holding, now)[0].values() if it.get("call") == call]
-        found += [json.loads(value) for value in doubts.values()]
-        found = [it for it in found if float(it["at"]) > now - within]
-        if not found:
-            return None
-        first = min(float(it["at"]) for it in found)
-        return InDoubt(sum(int(it["credits"]) for it in found), first, len(found))
+            return local
+        found = {
+            name: it for name, it in _holding(holding, now)[0].items() if it.get("call") == call
+        }
+        found |= {_text(name): json.loads(value) for name, value in doubts.items()}
+        recent = [it for it in found.values() if float(it["at"]) > now - within]
+        team = None
+        if recent:
+            first = min(float(it["at"]) for it in recent)
+            team = InDoubt(sum(int(it["credits"]) for it in recent), first, len(recent))
+        known = [doubt for doubt in (team, local) if doubt is not None]
+        return max(known, key=lambda doubt: (doubt.times, doubt.credits), default=None)
 
     def holds(self, service: str) -> Holds:
         """The calls under way on every machine of the team: their credits, when the last

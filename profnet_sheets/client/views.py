@@ -40,6 +40,7 @@ class ClientViews:
     _policy: CachePolicy
     _recorder: Recorder | None  # set: calls the caches miss are noted, not sent
     _aside: int | None  # credits set aside under the cap its calls draw on
+    _doubt_ok: bool = False  # its calls start a job left in doubt all the same (told so)
 
     # -- the client's views: other modes, another run, a budget of its own -------------------------
 
@@ -49,6 +50,13 @@ class ClientViews:
         changes = {k: v for k, v in (("refresh", refresh), ("offline", offline)) if v is not None}
         view.settings = self.settings.with_changes(**changes)
         view._policy = CachePolicy(view.settings)
+        return view
+
+    def starting_in_doubt(self) -> Self:
+        """A view of this client whose calls start a job left in doubt (`in_doubt`) all the
+        same: the quote that said so was shown to the user, who went on."""
+        view = copy.copy(self)
+        view._doubt_ok = True
         return view
 
     def recording(self, recorder: Recorder) -> Self:
@@ -169,9 +177,11 @@ class ClientViews:
 
     @property
     def ledger_failed(self) -> bool:
-        """Whether the ledger failed (a hold or a spend it could not write): what was spent
-        may not all be counted, under the spending cap too."""
-        return self._shared.spend.stops.ledger_failed
+        """Whether the ledger failed (a hold or a spend it could not write) since this view's
+        run began (outside any run: ever): what was spent may not all be counted, under the
+        spending cap too."""
+        failed = self._shared.spend.stops.ledger_failed
+        return failed is not None and (self._run is None or failed >= self._run)
 
     @property
     def key_refused(self) -> bool:
@@ -211,20 +221,25 @@ class ClientViews:
         and has no answer kept for: its process died with it in flight, or its answer was
         lost. The service may have started it and charged it (counted as possibly spent);
         starting it again pays again. None: none such, the ledger cannot tell (logged), or
-        a live process is starting it now (its claim held: this call waits for its answer,
-        then reuses it)."""
+        another run is starting it now (its claim held: a start waits for it, then reuses its
+        answer, or, when none came, is refused by its call unless told: `starting_in_doubt`)."""
         ep = named_endpoint(name)
         key = self._key(ep, prepare(ep, dict(params), profile=self.profile))
+        doubt = self._doubt(ep, key.digest)
+        if doubt is None or self._shared.store.claimed_now(key):
+            return None
+        return doubt
+
+    def _doubt(self, ep: Endpoint, call: str) -> InDoubt | None:
+        """What the ledger knows of the job start `call` left in doubt within the reuse
+        window (None: nothing, or the ledger cannot tell: logged)."""
         within = self.settings.search_reuse_hours * 3600.0
         shared = self._shared
         try:
-            doubt = shared.ledger.in_doubt(shared.service, key.digest, within)
+            return shared.ledger.in_doubt(shared.service, call, within)
         except shared.ledger.failures as error:
-            LOG.warning("%s: the ledger cannot tell what runs before sent (%s)", name, error)
+            LOG.warning("%s: the ledger cannot tell what runs before sent (%s)", ep.name, error)
             return None
-        if doubt is None or shared.store.claimed_now(key):
-            return None
-        return doubt
 
     @property
     def budget(self) -> Budget:

@@ -104,7 +104,8 @@ def run_search(book: Any, kind: SearchKind) -> None:
             app.status_bar = line
 
         search = Search(current.client, kind)
-        done = searches.run(current.client, request, show, search=search)
+        in_doubt = bool(cost.doubt)  # the prompt said the same search was left in doubt
+        done = searches.run(current.client, request, show, search=search, doubt_said=in_doubt)
         results = _sheet(book, searches.RESULTS_SHEET)
         results.clear_contents()
         results.range("A1").value = searches.sheet_rows(done.frame)

@@ -212,14 +212,16 @@ def run(
     report: Report,
     timeout: float | None = None,
     search: Search | None = None,
+    doubt_said: bool = False,
 ) -> SearchRun:
     """Start (or reuse) the search, wait for it with progress (WAIT_SECONDS at most, then
     SearchTimedOut: the search goes on), read every result, add their details if asked.
-    `search`: the one to run (its request id and spend known to the caller if this raises)."""
+    `search`: the one to run (its request id and spend known to the caller if this raises);
+    `doubt_said`: the cost asked about said the same search was left in doubt before."""
     if search is None:  # the session's limit holds; its spend is its own
         search = Search(client, request.kind)
     label = LABEL[request.kind]
-    job = search.start(request.filters)
+    job = search.start(request.filters, doubt_said=doubt_said)
     report(f"{label} {job.request_id}: started")
     status = search.wait(
         timeout=WAIT_SECONDS if timeout is None else timeout,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from profnet_sheets.client.client import Client
-from profnet_sheets.client.jobs import in_doubt_said, pages_read
+from profnet_sheets.client.jobs import pages_read
 from profnet_sheets.client.ledger import InDoubt
 from profnet_sheets.client.spend import Quote
 from profnet_sheets.errors import ProfnetError
@@ -108,7 +108,7 @@ class SearchCost:
         doubt = self.in_doubt
         if doubt is None or self.reused or self.attached:
             return ""
-        return f" {in_doubt_said(doubt)}"
+        return f" {doubt.said()}"
 
 
 def _cached_request_id(client: Client, kind: SearchKind, payload: Mapping[str, Any]) -> str:

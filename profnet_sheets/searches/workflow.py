@@ -141,15 +141,23 @@ class Search:
         total = self.view.quote(cost.credits + lookups.credits, drawing_on=cost.aside)
         return DryRun(cost, tuple(dict.fromkeys(unknown)), lookups.credits, total)
 
-    def start(self, filters: dict[str, Any], quoted: Quoted | None = None) -> SearchJob:
+    def start(
+        self, filters: dict[str, Any], quoted: Quoted | None = None, *, doubt_said: bool = False
+    ) -> SearchJob:
         """The cost quoted first, to `quoted` (to say it, or ask: an exception raised there
         ends it and nothing is sent), then the search started, or reused when the same one
         ran within the reuse window (free): quoted again, as a new search, when the service
         has forgotten the one reused (with no `quoted` to ask: SearchError, nothing more
         sent; run again, it is then priced as new). One that the budget or the spending cap
-        cannot pay is refused before anything is sent (BudgetExceeded)."""
+        cannot pay is refused before anything is sent (BudgetExceeded). The same search sent
+        before with no answer kept (`SearchCost.in_doubt`) is started again only when the
+        quote that said so reached the user: given to `quoted`, or shown by the caller
+        (`doubt_said`: a form's or a macro's cost line); else SearchError (`in_doubt`),
+        nothing sent."""
         if quoted is not None:
-            quoted(self.quote(filters))
+            cost = self.quote(filters)
+            quoted(cost)
+            doubt_said = doubt_said or bool(cost.doubt_said())
 
         def forgotten() -> None:  # the job reused is gone at the service: a new search
             cost = replace(self.quote(filters), forgotten=True)
@@ -162,7 +170,7 @@ class Search:
                 )
             quoted(cost)
 
-        self.job = start_search(self.view, self.kind, filters, forgotten, doubt_said=True)
+        self.job = start_search(self.view, self.kind, filters, forgotten, doubt_said=doubt_said)
         self.attached = False
         return self.job
 

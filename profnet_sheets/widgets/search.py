@@ -66,6 +66,7 @@ class SearchForm(Form):
         self.url_box = w.VBox([url], layout=w.Layout(display="none"))
         self.cost = classed(w.HTML(), "profnet-cost")
         self.cost_text = ""
+        self.doubt_shown = False  # the cost line says the same search was left in doubt
         self.search_button = classed(
             w.Button(description="Search", button_style="primary", icon="search"), "profnet-search"
         )
@@ -172,10 +173,13 @@ class SearchForm(Form):
     def update_cost(self) -> None:
         """Refresh the cost line (asks the cache only; nothing is sent)."""
         try:
-            text = search_cost_text(Search(self.client, self.kind).quote(self.params()))
+            quote = Search(self.client, self.kind).quote(self.params())
+            text = search_cost_text(quote)
         except (ProfnetError, ValueError) as error:
             text = f"Not ready to search: {error_message(error)}"
+            self.doubt_shown = False
         else:  # the filters are usable now: an error about earlier ones no longer applies
+            self.doubt_shown = bool(quote.doubt_said())  # Search then starts it all the same
             if self.feedback.error_text and not self.runner.running:
                 self.feedback.error("")
         self.cost_text = text
@@ -222,7 +226,7 @@ class SearchForm(Form):
         search = Search(self.client, self.kind)  # its own spend, within the client's limits
         self.feedback.status("Starting the search…")
         try:
-            search.start(params)
+            search.start(params, doubt_said=self.doubt_shown)
         except Exception:
             if search.spend.spent:  # its creation may have been charged, its answer lost
                 self.feedback.status(f"Spent {search.spend.said()}.", final=True)

@@ -179,7 +179,7 @@ def test_a_run_killed_with_calls_in_flight_leaves_them_counted(
     held = run_cli(env, "credits")
     lease_over = _reserved(cache)[1]
     at = datetime.fromtimestamp(lease_over, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-    assert held.stdout.startswith("No call has settled yet: see those in flight below.\n")
+    assert held.stdout.startswith("Nothing spent yet; calls under way are listed below.\n")
     assert (
         f"in flight: {CAP} credits held by calls under way until {at} at the latest (those of "
         "a process that stopped then count as possibly spent)" in held.stdout

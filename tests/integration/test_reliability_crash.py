@@ -262,7 +262,7 @@ def test_a_search_another_live_run_is_starting_is_reused_not_refused(
     was told it may have been charged, and refused (exit 1). The first is alive (its claim
     held): the second waits for its answer and reuses the search, free."""
     search = ["search", "leads", "--title-keywords", "CFO", "--limit", str(LEADS)]
-    set_faults(sandbox, latency_ms=3_000)
+    set_faults(sandbox, latency_ms=8_000)  # the second quotes while the first waits for it
     runs = []
     for name in ("first", "second"):
         if runs:  # the second once the first's start is at the service
@@ -286,5 +286,7 @@ def test_a_search_another_live_run_is_starting_is_reused_not_refused(
 
     assert [run.returncode for run in runs] == [0, 0], said
     assert "The same search was sent" not in said[1], said[1]
+    assert "leads search: At most" in said[1], "quoted while the first was under way"
     assert sandbox.calls(KEY, "search-leads") == 1, "one start, reused by the second"
+    assert sandbox.charged(KEY) == 50 + LEADS, "one start, each result once between them"
     assert pl.read_csv(tmp_path / "second.csv").height == LEADS

@@ -210,8 +210,9 @@ def test_a_start_whose_answer_was_lost_is_quoted_as_possibly_started(
         cost.describe()
     )
     assert Search(client, "leads").quote({**FILTERS, "limit": 61}).in_doubt is None
-    again = Search(client, "leads")
-    again.start(FILTERS)  # asked and said yes: started anew, answered
+    shown: list[SearchCost] = []
+    Search(client, "leads").start(FILTERS, shown.append)  # told, then said yes: started anew
+    assert shown[0].in_doubt is not None
     assert fresh.calls(endpoint="search-leads") == 1, "the sandbox cut the first before work"
     after = Search(client, "leads").quote(FILTERS)
     assert after.reused
@@ -233,7 +234,7 @@ def test_the_library_does_not_start_again_a_search_left_in_doubt_unasked(
     assert refused.value.code == "in_doubt"
     said = str(refused.value)
     assert "may have started it and charged 50 credits (counted as possibly spent)" in said
-    assert said.endswith("ask with refresh: client.with_options(refresh=True).search_leads(...).")
+    assert said.endswith("(in Python, client.with_options(refresh=True) starts it anew).")
     assert fresh.calls(endpoint="search-leads") == 0, "the sandbox cut the first before work"
     job = client.with_options(refresh=True).search_leads(**FILTERS)
     assert job.request_id
@@ -251,7 +252,9 @@ def test_a_search_a_live_run_is_starting_is_not_in_doubt(
     first = threading.Thread(target=lambda: Search(client, "leads").start(FILTERS))
     first.start()
     key = client.key("search-leads", FILTERS).digest
+    deadline = time.monotonic() + 60
     while client.ledger.in_doubt(client.service, key, 3600.0) is None:  # its hold is in
+        assert time.monotonic() < deadline, "the first start never held its credits"
         time.sleep(0.01)
     try:
         assert Search(client, "leads").quote(FILTERS).in_doubt is None
@@ -280,3 +283,42 @@ def test_places_are_found_by_name_once_each(client: Client, fresh: RunningSandbo
     with pytest.raises(PlaceNotFoundError, match="No place called") as caught:
         search.places({"geo_codes": ["Qqqxxzz"]})
     assert caught.value.param == "geo_codes"
+
+
+def test_a_start_quoted_while_another_run_was_starting_it_is_refused_if_that_run_lost_it(
+    client: Client, fresh: RunningSandbox
+) -> None:
+    """A review: quoted while another run held the claim (no doubt said), then that run lost
+    its answer: the start, told nothing, paid again. Its call asks the ledger again under
+    the claim and refuses (nothing sent); quoted again, it is told, and then it starts."""
+    set_faults(fresh, latency_ms=1500, drop_rate=1.0)  # the first's answer cut, late
+    failed: list[BaseException] = []
+
+    def first() -> None:
+        try:
+            Search(client, "leads").start(FILTERS)
+        except ProfnetError as error:
+            failed.append(error)
+
+    running = threading.Thread(target=first)
+    running.start()
+    key = client.key("search-leads", FILTERS).digest
+    deadline = time.monotonic() + 60
+    while client.ledger.in_doubt(client.service, key, 3600.0) is None:
+        assert time.monotonic() < deadline, "the first start never held its credits"
+        time.sleep(0.01)
+    second = Search(client, "leads")
+    try:
+        assert second.quote(FILTERS).in_doubt is None, "another run is starting it"
+    finally:
+        running.join()
+        set_faults(fresh, latency_ms=0, drop_rate=0.0)
+    assert failed, "the first lost its answer"
+    with pytest.raises(SearchError) as refused:
+        second.start(FILTERS)  # told nothing of a doubt: refused by its call
+    assert refused.value.code == "in_doubt"
+    assert "Quote it again to be told and asked" in str(refused.value)
+    shown: list[SearchCost] = []
+    second.start(FILTERS, shown.append)
+    assert "may have started it" in shown[0].describe()
+    assert fresh.calls(endpoint="search-leads") == 1, "the cut one never reached its work"

@@ -1194,7 +1194,27 @@ def test_a_search_start_left_in_doubt_on_one_machine_is_in_doubt_on_every_machin
     assert twice is not None
     assert (twice.credits, twice.times, twice.at) == (100, 2, doubt.at)
     other.settle(service, "fp", "search-leads", Charge(sure=50), (), call="k-leads")
-    assert killed.in_doubt(service, "k-leads", day) is None, "started for sure since"
+    assert other.in_doubt(service, "k-leads", day) is None, "started for sure since"
+    # The killed machine's own ledger still knows its two: a start found in the team's cache
+    # is reused before this is asked (its answer is there once started for sure).
+    assert killed.in_doubt(service, "k-leads", day) == killed.local.in_doubt(
+        service, "k-leads", day
+    )
+
+
+def test_a_start_in_doubt_the_teams_redis_missed_is_said_by_its_machines_ledger(
+    killable_redis: RedisServer,
+) -> None:
+    """A review: a Redis that failed when the start was held or settled left the doubt in
+    this machine's ledger only, and the team's Redis, back, said none."""
+    service = f"svc-{uuid.uuid4().hex[:8]}"
+    box = team_ledger(killable_redis.url, service, "box")
+    box.local.hold(service, 50, "search-leads", 30.0, "fp", call="k-leads")  # Redis missed it
+    doubt = box.in_doubt(service, "k-leads", 86_400.0)
+    assert doubt is not None
+    assert doubt.credits == 50
+    killable_redis.kill()
+    assert box.in_doubt(service, "k-leads", 86_400.0) == doubt, "a Redis gone: the ledger says"
 
 
 def test_another_machines_quote_says_a_search_start_whose_answer_was_lost(
