@@ -27,6 +27,9 @@ from profnet_sheets.redact import masked_url, shown
 from profnet_sheets.spec import Endpoint, PriceTable, ServiceProfile, endpoint
 
 LOG = logging.getLogger("profnet_sheets")
+# How long a job start left in doubt is said at least, whatever the reuse window (0: never
+# reuse): a re-run an hour after a kill pays again all the same.
+DOUBT_HOURS = 24.0
 
 
 class ClientViews:
@@ -232,8 +235,8 @@ class ClientViews:
 
     def _doubt(self, ep: Endpoint, call: str) -> InDoubt | None:
         """What the ledger knows of the job start `call` left in doubt within the reuse
-        window (None: nothing, or the ledger cannot tell: logged)."""
-        within = self.settings.search_reuse_hours * 3600.0
+        window, a day at least (None: nothing, or the ledger cannot tell: logged)."""
+        within = max(self.settings.search_reuse_hours, DOUBT_HOURS) * 3600.0
         shared = self._shared
         try:
             return shared.ledger.in_doubt(shared.service, call, within)

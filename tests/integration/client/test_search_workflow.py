@@ -322,3 +322,20 @@ def test_a_start_quoted_while_another_run_was_starting_it_is_refused_if_that_run
     second.start(FILTERS, shown.append)
     assert "may have started it" in shown[0].describe()
     assert fresh.calls(endpoint="search-leads") == 1, "the cut one never reached its work"
+
+
+def test_a_start_in_doubt_is_said_a_day_at_least_whatever_the_reuse_window(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    """A review: with search_reuse_hours = 0 (never reuse), a start left in doubt was never
+    said, and a re-run paid again unsaid."""
+    client = make_client(search_reuse_hours=0)
+    set_faults(fresh, drop_rate=1.0)
+    try:
+        with pytest.raises(ProfnetError):
+            Search(client, "leads").start(FILTERS)
+    finally:
+        set_faults(fresh, drop_rate=0.0)
+    cost = Search(client, "leads").quote(FILTERS)
+    assert cost.in_doubt is not None
+    assert cost.in_doubt.credits == 50
