@@ -547,10 +547,11 @@ def _bought(
             error.uncertain_attempts = charge.maybe_attempts
             if charge.maybe:  # said before the remedy: asking again may be charged again
                 said = error.message.removesuffix(f" {error.remedy}")
+                them = "it" if charge.maybe_attempts == 1 else "them"
                 error.message = (
                     f"{said} {counted(charge.maybe_attempts, 'attempt')} went out with no "
                     f"answer: the service may have charged {counted(charge.maybe, 'credit')} "
-                    f"for them (counted as possibly spent). {error.remedy}"
+                    f"for {them} (counted as possibly spent). {error.remedy}"
                 ).rstrip()
                 error.args = (error.message,)
             if error.details == "connect" and plan.run is not None:

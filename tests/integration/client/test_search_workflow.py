@@ -200,9 +200,12 @@ def test_a_start_whose_answer_was_lost_is_quoted_as_possibly_started(
     next quote of the same search says it may have been started and charged (the front
     ends show it; the CLI asks, or refuses without a terminal); another search's does not."""
     set_faults(fresh, drop_rate=1.0)
-    with pytest.raises(ProfnetError):
+    with pytest.raises(ProfnetError) as cut:
         Search(client, "leads").start(FILTERS)
     set_faults(fresh, drop_rate=0.0)
+    assert "1 attempt went out with no answer: the service may have charged 50 credits for it " in (
+        str(cut.value)
+    )
     cost = Search(client, "leads").quote(FILTERS)
     assert cost.in_doubt is not None
     assert cost.in_doubt.credits == 50
