@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import requests
 
-from profnet_sheets import Client
+from profnet_sheets import Client, ProfnetError
 from profnet_sheets.sandbox import RunningSandbox, start_sandbox
 
 KEY = "client-test-key"
@@ -65,6 +65,18 @@ def make_client(fresh: RunningSandbox, tmp_path: Path) -> Iterator[MakeClient]:
 
 def set_faults(sandbox: RunningSandbox, **faults: Any) -> None:
     requests.put(f"{sandbox.base_url}/_sandbox/faults", json=faults, timeout=5).raise_for_status()
+
+
+def cut_start(sandbox: RunningSandbox, start: Callable[[], object]) -> ProfnetError:
+    """`start` a search with every answer cut after it went out (its start left in doubt):
+    the error it raised."""
+    set_faults(sandbox, drop_rate=1.0)
+    try:
+        with pytest.raises(ProfnetError) as cut:
+            start()
+    finally:
+        set_faults(sandbox, drop_rate=0.0)
+    return cut.value
 
 
 def serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[Any]:

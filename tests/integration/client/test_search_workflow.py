@@ -15,7 +15,7 @@ from profnet_sheets.sandbox import RunningSandbox
 from profnet_sheets.searches.cost import SearchCost
 from profnet_sheets.searches.places import PlaceNotFoundError
 from profnet_sheets.searches.workflow import Search
-from tests.integration.client.conftest import MakeClient, set_faults
+from tests.integration.client.conftest import MakeClient, cut_start, set_faults
 
 pytestmark = pytest.mark.integration
 FILTERS = {"title_keywords": "Engineer", "limit": 60}  # 3 pages of at most 25
@@ -199,12 +199,9 @@ def test_a_start_whose_answer_was_lost_is_quoted_as_possibly_started(
     """The creation went out and its answer was cut: no request id, no cached answer. The
     next quote of the same search says it may have been started and charged (the front
     ends show it; the CLI asks, or refuses without a terminal); another search's does not."""
-    set_faults(fresh, drop_rate=1.0)
-    with pytest.raises(ProfnetError) as cut:
-        Search(client, "leads").start(FILTERS)
-    set_faults(fresh, drop_rate=0.0)
+    cut = cut_start(fresh, lambda: Search(client, "leads").start(FILTERS))
     assert "1 attempt went out with no answer: the service may have charged 50 credits for it " in (
-        str(cut.value)
+        str(cut)
     )
     cost = Search(client, "leads").quote(FILTERS)
     assert cost.in_doubt is not None
@@ -228,10 +225,7 @@ def test_the_library_does_not_start_again_a_search_left_in_doubt_unasked(
 ) -> None:
     """A review: `client.search_leads(...)` after a start whose answer was lost started it
     anew, paid again, with nothing said. It refuses, nothing sent; with refresh it starts."""
-    set_faults(fresh, drop_rate=1.0)
-    with pytest.raises(ProfnetError):
-        client.search_leads(**FILTERS)
-    set_faults(fresh, drop_rate=0.0)
+    cut_start(fresh, lambda: client.search_leads(**FILTERS))
     with pytest.raises(SearchError) as refused:
         client.search_leads(**FILTERS)
     assert refused.value.code == "in_doubt"
@@ -333,12 +327,7 @@ def test_a_start_in_doubt_is_said_a_day_at_least_whatever_the_reuse_window(
     """A review: with search_reuse_hours = 0 (never reuse), a start left in doubt was never
     said, and a re-run paid again unsaid."""
     client = make_client(search_reuse_hours=0)
-    set_faults(fresh, drop_rate=1.0)
-    try:
-        with pytest.raises(ProfnetError):
-            Search(client, "leads").start(FILTERS)
-    finally:
-        set_faults(fresh, drop_rate=0.0)
+    cut_start(fresh, lambda: Search(client, "leads").start(FILTERS))
     cost = Search(client, "leads").quote(FILTERS)
     assert cost.in_doubt is not None
     assert cost.in_doubt.credits == 50

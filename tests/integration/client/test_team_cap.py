@@ -22,7 +22,7 @@ import time_machine
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from profnet_sheets import BudgetExceeded, Client, ConfigurationError, ProfnetError, StoppedBuying
+from profnet_sheets import BudgetExceeded, Client, ConfigurationError, StoppedBuying
 from profnet_sheets.client.account import service_name
 from profnet_sheets.client.embedded import NOTICE
 from profnet_sheets.client.ledger import TELLING_KEPT, Holds, Ledger
@@ -42,7 +42,7 @@ from profnet_sheets.searches.workflow import Search
 
 from ...conftest import RedisServer
 from ..conftest import cli_env, run_cli
-from .conftest import set_faults
+from .conftest import cut_start
 
 pytestmark = pytest.mark.integration
 KEY = "team-cap-key"
@@ -1226,12 +1226,7 @@ def test_another_machines_quote_says_a_search_start_whose_answer_was_lost(
     first = team_client(sandbox, killable_redis, tmp_path / "a", "a-box", cap=None)
     second = team_client(sandbox, killable_redis, tmp_path / "b", "b-box", cap=None)
     with first, second:
-        set_faults(sandbox, drop_rate=1.0)
-        try:
-            with pytest.raises(ProfnetError):
-                Search(first, "leads").start(filters)
-        finally:
-            set_faults(sandbox, drop_rate=0.0)
+        cut_start(sandbox, lambda: Search(first, "leads").start(filters))
         cost = Search(second, "leads").quote(filters)
         assert cost.in_doubt is not None
         assert cost.in_doubt.credits == 50
