@@ -93,19 +93,30 @@ def _split_url(value: str) -> _Url:
     return _Url(scheme, host.lower().rstrip("."), path)
 
 
-def search_url(value: object, parameter: str) -> str:
-    """A search page's URL (sales_nav_url), sent as given: http(s), with a host. The spec
-    gives it no pattern; a word there would start a paid search the service cannot run."""
+def search_url(value: object, parameter: str, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
+    """A search page's URL (sales_nav_url): http(s), with a host. The spec gives it no
+    pattern; a word there would start a paid search the service cannot run. Sent in one
+    spelling for one search (decision 582): scheme, host and percent-escapes in one case, no
+    default port or dot segments; on the network's `hosts`, `https://www.<host>` as page URLs
+    are read. The path, query and fragment otherwise as given: their meaning is the service's."""
+    from urllib3.exceptions import LocationParseError
+    from urllib3.util import parse_url
+
     given = required(value, parameter, "a search URL")
     url = _split_url(given)
+    example = f"https://www.{hosts[0]}/sales/search/people?query=..."
+    hint = f"is not a search URL ({parameter}): give the whole address, such as {example}"
     if url.scheme not in ("http", "https") or "." not in url.host:
-        raise refused(
-            value,
-            parameter,
-            f"is not a search URL ({parameter}): give the whole address, such as "
-            "https://www.profnet.com/sales/search/people?query=...",
-        )
-    return given
+        raise refused(value, parameter, hint)
+    try:
+        parts = parse_url(given)
+    except LocationParseError:
+        raise refused(value, parameter, hint) from None
+    scheme, host = parts.scheme or url.scheme, (parts.host or url.host).rstrip(".")
+    port = None if parts.port == {"http": 80, "https": 443}[scheme] else parts.port
+    if port is None and (own := _network_host_of(host, hosts)) is not None:
+        scheme, host = "https", f"www.{own}"
+    return parts._replace(scheme=scheme, host=host, port=port, path=parts.path or "/").url
 
 
 # The network's own hosts (a service profile's `network_hosts`): its page URLs are looked up

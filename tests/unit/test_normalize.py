@@ -997,7 +997,9 @@ def test_a_huge_limit_is_out_of_range_not_an_id_to_type_as_text() -> None:
         v.limit(1e20, "limit", 1, 2500)
 
 
-def test_a_sales_nav_url_must_be_a_url_and_is_sent_as_given() -> None:
+def test_a_sales_nav_url_must_be_a_url_and_is_sent_in_one_spelling() -> None:
+    """Decision 582: one search, one spelling, so that a copy of the URL typed another way
+    reuses the search instead of paying its start again."""
     from profnet_sheets import InvalidParameter
     from profnet_sheets.client.prepare import prepare
     from profnet_sheets.spec import DEFAULT_PROFILE, endpoint
@@ -1005,7 +1007,27 @@ def test_a_sales_nav_url_must_be_a_url_and_is_sent_as_given() -> None:
     url = "https://www.profnet.com/sales/search/people?query=(keywords%3ACTO)"
     sent = prepare(endpoint("search-leads"), {"sales_nav_url": url}, profile=DEFAULT_PROFILE)
     assert sent["sales_nav_url"] == url
-    for wrong in ("notaurl", "www.profnet.com/sales", "ftp://x.com/a", "https://localhost/"):
+    for spelling in (
+        "http://profnet.com/sales/search/people?query=(keywords%3ACTO)",
+        "HTTPS://WWW.ProfNet.COM.:443/sales/./search/people?query=(keywords%3aCTO)",
+        "https://de.profnet.com/sales/search/people?query=(keywords%3ACTO)",
+    ):
+        again = prepare(
+            endpoint("search-leads"), {"sales_nav_url": spelling}, profile=DEFAULT_PROFILE
+        )
+        assert again["sales_nav_url"] == url, spelling
+    # Elsewhere only the case, the port and the dot segments: the rest is the service's.
+    assert ids.search_url("HTTP://Search.Example.COM:80/a/../s/?q=X#Tab", "u") == (
+        "http://search.example.com/s/?q=X#Tab"
+    )
+    assert ids.search_url("https://www.profnet.com:8443/s", "u") == (
+        "https://www.profnet.com:8443/s"
+    )
+    assert ids.search_url("https://www.profnet.com/s?q=1#a", "u") != ids.search_url(
+        "https://www.profnet.com/s?q=1#b", "u"
+    ), "a fragment may carry the search: kept"
+    wrongs = ("notaurl", "www.profnet.com/sales", "ftp://x.com/a", "https://localhost/")
+    for wrong in (*wrongs, "https://www.profnet.com:99999/s", "https://[bad.com/s"):
         with pytest.raises(InvalidParameter, match="is not a search URL"):
             prepare(endpoint("search-leads"), {"sales_nav_url": wrong}, profile=DEFAULT_PROFILE)
 

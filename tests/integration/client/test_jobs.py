@@ -168,6 +168,21 @@ def test_a_reused_search_that_the_service_forgot_is_run_again(
     assert fresh.calls(endpoint="search-leads") == 1
 
 
+def test_a_search_url_spelled_another_way_reuses_the_search(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    """Decision 582: the scheme, `www.`, the host's case and a default port do not make
+    another search: the second spelling reuses the first start and its results."""
+    path = "/sales/search/people?query=(keywords%3AReuse)"
+    first = make_client().search_leads(sales_nav_url=f"https://www.profnet.com{path}", limit=4)
+    rows = first.results()
+    again = make_client().search_leads(sales_nav_url=f"http://ProfNet.com:80{path}", limit=4)
+    assert again.request_id == first.request_id
+    assert again.results() == rows
+    assert fresh.calls(endpoint="search-leads") == 1
+    assert fresh.charged() == 50 + 4
+
+
 def test_a_school_found_by_name_filters_a_lead_search(make_client: MakeClient) -> None:
     client = make_client()
     everyone = client.search_leads(keywords="alumni", limit=2500).results()
