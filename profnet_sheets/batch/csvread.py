@@ -32,6 +32,7 @@ _CHECK_CHUNK: Final = 1 << 20
 # Excel's first line naming the delimiter (`sep=;`): a hint for Excel, not a row of the table.
 # Some tools quote it or pad it with the delimiter (`"sep=;"`, `sep=;;;`, `"sep=;";;`).
 _SEP_LINE: Final = re.compile(r'"?sep=([^\w\s"]|\t)\1*"?\1*[ \t]*(?:\r\n|\r|\n|$)', re.IGNORECASE)
+_LINE_END: Final = re.compile(r'\A(?:[^"\r\n]|"[^"]*")*(\r\n|\r|\n)')
 _BOMS: Final = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 EXTRA: Final = "extra"  # extra_1, extra_2...: the fields of rows longer than the header
 
@@ -224,14 +225,18 @@ def csv_style(source: Path | str) -> CsvStyle:
             codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
         except UnicodeDecodeError:
             utf8 = False
-    newline = sample.find("\n")
-    crlf = newline > 0 and sample[newline - 1] == "\r"
     bom = head.startswith(codecs.BOM_UTF8) or not utf8
     declared, sample = _declared(sample)
     separator = declared or _sniff_separator(sample, complete=len(head) < _SNIFF_BYTES)
-    header = next(csv.reader(io.StringIO(sample), delimiter=separator), [])
-    line_end = "\r\n" if crlf else "\n"
-    return CsvStyle(bom, line_end, utf8, tuple(header), sep_line=declared is not None)
+    header = next(csv.reader(io.StringIO(sample, newline=""), delimiter=separator), [])
+    return CsvStyle(bom, _line_end(sample), utf8, tuple(header), sep_line=declared is not None)
+
+
+def _line_end(text: str) -> str:
+    """The first line end of `text` outside quotes: `\r\n`, `\n`, or old Mac's `\r`
+    (`\n` when it has none)."""
+    line_end = _LINE_END.search(text)
+    return line_end.group(1) if line_end else "\n"
 
 
 def scan_csv(source: Path, *, as_text: bool = False) -> pl.LazyFrame:

@@ -463,6 +463,10 @@ def enrich_file(
             "was never calculated (a program wrote it), so they read as blank and are written "
             "blank. Open and save it in Excel or LibreOffice first, then run again."
         )
+    # How the copy is written, read before anything is paid.
+    keep = _kept_separator(source, target) if target is not None else None
+    text_copy = target is not None and _csv_to_csv(source, target)
+    style = csv_style(source) if text_copy else CsvStyle(True, "\n", True)
     job = Enrichment(client, table, column, kind, fields=fields, prefix=prefix, budget=budget)
     say(f"{source.name}: {job.preview()}.")
     if doubt := job.plan.doubtful():
@@ -472,8 +476,6 @@ def enrich_file(
     result, outcome = job.run(concurrency=concurrency)
     if client.settings.cache in ("memory", "off"):
         outcome = replace(outcome, in_memory=True)
-    keep = _kept_separator(source, target)
-    style = csv_style(source) if _csv_to_csv(source, target) else CsvStyle(True, "\n", True)
     # The input's header as written (`Website,,Website`), where the frame renamed it (its
     # `extra_N` columns, for rows longer than the header, come after it).
     fits = len(style.header) <= len(names)

@@ -279,6 +279,19 @@ def test_csv_to_csv_keeps_the_bom_line_ends_and_header_as_they_were(
         assert data.startswith(b"\xef\xbb\xbf") == text.startswith("\ufeff"), "BOM as it was"
 
 
+def test_csv_with_old_mac_line_ends_comes_back_with_them(client: Client, tmp_path: Path) -> None:
+    """A file whose lines end in CR alone (old Mac, read whole): its copy is written, with
+    CR alone too, and a quoted CR inside a cell is not taken for the line end. Its header
+    used to be read after the run had paid, and raised then: nothing written."""
+    source = tmp_path / "mac.csv"
+    source.write_bytes(b'Name,Site\rStripe,stripe.com\r"Wise\rLtd",wise.com\r')
+    data = enriched(client, source, tmp_path / "out.csv").read_bytes()
+    lines = data.split(b"\r")
+    assert lines[0].startswith(b"Name,Site,company_name,"), lines[0]
+    assert lines[1].startswith(b"Stripe,stripe.com,"), lines[1]
+    assert b"\n" not in lines[0] and data.endswith(b"\r"), "the copy's line ends are the input's"
+
+
 def test_csv_not_in_utf8_comes_back_in_utf8_with_a_bom_said(client: Client, tmp_path: Path) -> None:
     source = tmp_path / "latin.csv"
     source.write_bytes("Site,Ville\r\nstripe.com,Orléans\r\nacme.io,Besançon\r\n".encode("cp1252"))
