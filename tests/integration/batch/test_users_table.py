@@ -289,7 +289,8 @@ def test_csv_with_old_mac_line_ends_comes_back_with_them(client: Client, tmp_pat
     lines = data.split(b"\r")
     assert lines[0].startswith(b"Name,Site,company_name,"), lines[0]
     assert lines[1].startswith(b"Stripe,stripe.com,"), lines[1]
-    assert b"\n" not in lines[0] and data.endswith(b"\r"), "the copy's line ends are the input's"
+    assert b"\n" not in lines[0], "the copy's line ends are the input's"
+    assert data.endswith(b"\r")
 
 
 def test_csv_not_in_utf8_comes_back_in_utf8_with_a_bom_said(client: Client, tmp_path: Path) -> None:
