@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
+from urllib.parse import urlencode
 
 from profnet_sheets.client import cell_values, identifiers
 from profnet_sheets.errors import InvalidParameter, NormalizationError
@@ -220,7 +221,32 @@ def prepare(
     for param in endpoint.params:  # defaults spelled out: with or without them, one cache key
         if param.default is not None and param.name not in payload:
             payload[param.name] = param.default
+    if endpoint.method == "GET":
+        _refuse_a_long_query(endpoint, payload)
     return payload
+
+
+# What a query may hold, encoded: servers and gateways cap a request's first line at 4 to 8 KB
+# (and answer a longer one with a 414 or 400 page), while no value of a query is meant that long.
+MAX_QUERY_BYTES: Final = 4096
+
+
+def _refuse_a_long_query(endpoint: Endpoint, payload: Mapping[str, Any]) -> None:
+    """InvalidParameter naming the longest value when the query would be too long to send."""
+    sizes = {name: len(urlencode({name: value}, doseq=True)) for name, value in payload.items()}
+    if sum(sizes.values()) + len(sizes) <= MAX_QUERY_BYTES:
+        return
+    name = max(sizes, key=sizes.__getitem__)
+    value = payload[name]
+    shown_value = cell_values.shown_in_cell(value)
+    raise InvalidParameter(
+        f"{endpoint.name}: {name} is {len(str(value)):,} characters long ({shown_value}): "
+        f"too long to send in a URL (its query may hold {MAX_QUERY_BYTES:,} bytes once "
+        "encoded), and no such value is meant that long: give a shorter one",
+        parameter=name,
+        value=value,
+        endpoint=endpoint.name,
+    )
 
 
 def named_endpoint(name: str) -> Endpoint:

@@ -349,6 +349,37 @@ def test_the_output_is_checked_before_anything_is_paid(
     assert sandbox.charged(KEY) == 0
 
 
+def test_values_too_long_for_a_url_are_marked_and_the_rest_is_done(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Five cells of 70,000 characters: each the service's server would answer with a page
+    that is not the service's, and three in a row stopped the whole run blaming the base URL
+    (helper 93). They are refused for free and marked; every other row is done."""
+    places = ["Berlin", "Paris", "London", "Madrid", "Rome"]
+    source = tmp_path / "places.csv"
+    source.write_text("\n".join(["City", *(c * 70_000 for c in "abcde"), *places]) + "\n")
+    out = tmp_path / "out.csv"
+    done = run(
+        env,
+        "enrich",
+        str(source),
+        "--column",
+        "City",
+        "--kind",
+        "geocode",
+        "--out",
+        str(out),
+        "--yes",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "5 that cannot be looked up" in done.stderr
+    assert "base URL" not in done.stderr
+    rows = out.read_text().splitlines()[1:]
+    assert all("too long to send in a URL" in row for row in rows[:5])
+    assert all(",CITY," in row for row in rows[5:]), rows[5:]
+    assert sandbox.charged(KEY) == len(places)
+
+
 def test_the_spending_cap_is_kept_shown_and_holds_across_runs(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:

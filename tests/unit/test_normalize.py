@@ -1032,6 +1032,26 @@ def test_a_sales_nav_url_must_be_a_url_and_is_sent_in_one_spelling() -> None:
             prepare(endpoint("search-leads"), {"sales_nav_url": wrong}, profile=DEFAULT_PROFILE)
 
 
+def test_a_value_too_long_for_a_url_is_refused_before_anything_is_sent() -> None:
+    """A server answers a request line past 4-8 KB with a 414 or 400 page (not the service's
+    answer, read as a wrong base URL after three); no key of a query is meant that long."""
+    from profnet_sheets import InvalidParameter
+    from profnet_sheets.client.prepare import MAX_QUERY_BYTES, prepare
+    from profnet_sheets.spec import DEFAULT_PROFILE, endpoint
+
+    place = endpoint("find-geocode-by-location")
+    assert prepare(place, {"location": "a" * 4000}, profile=DEFAULT_PROFILE)
+    with pytest.raises(InvalidParameter, match="location is 70,000 characters long") as caught:
+        prepare(place, {"location": "a" * 70_000}, profile=DEFAULT_PROFILE)
+    assert caught.value.parameter == "location"
+    assert f"{MAX_QUERY_BYTES:,} bytes" in str(caught.value)
+    with pytest.raises(InvalidParameter, match="location is 2,000 characters"):
+        prepare(place, {"location": "é" * 2000}, profile=DEFAULT_PROFILE)  # 6 bytes each, sent
+    # A JSON body has no such limit: a long search is sent.
+    leads = endpoint("search-leads")
+    assert prepare(leads, {"keywords": "x" * 10_000}, profile=DEFAULT_PROFILE)
+
+
 @pytest.mark.parametrize("bound", ["inf", "-inf", "nan", float("inf"), float("nan")])
 def test_a_growth_range_needs_finite_bounds(bound: object) -> None:
     """JSON has no inf or NaN: requests refused to encode such a body after the call had
