@@ -44,6 +44,7 @@ from profnet_sheets.batch.marks import (
     unknown_ledger,
 )
 from profnet_sheets.batch.plan import Plan
+from profnet_sheets.batch.problems import first_line
 from profnet_sheets.batch.xlsx import Workbook, header_row, sheet_names, written_header
 from profnet_sheets.client.client import Client
 from profnet_sheets.client.spend import BUDGET_SETTING, CAP_SETTING, Quote
@@ -513,16 +514,29 @@ def enrich_file(
         except KeyboardInterrupt:  # a run a limit, credits or a stop ended stays so ended
             if outcome.ending is None:
                 outcome = replace(outcome, ending="interrupted")
-        except (OSError, BatchInputError) as error:
-            raise BatchInputError(
-                f"{target}: could not be written ({error}). {outcome.spend().capitalize()}: "
-                f"{outcome.rerun()} (with another --out)."
-            ) from None
+        except (OSError, BatchInputError, pl.exceptions.PolarsError) as error:
+            # (every row was fetched before: a streamed table is written after its lookups)
+            raise BatchInputError(_not_written(target, error, outcome), path=target) from None
     if around is not None and (around.copied or around.dropped or around.formulas):
         say(_sheets_said(path, around))
     if not style.utf8:
         say(f"{path.name}: written as UTF-8 with a BOM (the input was not UTF-8).")
     return FileRun(path, outcome, time.perf_counter() - started)
+
+
+def _not_written(target: Path, error: BaseException, outcome: Outcome) -> str:
+    """Why `target` was not written, and what the run did and paid, as its end would have
+    said: the rows not done, the answers the cache could not keep, what running again pays."""
+    said = f"{target}: could not be written ({first_line(error)}). {outcome.rows}"
+    said += f"; {outcome.spend()}" + (f". Stopped buying: {outcome.reason}" * bool(outcome.reason))
+    left = outcome.not_done + outcome.failed
+    if not left:
+        return f"{said}: {outcome.rerun()} (with another --out)."
+    return (
+        f"{said}. {counted(left, 'row')} {'was' if left == 1 else 'were'} not done: running "
+        f"again (with another --out) pays for {'it' if left == 1 else 'them'}; for the rows "
+        f"done, {outcome.rerun()}."
+    )
 
 
 def _other_sheets(source: Path, sheet: str | None) -> str:

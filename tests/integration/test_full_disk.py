@@ -4,6 +4,7 @@ stops, and what a re-run pays is said as it is (a real full file system: a small
 from __future__ import annotations
 
 import contextlib
+import re
 import sqlite3
 import subprocess
 from collections.abc import Iterator
@@ -78,24 +79,34 @@ def test_a_full_disk_stops_the_buying_and_says_what_a_rerun_pays(
 
 
 @pytest.mark.parametrize("small_disk", ["512k"], indirect=True)
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
 def test_an_output_that_cannot_be_written_on_the_full_disk_says_what_a_rerun_pays(
-    small_disk: Path, tmp_path: Path
+    small_disk: Path, tmp_path: Path, suffix: str
 ) -> None:
     """The output on the disk the cache fills: checked with room to spare before the run,
-    it cannot be written after it. The message says what a re-run pays, not that it is free."""
-    source, out = tmp_path / "in.csv", small_disk / "out.csv"
+    it cannot be written after it. The message names the output (a Parquet one's polars
+    error was said as the input's, `cannot be read`), the rows not done and what a re-run
+    pays, not that it is free (helper 92)."""
+    source, out = tmp_path / "in.csv", small_disk / f"out{suffix}"
     pl.DataFrame({"Site": [f"full{n}.io" for n in range(200)]}).write_csv(source)
     with start_sandbox(api_keys=(KEY,), credits=1_000_000, seed=3) as sandbox:
         env = cli_env(sandbox.base_url, KEY, tmp_path / "home")
         env["PROFNET_CACHE"] = str(small_disk / "answers.sqlite")
         args = ["enrich", str(source), "--column", "Site", "--kind", "company"]
         done = run_cli(env, *args, "--out", str(out), "--yes", "--concurrency", "1")
+        paid = sandbox.charged(KEY)
 
     assert done.returncode == 1, done.stderr
     said = " ".join(done.stderr.split())
-    assert "could not be written" in said
+    assert f"{out}: could not be written" in said
+    assert "cannot be read" not in said
     assert "1 paid answer could not be kept in the cache, so running again pays it again" in said
     assert "is free" not in said
+    not_done = re.search(
+        r"(\d+) rows were not done: running again \(with another --out\) pays", said
+    )
+    assert not_done is not None, said
+    assert int(not_done.group(1)) == 200 - paid
 
 
 def test_a_lookup_on_a_full_disk_says_the_answer_not_kept_is_paid_again(
