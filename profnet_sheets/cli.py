@@ -1890,6 +1890,7 @@ def _places_by_name(search: Search, filters: dict[str, Any]) -> dict[str, Any]:
 
 _LIST_SEPARATORS = re.compile(r"[,;\r\n]")  # between the items of a list option
 _TEXT_SEPARATORS = re.compile(r"[;\r\n]")  # between texts: a comma is theirs (`Acme, Inc.`)
+_GEO_ID_SEPARATORS = re.compile(r"[,\s]+")  # between geo ids only: a place's name keeps its own
 
 
 def _free_text(param: Param) -> bool:
@@ -1900,19 +1901,21 @@ def _free_text(param: Param) -> bool:
 def _option_value(param: Param, value: object) -> object:
     """A command-line value as the client takes it (it normalises and checks the rest): a
     list option's items split as the library splits them, on semicolons and line breaks,
-    and on commas unless they are free text (`Acme, Inc.` is one name); a place's on blanks
-    too between geo ids (`605862502 429572983`), never inside a name (`New York`)."""
+    and on commas unless they are free text (`Acme, Inc.` is one name); a place's on commas
+    and blanks between geo ids (`605862502, 429572983`), never inside a name (`New York`,
+    `Berlin, Berlin, Germany`: the service's own names hold commas)."""
     if isinstance(value, tuple):
-        from profnet_sheets.searches.places import takes_places
+        from profnet_sheets.searches.places import as_geo_id, takes_places
 
-        separators = _TEXT_SEPARATORS if _free_text(param) else _LIST_SEPARATORS
+        places = takes_places(param)
+        separators = _TEXT_SEPARATORS if _free_text(param) or places else _LIST_SEPARATORS
         items: list[str] = []
         for piece in (item for part in value for item in separators.split(str(part))):
-            ids = piece.split()
-            if takes_places(param) and ids and all(it.isdigit() for it in ids):
-                items.extend(ids)
+            ids = [as_geo_id(it) for it in _GEO_ID_SEPARATORS.split(piece.strip())]
+            if places and all(ids):
+                items.extend(filter(None, ids))
             elif piece.strip():
-                items.append(piece)
+                items.append(piece.strip())
         return items
     if param.type == "object":
         low, comma, high = str(value).partition(",")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from profnet_sheets.redact import shown
 from profnet_sheets.spec import Endpoint, Param
@@ -22,6 +23,22 @@ def takes_places(param: Param) -> bool:
     return param.type == "array" and not param.enum and param.items == "integer"
 
 
+_GEO_ID: Final = re.compile(r"\s*([0-9]+)(?:\.0*)?\s*")
+
+
+def as_geo_id(place: object) -> str | None:
+    """The geo id `place` is (digits, or a number such as `605862502.0` from a spreadsheet's
+    number cell), or None: a place's name."""
+    if isinstance(place, bool):
+        return None
+    if isinstance(place, int):
+        return str(place) if place >= 0 else None
+    if isinstance(place, float):
+        return str(int(place)) if place.is_integer() and 0 <= place < 2**53 else None
+    found = _GEO_ID.fullmatch(str(place))
+    return found.group(1) if found else None
+
+
 def place_label(item: dict[str, Any]) -> str:
     """`Berlin (city)` for a geocode item."""
     kind = str(item.get("type") or "").replace("_", " ").lower()
@@ -36,8 +53,8 @@ def places(client: FindsPlaces, given: Iterable[Any]) -> list[tuple[str, str]]:
     for place in given:
         if isinstance(place, tuple):
             chosen.append((str(place[0]), str(place[1])))
-        elif str(place).strip().isdigit():
-            chosen.append((str(place).strip(), str(place).strip()))
+        elif (geo_id := as_geo_id(place)) is not None:
+            chosen.append((geo_id, geo_id))
         else:
             found = client.find_geocode_by_location(location=str(place))
             if not found:
@@ -64,7 +81,7 @@ def named_places(ep: Endpoint, filters: dict[str, Any]) -> list[str]:
         for name, value in filters.items()
         if takes_places(ep.param(name))
         and isinstance(value, list)
-        and not all(str(item).strip().isdigit() for item in value)
+        and not all(as_geo_id(item) is not None for item in value)
     ]
 
 

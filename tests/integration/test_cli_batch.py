@@ -481,3 +481,29 @@ def test_search_takes_place_names_for_location_filters(
     assert "No place called 'Qwxzzy'" in nowhere.stderr
     # A new user's review: the place's lookup is paid, and said so.
     assert "(this search: 1 credit, places looked up; nothing started)." in nowhere.stderr
+
+
+def test_a_place_s_name_with_commas_is_one_place_and_geo_ids_may_be_numbers(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Helper 92: the service's own name `Berlin, Berlin, Germany` pasted back was split on
+    its commas, and the search (paid) ran on Berlin or all of Germany. A comma separates geo
+    ids only; `605862502.0` (a spreadsheet's number) is a geo id, not a name to look up."""
+    out = tmp_path / "berlin.csv"
+    args = ["search", "leads", "--title-keywords", "CTO", "--limit", "3", "--dry-run"]
+    named = run(env, *args, "--geo-codes", "Berlin, Berlin, Germany")
+    assert named.returncode == 0, named.stderr
+    assert "Looking up 1 place by name first (Berlin, Berlin, Germany)" in named.stderr
+    result = run(
+        env, "search", "leads", "--title-keywords", "CTO", "--limit", "3", "--out", str(out),
+        "--yes", "--geo-codes", "Berlin, Berlin, Germany",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    chosen = next(line for line in result.stderr.splitlines() if line.startswith("geo_codes:"))
+    assert chosen.count("=") == 1, chosen
+    assert "(country)" not in chosen
+    before = sandbox.charged(KEY)
+    ids = run(env, *args, "--geo-codes", "605862502.0, 429572983")
+    assert ids.returncode == 0, ids.stderr
+    assert "by name" not in ids.stderr
+    assert sandbox.charged(KEY) == before, "nothing looked up"

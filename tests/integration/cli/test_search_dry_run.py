@@ -98,7 +98,7 @@ def test_a_free_text_list_option_keeps_its_commas_as_the_library_does() -> None:
 
     leads = search_endpoint("leads", "create")
     names = leads.param("current_company_names")
-    assert _option_value(names, ("Acme, Inc.; Beta",)) == ["Acme, Inc.", " Beta"]
+    assert _option_value(names, ("Acme, Inc.; Beta",)) == ["Acme, Inc.", "Beta"]
     ids = leads.param("current_company_ids")
     assert _option_value(ids, ("1,2;3",)) == ["1", "2", "3"]
 
