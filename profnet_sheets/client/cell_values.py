@@ -405,15 +405,15 @@ def flag(value: object, parameter: str) -> str:
 @remembered
 def place_name(value: object) -> str:
     """A place name as find-geocode-by-location is asked: spaces collapsed, lowercase, so that
-    `Berlin`, `berlin` and ` BERLIN ` are one lookup (place names are not case-sensitive)."""
+    `Berlin`, `berlin` and ` BERLIN ` are one lookup (place names are not case-sensitive);
+    not a spreadsheet's leftover that names no place (`leftover`; digits alone stay: a postal
+    code)."""
     parameter = "location"
     wanted = "a place name such as Berlin"
     got = required(value, parameter, wanted)
     name = " ".join(ANY_SPACE().sub(" ", got.translate(INVISIBLE)).split())
-    if _URL_OR_MAIL().fullmatch(name):
-        raise refused(
-            value, parameter, f"is a URL or an e-mail address, not a place: give {wanted}"
-        )
+    if (what := leftover(name)) is not None and not name.isdigit():
+        raise refused(value, parameter, f"is {what}, not a place: give {wanted}")
     if not any(character.isalnum() for character in name):
         raise refused(value, parameter, f"has no letter or digit: give {wanted}")
     return name.lower()
@@ -422,25 +422,50 @@ def place_name(value: object) -> str:
 @remembered
 def school_name(value: object) -> str:
     """A school's name as google-schools is asked (stripped): not a spreadsheet's leftover
-    that names no school (a true/false word, a number, a date)."""
+    that names no school (`leftover`)."""
     parameter = "school_name"
     wanted = "a school's name such as Stanford University"
     got = required(value, parameter, wanted)
     name = " ".join(ANY_SPACE().sub(" ", got).split())
-    if name.lower() in _TRUE_FALSE_WORDS:
-        raise refused(
-            value, parameter, f"is a true/false value, not a school's name: give {wanted}"
-        )
-    if _DATE_TEXT().fullmatch(name):
-        raise refused(value, parameter, f"is a date, not a school's name: give {wanted}")
-    if NUMBERISH().fullmatch(name) or _LOCAL_NUMBER().fullmatch(name):
+    if (what := leftover(name)) == "a number":
         raise refused(
             value,
             parameter,
             f"is a number, not a school's name: give {wanted} (a school known by a number "
             "alone, such as 42: its whole name, École 42)",
         )
+    if what is not None:
+        raise refused(value, parameter, f"is {what}, not a school's name: give {wanted}")
     return got
+
+
+def person_name(value: object) -> str:
+    """A person's name as google-full-profiles is asked (spaces collapsed): not a
+    spreadsheet's leftover that names nobody (`leftover`)."""
+    parameter = "name"
+    wanted = "a person's name such as Anna Schmidt"
+    got = required(value, parameter, wanted)
+    name = " ".join(ANY_SPACE().sub(" ", got.translate(INVISIBLE)).split())
+    if (what := leftover(name)) is not None:
+        raise refused(value, parameter, f"is {what}, not a person's name: give {wanted}")
+    if not any(character.isalpha() for character in name):
+        raise refused(value, parameter, f"has no letter: give {wanted}")
+    return name
+
+
+def leftover(name: str) -> str | None:
+    """What a cell that names nothing is, as a name was asked for (a place, a school, a
+    person): `a URL or an e-mail address`, `a true/false value`, `a date`, `a number`; None
+    for a name. `name`: its spaces collapsed."""
+    if _URL_OR_MAIL().fullmatch(name):
+        return "a URL or an e-mail address"
+    if name.lower() in _TRUE_FALSE_WORDS:
+        return "a true/false value"
+    if _DATE_TEXT().fullmatch(name):
+        return "a date"
+    if NUMBERISH().fullmatch(name) or _LOCAL_NUMBER().fullmatch(name):
+        return "a number"
+    return None
 
 
 _TRUE_FALSE_WORDS: Final = frozenset({"true", "false", "wahr", "falsch", "vrai", "faux"})

@@ -380,6 +380,31 @@ def test_values_too_long_for_a_url_are_marked_and_the_rest_is_done(
     assert sandbox.charged(KEY) == len(places)
 
 
+def test_cells_that_name_nothing_are_not_paid_as_places_schools_or_people(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Helper 93: a column of dates, numbers, true/false, e-mails and page URLs was paid as
+    places (5 credits, every row `not found`), schools (`Jane@Acme.Com`, "enriched") and
+    people. Each is refused for free and marked; the real names are looked up."""
+    junk = ["2023-09-08", "-5", "TRUE", "jane@acme.com", "https://www.profnet.com/in/anna/"]
+    for kind, real, columns in [
+        ("geocode", "Berlin", ["--column", "Value"]),
+        ("school", "Stanford University", ["--column", "Value"]),
+        ("find_profile", "Anna Schmidt", ["--column", "name=Value"]),
+    ]:
+        source = tmp_path / f"{kind}.csv"
+        source.write_text("\n".join(["Value", *junk, real]) + "\n")
+        before = sandbox.charged(KEY)
+        out = tmp_path / f"{kind}-out.csv"
+        done = run(env, "enrich", str(source), "--kind", kind, *columns, "--out", str(out), "--yes")
+        said = " ".join(done.stderr.split())
+        assert done.returncode == 0, said
+        assert f"{len(junk)} that cannot be looked up" in said, said
+        assert sandbox.charged(KEY) - before == 1, kind
+        rows = out.read_text().splitlines()[1:]
+        assert all("invalid input" in row for row in rows[: len(junk)]), rows
+
+
 def test_the_spending_cap_is_kept_shown_and_holds_across_runs(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:

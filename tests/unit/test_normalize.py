@@ -1118,6 +1118,8 @@ def test_places_people_name_are_taken(value: str) -> None:
         ("1,5", "is a number, not a school's name"),
         ("1.234,5", "is a number, not a school's name"),
         ("42", "(a school known by a number alone, such as 42: its whole name, École 42)"),
+        ("jane@acme.com", "is a URL or an e-mail address, not a school's name"),
+        ("https://www.profnet.com/in/anna/", "is a URL or an e-mail address, not a school's"),
     ],
 )
 def test_a_school_name_that_is_a_spreadsheets_leftover_is_refused_before_paying(
@@ -1134,3 +1136,35 @@ def test_a_school_name_that_is_a_spreadsheets_leftover_is_refused_before_paying(
 )
 def test_school_names_people_give_are_sent_as_given(value: str) -> None:
     assert v.school_name(f"  {value} ") == value
+
+
+@pytest.mark.parametrize(
+    ("value", "what"),
+    [
+        ("2023-09-08", "a date"),
+        ("31/01/2024", "a date"),
+        ("-5", "a number"),
+        ("1.5", "a number"),
+        ("1,5", "a number"),
+        ("TRUE", "a true/false value"),
+        ("jane@acme.com", "a URL or an e-mail address"),
+        ("www.acme.com", "a URL or an e-mail address"),
+    ],
+)
+def test_a_place_or_a_person_that_is_a_spreadsheets_leftover_is_refused_before_paying(
+    value: str, what: str
+) -> None:
+    """Helper 93: dates, signed numbers and true/false were paid as places (1 credit each,
+    `not found`), a date as a person's name (matched "2023-09-08 Verma"): one rule, the
+    school's (`leftover`), for every name asked for. A place's digits alone stay (a postal
+    code)."""
+    place = refused(lambda: v.place_name(value), value, "location")
+    assert f"is {what}, not a place: give a place name such as Berlin" in str(place)
+    person = refused(lambda: v.person_name(value), value, "name")
+    assert f"is {what}, not a person's name: give a person's name" in str(person)
+
+
+@pytest.mark.parametrize("value", ["Anna Schmidt", "Zoë O'Neil", "李娜", "Jean-Luc Picard 3"])
+def test_person_names_people_give_are_sent_spaces_collapsed(value: str) -> None:
+    assert v.person_name(f"  {value}\u00a0 ") == value
+    assert refused(lambda: v.person_name("42"), "42", "name")
