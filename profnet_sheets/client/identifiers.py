@@ -483,20 +483,29 @@ def company_value(parameter: str, value: object, hosts: Hosts) -> str:
     return domain(value, hosts)
 
 
-_URN: Final = compiled_later(r"urn:[a-z0-9._-]+:[a-z0-9._-]+:([0-9]+)", re.IGNORECASE)
+_URN: Final = compiled_later(r"urn:[a-z0-9._-]+:([a-z0-9._-]+):([0-9]+)", re.IGNORECASE)
 _TRAILING_DIGITS: Final = compiled_later(r"([0-9]+)/*\Z")
+# The URN types and pages of the other kind: a post's are never a job's, and back.
+_JOB_URN_TYPES: Final = compiled_later(r".*job.*", re.IGNORECASE)  # jobPosting, fs_…JobPosting
+_POST_URN_TYPES: Final = compiled_later(r"activity|share|ugcpost|post", re.IGNORECASE)
 
 
-def _plain_id(value: object, parameter: str, wanted: str) -> tuple[str | None, str]:
+def _plain_id(
+    value: object, parameter: str, wanted: str, foreign: tuple[re.Pattern[str], str]
+) -> tuple[str | None, str]:
     """The id of a number, of digits or of a URN-style value, and the cleaned text (for the
-    caller to look for an id in a URL when there is none)."""
+    caller to look for an id in a URL when there is none); a URN whose type is `foreign`'s
+    (the other kind's, said as `foreign` says it) is refused."""
     if not isinstance(value, str):
         return numeric_id(value, parameter), ""
     cleaned = unwrapped(required(value, parameter, wanted))
     if NUMBERISH().fullmatch(cleaned):
         return numeric_id(cleaned, parameter), cleaned
     if urn := _URN().fullmatch(cleaned):
-        return numeric_id(urn.group(1), parameter), cleaned
+        types, other = foreign
+        if types.fullmatch(urn.group(1)):
+            raise refused(value, parameter, f"is {other}: give {wanted}")
+        return numeric_id(urn.group(2), parameter), cleaned
     return None, cleaned
 
 
@@ -513,12 +522,15 @@ def post_urn(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
         "the post's numeric id such as 7123456789012345678, "
         "or a URN such as urn:profnet:activity:7123456789012345678"
     )
-    found, cleaned = _plain_id(value, parameter, wanted)
+    job = (_JOB_URN_TYPES(), "a job's URN, not a post's")
+    found, cleaned = _plain_id(value, parameter, wanted, job)
     if found is not None:
         return found
     url = _split_url(cleaned)
     if is_network_host(url.host, hosts):
         path = unquote(url.path)
+        if _JOB_PAGE().search(path) or _JOB_QUERY().search(cleaned):
+            raise refused(value, parameter, f"is a job's URL, not a post's: give {wanted}")
         first = next((segment for segment in path.split("/") if segment), "").lower()
         if first not in _KINDS and (digits := _TRAILING_DIGITS().search(path)):
             return numeric_id(digits.group(1), parameter)
@@ -527,6 +539,7 @@ def post_urn(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
 
 _JOB_PAGE: Final = compiled_later(r"/jobs/view/(?:[^/]*?-)?([0-9]+)(?:/|\Z)", re.IGNORECASE)
 _JOB_QUERY: Final = compiled_later(r"[?&](?:currentJobId|jobId)=([0-9]+)", re.IGNORECASE)
+_POST_PAGE: Final = compiled_later(r"/(?:feed/update|posts)/", re.IGNORECASE)
 
 
 @remembered
@@ -538,10 +551,13 @@ def job_id(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
     URL on a host that is not one of the network's `hosts` is never sent."""
     parameter = "job_id"
     wanted = "the job's id such as 4298248448, or its job_url"
-    plain, cleaned = _plain_id(value, parameter, wanted)
+    post = (_POST_URN_TYPES(), "a post's URN, not a job's")
+    plain, cleaned = _plain_id(value, parameter, wanted, post)
     if plain is not None:
         return plain
     url = _split_url(cleaned)
+    if is_network_host(url.host, hosts) and _POST_PAGE().search(unquote(url.path)):
+        raise refused(value, parameter, f"is a post's URL, not a job's: give {wanted}")
     found = _JOB_PAGE().search(url.path) or _JOB_QUERY().search(cleaned)
     if found and "." in url.host:
         if not is_network_host(url.host, hosts):

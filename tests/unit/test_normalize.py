@@ -619,10 +619,30 @@ def test_post_urn_variants(value: object, expected: str) -> None:
         (None, "empty"),
         ("", "empty"),
         (True, "true/false"),
+        # Helper 93: a job read as a post was sent (and a post as a job).
+        ("https://www.profnet.com/jobs/view/4298248448/", "is a job's URL, not a post's"),
+        ("https://www.profnet.com/jobs/search/?currentJobId=42", "is a job's URL, not a post's"),
+        ("urn:li:jobPosting:4298248448", "is a job's URN, not a post's"),
+        ("urn:li:fs_normalized_jobPosting:42", "is a job's URN, not a post's"),
     ],
 )
 def test_post_urn_refusals(value: object, says: str) -> None:
     assert says in str(refused(lambda: ids.post_urn(value), value, "urn"))
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("urn:li:activity:7123456789012345678", "is a post's URN, not a job's"),
+        ("urn:profnet:ugcPost:42", "is a post's URN, not a job's"),
+        ("urn:li:share:42", "is a post's URN, not a job's"),
+        ("https://www.profnet.com/feed/update/urn:li:activity:42/", "is a post's URL, not a job's"),
+        ("https://www.profnet.com/posts/anna_activity-42-AbCd/", "is a post's URL, not a job's"),
+    ],
+)
+def test_a_post_is_never_read_as_a_job(value: object, says: str) -> None:
+    assert says in str(refused(lambda: ids.job_id(value), value, "job_id"))
+    assert ids.job_id("urn:li:jobPosting:4298248448") == "4298248448"
 
 
 # -- flag ---------------------------------------------------------------------------------------
