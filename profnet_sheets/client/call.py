@@ -338,7 +338,12 @@ def transport_error(
         "deadline": "timed out waiting for the answer: no whole answer within the call's "
         "deadline (PROFNET_DEADLINE), so it was not tried again",
     }[failure]
-    if held_back:
+    if held_back and len(attempts) > 1:  # retried while the service said it charged nothing
+        advice = (
+            f" Tried {counted(len(attempts), 'time')}, then not again because the service may "
+            "already have charged for it."
+        )
+    elif held_back:
         advice = " It was not retried because the service may already have charged for it."
     else:
         advice = f" Tried {counted(len(attempts), 'time')}."

@@ -454,3 +454,17 @@ def test_the_call_module_imports_no_io_no_thread_no_clock() -> None:
     assert not {name.split(".")[0] for name in imported} & io
     assert "profnet_sheets.client.pace" not in imported, "its Outcome only for types"
     assert Wait(1.0).seconds == 1.0
+
+
+def test_a_call_retried_then_held_back_says_how_many_times_it_went_out() -> None:
+    """Helper 92: three timeouts (the first two retried: a one-credit lookup) ended with `It
+    was not retried`, beside `3 attempts went out`."""
+    from profnet_sheets.client.call import transport_error
+
+    ep = endpoint("get-company-details")
+    gone = [Attempt(went_out=True)] * 3
+    said = str(transport_error(ep, "timeout", gone, True, "http://127.0.0.1:1"))
+    assert "Tried 3 times, then not again because the service may already have charged" in said
+    assert "not retried" not in said
+    once = str(transport_error(ep, "timeout", gone[:1], True, "http://127.0.0.1:1"))
+    assert "It was not retried because the service may already have charged for it." in once
