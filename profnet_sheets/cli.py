@@ -693,7 +693,8 @@ def _sandbox_settings() -> Settings:
     "--rate",
     default=None,
     help="The plan's rate limit, if you know it: calls per second or minute (20/s, 600/min); "
-    "the pace stays under it (default: PROFNET_RATE_LIMIT, else found from the service's 429s).",
+    "the pace stays under it (default: PROFNET_RATE_LIMIT, else found from the service's 429s; "
+    "0 or none: no limit known, found from the 429s).",
 )
 @click.option("--yes", is_flag=True, help="Do not ask before spending credits.")
 @click.option(
