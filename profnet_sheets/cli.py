@@ -884,14 +884,20 @@ def lookup(
     if spec.name == "profile":
         options = {"include_skills": skills, "include_certifications": certifications}
     with _paying_client(budget=budget) as client:  # --budget wins over PROFNET_BUDGET
-        calls = []
+        calls, refused = [], []
         for value in values:  # every value checked (free) before any is paid for
             try:
                 params = spec.call({spec.inputs[0]: value}, options)
                 client.estimate([(spec.endpoint, params)])
-            except ProfnetError as error:  # cannot be a key of this kind
-                raise click.ClickException(f"{shown(value)}: {error}") from None
+            except ProfnetError as error:  # cannot be a key of this kind: each one said
+                refused.append(f"{shown(value)}: {error}")
+                continue
             calls.append((value, params))
+        if refused:
+            nothing = f"{counted(len(refused), 'value')} cannot be looked up; nothing was sent"
+            raise click.ClickException(
+                "\n".join(refused) if len(refused) == 1 else "\n".join([f"{nothing}:", *refused])
+            )
         run = client.with_budget(budget)  # this command's own spend
         cost = run.estimate([(spec.endpoint, params) for _, params in calls])
         free = spec.endpoint in client.profile.free_on_plan

@@ -247,6 +247,12 @@ def test_lookup_prints_json(env: dict[str, str]) -> None:
     assert bad.returncode == 1
     assert "not a domain" in bad.stderr
     assert "Traceback" not in bad.stderr
+    # Helper 93: only the first was named; each fix met the next.
+    several = run(env, "lookup", "company", "stripe.com", "2023-09-08", "jane@gmail.com", "hello")
+    assert several.returncode == 1
+    said = several.stderr
+    assert "3 values cannot be looked up; nothing was sent:" in said
+    assert all(f"'{value}': " in said for value in ("2023-09-08", "jane@gmail.com", "hello"))
 
 
 def test_search_writes_results_and_reattaches_for_free(
