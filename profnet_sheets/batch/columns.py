@@ -240,6 +240,11 @@ def mapping_from_options(kind: str | Kind, given: list[str]) -> str | dict[str, 
             parameter, column = spec.inputs[0], item
         raw = parameter.strip().lower()
         name = raw if raw in spec.inputs else _ALIASES.get(raw, raw)
+        if name not in spec.inputs and len(spec.inputs) == 1:
+            raise ValueError(
+                f"{spec.name} reads one column, named alone: give --column {column.strip()!r}, "
+                f"not {item.strip()!r}"
+            )
         if name not in spec.inputs:
             raise ValueError(
                 f"{spec.name} takes columns for {', '.join(spec.inputs)}, not {parameter!r}: "

@@ -409,6 +409,10 @@ def enrich_file(
     if target is not None:
         check_target(target, source=source)
     suffixes = {source.suffix.lower(), (target or source).suffix.lower()}
+    if sheet is not None and source.suffix.lower() not in XLSX_SUFFIXES:
+        say(f"Warning: {source.name} is no workbook: --sheet {shown(sheet)} is left unused.")
+    if encoding is not None and source.suffix.lower() not in CSV_SUFFIXES:
+        say(f"Warning: {source.name} is no text file: --encoding {shown(encoding)} is unused.")
     table = read_input(
         source,
         sheet=sheet,

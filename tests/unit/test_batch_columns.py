@@ -200,6 +200,11 @@ def test_column_options_of_the_command_line() -> None:
     assert mapping_from_options("company", ["company=Site"]) == {"company": "Site"}
     with pytest.raises(ValueError, match="find_profile takes columns for name"):
         mapping_from_options("find_profile", ["salary=Pay"])
+    with pytest.raises(
+        ValueError,
+        match="company reads one column, named alone: give --column 'Name', not 'name=Name'",
+    ):
+        mapping_from_options("company", ["name=Name"])  # helper 93: the advice was `company=`
 
 
 def test_added_columns_never_repeat_a_word() -> None:

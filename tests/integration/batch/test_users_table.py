@@ -293,6 +293,25 @@ def test_csv_with_old_mac_line_ends_comes_back_with_them(client: Client, tmp_pat
     assert data.endswith(b"\r")
 
 
+def test_a_sheet_or_an_encoding_the_file_cannot_use_is_said_unused(
+    client: Client, tmp_path: Path
+) -> None:
+    """Helper 93: `--sheet` on a CSV and `--encoding` on a Parquet file were silently left
+    unused."""
+    source = tmp_path / "in.csv"
+    source.write_text("Site\nstripe.com\n")
+    said: list[str] = []
+    enrich_file(client, source, None, "company", columns=["Site"], sheet="2", say=said.append)
+    assert "Warning: in.csv is no workbook: --sheet '2' is left unused." in said
+    parquet = tmp_path / "in.parquet"
+    pl.DataFrame({"Site": ["stripe.com"]}).write_parquet(parquet)
+    said.clear()
+    enrich_file(
+        client, parquet, None, "company", columns=["Site"], encoding="cp1252", say=said.append
+    )
+    assert "Warning: in.parquet is no text file: --encoding 'cp1252' is unused." in said
+
+
 def test_csv_not_in_utf8_comes_back_in_utf8_with_a_bom_said(client: Client, tmp_path: Path) -> None:
     source = tmp_path / "latin.csv"
     source.write_bytes("Site,Ville\r\nstripe.com,Orléans\r\nacme.io,Besançon\r\n".encode("cp1252"))
