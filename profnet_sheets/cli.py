@@ -893,11 +893,16 @@ def lookup(
                 refused.append(f"{shown(value)}: {error}")
                 continue
             calls.append((value, params))
-        if refused:
-            nothing = f"{counted(len(refused), 'value')} cannot be looked up; nothing was sent"
+        refused = list(dict.fromkeys(refused))  # a value given twice, said once
+        if len(refused) > 1:  # each on its line, then the one error line, last
+            for line in refused:
+                click.echo(line, err=True)
             raise click.ClickException(
-                "\n".join(refused) if len(refused) == 1 else "\n".join([f"{nothing}:", *refused])
+                f"{counted(len(refused), 'value')} cannot be looked up (said above); nothing "
+                "was sent."
             )
+        if refused:
+            raise click.ClickException(refused[0])
         run = client.with_budget(budget)  # this command's own spend
         cost = run.estimate([(spec.endpoint, params) for _, params in calls])
         free = spec.endpoint in client.profile.free_on_plan
