@@ -10,7 +10,6 @@ EXTRA_OF: Final = {
     "tqdm": "cli",
     "uvicorn": "sandbox",
     "httptools": "sandbox",
-    "publicsuffixlist": "sandbox",
     "polars": "batch",
     "xlsxwriter": "batch",
     "fastexcel": "batch",

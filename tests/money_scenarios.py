@@ -232,7 +232,7 @@ def heard(answer: Answer) -> bool:
 def params_of(endpoint: str, number: int) -> dict[str, Any]:
     """The parameters of a scenario's call `number` (each call a different one: none cached)."""
     if endpoint == "get-company-details":
-        return {"domain": f"company{number}.example"}
+        return {"domain": f"company{number}.io"}
     if endpoint == "search-posts":
         return {"keyword": f"topic {number}"}
     if endpoint == "get-lead-results":
@@ -262,12 +262,12 @@ def answer_of(endpoint: str, answer: Answer) -> tuple[int, Any, dict[str, str]] 
     if isinstance(answer, int):
         return answer, {"message": "error", "details": f"HTTP {answer}"}, {}
     if endpoint == "get-lead-results":
-        results = [{"profnet_url": f"https://www.profnet.example/in/p{i}"} for i in range(7)]
+        results = [{"profnet_url": f"https://www.profnet.io/in/p{i}"} for i in range(7)]
         page = {"request_id": "j", "page": 1, "total_pages": 1, "total_results": 7}
         return 200, {**page, "results": results}, {}
     if endpoint == "search-posts":
         return 200, {"data": {"posts": [], "paging": {}}}, {}
-    return 200, {"data": {"name": "Acme", "domain": "acme.example"}}, {}
+    return 200, {"data": {"name": "Acme", "domain": "acme.io"}}, {}
 
 
 def assert_settled(scenario: Scenario, client: Any, sent: int, errors: list[str | None]) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Hashable, Iterator
 from decimal import Decimal, InvalidOperation
 from typing import Concatenate, Final, ParamSpec, TypeVar
 
+from profnet_sheets.client.suffixes import known_suffix
 from profnet_sheets.errors import NormalizationError
 from profnet_sheets.redact import shown
 from profnet_sheets.words import command
@@ -459,6 +460,8 @@ def leftover(name: str) -> str | None:
     for a name. `name`: its spaces collapsed."""
     if _URL_OR_MAIL().fullmatch(name):
         return "a URL or an e-mail address"
+    if _DOMAIN_LIKE().fullmatch(name) and known_suffix(name.lower()) not in (None, name.lower()):
+        return "a domain"  # `stripe.com`; `St.Gallen` is a place: .gallen is no domain
     if name.lower() in _TRUE_FALSE_WORDS:
         return "a true/false value"
     if _DATE_TEXT().fullmatch(name):
@@ -479,6 +482,7 @@ _DATE_TEXT: Final = compiled_later(
 )
 
 
+_DOMAIN_LIKE: Final = compiled_later(r"(?:[^\W_][\w-]*\.)+[^\W\d_]{2,63}\.?")
 # Text that names no place whatever the service knows: a URL (with a scheme, or www.) or an
 # e-mail address.
 _URL_OR_MAIL: Final = compiled_later(

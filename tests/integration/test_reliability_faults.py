@@ -120,7 +120,7 @@ def messy_cells(seed: int = 0) -> list[Cell]:
     rng = random.Random(seed)
     cells = [Cell(rng.choice(variants(f"acct{i}.io")), i) for i in range(UNIQUE)]
     cells += [
-        Cell(rng.choice(variants(f"gone{i % UNKNOWN}.invalid")), None, "not found")
+        Cell(rng.choice(variants(f"gone{i % UNKNOWN}-sandbox-missing.io")), None, "not found")
         for i in range(100)
     ]
     cells += [Cell(rng.choice(GARBAGE), None, "invalid") for _ in range(100)]

@@ -155,7 +155,7 @@ def use_every_kind_of_call(client: Client) -> list[ProfnetError]:
     job.results()
     client.find_geocode_by_location(location="Berlin")
     for failing in (
-        lambda: client.get_company_details(domain="gone.invalid"),  # 404, cached
+        lambda: client.get_company_details(domain="gone-sandbox-missing.io"),  # 404, cached
         lambda: client.find_geocode_by_location(location="sandbox-timeout"),  # 500, retried
         lambda: client.get_company_details(domain="not a domain"),  # refused before sending
     ):

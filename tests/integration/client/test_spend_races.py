@@ -28,7 +28,7 @@ from tests.scripted_service import Scripted, serving
 
 pytestmark = pytest.mark.integration
 DETAILS = "get-company-details"
-OK = (200, {"data": {"name": "Acme", "domain": "acme.example"}}, {})
+OK = (200, {"data": {"name": "Acme", "domain": "acme.io"}}, {})
 RATE = (429, {"message": "rate_limited"}, {"Retry-After": "1"})
 
 
@@ -69,7 +69,7 @@ def test_a_hold_lapsing_while_its_retry_waits_in_line_is_counted_once(
         return acquire()
 
     shared.transport.pace.acquire = in_line  # type: ignore[method-assign]
-    client.get_company_details(domain="acme.example")
+    client.get_company_details(domain="acme.io")
     assert (client.spent(), client.spent(uncertain=True)) == (1, 0)
     assert other.cap_use(SpendingCap(10, "day"), shared.service).used == 1
     client.close()
@@ -187,7 +187,7 @@ def test_yesterdays_lapsed_hold_leaves_todays_cap_whole(scripted: Scripted, tmp_
     clock.advance(45 * 60)
     assert client.quote(1).cap_left == 5
     for n in range(2):
-        client.get_company_details(domain=f"acme{n}.example")
+        client.get_company_details(domain=f"acme{n}.io")
     assert scripted.times(f"/{DETAILS}") == 2
     client.close()
 
@@ -218,14 +218,14 @@ def test_a_call_waiting_for_its_turn_when_buying_stops_is_not_sent(
 
     def second() -> None:
         try:
-            client.get_company_details(domain="second.example")
+            client.get_company_details(domain="second.io")
         except Exception as error:
             raised.append(error)
 
     worker = threading.Thread(target=second, name="second")
     worker.start()
     assert second_in_line.wait(10)
-    client.get_company_details(domain="first.example")  # paid, not kept: buying stops
+    client.get_company_details(domain="first.io")  # paid, not kept: buying stops
     first_done.set()
     worker.join(10)
     assert [type(it) for it in raised] == [StoppedBuying]

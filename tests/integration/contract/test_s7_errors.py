@@ -346,8 +346,11 @@ def test_key_checked_before_parameters(sb: Sandbox) -> None:
         ("get-company-search-status", {"request_id": "no-such-request"}),
         ("get-lead-results", {"request_id": "no-such-request"}),
         ("get-company-results", {"request_id": "no-such-request"}),
-        ("get-company-details", {"domain": "nothing-here.invalid"}),
-        ("get-company-details", {"domain": "https://www.shop.nothing-here.invalid/about"}),
+        ("get-company-details", {"domain": "nothing-here-sandbox-missing.io"}),
+        (
+            "get-company-details",
+            {"domain": "https://www.shop.nothing-here-sandbox-missing.io/about"},
+        ),
         ("get-company-details", {"domain": "not_a_domain"}),
         ("get-company-details", {"domain": "localhost"}),
         ("get-company-details", {"company_id": "0"}),  # ids start at 1 (docs/excel.md)

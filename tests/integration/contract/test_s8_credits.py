@@ -166,7 +166,7 @@ ERROR_CALLS: dict[str, tuple[str, dict[str, Any], int]] = {
     "400-google-profiles": ("google-full-profiles", {"limit": 3}, 400),
     "400-google-profiles-limit": ("google-full-profiles", {"name": "Anna", "limit": 6}, 400),
     "404-job": ("get-job-details", {"job_id": "999999999999"}, 404),
-    "404-domain": ("get-company-details", {"domain": "nowhere.invalid"}, 404),
+    "404-domain": ("get-company-details", {"domain": "nowhere-sandbox-missing.io"}, 404),
     "404-status": ("get-lead-search-status", {"request_id": "nope"}, 404),
     "404-results": ("get-company-results", {"request_id": "nope"}, 404),
     "500-geocode": ("find-geocode-by-location", {"location": "sandbox-timeout"}, 500),
