@@ -426,7 +426,11 @@ def write_xlsx(frame: pl.DataFrame, path: Path, around: Workbook | None = None) 
         with contextlib.suppress(Exception):
             workbook.close()
         raise
-    workbook.close()
+    try:
+        workbook.close()
+    except xlsxwriter.exceptions.XlsxFileError as error:  # a disk full, a folder gone: its OSError
+        cause = error.args[0] if error.args and isinstance(error.args[0], OSError) else None
+        raise cause or OSError(str(error)) from None
 
 
 def _write_table(

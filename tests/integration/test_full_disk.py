@@ -79,7 +79,7 @@ def test_a_full_disk_stops_the_buying_and_says_what_a_rerun_pays(
 
 
 @pytest.mark.parametrize("small_disk", ["512k"], indirect=True)
-@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".xlsx"])
 def test_an_output_that_cannot_be_written_on_the_full_disk_says_what_a_rerun_pays(
     small_disk: Path, tmp_path: Path, suffix: str
 ) -> None:
