@@ -413,10 +413,11 @@ def place_name(value: object) -> str:
     wanted = "a place name such as Berlin"
     got = required(value, parameter, wanted)
     name = " ".join(ANY_SPACE().sub(" ", got.translate(INVISIBLE)).split())
-    if (what := leftover(name)) is not None and not name.isdigit():
+    postal = _POSTAL_CODE().fullmatch(name) is not None  # digits alone: a postal code
+    if (what := leftover(name)) is not None and not (postal and what == "a number"):
         raise refused(value, parameter, f"is {what}, not a place: give {wanted}")
-    if not any(character.isalnum() for character in name):
-        raise refused(value, parameter, f"has no letter or digit: give {wanted}")
+    if not postal and not any(character.isalpha() for character in name):
+        raise refused(value, parameter, f"has no letter (nor is it a postal code): give {wanted}")
     return name.lower()
 
 
@@ -437,6 +438,8 @@ def school_name(value: object) -> str:
         )
     if what is not None:
         raise refused(value, parameter, f"is {what}, not a school's name: give {wanted}")
+    if not any(character.isalpha() for character in name):
+        raise refused(value, parameter, f"has no letter: give {wanted}")
     return got
 
 
@@ -460,18 +463,43 @@ def leftover(name: str) -> str | None:
     for a name. `name`: its spaces collapsed."""
     if _URL_OR_MAIL().fullmatch(name):
         return "a URL or an e-mail address"
-    if _DOMAIN_LIKE().fullmatch(name) and known_suffix(name.lower()) not in (None, name.lower()):
-        return "a domain"  # `stripe.com`; `St.Gallen` is a place: .gallen is no domain
+    # `stripe.com` as data writes it, in lower case; `J.Kim`, `TU.Berlin` are names (.kim and
+    # .berlin exist), `St.Gallen` a place (.gallen does not).
+    lower = name == name.lower()
+    if lower and _DOMAIN_LIKE().fullmatch(name) and known_suffix(name) not in (None, name):
+        return "a domain"
     if name.lower() in _TRUE_FALSE_WORDS:
         return "a true/false value"
-    if _DATE_TEXT().fullmatch(name):
+    if _DATE_TEXT().fullmatch(name) or _DATE_WORDS().fullmatch(name):
         return "a date"
+    if _TIME_TEXT().fullmatch(name):
+        return "a time"
     if NUMBERISH().fullmatch(name) or _LOCAL_NUMBER().fullmatch(name):
+        return "a number"
+    if name.lower() in _NOT_NUMBERS:
         return "a number"
     return None
 
 
-_TRUE_FALSE_WORDS: Final = frozenset({"true", "false", "wahr", "falsch", "vrai", "faux"})
+_TRUE_FALSE_WORDS: Final = frozenset(
+    {"true", "false", "wahr", "falsch", "vrai", "faux", "yes", "no", "ja", "nein", "oui", "non"}
+)
+_NOT_NUMBERS: Final = frozenset({"inf", "-inf", "+inf", "infinity", "-infinity", "nan"})
+_POSTAL_CODE: Final = compiled_later(r"[0-9][0-9 -]*[0-9]|[0-9]")
+# A date in words, as spreadsheets and CRMs write it: 3 Mar 2023, Mar 2023, March 3, 2023,
+# Oct-24, Q3 2024 (a month's name or its first three letters, English).
+_MONTH: Final = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DATE_WORDS: Final = compiled_later(
+    rf"(?:\d{{1,2}}(?:st|nd|rd|th)?[ -])?{_MONTH}[ ,-]*(?:\d{{1,2}}(?:st|nd|rd|th)?,? )?"
+    r"(?:\d{4}|\d{2})"
+    r"|q[1-4][ -]?(?:\d{4}|\d{2})|(?:\d{4}|\d{2})[ -]?q[1-4]",
+    re.IGNORECASE,
+)
+# A time of day, alone or after a date: 12:30, 12:30:00, 9:05 pm, 9/8/2023 14:05.
+_TIME_TEXT: Final = compiled_later(
+    r"(?:\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4} )?\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?: ?[ap]\.?m\.?)?",
+    re.IGNORECASE,
+)
 # A number as a spreadsheet in another language writes it: 1,5; 1.234,5; 1'234.
 _LOCAL_NUMBER: Final = compiled_later(r"[+-]?[0-9][0-9.,' ]*")
 # A date as a spreadsheet writes it as text: 2024-01-31, 2024/01/31, 2024-01-31 00:00:00,

@@ -396,6 +396,7 @@ def test_cells_that_name_nothing_are_not_paid_as_places_schools_or_people(
     places (5 credits, every row `not found`), schools (`Jane@Acme.Com`, "enriched") and
     people. Each is refused for free and marked; the real names are looked up."""
     junk = ["2023-09-08", "-5", "TRUE", "jane@acme.com", "https://www.profnet.com/in/anna/"]
+    junk += ["12:30", "Q3 2024", "Yes", "50%", "stripe.com"]  # helper 94
     for kind, real, columns in [
         ("geocode", "Berlin", ["--column", "Value"]),
         ("school", "Stanford University", ["--column", "Value"]),

@@ -1147,8 +1147,8 @@ def test_a_date_where_text_is_wanted_is_said_as_a_date_not_pythons_repr(value: o
         ("https://acme.com/about", "is a URL or an e-mail address"),
         ("www.acme.com", "is a URL or an e-mail address"),
         ("jo@acme.com", "is a URL or an e-mail address"),
-        ("😀", "has no letter or digit"),
-        ("*!?", "has no letter or digit"),
+        ("😀", "has no letter (nor is it a postal code)"),
+        ("*!?", "has no letter (nor is it a postal code)"),
     ],
 )
 def test_a_place_name_that_names_no_place_is_refused_before_paying(value: str, says: str) -> None:
@@ -1208,6 +1208,16 @@ def test_school_names_people_give_are_sent_as_given(value: str) -> None:
         ("TRUE", "a true/false value"),
         ("jane@acme.com", "a URL or an e-mail address"),
         ("www.acme.com", "a URL or an e-mail address"),
+        # Helper 94: times, dates in words, quarters, yes/no, inf were still paid.
+        ("12:30", "a time"),
+        ("9/8/2023 14:05", "a time"),
+        ("3 Mar 2023", "a date"),
+        ("March 3, 2023", "a date"),
+        ("Oct 2024", "a date"),
+        ("Q3 2024", "a date"),
+        ("Yes", "a true/false value"),
+        ("No", "a true/false value"),
+        ("inf", "a number"),
     ],
 )
 def test_a_place_or_a_person_that_is_a_spreadsheets_leftover_is_refused_before_paying(
@@ -1221,6 +1231,26 @@ def test_a_place_or_a_person_that_is_a_spreadsheets_leftover_is_refused_before_p
     assert f"is {what}, not a place: give a place name such as Berlin" in str(place)
     person = refused(lambda: v.person_name(value), value, "name")
     assert f"is {what}, not a person's name: give a person's name" in str(person)
+
+
+@pytest.mark.parametrize("value", ["€100", "50%", "(5)"])
+def test_a_name_without_a_letter_is_refused_but_a_postal_code_is_a_place(value: str) -> None:
+    assert "has no letter" in str(refused(lambda: v.place_name(value), value, "location"))
+    assert "has no letter" in str(refused(lambda: v.school_name(value), value, "school_name"))
+    assert "has no letter" in str(refused(lambda: v.person_name(value), value, "name"))
+    for postal in ("10115", "100-0001", "01310 100"):
+        assert v.place_name(postal) == postal
+
+
+@pytest.mark.parametrize(
+    "value", ["J.Kim", "TU.Berlin", "Uni.Wien", "Mar del Plata", "Jan Novak", "Decatur", "Mayo"]
+)
+def test_names_that_look_like_a_domain_or_a_date_are_names(value: str) -> None:
+    """Helper 94: `J.Kim` was refused as a domain (.kim exists): a domain is written in lower
+    case; a month's name at a name's start is no date."""
+    assert v.place_name(value) == value.lower()
+    assert v.person_name(value) == value
+    assert v.school_name(value) == value
 
 
 @pytest.mark.parametrize("value", ["Anna Schmidt", "Zoë O'Neil", "李娜", "Jean-Luc Picard 3"])
