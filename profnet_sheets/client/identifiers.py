@@ -551,6 +551,8 @@ def post_urn(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
         path = unquote(url.path)
         if _JOB_PAGE().search(path) or _JOB_QUERY().search(cleaned):
             raise refused(value, parameter, f"is a job's URL, not a post's: give {wanted}")
+        if shared := _SHARE_PAGE().match(path):  # /posts/anna_text-activity-7123…-AbCd
+            return numeric_id(shared.group(1), parameter)
         first = next((segment for segment in path.split("/") if segment), "").lower()
         if first not in _KINDS and (digits := _TRAILING_DIGITS().search(path)):
             return numeric_id(digits.group(1), parameter)
@@ -559,7 +561,8 @@ def post_urn(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
 
 _JOB_PAGE: Final = compiled_later(r"/jobs/view/(?:[^/]*?-)?([0-9]+)(?:/|\Z)", re.IGNORECASE)
 _JOB_QUERY: Final = compiled_later(r"[?&](?:currentJobId|jobId)=([0-9]+)", re.IGNORECASE)
-_POST_PAGE: Final = compiled_later(r"/(?:feed/update|posts)/", re.IGNORECASE)
+_POST_PAGE: Final = compiled_later(r"/*(?:feed/update|posts)/", re.IGNORECASE)
+_SHARE_PAGE: Final = compiled_later(r"/*posts/[^/]*?activity-([0-9]+)(?:-[^/]*)?/*\Z", re.I)
 
 
 @remembered
@@ -576,7 +579,7 @@ def job_id(value: object, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
     if plain is not None:
         return plain
     url = _split_url(cleaned)
-    if is_network_host(url.host, hosts) and _POST_PAGE().search(unquote(url.path)):
+    if is_network_host(url.host, hosts) and _POST_PAGE().match(unquote(url.path)):
         raise refused(value, parameter, f"is a post's URL, not a job's: give {wanted}")
     found = _JOB_PAGE().search(url.path) or _JOB_QUERY().search(cleaned)
     if found and "." in url.host:

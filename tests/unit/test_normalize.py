@@ -598,6 +598,12 @@ def test_numeric_id_refusals(value: object, says: str) -> None:
         ("https://www.profnet.com/feed/update/urn:profnet:activity:42/", "42"),
         ("https://www.profnet.com/feed/update/urn%3Aprofnet%3Aactivity%3A42?x=1", "42"),
         ("profnet.com/posts/42", "42"),
+        # A post's share URL (helper 94): the activity's id in its slug.
+        ("https://www.profnet.com/posts/anna_text-activity-42-AbCd/", "42"),
+        (
+            "https://www.profnet.com/posts/jane_activity-7123456789012345679-abcd",
+            "7123456789012345679",
+        ),
     ],
 )
 def test_post_urn_variants(value: object, expected: str) -> None:
@@ -610,7 +616,6 @@ def test_post_urn_variants(value: object, expected: str) -> None:
         ("abc", "not a post id"),
         ("urn:profnet:activity:", "not a post id"),
         ("urn:profnet:activity:12a", "not a post id"),
-        ("https://www.profnet.com/posts/anna_text-activity-42-AbCd/", "not a post id"),
         ("https://www.profnet.com/company/1035/", "not a post id"),
         ("https://www.example.com/feed/update/urn:profnet:activity:42/", "not a post id"),
         (-42, "negative"),
@@ -643,6 +648,8 @@ def test_post_urn_refusals(value: object, says: str) -> None:
 def test_a_post_is_never_read_as_a_job(value: object, says: str) -> None:
     assert says in str(refused(lambda: ids.job_id(value), value, "job_id"))
     assert ids.job_id("urn:li:jobPosting:4298248448") == "4298248448"
+    page = "https://www.profnet.com/company/acme/posts/"  # a company's page, not a post's
+    assert "is a post's" not in str(refused(lambda: ids.job_id(page), page, "job_id"))
 
 
 # -- flag ---------------------------------------------------------------------------------------
