@@ -1876,11 +1876,20 @@ def _as_options(text: str, endpoint: Endpoint) -> str:
     """`text` with the endpoint's parameter names as the options a user types:
     `sales_nav_url` -> `--sales-nav-url` (and the budget's: `--budget`)."""
     names = "|".join(sorted((re.escape(param.name) for param in endpoint.params), key=len)[::-1])
-    return re.sub(
-        rf"(?<![\w-])({names})(?![\w-])",
-        lambda found: "--" + found.group(1).replace("_", "-"),
-        _as_typed(text),
-    )
+    pattern = re.compile(rf"(?<![\w-])({names})(?![\w-])")
+
+    def renamed(words: str) -> str:
+        return pattern.sub(lambda found: "--" + found.group(1).replace("_", "-"), words)
+
+    typed, pieces, start = _as_typed(text), [], 0
+    for quoted in _QUOTED.finditer(typed):  # a value quoted as given stays as it was given
+        pieces += [renamed(typed[start : quoted.start()]), quoted.group()]
+        start = quoted.end()
+    return "".join([*pieces, renamed(typed[start:])])
+
+
+# A value a message quotes (its repr): in single or double quotes, not an apostrophe.
+_QUOTED = re.compile(r"(?<!\w)(?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")(?!\w)")
 
 
 def _places_by_name(search: Search, filters: dict[str, Any]) -> dict[str, Any]:
@@ -1926,6 +1935,12 @@ def _option_value(param: Param, value: object) -> object:
             ids = [as_geo_id(it) for it in _GEO_ID_SEPARATORS.split(piece.strip())]
             if places and all(ids):
                 items.extend(filter(None, ids))
+            elif places and any(len(as_geo_id(it) or "") >= 7 for it in piece.split(",")):
+                raise click.ClickException(  # `605862502, Berlin` (a postal code is shorter)
+                    f"--{param.name.replace('_', '-')}: {shown(piece.strip())} holds geo ids "
+                    "and a name: separate places with semicolons (605862502; Berlin); a "
+                    "comma is part of a place's name (Berlin, Germany). Nothing was sent."
+                )
             elif piece.strip():
                 items.append(piece.strip())
         return items

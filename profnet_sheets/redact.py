@@ -13,8 +13,8 @@ MASK = "***"
 _URL = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<rest>\S*)")
 # A query (or fragment, or matrix) parameter whose name says it holds a credential.
 _SECRET_PARAMETER = re.compile(
-    r"(?P<lead>[?&;#])(?P<name>[^=&;#\s]*(?:key|token|secret|pass|pwd|auth|sig|credential|"
-    r"session)[^=&;#\s]*)=(?P<value>[^&;#\s]*)",
+    r"(?P<lead>[?&;#])(?P<name>[^=&;#\s]*(?:key(?!word)|token|secret|pass|pwd|auth(?!or)|sig|"
+    r"credential|session)[^=&;#\s]*)=(?P<value>[^&;#\s]*)",
     re.IGNORECASE,
 )
 

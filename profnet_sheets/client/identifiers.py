@@ -94,7 +94,9 @@ def _split_url(value: str) -> _Url:
     return _Url(scheme, host.lower().rstrip("."), path)
 
 
-def search_url(value: object, parameter: str, hosts: Hosts = DEFAULT_NETWORK_HOSTS) -> str:
+def search_url(
+    value: object, parameter: str, hosts: Hosts = DEFAULT_NETWORK_HOSTS, page: str = "people"
+) -> str:
     """A search page's URL (sales_nav_url): http(s), with a host. The spec gives it no
     pattern; a word there would start a paid search the service cannot run. Sent in one
     spelling for one search (decision 582): scheme, host and percent-escapes in one case, no
@@ -105,7 +107,7 @@ def search_url(value: object, parameter: str, hosts: Hosts = DEFAULT_NETWORK_HOS
 
     given = required(value, parameter, "a search URL")
     url = _split_url(given)
-    example = f"https://www.{hosts[0]}/sales/search/people?query=..."
+    example = f"https://www.{hosts[0]}/sales/search/{page}?query=..."  # page: people, company
     hint = f"is not a search URL ({parameter}): give the whole address, such as {example}"
     if url.scheme not in ("http", "https") or "." not in url.host:
         raise refused(value, parameter, hint)
@@ -117,7 +119,14 @@ def search_url(value: object, parameter: str, hosts: Hosts = DEFAULT_NETWORK_HOS
     port = None if parts.port == {"http": 80, "https": 443}[scheme] else parts.port
     if port is None and (own := _network_host_of(host, hosts)) is not None:
         scheme, host = "https", f"www.{own}"
-    return parts._replace(scheme=scheme, host=host, port=port, path=parts.path or "/").url
+    return parts._replace(
+        scheme=scheme,
+        host=host,
+        port=port,
+        path=parts.path or "/",
+        query=parts.query or None,  # a bare `?` or `#` carries nothing
+        fragment=parts.fragment or None,
+    ).url
 
 
 # The network's own hosts (a service profile's `network_hosts`): its page URLs are looked up

@@ -71,7 +71,13 @@ def _convert(endpoint: Endpoint, param: Param, value: Any, hosts: identifiers.Ho
     if name == "urn":
         return None if _blank(value, name) else identifiers.post_urn(value, hosts)
     if name == "sales_nav_url":
-        return None if _blank(value, name) else identifiers.search_url(value, name, hosts)
+        return (
+            None
+            if _blank(value, name)
+            else identifiers.search_url(
+                value, name, hosts, "company" if endpoint.name == "search-companies" else "people"
+            )
+        )
     if name in _KEYS.get(endpoint.name, {}):
         return None if _blank(value, name) else _KEYS[endpoint.name][name](value, hosts)
     if param.pattern in _BY_PATTERN:

@@ -559,3 +559,7 @@ def test_a_place_s_name_with_commas_is_one_place_and_geo_ids_may_be_numbers(
     assert ids.returncode == 0, ids.stderr
     assert "by name" not in ids.stderr
     assert sandbox.charged(KEY) == before, "nothing looked up"
+    mixed = run(env, *args, "--geo-codes", "605862502, Berlin")  # helper 94: paid, not found
+    assert mixed.returncode == 1
+    assert "holds geo ids and a name: separate places with semicolons" in mixed.stderr
+    assert sandbox.charged(KEY) == before

@@ -1053,6 +1053,9 @@ def test_a_sales_nav_url_must_be_a_url_and_is_sent_in_one_spelling() -> None:
     assert ids.search_url("https://www.profnet.com/s?q=1#a", "u") != ids.search_url(
         "https://www.profnet.com/s?q=1#b", "u"
     ), "a fragment may carry the search: kept"
+    assert ids.search_url("https://www.profnet.com/s?q=1#", "u") == (
+        "https://www.profnet.com/s?q=1"
+    ), "a bare # carries nothing (helper 94)"
     wrongs = ("notaurl", "www.profnet.com/sales", "ftp://x.com/a", "https://localhost/")
     for wrong in (*wrongs, "https://www.profnet.com:99999/s", "https://[bad.com/s"):
         with pytest.raises(InvalidParameter, match="is not a search URL"):

@@ -100,3 +100,11 @@ def test_a_secret_given_is_masked_whole_wherever_it_is() -> None:
     assert masked(said, ("sk-123",)) == "the key *** is not valid at https://u:***@h/?key=***"
     assert clipped("x" * 300 + "sk-123", secrets=("sk-123",)).endswith("...")
     assert masked("nothing", ("",)) == "nothing"
+
+
+def test_words_that_hold_key_or_auth_are_not_credentials() -> None:
+    """Helper 94: a search URL's `keywords=` was masked in the message quoting it."""
+    from profnet_sheets.redact import masked
+
+    url = "https://x.com/search?keywords=cto&author=jane&api_key=s3cr3t&auth=t0k"
+    assert masked(url) == "https://x.com/search?keywords=cto&author=jane&api_key=***&auth=***"

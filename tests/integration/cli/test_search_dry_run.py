@@ -117,3 +117,21 @@ def test_a_dry_run_says_a_place_an_earlier_lookup_found_nowhere(
     said = " ".join(dry.stderr.split())
     assert "--geo-codes: No place called 'Atlantis' was found (an earlier lookup, cached)" in said
     assert sandbox.charged(KEY) == paid
+
+
+def test_a_refused_search_url_is_quoted_as_given() -> None:
+    """Helper 94: the option names were written into the quoted URL (`(--keywords%3ACTO`),
+    its `keywords=` masked as a credential, and a company search shown a people URL."""
+    from profnet_sheets.cli import _as_options
+    from profnet_sheets.client.prepare import prepare
+    from profnet_sheets.errors import InvalidParameter
+    from profnet_sheets.spec import DEFAULT_PROFILE, search_endpoint
+
+    url = "ftp://x.com/sales/search/company?keywords=x&limit=3"
+    companies = search_endpoint("companies", "create")
+    with pytest.raises(InvalidParameter) as refused:
+        prepare(companies, {"sales_nav_url": url}, profile=DEFAULT_PROFILE)
+    said = _as_options(str(refused.value), companies)
+    assert repr(url) in said
+    assert "(--sales-nav-url)" in said
+    assert "/sales/search/company?query=" in said
