@@ -465,18 +465,16 @@ def leftover(name: str) -> str | None:
         return "a URL or an e-mail address"
     # `stripe.com` as data writes it, in lower case; `J.Kim`, `TU.Berlin` are names (.kim and
     # .berlin exist), `St.Gallen` a place (.gallen does not).
-    lower = name == name.lower()
-    if lower and _DOMAIN_LIKE().fullmatch(name) and known_suffix(name) not in (None, name):
+    folded = name.lower()
+    if name == folded and _DOMAIN_LIKE().fullmatch(name) and known_suffix(name) not in (None, name):
         return "a domain"
-    if name.lower() in _TRUE_FALSE_WORDS:
+    if folded in _TRUE_FALSE_WORDS:
         return "a true/false value"
     if _DATE_TEXT().fullmatch(name) or _DATE_WORDS().fullmatch(name):
         return "a date"
     if _TIME_TEXT().fullmatch(name):
         return "a time"
-    if NUMBERISH().fullmatch(name) or _LOCAL_NUMBER().fullmatch(name):
-        return "a number"
-    if name.lower() in _NOT_NUMBERS:
+    if NUMBERISH().fullmatch(name) or _LOCAL_NUMBER().fullmatch(name) or folded in _NOT_NUMBERS:
         return "a number"
     return None
 

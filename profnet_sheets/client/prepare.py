@@ -240,6 +240,8 @@ MAX_QUERY_BYTES: Final = 4096
 
 def _refuse_a_long_query(endpoint: Endpoint, payload: Mapping[str, Any]) -> None:
     """InvalidParameter naming the longest value when the query would be too long to send."""
+    if len(str(payload)) * 12 <= MAX_QUERY_BYTES:  # a character is 12 bytes at most, encoded
+        return
     sizes = {name: len(urlencode({name: value}, doseq=True)) for name, value in payload.items()}
     if sum(sizes.values()) + len(sizes) <= MAX_QUERY_BYTES:
         return

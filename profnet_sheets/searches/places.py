@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from profnet_sheets.redact import shown
 from profnet_sheets.spec import Endpoint, Param
@@ -23,20 +22,16 @@ def takes_places(param: Param) -> bool:
     return param.type == "array" and not param.enum and param.items == "integer"
 
 
-_GEO_ID: Final = re.compile(r"\s*([0-9]+)(?:\.0*)?\s*")
-
-
 def as_geo_id(place: object) -> str | None:
-    """The geo id `place` is (digits, or a number such as `605862502.0` from a spreadsheet's
-    number cell), or None: a place's name."""
-    if isinstance(place, bool):
+    """The geo id `place` is, read as every numeric id is (`numeric_id`: digits, or a number
+    such as `605862502.0` from a spreadsheet's number cell), or None: a place's name."""
+    from profnet_sheets.client.cell_values import numeric_id
+    from profnet_sheets.errors import NormalizationError
+
+    try:
+        return numeric_id(place, "geo_codes")
+    except NormalizationError:
         return None
-    if isinstance(place, int):
-        return str(place) if place >= 0 else None
-    if isinstance(place, float):
-        return str(int(place)) if place.is_integer() and 0 <= place < 2**53 else None
-    found = _GEO_ID.fullmatch(str(place))
-    return found.group(1) if found else None
 
 
 def place_label(item: dict[str, Any]) -> str:
