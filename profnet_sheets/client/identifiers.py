@@ -32,7 +32,7 @@ from profnet_sheets.client.cell_values import (
     unique,
     unwrapped,
 )
-from profnet_sheets.client.suffixes import known_suffix, top_label
+from profnet_sheets.client.suffixes import known_suffix, top_label, unicode_label
 from profnet_sheets.errors import NormalizationError, NotAKeyError
 from profnet_sheets.spec.profile import DEFAULT_NETWORK_HOSTS
 
@@ -203,7 +203,12 @@ def _plain_host(value: object) -> str | None:
     if not host.isascii():
         return None
     host = host.lower()
-    if len(host) <= 253 and _HOSTNAME().fullmatch(host) and not _WWW().match(host):
+    if (
+        len(host) <= 253
+        and _HOSTNAME().fullmatch(host)
+        and not _WWW().match(host)
+        and "xn--" not in host
+    ):
         return host
     return None
 
@@ -279,6 +284,13 @@ def _parsed_domain(value: object, hosts: Hosts) -> str:
             value,
         )
     if len(host) <= 253 and _HOSTNAME().fullmatch(host):  # a letter TLD: no IP address
+        if broken := next((part for part in host.split(".") if unicode_label(part) is None), ""):
+            raise NotAKeyError(
+                f"{shown_in_cell(value)} holds {broken}, which is no valid punycode (the ASCII "
+                f"form of an international name): give {wanted}, or its name as written",
+                "domain",
+                value,
+            )
         if not _on_the_internet(host):  # a file's name, `first.last`, `acme.local`
             said = (
                 "is a top-level domain itself, no company's"

@@ -1072,6 +1072,9 @@ def test_a_sales_nav_url_must_be_a_url_and_is_sent_in_one_spelling() -> None:
         ("https://www.acme.corp/about", "ends in .corp, which is no top-level domain"),
         ("acme.example", "ends in .example, which is no top-level domain"),
         ("co.uk", "is a top-level domain itself, no company's"),
+        ("xn--zz.com", "holds xn--zz, which is no valid punycode"),
+        ("https://shop.XN--A.de/x", "holds xn--a, which is no valid punycode"),
+        ("acme.xn--zz", "holds xn--zz, which is no valid punycode"),
     ],
 )
 def test_a_domain_whose_top_level_domain_does_not_exist_is_never_sent(
@@ -1086,11 +1089,35 @@ def test_a_domain_whose_top_level_domain_does_not_exist_is_never_sent(
 
 
 @pytest.mark.parametrize(
-    "value", ["acme.com", "acme.co.uk", "münchen.de", "acme.app", "shop.acme.io", "acme.xn--p1ai"]
+    "value",
+    [
+        "acme.com",
+        "acme.co.uk",
+        "münchen.de",
+        "xn--mnchen-3ya.de",
+        "acme.app",
+        "shop.acme.io",
+        "acme.xn--p1ai",
+        "shop.xn--80adxhks",  # .москва
+        "acme.xn--55qx5d.xn--j6w193g",  # 公司.香港: a suffix of two IDN labels
+        "xn--n3h.com",  # ☃: punycode only IDNA 2003 decodes
+    ],
 )
 def test_domains_on_real_top_level_domains_are_taken(value: str) -> None:
     assert ids.domain(value)
     assert ids.company_identifier(value)[0] == "domain"
+
+
+def test_a_punycode_suffix_is_known_as_its_unicode_rule() -> None:
+    """The list is read without its punycode twins of IDN rules (a third of the read): a
+    punycode host is decoded label by label before it is asked, the suffix given back in
+    the host's own ASCII."""
+    from profnet_sheets.client.suffixes import known_suffix
+
+    assert known_suffix("acme.xn--55qx5d.xn--j6w193g") == "xn--55qx5d.xn--j6w193g"
+    assert known_suffix("shop.xn--80adxhks.") == "xn--80adxhks"
+    assert known_suffix("acme.xn--zz") is None
+    assert known_suffix("acme.公司.香港") == "公司.香港"
 
 
 def test_a_domain_is_no_place_school_or_person_but_a_dotted_name_is() -> None:
