@@ -43,6 +43,7 @@ UNREACHED_IN_A_ROW = 5
 # or down behind its gateway, does at once, and each repeat could be charged again).
 LOST_IN_A_ROW = 10
 NO_ANSWER = "no answer from"  # how the reason of that stop starts (the rows' marks say it)
+
 # Answers in a row that are not the service's (spec.errors.is_foreign), after which the base
 # URL is deemed wrong and nothing more is bought.
 FOREIGN_IN_A_ROW = 3
@@ -67,6 +68,12 @@ class NeverSent(KeyboardInterrupt):
     """An attempt stopped before it left (its run stopped while it waited for its turn): it
     cost nothing, and there is nothing of it to settle. A KeyboardInterrupt, as Ctrl-C, so that
     the run ends the same way."""
+
+
+def answers_the_call(status: int) -> bool:
+    """Whether a status is the service's answer to the call itself (done or refused), not
+    a sign that it could not take it now (a 5xx, a 429)."""
+    return status < 500 and status != 429
 
 
 @dataclass(frozen=True)
@@ -858,11 +865,15 @@ class SpendPolicy:
 
     def lost(self, ep: Endpoint, attempt: Attempt) -> str | None:
         """Count an attempt of a paid call: one that may have been charged without an answer
-        read, or one answered; the reason to stop the runs under way once LOST_IN_A_ROW came
-        in a row (the service deemed not to answer), else None."""
+        read, or one answered (a 503 or a 429 is neither: it leaves the count as it is); the
+        reason to stop the runs under way once LOST_IN_A_ROW came in a row (the service deemed
+        not to answer), else None."""
         if self.price(ep).kind == "free" or not attempt.went_out:
             return None  # a connection never made says nothing of the answers (`reached`)
-        if not self.stops.lost.met(self.maybe_charged(ep, attempt)):
+        maybe = self.maybe_charged(ep, attempt)
+        if not maybe and attempt.status is not None and not answers_the_call(attempt.status):
+            return None  # a 503 or a 429 between lost ones: not done, and not answered either
+        if not self.stops.lost.met(maybe):
             return None
         return (
             f"{NO_ANSWER} the service at {self.where}: none of {LOST_IN_A_ROW} paid calls in a "

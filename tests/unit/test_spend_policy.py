@@ -511,10 +511,11 @@ def test_paid_calls_that_get_no_answer_ten_times_in_a_row_stop_the_runs() -> Non
         assert spend.lost(DETAILS, cut) is None
         assert spend.lost(status, answered) is None
     assert spend.lost(DETAILS, answered) is None, "an answer: the count starts again"
+    assert spend.lost(DETAILS, Attempt(True, 404)) is None, "a 404 answers the call"
     for _ in range(9):
         assert spend.lost(DETAILS, late_500) is None
-    assert spend.lost(DETAILS, Attempt(True, 503)) is None, "a 503 is an answer (not done)"
     assert spend.lost(DETAILS, Attempt(went_out=False)) is None, "never sent: no answer due"
+    assert spend.lost(DETAILS, answered) is None
     said = [spend.lost(DETAILS, cut) for _ in range(10)]
     assert said[:9] == [None] * 9
     assert said[9] is not None
@@ -524,6 +525,20 @@ def test_paid_calls_that_get_no_answer_ten_times_in_a_row_stop_the_runs() -> Non
     again = [spend.lost(DETAILS, cut) for _ in range(10)]
     assert again[:9] == [None] * 9, "a later run counts anew"
     assert again[9] is not None, "and stops again (before: never, the count went past 10)"
+
+
+def test_503s_and_429s_between_lost_calls_do_not_start_the_count_again() -> None:
+    """Helper 95: a service failing half with 500s and half with 503s was asked 500 times
+    for 100 keys (+245 credits possibly), each 503 starting the count again. A 503 or a 429
+    is neither done nor an answer to the call: it leaves the count as it is."""
+    spend = SpendPolicy(PriceTable(), "http://service.example")
+    said = []
+    for _ in range(10):
+        said.append(spend.lost(DETAILS, Attempt(True, 500)))
+        for status in (503, 429):
+            said.append(spend.lost(DETAILS, Attempt(True, status)))
+    stopped = [n for n, reason in enumerate(said) if reason is not None]
+    assert stopped and stopped[0] == 27, "at the tenth 500"
 
 
 def test_a_quote_names_the_limit_that_leaves_the_least() -> None:

@@ -545,3 +545,25 @@ def test_ctrl_c_at_the_question_ends_the_command_at_once_nothing_sent(
         assert wrong not in said, said
     assert sandbox.calls(KEY) == 0
     assert not out.exists()
+
+
+def test_a_service_failing_with_500s_and_503s_mixed_stops_the_run(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Helper 95: every call answered a 500 or a 503 (half each): 100 keys were asked 500
+    times (+245 credits possibly), each 503 starting the count of lost calls again. A 503 is
+    neither done nor an answer: the run stops after 10 possibly charged ones, as for 500s."""
+    source = tmp_path / "down.csv"
+    source.write_text("Site\n" + "".join(f"down{n}.io\n" for n in range(100)), encoding="utf-8")
+    set_faults(sandbox, fail_rate=1.0)
+    try:
+        result = run(
+            env, "enrich", str(source), "--kind", "company", "--out", str(tmp_path / "o.csv"),
+            "--yes",
+        )  # fmt: skip
+    finally:
+        set_faults(sandbox, fail_rate=0.0)
+    assert result.returncode == 6, result.stderr
+    assert "none of 10 paid calls in a row was answered" in result.stderr
+    calls = sandbox.calls(KEY)
+    assert calls < 150, f"{calls} calls for 100 keys"
