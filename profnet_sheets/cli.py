@@ -1547,6 +1547,7 @@ def _search_command(kind: SearchKind) -> click.Command:
             ask = _may_ask(yes, client)
 
             said_first: list[int] = []  # the most the first quote said
+            approved = [0]  # credits said yes to before places were looked up (and paid)
 
             def quoted(cost: SearchCost) -> None:
                 spent = search.spend  # places looked up by name, before: said too
@@ -1575,12 +1576,15 @@ def _search_command(kind: SearchKind) -> click.Command:
                     sys.exit(EXIT_DECLINED)
                 said_first.append(cost.credits)
                 refused = cost.quote is not None and not cost.quote.within  # said next: no ask
-                if cost.credits and ask and not refused:
+                said_yes = spent.spent + cost.credits <= approved[0]  # places included, before
+                if cost.credits and ask and not refused and not said_yes:
                     before = f"this search: {spent.said()}, places looked up" if spent.spent else ""
                     _ask_to_spend(cost.credits, before=before)
 
             pace, read_all = client.pace, True
             try:
+                if ask and not request_id:
+                    approved[0] = _ask_before_places(search, filters)
                 try:
                     named = filters
                     filters = finishing(pace, lambda: _places_by_name(search, named))
@@ -1890,6 +1894,22 @@ def _as_options(text: str, endpoint: Endpoint) -> str:
 
 # A value a message quotes (its repr): in single or double quotes, not an apostrophe.
 _QUOTED = re.compile(r"(?<!\w)(?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")(?!\w)")
+
+
+def _ask_before_places(search: Search, filters: dict[str, Any]) -> int:
+    """A search whose places are looked up by name first (paid) said and asked in a
+    terminal before any is, places included; the credits said yes to (0: nothing asked)."""
+    from profnet_sheets.searches.places import PlaceNotFoundError
+
+    try:
+        dry = search.dry_run(filters)
+    except PlaceNotFoundError:
+        return 0  # said by the lookup, which sends nothing for a place known not found
+    if not dry.places_credits or not dry.total.within:
+        return 0  # nothing paid before the search's own quote, or refused with nothing sent
+    click.echo(f"{search.kind} search: {dry.describe()}", err=True)
+    _ask_to_spend(dry.total.credits)
+    return dry.total.credits
 
 
 def _places_by_name(search: Search, filters: dict[str, Any]) -> dict[str, Any]:

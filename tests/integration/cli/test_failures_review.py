@@ -429,26 +429,49 @@ def test_a_service_slower_than_the_timeout_is_not_paid_again_and_again(
     assert not any("could not be reached" in mark for mark in marks), marks
 
 
-def test_a_search_declined_after_its_places_were_looked_up_says_what_they_cost(
+def test_a_search_with_places_by_name_is_asked_before_they_are_looked_up(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
-    """`Nothing sent: no credits spent.` was said after `--geo-codes Berlin` had paid 1."""
+    """Helper 95: `--geo-codes 'Munich; Madrid'` paid 2 credits before `Spend up to 60
+    credits?`, and a no kept them spent. The search is now said and asked with its places
+    first (what `--dry-run` says), and a no sends nothing."""
+    out = tmp_path / "leads.csv"
+    process, controller = in_a_terminal(
+        env, "search", "leads", "--title-keywords", "CTO", "--geo-codes", "Munich; Madrid",
+        "--limit", "10", "--out", str(out),
+    )  # fmt: skip
+    seen = read_until(controller, "Spend up to 62 credits?")
+    os.write(controller, b"n\n")
+    seen += read_until(controller, "no credits spent.")
+    process.wait(timeout=60)
+    os.close(controller)
+    flat = " ".join(seen.split())
+    assert "Looking up 2 places by name first (Munich, Madrid): 2 credits more" in flat
+    assert "Nothing sent: no credits spent." in flat
+    assert process.returncode == 1
+    assert sandbox.charged(KEY) == 0, "no place paid before the yes"
+    assert not out.exists()
+
+
+def test_a_search_with_places_said_yes_to_is_not_asked_again(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """One yes covers the places and the search they quote: asked once."""
     out = tmp_path / "leads.csv"
     process, controller = in_a_terminal(
         env, "search", "leads", "--title-keywords", "CTO", "--geo-codes", "Berlin",
         "--limit", "10", "--out", str(out),
     )  # fmt: skip
-    seen = read_until(controller, "Spend up to 60 credits?")
-    os.write(controller, b"n\n")
-    seen += read_until(controller, "places looked up).")
+    seen = read_until(controller, "Spend up to 61 credits?")
+    os.write(controller, b"y\n")
+    seen += read_until(controller, "__never__", timeout=60)
     process.wait(timeout=60)
     os.close(controller)
-    flat = " ".join(seen.split())
-    assert "Spent before, looking up places by name: 1 credit." in flat
-    assert "Nothing more sent (this search: 1 credit, places looked up)." in flat
-    assert "no credits spent" not in flat
-    assert process.returncode == 1
-    assert sandbox.charged(KEY) == 1, "the place only"
+    assert process.returncode == 0, seen
+    assert seen.count("Spend up to") == 1, seen
+    assert "Spent before, looking up places by name: 1 credit." in " ".join(seen.split())
+    assert sandbox.charged(KEY, "find-geocode-by-location") == 1
+    assert out.exists()
 
 
 def test_out_of_credits_while_a_searchs_results_are_read_writes_those_read(
