@@ -538,7 +538,7 @@ def test_503s_and_429s_between_lost_calls_do_not_start_the_count_again() -> None
         for status in (503, 429):
             said.append(spend.lost(DETAILS, Attempt(True, status)))
     stopped = [n for n, reason in enumerate(said) if reason is not None]
-    assert stopped and stopped[0] == 27, "at the tenth 500"
+    assert stopped[:1] == [27], "at the tenth 500"
 
 
 def test_a_quote_names_the_limit_that_leaves_the_least() -> None:
