@@ -1576,7 +1576,9 @@ def _search_command(kind: SearchKind) -> click.Command:
                     sys.exit(EXIT_DECLINED)
                 said_first.append(cost.credits)
                 refused = cost.quote is not None and not cost.quote.within  # said next: no ask
-                said_yes = spent.spent + cost.credits <= approved[0]  # places included, before
+                # A yes said before places were looked up covers the search it quoted.
+                asked_for = spent.spent + cost.credits
+                said_yes = asked_for <= approved[0]
                 if cost.credits and ask and not refused and not said_yes:
                     before = f"this search: {spent.said()}, places looked up" if spent.spent else ""
                     _ask_to_spend(cost.credits, before=before)
