@@ -423,8 +423,9 @@ def place_name(value: object) -> str:
 
 @remembered
 def school_name(value: object) -> str:
-    """A school's name as google-schools is asked (stripped): not a spreadsheet's leftover
-    that names no school (`leftover`)."""
+    """A school's name as google-schools is asked: spaces collapsed, lowercase, so that `MIT`
+    and `mit` are one search (a search by name is not case-sensitive, as `place_name`); not
+    a spreadsheet's leftover that names no school (`leftover`)."""
     parameter = "school_name"
     wanted = "a school's name such as Stanford University"
     got = required(value, parameter, wanted)
@@ -440,12 +441,13 @@ def school_name(value: object) -> str:
         raise refused(value, parameter, f"is {what}, not a school's name: give {wanted}")
     if not any(character.isalpha() for character in name):
         raise refused(value, parameter, f"has no letter: give {wanted}")
-    return got
+    return name.lower()
 
 
 def person_name(value: object) -> str:
-    """A person's name as google-full-profiles is asked (spaces collapsed): not a
-    spreadsheet's leftover that names nobody (`leftover`)."""
+    """A person's name as google-full-profiles is asked: spaces collapsed, lowercase (`Anna
+    Schmidt` and `ANNA SCHMIDT` are one search, as `school_name`); not a spreadsheet's
+    leftover that names nobody (`leftover`)."""
     parameter = "name"
     wanted = "a person's name such as Anna Schmidt"
     got = required(value, parameter, wanted)
@@ -454,7 +456,7 @@ def person_name(value: object) -> str:
         raise refused(value, parameter, f"is {what}, not a person's name: give {wanted}")
     if not any(character.isalpha() for character in name):
         raise refused(value, parameter, f"has no letter: give {wanted}")
-    return name
+    return name.lower()
 
 
 def leftover(name: str) -> str | None:

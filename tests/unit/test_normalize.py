@@ -1125,7 +1125,23 @@ def test_a_domain_is_no_place_school_or_person_but_a_dotted_name_is() -> None:
         with pytest.raises(NormalizationError, match="is a domain, not a"):
             call("stripe.com")
     assert v.place_name("St.Gallen") == "st.gallen", ".gallen is no top-level domain"
-    assert v.school_name("Harvard Univ.") == "Harvard Univ."
+    assert v.school_name("Harvard Univ.") == "harvard univ."
+
+
+@pytest.mark.parametrize(
+    ("call", "spellings"),
+    [
+        (v.school_name, ["MIT", "mit", " Mit "]),
+        (v.school_name, ["Stanford  University", "stanford university", "STANFORD UNIVERSITY"]),
+        (v.person_name, ["Anna Schmidt", "anna  schmidt", "ANNA SCHMIDT"]),
+    ],
+)
+def test_a_name_searched_for_is_one_search_in_any_case(
+    call: Callable[[object], str], spellings: list[str]
+) -> None:
+    """Helper 95: `lookup school MIT mit` paid 2 credits for one answer. A search by name is
+    not case-sensitive (as a place's, decision 110): one spelling is sent."""
+    assert len({call(spelling) for spelling in spellings}) == 1
 
 
 def test_a_value_too_long_for_a_url_is_refused_before_anything_is_sent() -> None:
@@ -1230,8 +1246,8 @@ def test_a_school_name_that_is_a_spreadsheets_leftover_is_refused_before_paying(
 @pytest.mark.parametrize(
     "value", ["Stanford University", "École 42", "School 21", "TU München", "42 Berlin"]
 )
-def test_school_names_people_give_are_sent_as_given(value: str) -> None:
-    assert v.school_name(f"  {value} ") == value
+def test_school_names_people_give_are_sent_in_lower_case(value: str) -> None:
+    assert v.school_name(f"  {value} ") == value.lower()
 
 
 @pytest.mark.parametrize(
@@ -1286,11 +1302,11 @@ def test_names_that_look_like_a_domain_or_a_date_are_names(value: str) -> None:
     """Helper 94: `J.Kim` was refused as a domain (.kim exists): a domain is written in lower
     case; a month's name at a name's start is no date."""
     assert v.place_name(value) == value.lower()
-    assert v.person_name(value) == value
-    assert v.school_name(value) == value
+    assert v.person_name(value) == value.lower()
+    assert v.school_name(value) == value.lower()
 
 
 @pytest.mark.parametrize("value", ["Anna Schmidt", "Zoë O'Neil", "李娜", "Jean-Luc Picard 3"])
 def test_person_names_people_give_are_sent_spaces_collapsed(value: str) -> None:
-    assert v.person_name(f"  {value}\u00a0 ") == value
+    assert v.person_name(f"  {value}\u00a0 ") == value.lower()
     assert refused(lambda: v.person_name("42"), "42", "name")
