@@ -416,6 +416,7 @@ class CallPlan(NamedTuple):
     where: str  # the service's base URL, for messages
     aside: int | None = None  # credits set aside (budget, cap) it draws on (a search's page)
     doubt_ok: bool = False  # a job start left in doubt may be sent again: the user was told
+    also: tuple[CallKey, ...] = ()  # keys whose kept answers serve it too (the call as asked)
 
 
 def paid_call(
@@ -475,12 +476,18 @@ class Found(NamedTuple):
 
 
 def _held(plan: CallPlan, desk: Desk) -> Flow[Found | None]:
-    """The answer the memo or the store holds (handed out), or None."""
-    found = desk.recalled(plan.ep, plan.key)
-    if found is not None:
-        return Found(found)
-    sent: Sent | None = yield ReadStore(plan.ep, plan.key)
-    return None if sent is None else Found(desk.hand_out(plan.ep, plan.key, sent))
+    """The answer the memo or the store holds (handed out), or None: under the call's key,
+    else under a key whose answer serves it too (`CallPlan.also`)."""
+    keys = (plan.key, *plan.also)
+    for key in keys:
+        found = desk.recalled(plan.ep, key)
+        if found is not None:
+            return Found(found)
+    for key in keys:
+        sent: Sent | None = yield ReadStore(plan.ep, key)
+        if sent is not None:
+            return Found(desk.hand_out(plan.ep, key, sent))
+    return None
 
 
 def in_doubt_key(plan: CallPlan) -> str:

@@ -196,17 +196,18 @@ class Client(ClientViews):
             memo = shared.memo.get_alias(raw, policy.stale_ok)
             if memo is not None:
                 return Found(self._hand_out_memo(ep, memo))
-        payload = prepare(ep, params, profile=self.profile)
-        key = self._key(ep, payload)
+        payload, key, also = self._keyed(ep, prepare(ep, params, profile=self.profile))
         if raw is not None:
             shared.memo.alias(raw, key)
-        return self._planned(ep, key, payload, max_items)
+        return self._planned(ep, key, payload, max_items, also=also)
 
     def replan(self, plan: CallPlan) -> CallPlan | Found:
         """`plan_call` for a call another view of this client planned (a recording one: see
         `recorder.Recorder`), in this view's run and modes, drawing on what that view drew on
         (a search's results room); not prepared again."""
-        return self._planned(plan.ep, plan.key, plan.payload, plan.max_items, plan.aside)
+        return self._planned(
+            plan.ep, plan.key, plan.payload, plan.max_items, plan.aside, also=plan.also
+        )
 
     def _planned(
         self,
@@ -215,14 +216,18 @@ class Client(ClientViews):
         payload: dict[str, Any],
         max_items: int | None,
         aside: int | None = None,
+        *,
+        also: tuple[CallKey, ...] = (),
     ) -> CallPlan | Found:
         """A prepared, keyed call: the memo's answer (Found), or its plan in this view
-        (drawing on `aside`, or on what this view draws on)."""
+        (drawing on `aside`, or on what this view draws on). `also`: keys whose answers
+        serve it too (`_keyed`)."""
         readable = self._policy.may_read(ep)
         if readable:
-            memo = self._shared.memo.get(key, self._policy.stale_ok)
-            if memo is not None:
-                return Found(self._hand_out_memo(ep, memo))
+            for held in (key, *also):
+                memo = self._shared.memo.get(held, self._policy.stale_ok)
+                if memo is not None:
+                    return Found(self._hand_out_memo(ep, memo))
         offline = self.settings.offline or self._recorder is not None
         drawn = self._aside if aside is None else aside
         doubt_ok = self._doubt_ok or self.settings.refresh
@@ -237,6 +242,7 @@ class Client(ClientViews):
             self.base_url,
             drawn,
             doubt_ok,
+            also,
         )
 
     def paid_flow(self, plan: CallPlan) -> Flow[Any]:
@@ -426,11 +432,11 @@ class Client(ClientViews):
         memo, raw = self._shared.memo, _frozen(ep.name, params)
         if raw is not None and memo.get_alias(raw, self._policy.stale_ok) is not None:
             return True
-        key = self._key(ep, prepare(ep, dict(params), profile=self.profile))
+        _, key, also = self._keyed(ep, prepare(ep, dict(params), profile=self.profile))
         if raw is not None:
             memo.alias(raw, key)
         try:
-            return self._is_held(ep, key)
+            return any(self._is_held(ep, held) for held in (key, *also))
         except ProfnetError:  # a cached 404 is held too; a store that failed stops buying:
             return True  # nothing is paid (the run's rows say why)
 
@@ -445,7 +451,7 @@ class Client(ClientViews):
             name, params = _planned(call)
             ep = named_endpoint(name)
             payload = prepare(ep, params, profile=self.profile)
-            unique.setdefault(self._key(ep, payload), (ep, payload))
+            unique.setdefault(self._keyed(ep, payload)[1], (ep, payload))
             total += 1
         cached = credits = 0
         asides: list[int | None] = []  # the rooms of searches started before, theirs
@@ -593,7 +599,8 @@ class Client(ClientViews):
         include_skills: bool | str | None = None,
         include_certifications: bool | str | None = None,
     ) -> dict[str, Any]:
-        """A profile (1 credit); skills and certifications when asked for."""
+        """A profile (1 credit), with its skills and certifications: both are always asked
+        for, whatever the flags say (the same price; one answer then serves every ask)."""
         return self._dict(
             "get-profile-details",
             profnet_url=profnet_url,

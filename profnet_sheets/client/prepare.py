@@ -168,6 +168,24 @@ def parameter_value(
         ) from None
 
 
+# The flags of an endpoint that only add fields to its answer, at the same price.
+_ADDING: dict[str, tuple[str, ...]] = {
+    ep.name: adding
+    for ep in ENDPOINTS
+    if (adding := tuple(param.name for param in ep.params if param.adds))
+}
+
+
+def widest(endpoint: Endpoint, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """The call that answers `payload`'s and more at the same price (every flag that only
+    adds fields switched on: a profile's skills and certifications), or None when it is
+    `payload`'s own."""
+    adding = _ADDING.get(endpoint.name)
+    if adding is None or all(payload.get(name) == "true" for name in adding):
+        return None
+    return {**payload, **dict.fromkeys(adding, "true")}
+
+
 def prepare(
     endpoint: Endpoint, params: Mapping[str, Any], *, profile: ServiceProfile
 ) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from profnet_sheets.client.cache import CachePolicy
 from profnet_sheets.client.keys import CallKey, call_key
 from profnet_sheets.client.ledger import InDoubt, Ledger
 from profnet_sheets.client.pace import Pace
-from profnet_sheets.client.prepare import named_endpoint, prepare
+from profnet_sheets.client.prepare import named_endpoint, prepare, widest
 from profnet_sheets.client.recorder import Recorder
 from profnet_sheets.client.shared import Shared
 from profnet_sheets.client.spend import Attempt, Budget, Quote
@@ -138,13 +138,25 @@ class ClientViews:
         return prepare(named_endpoint(name), params, profile=self.profile)
 
     def key(self, name: str, params: Mapping[str, Any]) -> CallKey:
-        """The key of a call, as every cache of this client knows it."""
+        """The key of a call as it is sent (`prepare.widest`), as every cache of this client
+        knows it."""
         ep = named_endpoint(name)
-        return self._key(ep, prepare(ep, dict(params), profile=self.profile))
+        return self._keyed(ep, prepare(ep, dict(params), profile=self.profile))[1]
 
     def _key(self, ep: Endpoint, payload: dict[str, Any]) -> CallKey:
         shared = self._shared
         return call_key(shared.service, shared.api_key.fingerprint, ep, payload)
+
+    def _keyed(
+        self, ep: Endpoint, payload: dict[str, Any]
+    ) -> tuple[dict[str, Any], CallKey, tuple[CallKey, ...]]:
+        """A prepared call as it is sent (widened at the same price: `prepare.widest`), its
+        key, and the key of the call as asked when it was widened (an answer kept under it,
+        by an earlier version, serves the call too)."""
+        wide = widest(ep, payload)
+        if wide is None:
+            return payload, self._key(ep, payload), ()
+        return wide, self._key(ep, wide), (self._key(ep, payload),)
 
     # -- its spend: stops, ledger, budget ----------------------------------------------------------
 

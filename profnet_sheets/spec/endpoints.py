@@ -75,6 +75,9 @@ class Param:
     default: Any = None
     aliases: tuple[str, ...] = ()  # other names the service accepts (docs/decisions.md)
     pattern: str | None = None  # a regular expression the value must match (decisions.md #33)
+    # A flag whose true adds this field to the answer at the same price (a call is then sent
+    # with it on whatever was asked: one answer serves every later ask, decisions.md #596).
+    adds: str | None = None
 
 
 @dataclass(frozen=True)
@@ -441,6 +444,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                 enum=FLAG_VALUES,
                 default="false",
                 description="true or false; adds skills",
+                adds="skills",
             ),
             Param(
                 "include_certifications",
@@ -448,6 +452,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                 enum=FLAG_VALUES,
                 default="false",
                 description="true or false; adds certifications",
+                adds="certifications",
             ),
         ),
         _data(r.PROFILE_DETAIL),

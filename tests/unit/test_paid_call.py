@@ -330,6 +330,32 @@ def test_a_stored_answer_is_handed_out_with_nothing_reserved() -> None:
     assert (kinds(asked), answer) == (["ReadStore"], COMPANY)
 
 
+def test_a_widened_call_is_served_by_an_answer_kept_under_the_call_as_asked() -> None:
+    """A profile is sent with skills and certifications at the same price (decision 596);
+    an answer an earlier version kept under the call as asked still serves it, handed out
+    under its own key (never as the wider answer's), and nothing is bought."""
+    ep = endpoint("get-profile-details")
+    asked_payload = {"profnet_url": "https://www.profnet.com/in/anna/", "include_skills": "false"}
+    wide_payload = {**asked_payload, "include_skills": "true", "include_certifications": "true"}
+    asked, wide = call_key("svc", "fp", ep, asked_payload), call_key("svc", "fp", ep, wide_payload)
+    handed: list[CallKey] = []
+
+    class Handing(Desk):
+        def hand_out(self, ep: Endpoint, key: CallKey, sent: Sent) -> Any:
+            handed.append(key)
+            return sent.body
+
+    stored = Sent(200, json.dumps({"data": {"full_name": "Anna"}}), {"data": {}}, {}, True)
+    planned = CallPlan(ep, wide, wide_payload, None, True, False, 1, "http://x", also=(asked,))
+    flow = paid_call(planned, Books(), Handing(), RetryPolicy(), random.Random(0))
+    reads = [flow.send(None)]
+    reads.append(flow.send(None))  # nothing under the wide key
+    with pytest.raises(StopIteration):
+        flow.send(stored)
+    assert [read.key for read in reads if isinstance(read, ReadStore)] == [wide, asked]
+    assert handed == [asked]
+
+
 def test_offline_and_not_stored_asks_nothing_more() -> None:
     asked, error = run(DETAILS, {}, offline=True)
     assert isinstance(error, OfflineMiss)

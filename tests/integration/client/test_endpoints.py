@@ -53,7 +53,7 @@ def test_every_endpoint_answers(make_client: MakeClient, fresh: RunningSandbox) 
     profile = client.get_profile_details(profnet_url=profile_url, include_skills=True)
     assert profile["full_name"] == profiles[0]["full_name"]
     assert "skills" in profile
-    assert "certifications" not in profile
+    assert "certifications" in profile, "asked too, at the same price (decision 596)"
     assert "posts" in client.get_profile_posts(profnet_url=profile_url, type="comments")
     assert "recommendations" in client.get_recommendations_received(profnet_url=profile_url)
     assert "recommendations" in client.get_recommendations_given(profnet_url=profile_url)
@@ -110,3 +110,25 @@ def test_not_found_is_an_error_with_endpoint_and_status(make_client: MakeClient)
     assert caught.value.endpoint == "get-job-details"
     assert caught.value.status == 404
     assert caught.value.code == "not_found"
+
+
+def test_a_profile_asked_with_or_without_skills_and_certifications_is_paid_once(
+    make_client: MakeClient, fresh: RunningSandbox
+) -> None:
+    """Helper 95: the same profile was paid once per combination of the two flags (4 credits
+    for one profile). Both only add fields at the same price: the call is sent with both,
+    and its answer serves every later ask."""
+    client, sandbox = make_client(), fresh
+    url = "https://www.profnet.com/in/flags-once/"
+    before = sandbox.charged()
+    for flags in ({}, {"include_skills": True}, {"include_certifications": "yes"},
+                  {"include_skills": False, "include_certifications": True}):  # fmt: skip
+        answer = client.get_profile_details(profnet_url=url, **flags)
+        assert {"skills", "certifications"} <= set(answer)
+    assert sandbox.charged() - before == 1
+    assert client.is_cached("get-profile-details", {"profnet_url": url, "include_skills": True})
+    estimate = client.estimate(
+        [("get-profile-details", {"profnet_url": url}),
+         ("get-profile-details", {"profnet_url": url, "include_skills": "true"})]
+    )  # fmt: skip
+    assert (estimate.unique, estimate.cached) == (1, 1)
