@@ -217,6 +217,16 @@ class PaceCore:
             self.floor = max(MIN_RATE, FLOOR * rate_cap)
             self.window = float(self.cap)
 
+    @property
+    def learnt(self) -> float | None:
+        """The service's rate as its answers taught it (past the slow start), or None: not
+        learnt yet, or only the user's own cap (`rate_cap`, one run's choice that no other
+        client goes by: it is neither kept for the next clients nor told to the team)."""
+        known = self.known
+        if self.learning or not math.isfinite(known):
+            return None
+        return None if self.rate_cap is not None and known >= self.rate_cap else known
+
     def start_from(self, rate: float) -> None:
         """Start at a rate the service took lately (learnt by an earlier client): paced by it
         at once, no slow start and no overshoot; probing goes on from there."""
@@ -988,7 +998,7 @@ class Pace:
         """What to tell the team after a call (held lock): the rate learnt here when it was
         cut (at once) or raised (at most every PUBLISHED_EVERY), else None."""
         rate, known = self.core.rate, self.core.known
-        if self._board is None or rate is None or self.core.learning or not math.isfinite(known):
+        if self._board is None or rate is None or self.core.learnt is None:
             return None
         if self.core.settling:
             if now - self.core.cut_at < self.core.settling:
@@ -1046,8 +1056,7 @@ class Pace:
     def _rate_to_write(self, now: float, every: float) -> float | None:
         """The rate learnt (from the service's 429s), when it changed and the last write is
         `every` seconds old (marked as written); else None. Called holding the lock."""
-        known = self.core.known
-        rate = known if math.isfinite(known) and not self.core.learning else None
+        rate = self.core.learnt
         due = self._memory is not None and now - self._written[1] >= every
         if not (due and rate is not None and rate != self._written[0]):
             return None

@@ -721,6 +721,24 @@ def test_a_rate_learnt_lately_starts_the_next_pace(tmp_path: Path) -> None:
     assert not second.core.learning, "no slow start: the rate is known"
 
 
+def test_a_rate_the_user_gave_is_not_kept_for_the_next_clients(tmp_path: Path) -> None:
+    """Helper 96: `--rate 0.0001/s --dry-run` was kept as the rate learnt, and every later
+    run without `--rate` went at one call per 10 s (each run writing it back). A rate given
+    is one run's choice: only a rate the service taught (below it) is kept."""
+    kept = tmp_path / "svc-key-pace.json"
+    given = Pace(cap=64, rate_cap=0.1, clock=lambda: 1.0)
+    given.remember_in(kept)
+    given.release(started(given.core, 1.0), "answered")
+    given.close()
+    assert not kept.exists()
+    assert given.core.learnt is None
+    taught = Pace(cap=64, rate_cap=50.0, clock=lambda: 1.0)
+    taught.remember_in(kept)
+    taught.core.known = 20.0  # the service's 429s: below the rate given
+    taught.close()
+    assert json.loads(kept.read_text(encoding="utf-8"))["rate"] == 20.0
+
+
 @pytest.mark.parametrize("text", ['{"rate": 20, "at": 0}', "not json", '{"rate": "fast"}', ""])
 def test_a_stale_or_unreadable_rate_is_learnt_again(tmp_path: Path, text: str) -> None:
     kept = tmp_path / "pace.json"
