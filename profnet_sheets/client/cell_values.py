@@ -23,6 +23,7 @@ __all__ = [
     "PLACEHOLDERS",
     "STILL_CALCULATING",
     "flag",
+    "free_text",
     "headcount_codes",
     "id_list",
     "int_list",
@@ -264,6 +265,18 @@ def is_placeholder(value: object) -> bool:
     """Text that stands for "no value" (`N/A`, `-`, `—`, `none`, `null`, `TBD`, `#N/A`, `?`,
     ...): a blank for every kind of key, never sent."""
     return isinstance(value, str) and unwrapped(strip_blanks(value)).casefold() in PLACEHOLDERS
+
+
+def free_text(value: object, parameter: str) -> str | None:
+    """`text()` of a filter's free text (a keyword, a title, a company's name), refused
+    when it stands for no value (`N/A`, `-`, `TBD`...): sent, it would be searched for as
+    a word (a batch's cells are blanks first, as for keys)."""
+    got = text(value, parameter)
+    if got is not None and is_placeholder(got):
+        raise refused(
+            value, parameter, f"stands for no value: give {parameter} a value, or leave it out"
+        )
+    return got
 
 
 def key_text(value: object, parameter: str) -> str | None:
@@ -567,7 +580,7 @@ def string_list(value: object, parameter: str) -> list[str]:
     for item in _flatten(value, parameter):
         pieces: list[object] = list(_LINES().split(item)) if isinstance(item, str) else [item]
         for piece in pieces:
-            got = text(piece, parameter)
+            got = free_text(piece, parameter)
             if got is not None:
                 found.append(got)
     return unique(found)

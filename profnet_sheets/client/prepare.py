@@ -84,8 +84,10 @@ def _convert(endpoint: Endpoint, param: Param, value: Any, hosts: identifiers.Ho
         return None if _blank(value, name) else _BY_PATTERN[param.pattern](value, hosts)
     if param.pattern == NUMERIC_ID_PATTERN:
         return None if _blank(value, name) else cell_values.numeric_id(value, name)
-    text = cell_values.text(value, name)
-    if text is not None and name not in _VERBATIM:
+    if name in _VERBATIM:
+        return cell_values.text(value, name)
+    text = cell_values.free_text(value, name)
+    if text is not None:
         text = " ".join(text.split())
     if text is not None and param.enum is not None:
         matches = [allowed for allowed in param.enum if allowed.lower() == text.lower()]

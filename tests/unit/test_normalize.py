@@ -912,6 +912,7 @@ NORMALISERS: dict[str, Callable[[Any], Any]] = {
     "job_id": ids.job_id,
     "place_name": v.place_name,
     "key_text": lambda value: v.key_text(value, "domain"),
+    "free_text": lambda value: v.free_text(value, "keywords"),
     "flag": lambda value: v.flag(value, "include_skills"),
     "string_list": lambda value: v.string_list(value, "title_keywords"),
     "id_list": lambda value: v.id_list(value, "school_ids"),
@@ -1310,3 +1311,15 @@ def test_names_that_look_like_a_domain_or_a_date_are_names(value: str) -> None:
 def test_person_names_people_give_are_sent_spaces_collapsed(value: str) -> None:
     assert v.person_name(f"  {value}\u00a0 ") == value.lower()
     assert refused(lambda: v.person_name("42"), "42", "name")
+
+
+@pytest.mark.parametrize("value", ["N/A", "-", "none", "TBD", " n/a "])
+def test_a_placeholder_in_a_filters_free_text_is_refused_never_searched_for(value: str) -> None:
+    """Helper 96: `search leads --title-keywords N/A` paid 55 credits for a search of the
+    word `N/A`. A batch's placeholders are blanks before this; given as a filter, refused."""
+    assert "stands for no value: give keywords a value" in str(
+        refused(lambda: v.free_text(value, "keywords"), value, "keywords")
+    )
+    with pytest.raises(NormalizationError, match="stands for no value"):
+        v.string_list(["CTO", value], "title_keywords")
+    assert v.free_text("N/A Systems", "company_name") == "N/A Systems"

@@ -590,3 +590,19 @@ def test_a_service_failing_with_500s_and_503s_mixed_stops_the_run(
     assert "none of 10 paid calls in a row was answered" in result.stderr
     calls = sandbox.calls(KEY)
     assert calls < 150, f"{calls} calls for 100 keys"
+
+
+def test_a_placeholder_given_as_a_search_filter_is_refused_before_paying(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Helper 96: `--title-keywords N/A` paid 55 credits for a search of the word `N/A`."""
+    out = tmp_path / "na.csv"
+    result = run(
+        env, "search", "leads", "--title-keywords", "N/A", "--limit", "5", "--out", str(out),
+        "--yes",
+    )  # fmt: skip
+    assert result.returncode != 0
+    (line,) = errors(result)
+    assert "'N/A' stands for no value: give --title-keywords a value, or leave it out" in line
+    assert sandbox.charged(KEY) == 0
+    assert not out.exists()

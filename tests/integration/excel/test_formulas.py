@@ -374,6 +374,16 @@ def test_searches_spill_their_results(excel: Excel) -> None:
     assert "date, relevance" in bad
 
 
+def test_a_search_given_an_empty_cell_or_a_placeholder_pays_nothing(excel: Excel) -> None:
+    """Helper 96: `PROFNET_SEARCH_POSTS(0)` (`=A1` of an empty A1) and `("N/A")` paid 5
+    credits each, `PROFNET_SEARCH_JOBS("-")` 10: as a lookup's key, they are blanks."""
+    before = excel.charged()
+    for keyword in (0, 0.0, "N/A", "-", "TBD"):
+        assert formulas.search_posts(keyword).startswith("#PROFNET! invalid input")
+        assert formulas.search_jobs(keyword).startswith("#PROFNET! invalid input")
+    assert excel.charged() == before
+
+
 def test_find_profiles_and_schools(excel: Excel) -> None:
     best = rows_of(
         formulas.find_profiles("Anna Schmidt", "", None, None, None, None, "full_name, profnet_url")
