@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import time
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -53,6 +54,7 @@ from profnet_sheets.client.views import ClientViews
 from profnet_sheets.config import ApiKey, Settings
 from profnet_sheets.errors import (
     ArgumentError,
+    ConfigurationError,
     OfflineMiss,
     ProfnetError,
     ServiceError,
@@ -80,7 +82,7 @@ class Client(ClientViews):
         self,
         api_key: str | None = None,
         base_url: str | None = None,
-        cache: str | Path | None = None,
+        cache: str | Path | bool | None = None,
         budget: int | None = None,
         *,
         offline: bool | None = None,
@@ -92,10 +94,15 @@ class Client(ClientViews):
             key = ApiKey(api_key) if isinstance(api_key, str) else api_key
         finally:
             del api_key  # a traceback showing local variables must not show the key
+        if key is not None and not isinstance(key, ApiKey):
+            raise ConfigurationError(
+                f"api_key must be text, not {type(key).__name__}: give the key as text (or leave "
+                "it out: PROFNET_API_KEY, or `profnet-sheets config --api-key -`)"
+            )
         self.settings = settings or Settings.load(
             api_key=key,
             base_url=base_url,
-            cache=str(cache) if cache is not None else None,
+            cache=_cache_place(cache),
             budget=budget,
             offline=offline,
             refresh=refresh,
@@ -723,6 +730,21 @@ class Client(ClientViews):
         """A search job started earlier (maybe by another process), by its request_id: its
         pages draw on the credits set aside for its results when it started, if still there."""
         return SearchJob(self.with_options(refresh=False), kind, request_id)
+
+
+def _cache_place(cache: object) -> str | None:
+    """The cache a client is given as its setting: a place as text, False as `off` (no
+    cache), True or None as the settings' own (PROFNET_CACHE, or the default folder)."""
+    if cache is None or cache is True:
+        return None
+    if cache is False:
+        return "off"
+    if isinstance(cache, str | os.PathLike):
+        return os.fspath(cache)
+    raise ConfigurationError(
+        f"cache={shown(cache)} is no cache: give a folder or a .sqlite file, 'memory', 'off' "
+        "(or False), or a redis:// URL"
+    )
 
 
 def _planned(call: Any) -> tuple[str, Mapping[str, Any]]:

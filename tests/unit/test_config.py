@@ -58,6 +58,24 @@ def test_an_examples_placeholder_is_refused_before_it_is_sent(placeholder: str) 
         Client(api_key=placeholder, base_url="http://127.0.0.1:9", cache="memory")
 
 
+@pytest.mark.parametrize("cache", [0, 42, ["x"], 1.5])
+def test_a_client_given_no_cache_place_is_refused_and_false_is_off(
+    cache: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Helper 96: `Client(cache=False)` kept a cache on disk in a folder named `False`."""
+    from profnet_sheets import Client
+
+    monkeypatch.chdir(tmp_path)
+    base = "http://127.0.0.1:9"
+    assert Client(api_key="k1", base_url=base, cache=False).settings.cache == "off"
+    assert Client(api_key="k1", base_url=base, cache=Path("c.sqlite")).settings.cache
+    with pytest.raises(ConfigurationError, match=r"is no cache: give a folder"):
+        Client(api_key="k1", base_url=base, cache=cache)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="api_key must be text, not int"):
+        Client(api_key=123, base_url=base, cache="memory")  # type: ignore[arg-type]
+    assert not any(path.name.startswith(("False", "0", "42", "[")) for path in tmp_path.iterdir())
+
+
 def test_the_key_is_never_shown() -> None:
     key = ApiKey("super-secret-value")
     settings = Settings(api_key=key)
