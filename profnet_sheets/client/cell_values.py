@@ -8,6 +8,7 @@ import functools
 import math
 import numbers
 import re
+import unicodedata
 from collections.abc import Callable, Hashable, Iterator
 from decimal import Decimal, InvalidOperation
 from typing import Concatenate, Final, ParamSpec, TypeVar
@@ -45,7 +46,12 @@ def compiled_later(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]
 # -- blanks, Excel leftovers and the shape of a value ---------------------------------------------
 
 # Excel pastes bring non-breaking and zero-width spaces and byte-order marks along.
-_ZERO_WIDTH: Final = "\u180e\u200b\u200c\u200d\u2060\ufeff"
+# So do text written right to left: its direction marks, embeddings and isolates, and soft
+# hyphens; none is part of a name or an address.
+_ZERO_WIDTH: Final = (
+    "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+    "\u2060\u2066\u2067\u2068\u2069\ufeff"
+)
 # What str.isspace() calls a space up to U+3000 (the spec's blanks, SPACE_CHARS, among them),
 # written out: computing it cost a few milliseconds at every import (a test checks the list).
 _UNICODE_SPACES: Final = (
@@ -416,6 +422,14 @@ def flag(value: object, parameter: str) -> str:
     raise refused(value, parameter, f"is not a true/false value: give {wanted} (or yes/no, 1/0)")
 
 
+def _name_text(got: str) -> str:
+    """A name as typed, as it is searched for: invisible characters dropped, full-width and
+    compatibility forms as their plain letters (NFKC: full-width `Berlin` is `Berlin`), spaces
+    collapsed."""
+    plain = unicodedata.normalize("NFKC", got.translate(INVISIBLE))
+    return " ".join(ANY_SPACE().sub(" ", plain).split())
+
+
 @remembered
 def place_name(value: object) -> str:
     """A place name as find-geocode-by-location is asked: spaces collapsed, lowercase, so that
@@ -425,7 +439,7 @@ def place_name(value: object) -> str:
     parameter = "location"
     wanted = "a place name such as Berlin"
     got = required(value, parameter, wanted)
-    name = " ".join(ANY_SPACE().sub(" ", got.translate(INVISIBLE)).split())
+    name = _name_text(got)
     postal = _POSTAL_CODE().fullmatch(name) is not None  # digits alone: a postal code
     if (what := leftover(name)) is not None and not (postal and what == "a number"):
         raise refused(value, parameter, f"is {what}, not a place: give {wanted}")
@@ -442,7 +456,7 @@ def school_name(value: object) -> str:
     parameter = "school_name"
     wanted = "a school's name such as Stanford University"
     got = required(value, parameter, wanted)
-    name = " ".join(ANY_SPACE().sub(" ", got).split())
+    name = _name_text(got)
     if (what := leftover(name)) == "a number":
         raise refused(
             value,
@@ -464,7 +478,7 @@ def person_name(value: object) -> str:
     parameter = "name"
     wanted = "a person's name such as Anna Schmidt"
     got = required(value, parameter, wanted)
-    name = " ".join(ANY_SPACE().sub(" ", got.translate(INVISIBLE)).split())
+    name = _name_text(got)
     if (what := leftover(name)) is not None:
         raise refused(value, parameter, f"is {what}, not a person's name: give {wanted}")
     if not any(character.isalpha() for character in name):
@@ -498,7 +512,9 @@ _TRUE_FALSE_WORDS: Final = frozenset(
     {"true", "false", "wahr", "falsch", "vrai", "faux", "yes", "no", "ja", "nein", "oui", "non"}
 )
 _NOT_NUMBERS: Final = frozenset({"inf", "-inf", "+inf", "infinity", "-infinity", "nan"})
-_POSTAL_CODE: Final = compiled_later(r"[0-9][0-9 -]*[0-9]|[0-9]")
+# Digits alone, three at least (the shortest postal codes: Iceland's, the Faroes'); `0` is
+# what a formula gives for an empty cell.
+_POSTAL_CODE: Final = compiled_later(r"(?=(?:[ -]*[0-9]){3})[0-9][0-9 -]*[0-9]")
 # A date in words, as spreadsheets and CRMs write it: 3 Mar 2023, Mar 2023, March 3, 2023,
 # Oct-24, Q3 2024 (a month's name or its first three letters, English).
 _MONTH: Final = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"

@@ -1323,3 +1323,28 @@ def test_a_placeholder_in_a_filters_free_text_is_refused_never_searched_for(valu
     with pytest.raises(NormalizationError, match="stands for no value"):
         v.string_list(["CTO", value], "title_keywords")
     assert v.free_text("N/A Systems", "company_name") == "N/A Systems"
+
+
+@pytest.mark.parametrize("mark", ["\u200f", "\u200e", "\u202e", "\u2067", "\u061c", "\u00ad"])
+def test_direction_marks_and_soft_hyphens_are_dropped_like_zero_width_spaces(mark: str) -> None:
+    """Helper 96: `\u200fklarna.com` was refused, and `\u202eBerlin` paid and not found: text
+    pasted from a page written right to left brings its direction marks along."""
+    assert ids.domain(f"{mark}klarna.com") == "klarna.com"
+    assert v.place_name(f"{mark}Berlin") == "berlin"
+    assert v.school_name(f"Stan{mark}ford") == "stanford"
+
+
+def test_full_width_names_are_searched_as_their_plain_letters() -> None:
+    """Helper 96: a full-width `Berlin` (an East Asian keyboard's) was paid and not found."""
+    full_width = "\uff22\uff45\uff52\uff4c\uff49\uff4e"
+    assert v.place_name(full_width) == "berlin"
+    assert v.school_name(full_width + " \uff35") == "berlin u"
+    assert v.person_name("\uff21\uff4e\uff4e\uff41") == "anna"
+
+
+@pytest.mark.parametrize("value", ["0", 0, "12", 7.0])
+def test_a_number_too_short_for_a_postal_code_is_no_place(value: object) -> None:
+    """Helper 96: `0` (what a formula gives for an empty cell) was geocoded and paid."""
+    with pytest.raises(NormalizationError, match="is a number, not a place"):
+        v.place_name(value)
+    assert v.place_name("101") == "101", "Iceland's postal codes have three digits"

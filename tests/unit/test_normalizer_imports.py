@@ -36,5 +36,7 @@ def test_the_identifier_grammar_compiles_its_patterns_and_reads_lists_on_first_u
 
 def test_the_blanks_written_out_are_what_python_calls_a_space_and_the_specs() -> None:
     spaces = {ch for ch in map(chr, range(0x3001)) if ch.isspace()}
-    assert spaces | set("\u180e\u200b\u200c\u200d\u2060\ufeff") == set(cell_values.BLANKS)
+    marks = "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u2060\ufeff"
+    marks += "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"  # text right to left
+    assert spaces | set(marks) == set(cell_values.BLANKS)
     assert set(SPACE_CHARS) <= set(cell_values.BLANKS)
