@@ -12,6 +12,7 @@ from typing import Final
 import polars as pl
 
 from profnet_sheets.batch.kinds import Kind, kind_named
+from profnet_sheets.batch.naming import error_column
 from profnet_sheets.batch.plan import make_plan
 from profnet_sheets.redact import listed
 from profnet_sheets.spec import DEFAULT_PROFILE, ServiceProfile
@@ -139,6 +140,22 @@ def key_candidates(frame: pl.DataFrame | pl.Schema) -> list[str]:
     ]
 
 
+def input_candidates(frame: pl.DataFrame | pl.Schema) -> tuple[list[str], list[str]]:
+    """`key_candidates` split: the table's own columns, then those an earlier enrichment
+    wrote (`company_profnet_url` beside its `company_error`), read only when none of the
+    first will do, so that a file enriched again is read from the keys it was enriched by
+    (paid for already)."""
+    candidates = key_candidates(frame)
+    ending = error_column("")
+    prefixes = tuple(
+        name.removesuffix(ending) for name in candidates if name.endswith(ending) and name != ending
+    )
+    if not prefixes:
+        return candidates, []
+    written = [name for name in candidates if name.startswith(prefixes)]
+    return [name for name in candidates if name not in written], written
+
+
 @dataclass(frozen=True)
 class _Fit:
     column: str
@@ -199,7 +216,10 @@ def choose_column(
     service of `profile` (a client's) reads them: page URLs on its network's hosts."""
     spec = kind if isinstance(kind, Kind) else kind_named(kind)
     head = frame.head(SAMPLE_ROWS)
-    fit = _best(spec, spec.inputs[0], key_candidates(frame), head, profile)
+    own, written = input_candidates(frame)
+    fit = _best(spec, spec.inputs[0], own, head, profile) or _best(
+        spec, spec.inputs[0], written, head, profile
+    )
     return None if fit is None else fit.column
 
 
@@ -214,7 +234,8 @@ def choose_columns(
     if main is None:
         return {}
     chosen = {spec.inputs[0]: main}
-    free = [name for name in key_candidates(frame) if name != main]
+    own, _ = input_candidates(frame)  # what narrows the keys down: never a run's output
+    free = [name for name in own if name != main]
     named = sorted(
         (rank, parameter, column)
         for parameter in spec.inputs[1:]

@@ -226,3 +226,24 @@ def test_an_answer_with_no_data_is_found_nothing_by_every_kind(kind: str, payloa
     """A review: `lookup profile_posts` crashed after paying on `{"data": null}` (its record
     asked `.get` of None), where enrich and lookup say `not found`."""
     assert KINDS[kind].record(payload) is None
+
+
+def test_a_file_enriched_before_is_read_from_its_own_keys_not_the_columns_a_run_wrote() -> None:
+    """Helper 96: enriching `s1.csv` (enriched before) again read `company_profnet_url`
+    rather than `Website`, and paid 18 credits for companies paid for already."""
+    enriched = pl.DataFrame(
+        {
+            "Account": ["Stripe", "Shopify"],
+            "Website": ["stripe.com", "shopify.com"],
+            "company_company_name": ["Stripe", "Shopify"],
+            "company_profnet_url": [
+                "https://www.profnet.com/company/stripe/",
+                "https://www.profnet.com/company/shopify/",
+            ],
+            "company_error": [None, None],
+        },
+        schema_overrides={"company_error": pl.String},
+    )
+    assert choose_column(enriched, "company") == "Website"
+    only_written = enriched.drop("Website")
+    assert choose_column(only_written, "company") == "company_profnet_url", "none other left"
