@@ -11,6 +11,7 @@ import functools
 import ipaddress
 import numbers
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Final, Literal, NamedTuple
 from urllib.parse import quote, unquote
@@ -398,15 +399,35 @@ def _page_url(
             raise NormalizationError(message, parameter, value)
         raw_slug = segments[1] if len(segments) > 1 else ""
     try:
-        slug = strip_blanks(unquote(raw_slug, errors="strict").lower())
+        slug = strip_blanks(unquote(raw_slug, errors="strict").translate(INVISIBLE))
+        slug = slug if kind == "in" and _MEMBER_ID().fullmatch(slug) else slug.lower()
         quoted = quote(slug, safe="-_.~")
     except UnicodeError:
         raise refused(value, parameter, f"has a badly percent-encoded name: {hint}") from None
     if not slug or slug in {".", ".."}:
         raise refused(value, parameter, f"has no name after /{kind}/: {hint}")
+    if any(unicodedata.category(character) == "Cc" for character in slug) or (
+        kind == "in" and ANY_SPACE().search(slug)  # a company's old pages may have one
+    ):
+        raise refused(value, parameter, f"has a space or a control character in its name: {hint}")
+    if not any(character.isalnum() for character in slug):
+        raise refused(value, parameter, f"has no letter or digit in its name: {hint}")
+    if kind == "in" and len(slug) > PROFILE_NAME_MOST:
+        raise refused(
+            value,
+            parameter,
+            f"has a name of {len(slug):,} characters (a profile's has {PROFILE_NAME_MOST} at "
+            f"most): {hint}",
+        )
     if slug.isdigit() and not slug.strip("0"):  # /company/0/: nothing has the id 0
         raise refused(value, parameter, f"names no page (nothing has the id 0): {hint}")
     return f"https://www.{base}/{kind}/{quoted}/"
+
+
+# A profile's own name in its URL: 3 to 100 letters, digits and hyphens, as the network sets
+# it; a member's id (`ACoAAB...`, `ACwAAB...`) keeps its case, which is part of it.
+PROFILE_NAME_MOST: Final = 100
+_MEMBER_ID: Final = compiled_later(r"AC[a-z][A-Za-z0-9_-]{10,}")
 
 
 @remembered

@@ -1348,3 +1348,33 @@ def test_a_number_too_short_for_a_postal_code_is_no_place(value: object) -> None
     with pytest.raises(NormalizationError, match="is a number, not a place"):
         v.place_name(value)
     assert v.place_name("101") == "101", "Iceland's postal codes have three digits"
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("/in/a b/", "has a space or a control character in its name"),
+        ("/in/a%20b/", "has a space or a control character in its name"),
+        ("/in/%00/", "has a space or a control character in its name"),
+        ("/in/-/", "has no letter or digit in its name"),
+        ("/in/--_/", "has no letter or digit in its name"),
+        ("/in/" + "a" * 101 + "/", "has a name of 101 characters (a profile's has 100 at most)"),
+        ("/company/%07acme/", "has a space or a control character in its name"),
+    ],
+)
+def test_a_page_url_whose_name_cannot_be_one_is_refused(path: str, says: str) -> None:
+    """Helper 96: `/in/a b`, `/in/%00`, `/in/-` and a 500-character name were paid."""
+    call = ids.profile_url if path.startswith("/in/") else ids.company_url
+    with pytest.raises(NormalizationError, match=re.escape(says)):
+        call("https://www.profnet.com" + path)
+
+
+def test_a_members_id_in_a_profile_url_keeps_its_case() -> None:
+    """Helper 96: `/in/ACoAAB12345xyZ` was sent in lower case, another id (the network's
+    member ids are case-sensitive); a profile's own name is not."""
+    member = "https://www.profnet.com/in/ACoAAB12345xyZ/"
+    assert ids.profile_url(member) == member
+    assert ids.profile_url("https://www.profnet.com/in/Anna-Schmidt") == (
+        "https://www.profnet.com/in/anna-schmidt/"
+    )
+    assert ids.profile_url("https://www.profnet.com/in/a\u200bnna/").endswith("/in/anna/")
