@@ -108,8 +108,8 @@ def _long_numbers_shown(reader: Any, name: str, header: int, read: pl.DataFrame)
 def _title_rows(reader: Any, name: str) -> tuple[tuple[str | None, ...], ...]:
     """The rows above the table's header, as text: none, unless the sheet opens with one or
     two titles (rows of one cell: a title, a merged banner, a date), then an empty row, then a
-    row of two names or more that look like column names (distinct words; no number, domain,
-    URL or e-mail address): that row is the header. A row of column groups (names over some
+    row of two names or more that look like column names (two distinct words at least, one
+    may repeat; no number, domain, URL or e-mail address): that row is the header. A row of column groups (names over some
     of the next row's columns only, as merged cells leave them) over a row of column names,
     over data with a number, domain, URL or e-mail in its first row, is read as a title too,
     under titles of one cell and empty rows or none.
@@ -136,7 +136,7 @@ def _title_rows(reader: Any, name: str) -> tuple[tuple[str | None, ...], ...]:
             continue
         titles = [above for above in rows[:index] if any(cell and cell.strip() for cell in above)]
         gap = index > 0 and not any(cell and cell.strip() for cell in rows[index - 1])
-        names = len(set(filled)) == len(filled) and all(map(_is_a_name, filled))
+        names = len(set(filled)) >= 2 and all(map(_is_a_name, filled))  # a name may repeat
         return tuple(rows[:index]) if gap and names and len(titles) <= _TITLES_AT_MOST else ()
     return ()
 
@@ -452,11 +452,15 @@ def _write_table(
             if value is not None:
                 typed(row, col, value)  # a title's date stays a date
     unnamed = written_header(frame.columns)
+    own = _own_rows(frame, copy, top) if copy is not None else None
+    typed_header = copy.own[top] if copy is not None and own is not None else ()
     for col, name in enumerate(frame.columns):
+        given = typed_header[col] if col < len(typed_header) else None
+        if given is not None and _renamed_repeat(str(given), name):
+            name = str(given)  # a repeated name, as the sheet has it (`Website` twice)
         if name not in unnamed:
             style = header_quoted if name.startswith(DANGEROUS) else header
             sheet.write_string(top, col, name, style)
-    own = _own_rows(frame, copy, top) if copy is not None else None
     _write_cells(workbook, sheet, frame, quoted, first_row=top + 1, own=own)
     sheet.freeze_panes(top + 1, 0)
     if frame.width:
@@ -476,10 +480,20 @@ def _own_rows(
     if width > frame.width or len(rows) != frame.height:
         return None
     for name, column in zip(names, frame.columns[:width], strict=False):
-        same = column.startswith(_UNNAMED) if name is None else str(name) == column
+        same = (
+            column.startswith(_UNNAMED)
+            if name is None
+            else str(name) == column or _renamed_repeat(str(name), column)
+        )
         if not same:
             return None
     return rows
+
+
+def _renamed_repeat(name: str, column: str) -> bool:
+    """Whether `column` is fastexcel's name for a header cell `name` that repeats an earlier
+    one (`Website` read as `Website_1`)."""
+    return column.startswith(name + "_") and column[len(name) + 1 :].isdigit()
 
 
 def _write_cells(

@@ -229,6 +229,32 @@ def test_a_workbook_with_a_title_and_an_empty_header_cell_comes_back_as_it_was(
     assert sandbox.charged(KEY) == 1
 
 
+def test_a_titled_sheet_whose_header_repeats_a_name_is_read_under_it_and_written_as_it_was(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Helper 96: `Account, Website, Website` under a title was not taken for the header
+    (its names were not all distinct): keys were read from `__UNNAMED__1`, the header row
+    marked invalid, and the new columns' names written on the title row. A workbook's
+    repeated header name is written back as it was, not as `Website_1`."""
+    source = tmp_path / "dup.xlsx"
+    workbook = xlsxwriter.Workbook(str(source))
+    sheet = workbook.add_worksheet("Accounts")
+    sheet.write(0, 0, "Q3 accounts")
+    sheet.write_row(2, 0, ["Account", "Website", "Website"])
+    sheet.write_row(3, 0, ["Acme", "acme.com", "acme.com"])
+    workbook.close()
+    out = tmp_path / "out.xlsx"
+    result = run(env, "enrich", str(source), "--kind", "company", "--out", str(out), "--yes")
+    assert result.returncode == 0, result.stderr
+    assert "Reading company keys from 'Website'" in result.stderr
+    assert "1 row: 1 enriched, 0 with an error, 0 blank" in result.stderr
+    rows = [list(row)[:4] for row in openpyxl.load_workbook(out).active.values]
+    assert rows[0][0] == "Q3 accounts"
+    assert rows[2] == ["Account", "Website", "Website", "company_name"]
+    assert rows[3] == ["Acme", "acme.com", "acme.com", "Acme"]
+    assert sandbox.charged(KEY) == 1
+
+
 def test_a_hidden_first_sheet_is_not_read_by_default_and_the_sheet_read_is_named(
     env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
 ) -> None:
