@@ -109,10 +109,10 @@ def _title_rows(reader: Any, name: str) -> tuple[tuple[str | None, ...], ...]:
     """The rows above the table's header, as text: none, unless the sheet opens with one or
     two titles (rows of one cell: a title, a merged banner, a date), then an empty row, then a
     row of two names or more that look like column names (two distinct words at least, one
-    may repeat; no number, domain, URL or e-mail address): that row is the header. A row of column groups (names over some
-    of the next row's columns only, as merged cells leave them) over a row of column names,
-    over data with a number, domain, URL or e-mail in its first row, is read as a title too,
-    under titles of one cell and empty rows or none.
+    may repeat; no number, domain, URL or e-mail address): that row is the header. A row of
+    column groups (names over some of the next row's columns only, as merged cells leave them)
+    over a row of column names, over data with a number, domain, URL or e-mail in its first
+    row, is read as a title too, under titles of one cell and empty rows or none.
     A column of data over a gap, or a short header over two columns of data, leaves the first
     row the header."""
     with _quiet("fastexcel"):
@@ -454,10 +454,10 @@ def _write_table(
     unnamed = written_header(frame.columns)
     own = _own_rows(frame, copy, top) if copy is not None else None
     typed_header = copy.own[top] if copy is not None and own is not None else ()
-    for col, name in enumerate(frame.columns):
+    for col, column in enumerate(frame.columns):
         given = typed_header[col] if col < len(typed_header) else None
-        if given is not None and _renamed_repeat(str(given), name):
-            name = str(given)  # a repeated name, as the sheet has it (`Website` twice)
+        repeated = given is not None and _renamed_repeat(str(given), column)
+        name = str(given) if repeated else column  # a repeated name as the sheet has it
         if name not in unnamed:
             style = header_quoted if name.startswith(DANGEROUS) else header
             sheet.write_string(top, col, name, style)
