@@ -7,6 +7,12 @@ from pathlib import Path
 from typing import Final
 
 
+def canonical_name(name: str) -> str:
+    """A field's or a kind's name as a user may write it, as the spec writes it: `Company
+    Name`, `company-name` -> `company_name`."""
+    return "_".join(name.strip().lower().replace("-", " ").split())
+
+
 def counted(number: int, one: str, many: str | None = None) -> str:
     """`1 credit`, `2 credits`, `1,200 leads` (`many`: the plural, when not `one` + s)."""
     return f"{number:,} " + (one if number == 1 else many or one + "s")

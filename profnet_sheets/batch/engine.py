@@ -29,7 +29,7 @@ from profnet_sheets.errors import (
 from profnet_sheets.redact import shown
 from profnet_sheets.spec import ServiceProfile
 from profnet_sheets.spec.endpoints import endpoint as endpoint_named
-from profnet_sheets.words import counted, looks_like
+from profnet_sheets.words import canonical_name, counted, looks_like
 
 Frame = pl.DataFrame | pl.LazyFrame
 Progress = bool | Callable[[int, int], None] | None  # a bar, none, or a hook (done, total)
@@ -476,7 +476,12 @@ def enrich(
     columns = key_columns(spec, column)
     if isinstance(fields, str):  # `fields="company_name, industry"`: names, not letters
         fields = [name.strip() for name in fields.split(",") if name.strip()]
-    chosen = list(fields) if fields else list(spec.output.field_names)
+    known = {canonical_name(name): name for name in spec.output.field_names}
+    chosen = (  # as formulas read them: `Company Name` is company_name
+        [known.get(canonical_name(str(name)), name) for name in fields]
+        if fields
+        else list(spec.output.field_names)
+    )
     prefix = default_prefix(spec.name) if prefix is None else prefix
     schema = lazy.collect_schema()
     names, errors_at = column_names(prefix, chosen, schema.names()), error_column(prefix)

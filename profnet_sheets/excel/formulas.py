@@ -15,12 +15,13 @@ from profnet_sheets.client import cell_values
 from profnet_sheets.errors import ArgumentError, NotFound
 from profnet_sheets.excel import cells, session
 from profnet_sheets.excel.cells import Result
-from profnet_sheets.excel.lookups import Lookup, canonical_name, choose_fields, item_rows, lookup
+from profnet_sheets.excel.lookups import Lookup, choose_fields, item_rows, lookup
 from profnet_sheets.excel.messages import message_for
 from profnet_sheets.spec import endpoint, items_in
 from profnet_sheets.spec import resources as r
 from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.spec.schema import ObjectOf
+from profnet_sheets.words import canonical_name
 
 P = ParamSpec("P")
 

@@ -14,6 +14,7 @@ from profnet_sheets.excel.cells import CellValue, Grid, Result, Rows
 from profnet_sheets.excel.messages import NOT_FOUND, message_for, row_message
 from profnet_sheets.excel.session import ExcelSession
 from profnet_sheets.spec.schema import ArrayOf, ObjectOf
+from profnet_sheets.words import canonical_name
 
 if TYPE_CHECKING:
     from profnet_sheets.batch.engine import Progress
@@ -21,11 +22,6 @@ if TYPE_CHECKING:
 
 Answer = dict[str, Any] | str | None  # a record, a #PROFNET! text, or None for a blank key
 _OUT = "out."  # prefix of the columns enrich() adds: never a key column's name
-
-
-def canonical_name(name: str) -> str:
-    """`Company Name`, `company-name` -> `company_name`."""
-    return "_".join(name.strip().lower().replace("-", " ").split())
 
 
 def choose_fields(

@@ -15,11 +15,10 @@ from profnet_sheets.client.spend import Quote
 from profnet_sheets.errors import ArgumentError
 from profnet_sheets.excel import cells
 from profnet_sheets.excel.cells import CellValue, Rows
-from profnet_sheets.excel.lookups import canonical_name
 from profnet_sheets.searches.workflow import Search
 from profnet_sheets.spec import DEFAULT_PROFILE, Endpoint, Param, ServiceProfile, search_endpoint
 from profnet_sheets.spec.endpoints import SearchKind
-from profnet_sheets.words import counted
+from profnet_sheets.words import canonical_name, counted
 
 if TYPE_CHECKING:
     import polars as pl

@@ -18,9 +18,9 @@ from profnet_sheets.client import cell_values
 from profnet_sheets.errors import ArgumentError
 from profnet_sheets.excel import cells, lookups
 from profnet_sheets.excel.cells import CellValue, Rows
-from profnet_sheets.excel.lookups import canonical_name, choose_fields
+from profnet_sheets.excel.lookups import choose_fields
 from profnet_sheets.excel.searches import spend_rows
-from profnet_sheets.words import counted, spend_said
+from profnet_sheets.words import canonical_name, counted, spend_said
 
 if TYPE_CHECKING:
     from profnet_sheets.batch.plan import Plan

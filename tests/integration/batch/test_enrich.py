@@ -551,3 +551,13 @@ def test_a_plans_summary_says_when_a_limit_will_stop_the_run(
         )
     ), "no limit: what lost answers asked again may cost is bounded by none"
     assert sandbox.charged(KEY) == 0
+
+
+def test_fields_are_named_as_formulas_name_them(client: Client) -> None:
+    """Helper 95: `--fields "Company Name, INDUSTRY"` was refused by the CLI and taken by
+    the formulas: one reading of a field's name everywhere."""
+    frame = pl.DataFrame({"Website": ["stripe.com"]})
+    done = enrich(frame, "Website", "company", "Company Name, INDUSTRY", client=client)
+    assert done.columns == ["Website", "company_name", "company_industry", "company_error"]
+    with pytest.raises(ValueError, match="company has no field 'revenue'"):
+        enrich(frame, "Website", "company", ["revenue"], client=client)
