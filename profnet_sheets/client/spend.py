@@ -917,12 +917,15 @@ def ceiling(
     prices: PriceTable, ep: Endpoint, params: Mapping[str, Any], max_items: int | None = None
 ) -> int:
     """The most a call can cost at `prices`, known before it is made: a per-item call at most
-    `max_items`, its `limit`, or MAX_PAGE_ITEMS items."""
+    `max_items`, its `limit` (the spec's default when none is given, as `prepare` fills it
+    in), or MAX_PAGE_ITEMS items."""
     price = prices.price(ep)
     if price.kind != "per_item":
         return price.credits
     if max_items is None:
         limit = params.get("limit")
+        if not isinstance(limit, int):
+            limit = next((p.default for p in ep.params if p.name == "limit"), None)
         max_items = int(limit) if isinstance(limit, int) else MAX_PAGE_ITEMS
     return price.upper_bound(max_items)
 

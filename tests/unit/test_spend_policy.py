@@ -554,3 +554,14 @@ def test_a_quote_names_the_limit_that_leaves_the_least() -> None:
     both = SPEND.quote(25, Budget(10), CapUse(210, "210/day", 200))
     assert both.short is not None
     assert both.short.name == "the budget", "the same left: the budget first"
+
+
+def test_a_per_item_call_given_no_limit_costs_at_most_the_specs_default() -> None:
+    """Helper 95: `client.ceiling('google-full-profiles', {'name': 'X'})` said 100 where
+    the estimate said 3: the service's default (filled in by `prepare`) bounds it."""
+    from profnet_sheets.client.spend import ceiling
+
+    profiles = endpoint("google-full-profiles")
+    assert ceiling(PriceTable(), profiles, {"name": "X"}) == 3
+    assert ceiling(PriceTable(), profiles, {"name": "X", "limit": 5}) == 5
+    assert ceiling(PriceTable(), endpoint("get-lead-results"), {"request_id": "r"}) == 100
