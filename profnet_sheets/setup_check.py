@@ -57,6 +57,7 @@ class CheckReport:
     lite: bool | None = None  # whether it lets xlwings Lite call it (CORS); None: not known
     lite_origin: str = LITE_ORIGIN  # the origin Lite runs from (the add-in's, or your team's)
     cache: str | None = None  # a team's Redis cache: whether it answered (None: not one)
+    unasked: str | None = None  # why the service was not asked at all (`no API key`)
 
     @property
     def ok(self) -> bool:
@@ -67,7 +68,10 @@ class CheckReport:
         if self.reachable:
             reached = f"yes ({self.latency_ms:.0f} ms)" if self.latency_ms is not None else "yes"
         else:
-            reached = "no"
+            reached = "no" if self.unasked is None else f"not asked ({self.unasked})"
+        why_not = self.unasked or (
+            "the key was refused" if self.key_accepted is False else "no service found"
+        )
         key = {True: "accepted", False: "refused", None: "not known"}[self.key_accepted]
         verdict = "OK: ready" if self.ok else f"NOT READY: {self.problem}"
         return [
@@ -77,8 +81,7 @@ class CheckReport:
             f"spent:       {self.credits} credits (a search's status is free)",
             f"lite:        {_lite_said(self.lite, self.lite_origin)}"
             if self.key_accepted
-            else "lite:        not asked: "
-            + ("the key was refused" if self.key_accepted is False else "no service found"),
+            else f"lite:        not asked: {why_not}",
             *(f"note:        {note}" for note in self.notes),
             verdict,
         ]
@@ -112,11 +115,13 @@ def check_setup(settings: Settings, lite_origin: str = LITE_ORIGIN) -> CheckRepo
             "no base URL of the service: set base_url (PROFNET_BASE_URL, or "
             f"`{command('config --base-url ...')}`) to the address your provider gives"
         )
+        report.unasked = "no base URL"
         return report
     elif settings.api_key is None:
         report.problem = (
             f"no API key: set api_key (PROFNET_API_KEY, or `{command('config --api-key ...')}`)"
         )
+        report.unasked = "no API key"
         return report
     else:
         base_url, key = settings.base_url, settings.api_key

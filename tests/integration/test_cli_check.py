@@ -308,3 +308,15 @@ def test_a_teams_redis_that_keeps_nothing_across_a_restart_is_said(
     finally:
         server.config_set("save", "")  # no snapshot written in the test's folder
     assert f"cache:       the team's Redis {url}: reachable\n" in kept.stdout, kept.stdout
+
+
+def test_a_setup_without_a_key_says_the_service_was_not_asked(
+    other: RunningSandbox, tmp_path: Path
+) -> None:
+    """Helper 96: with a base URL and no key, `check` said `reachable: no` and `lite: not
+    asked: no service found` of a service that was up: it had not been asked."""
+    done = run_cli(profile_env(other, tmp_path, PROFNET_API_KEY=""), "check")
+    assert done.returncode == 1
+    assert "reachable:   not asked (no API key)" in done.stdout
+    assert "lite:        not asked: no API key" in done.stdout
+    assert last_line(done.stdout).startswith("NOT READY: no API key: set api_key")
