@@ -483,6 +483,12 @@ def config(
     uv run profnet-sheets config --unset budget
     """
     api_key = _key_asked_for(api_key)
+    if api_key is not None and not api_key.strip():
+        raise click.ClickException(
+            "No API key was given (the key read was empty): pipe it in (`... | "
+            f"{command('config --api-key -')}`), or run `{command('config --api-key')}` alone "
+            "to be asked for it. Nothing was saved."
+        )
     if api_key is not None and is_placeholder_key(api_key):
         raise click.ClickException(
             f"The API key given is the documentation's placeholder {api_key.strip()!r}: give "

@@ -430,6 +430,19 @@ def test_config_says_its_file_unsets_a_setting_and_refuses_the_docs_placeholder(
     assert placeholder.returncode == 1
     assert "the documentation's placeholder '...'" in placeholder.stderr
     assert not config.exists()
+    for piped in ("", "\n", "  \n"):  # helper 96: said to be the docs' placeholder ''
+        empty = subprocess.run(
+            [*CLI, "config", "--api-key", "-"],
+            input=piped,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        assert empty.returncode == 1
+        assert "No API key was given (the key read was empty)" in empty.stderr
+        assert not config.exists()
     config.write_text('[profnet]\napi_key = "..."\n', encoding="utf-8")  # saved before
     replaced = run_cli(env, "config", "--api-key", "k-0")
     assert replaced.returncode == 0, replaced.stderr
