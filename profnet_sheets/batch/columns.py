@@ -14,8 +14,10 @@ import polars as pl
 from profnet_sheets.batch.kinds import Kind, kind_named
 from profnet_sheets.batch.naming import error_column
 from profnet_sheets.batch.plan import make_plan
+from profnet_sheets.client.prepare import prepare
+from profnet_sheets.errors import ProfnetError
 from profnet_sheets.redact import listed
-from profnet_sheets.spec import DEFAULT_PROFILE, ServiceProfile
+from profnet_sheets.spec import DEFAULT_PROFILE, ServiceProfile, endpoint
 
 __all__ = ["choose_column", "choose_columns", "key_candidates"]
 
@@ -248,6 +250,20 @@ def choose_columns(
     return {parameter: chosen[parameter] for parameter in spec.inputs if parameter in chosen}
 
 
+def _reads_as_a_key(kind: Kind, header: str, profile: ServiceProfile) -> bool:
+    """Whether a column's header is itself a key of `kind` by its shape (`acme.com`, a page
+    URL, a URN): a file without a header row, its first value taken for the header."""
+    parameter = kind.inputs[0]
+    shape = _SHAPED.get(parameter)
+    if shape is None or not shape.search(header):
+        return False
+    try:
+        prepare(endpoint(kind.endpoint), kind.call({parameter: header}, {}), profile=profile)
+    except (ProfnetError, ValueError):
+        return False
+    return True
+
+
 def mapping_from_options(kind: str | Kind, given: list[str]) -> str | dict[str, str]:
     """`--column` values as enrich() takes them: one plain name for the main input, or
     `parameter=column` pairs (`name=Full Name`, `company=Employer`, `title=Role`)."""
@@ -308,4 +324,11 @@ def resolve_columns(
         )
     shown = ", ".join(f"{column!r}" for column in chosen.values())
     note = f"Reading {spec.name} keys from {shown} (give --column to choose another)."
+    main = chosen[spec.inputs[0]]
+    if _reads_as_a_key(spec, main, profile):
+        note += (
+            f"\nWarning: its header {main!r} reads as a {spec.name} key itself: if the file "
+            "has no header row, its first row is taken for one and is not enriched (add a "
+            "header row above the values)."
+        )
     return (chosen[spec.inputs[0]] if len(chosen) == 1 else chosen), note

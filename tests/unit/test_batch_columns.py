@@ -247,3 +247,15 @@ def test_a_file_enriched_before_is_read_from_its_own_keys_not_the_columns_a_run_
     assert choose_column(enriched, "company") == "Website"
     only_written = enriched.drop("Website")
     assert choose_column(only_written, "company") == "company_profnet_url", "none other left"
+
+
+def test_a_file_without_a_header_row_is_warned_of() -> None:
+    """Helper 96: a CSV of domains with no header row read `acme.com` as the column's name,
+    and that row was never enriched, with no word of it."""
+    headless = pl.DataFrame({"acme.com": ["stripe.com", "shopify.com"]})
+    _, note = resolve_columns(headless, "company", [])
+    assert note is not None
+    assert "Warning: its header 'acme.com' reads as a company key itself" in note
+    _, plain = resolve_columns(ACCOUNTS, "company", [])
+    assert plain is not None
+    assert "Warning" not in plain
