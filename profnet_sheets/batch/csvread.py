@@ -54,13 +54,21 @@ _CONTROL_BYTES: Final = bytes(b for b in range(32) if b not in b"\t\n\r\f\v\x1b"
 _BINARY_SHARE: Final = 10  # more than 1 byte in 10 a control byte: not text
 
 
-def _refuse_binary(head: bytes, source: Path) -> None:
-    """BatchInputError when a file's first bytes are not text: a known kind of file, or more
-    than a tenth control bytes (a stray NUL in a value is text; UTF-16/32 is told by its BOM)."""
+def kind_of_file(head: bytes) -> str | None:
+    """What a file whose first bytes are `head` is when it is not text (`a ZIP archive (an
+    .xlsx workbook is one)`, `binary data ...`), or None: text (a stray NUL in a value is
+    text; UTF-16/32 is told by its BOM)."""
     what = next((name for magic, name in _SIGNATURES if head.startswith(magic)), None)
     controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
     if what is None and controls * _BINARY_SHARE > len(head) and not head.startswith(_BOMS):
         what = "binary data (control bytes, not text)"
+    return what
+
+
+def _refuse_binary(head: bytes, source: Path) -> None:
+    """BatchInputError when a file's first bytes are not text: a known kind of file, or more
+    than a tenth control bytes."""
+    what = kind_of_file(head)
     if what is not None:
         msg = (
             f"{source}: is {what}, not CSV text; give a table saved as CSV UTF-8 "
@@ -113,6 +121,11 @@ def read_csv(source: Path, encoding: str | None = None, *, as_text: bool = False
             frame = _parse(_widened(data.decode("utf-8"), separator, source), separator)
     except pl.exceptions.PolarsError as error:
         msg = f"{source}: not a readable CSV file ({first_line(error)})"
+        if (line := _unclosed_quote(text)) is not None:
+            msg = (
+                f"{source}: not a readable CSV file (line {line:,} opens a quote (\") that no "
+                "line closes); close it, or save the file again as CSV UTF-8"
+            )
         raise BatchInputError(msg, path=source) from error
     except csv.Error:  # the csv module's reading of a long row: a line break in a bare field
         msg = (
@@ -121,6 +134,15 @@ def read_csv(source: Path, encoding: str | None = None, *, as_text: bool = False
         )
         raise BatchInputError(msg, path=source) from None
     return frame if as_text else typed(frame)
+
+
+def _unclosed_quote(text: str) -> int | None:
+    """The line (from 1) whose quote no later line closes, or None: every quote closed."""
+    open_at: int | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.count('"') % 2:
+            open_at = number if open_at is None else None
+    return open_at
 
 
 def _parse(data: bytes, separator: str) -> pl.DataFrame:

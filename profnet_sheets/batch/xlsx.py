@@ -13,6 +13,7 @@ from typing import Any, Final
 
 import polars as pl
 
+from profnet_sheets.batch.csvread import kind_of_file
 from profnet_sheets.batch.escape import DANGEROUS
 from profnet_sheets.batch.formulas import sheets_with_formulas
 from profnet_sheets.batch.problems import BatchInputError, first_line
@@ -200,6 +201,10 @@ def fastexcel_error() -> type[Exception]:
     return error
 
 
+_ZIP: Final = b"PK\x03\x04"  # an .xlsx workbook is a ZIP archive
+_HEAD_BYTES: Final = 4096
+
+
 def _reader(source: Path) -> Any:
     import fastexcel
 
@@ -207,6 +212,15 @@ def _reader(source: Path) -> Any:
         return fastexcel.read_excel(source)
     except fastexcel.FastExcelError as error:
         msg = f"{source}: not a readable Excel workbook ({first_line(error)})"
+        with contextlib.suppress(OSError):
+            with source.open("rb") as file:
+                head = file.read(_HEAD_BYTES)
+            if not head.startswith(_ZIP):  # no workbook at all: what it is, said plainly
+                what = kind_of_file(head) or "text (a CSV file renamed, perhaps)"
+                msg = (
+                    f"{source}: is {what}, not an Excel workbook; give the file the extension "
+                    "of what it holds (.csv for text)"
+                )
         raise BatchInputError(msg, path=source) from error
 
 

@@ -854,3 +854,23 @@ def test_xlsx_numbers_past_excels_dates_are_kept_as_numbers(tmp_path: Path) -> N
         ("Deal", "Value"),
         ("x", 99_999_999),
     ]
+
+
+def test_a_text_file_named_xlsx_is_said_to_be_text(tmp_path: Path) -> None:
+    """Helper 96: a CSV renamed `.xlsx` gave calamine's `Zip error: ... Could not find EOCD`."""
+    renamed = tmp_path / "accounts.xlsx"
+    renamed.write_text("Website\nacme.com\n", encoding="utf-8")
+    with pytest.raises(BatchInputError, match=r"is text \(a CSV file renamed, perhaps\), not an"):
+        read_table(renamed)
+    pdf = tmp_path / "report.xlsx"
+    pdf.write_bytes(b"%PDF-1.4 ...")
+    with pytest.raises(BatchInputError, match="is a PDF document, not an Excel workbook"):
+        read_table(pdf)
+
+
+def test_a_quote_never_closed_is_said_with_its_line(tmp_path: Path) -> None:
+    """Helper 96: an unterminated quote gave `could not parse `"acme.com)`, with no line."""
+    source = tmp_path / "q.csv"
+    source.write_text('Website\nstripe.com\n"acme.com\nklarna.com\n', encoding="utf-8")
+    with pytest.raises(BatchInputError, match=r"line 3 opens a quote \(\"\) that no line closes"):
+        read_table(source)
