@@ -123,7 +123,7 @@ def read_csv(source: Path, encoding: str | None = None, *, as_text: bool = False
         msg = f"{source}: not a readable CSV file ({first_line(error)})"
         if (line := _unclosed_quote(text)) is not None:
             msg = (
-                f"{source}: not a readable CSV file (line {line:,} opens a quote (\") that no "
+                f'{source}: not a readable CSV file (line {line:,} opens a quote (") that no '
                 "line closes); close it, or save the file again as CSV UTF-8"
             )
         raise BatchInputError(msg, path=source) from error
