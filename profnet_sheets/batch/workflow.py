@@ -438,9 +438,14 @@ def enrich_file(
             "the table in an .xlsx written)."
         )
     if not names:
+        empty, others = "the file is empty", []
+        if source.suffix.lower() in XLSX_SUFFIXES:
+            read, every = sheet_names(source, _sheet(sheet))
+            empty, others = f"the sheet {shown(read)} is empty", [it for it in every if it != read]
+        elsewhere = f" (the workbook has {listed(others)} too: --sheet)" if others else ""
         raise BatchInputError(
-            f"{source}: the file is empty (no header row); give a table whose first row names "
-            "its columns"
+            f"{source}: {empty} (no header row); give a table whose first row names its "
+            f"columns{elsewhere}"
         )
     try:
         column, note = resolve_columns(table, kind, list(columns), client.profile)

@@ -472,3 +472,21 @@ def test_long_number_cells_among_text_are_refused_not_paid_as_other_ids(
     assert "'1.23457E+17' is in scientific notation" in errors[1]
     assert "'9.0072E+15' is in scientific notation" in errors[2]
     assert sandbox.charged(KEY) - before == 3
+
+
+def test_an_empty_sheet_asked_for_is_said_to_be_the_empty_one(
+    env: dict[str, str], sandbox: RunningSandbox, tmp_path: Path
+) -> None:
+    """Helper 96: `--sheet Hidden` on an empty sheet said `the file is empty`."""
+    source = tmp_path / "two.xlsx"
+    workbook = xlsxwriter.Workbook(str(source))
+    workbook.add_worksheet("Accounts").write_column(0, 0, ["Website", "acme.com"])
+    workbook.add_worksheet("Hidden")
+    workbook.close()
+    result = run(env, "enrich", str(source), "--sheet", "Hidden", "--kind", "company", "--dry-run")
+    assert result.returncode != 0
+    assert (
+        "the sheet 'Hidden' is empty (no header row); give a table whose first row names its "
+        "columns (the workbook has 'Accounts' too: --sheet)"
+    ) in " ".join(result.stderr.split())
+    assert sandbox.charged(KEY) == 0
