@@ -462,7 +462,7 @@ def answers_place(settings: Settings, service: str) -> Path | str:
     if where.startswith(("redis://", "rediss://", "unix://")):
         return where
     if where:  # a place named: a SQLite file, or a folder its file is made in
-        path = Path(where).expanduser()
+        path = Path(where).expanduser().absolute()  # said as the folder it is made in
         return path if names_a_cache_file(path) else path / f"{service}-answers.sqlite"
     return settings.cache_dir / f"{service}-answers.sqlite"  # a folder, whatever its name
 

@@ -347,6 +347,8 @@ class ClientViews:
     def cache_info(self) -> dict[str, Any]:
         """Where answers are cached, how many (and how many expired), the size, the ledger."""
         found = self._shared.store.info()
+        if self.settings.cache == "off":  # its store is one of memory that nothing reads
+            found["cache"] = "off (no answer is looked up again)"
         return {
             "service": masked_url(self.base_url)
             + (" (embedded sandbox)" if self.settings.uses_sandbox else ""),

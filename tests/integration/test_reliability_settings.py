@@ -736,3 +736,13 @@ def test_a_cache_found_damaged_by_a_save_is_refused_by_the_next_runs(
     assert "malformed" in mark.read_text()
     assert not Path(f"{answers}-damaged").exists(), "the mark is set aside with the file"
     assert run(env, "lookup", "company", "acme.io").returncode == 0
+
+
+def test_cache_info_says_off_and_a_relative_folder_as_the_one_it_is(cli: Cli) -> None:
+    """Helper 96: `PROFNET_CACHE=off` was shown as `memory`, and a relative folder as typed."""
+    off = cli("cache", "info", cache="off")
+    assert off.exit_code == 0, off.output
+    assert "cache: off (no answer is looked up again)" in off.output
+    relative = cli("cache", "info", cache="team-cache")
+    assert relative.exit_code == 0, relative.output
+    assert f"cache: {cli.home / 'team-cache' / 'sandbox-answers.sqlite'}" in relative.output
