@@ -201,7 +201,8 @@ def pages_read(offline: SearchClient, kind: SearchKind, request_id: str) -> tupl
     """(results read, total results) of the search `request_id`, from the cache of `offline`
     (a client that sends nothing): its pages in order until the last one its counts tell, an
     empty one, or one not cached; the total None when its pages do not tell it (never read
-    as 0). LookupError when no page of it is cached."""
+    as 0) unless its last page was read (an empty one, or the last its counts tell: then
+    the results read are all). LookupError when no page of it is cached."""
     read, page, total, found = 0, 1, None, False
     try:
         while True:
@@ -215,6 +216,7 @@ def pages_read(offline: SearchClient, kind: SearchKind, request_id: str) -> tupl
             total = total if told is None else max(total or 0, told)
             pages = whole_number(body.get("total_pages"))
             if not items or (pages is not None and page >= pages):
+                total = read if total is None else total  # its last page read: all there is
                 break
             page += 1
     except ProfnetError:  # a page not read yet (OfflineMiss), or nothing cached after all

@@ -565,3 +565,26 @@ def test_a_per_item_call_given_no_limit_costs_at_most_the_specs_default() -> Non
     assert ceiling(PriceTable(), profiles, {"name": "X"}) == 3
     assert ceiling(PriceTable(), profiles, {"name": "X", "limit": 5}) == 5
     assert ceiling(PriceTable(), endpoint("get-lead-results"), {"request_id": "r"}) == 100
+
+
+def test_a_search_whose_last_page_was_read_knows_it_has_read_them_all() -> None:
+    """Helper 95: a reused search whose pages were read to an empty one (no total told) was
+    quoted `up to 10 credits for its results`: its last page read, nothing is left to pay."""
+    from typing import Any
+
+    from profnet_sheets.client.jobs import pages_read
+    from profnet_sheets.errors import OfflineMiss
+
+    class Offline:
+        def __init__(self, pages: list[list[int]]) -> None:
+            self.pages = pages
+
+        def call(self, name: str, params: object = None, **more: Any) -> dict[str, Any]:
+            page = int(more["page"])
+            if page > len(self.pages):
+                raise OfflineMiss("not cached")
+            return {"results": [{"n": n} for n in self.pages[page - 1]]}
+
+    assert pages_read(Offline([[1, 2], []]), "leads", "r") == (2, 2)  # type: ignore[arg-type]
+    assert pages_read(Offline([[]]), "leads", "r") == (0, 0)  # type: ignore[arg-type]
+    assert pages_read(Offline([[1, 2]]), "leads", "r") == (2, None), "page 2 not read: unknown"  # type: ignore[arg-type]
