@@ -6,7 +6,7 @@ import difflib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from profnet_sheets.client import identifiers
 from profnet_sheets.redact import shown
@@ -28,6 +28,18 @@ class Kind:
     record: Callable[[Any], dict[str, Any] | None]  # payload -> fields (None: nothing found)
     options: tuple[str, ...] = ()
     description: str = ""
+
+    @property
+    def takes_words(self) -> bool:
+        """Whether its columns hold names and words (a person's, a school's, a place's), where
+        `Na`, `Nan`, `Nat` or `Nil` is a name, not a placeholder (`cell_values.NAME_WORDS`)."""
+        return self.endpoint in WORD_ENDPOINTS
+
+
+# The endpoints that take names and words, not keys: a person's, a school's, a place's.
+WORD_ENDPOINTS: Final = frozenset(
+    {"google-full-profiles", "google-schools", "find-geocode-by-location"}
+)
 
 
 def _same(payload: Any) -> dict[str, Any] | None:

@@ -283,7 +283,7 @@ def _discover(plan: Plan, options: Mapping[str, Any], profile: ServiceProfile) -
         plan.row_count[raw] = count
         # A placeholder (N/A, -, TBD...) is a blank in every column: never sent.
         row = {
-            name: None if cell_values.is_placeholder(value) else value
+            name: None if cell_values.is_placeholder(value, words=kind.takes_words) else value
             for name, value in zip(parameters, raw, strict=True)
         }
         if all(_is_blank(value) for value in row.values()):

@@ -238,9 +238,9 @@ def text(value: object, parameter: str) -> str | None:
     )
 
 
-def required(value: object, parameter: str, wanted: str) -> str:
+def required(value: object, parameter: str, wanted: str, *, words: bool = False) -> str:
     got = text(value, parameter)  # first: an Excel error (#N/A too) says it comes from a formula
-    if is_placeholder(got):
+    if is_placeholder(got, words=words):
         raise refused(
             value, parameter, f"stands for no value: give {wanted} (or leave the cell empty)"
         )
@@ -267,10 +267,19 @@ PLACEHOLDERS: Final = frozenset(
 )
 
 
-def is_placeholder(value: object) -> bool:
+# Placeholders that are names and words too (Na and Nan are surnames, Nat and Nil given
+# names; NIL and NAT are topics): placeholders only where a key is asked for.
+NAME_WORDS: Final = frozenset({"na", "nan", "nat", "nil"})
+
+
+def is_placeholder(value: object, *, words: bool = False) -> bool:
     """Text that stands for "no value" (`N/A`, `-`, `—`, `none`, `null`, `TBD`, `#N/A`, `?`,
-    ...): a blank for every kind of key, never sent."""
-    return isinstance(value, str) and unwrapped(strip_blanks(value)).casefold() in PLACEHOLDERS
+    ...): a blank for every kind of key, never sent. `words`: where a name or a keyword is
+    asked for, `NAME_WORDS` are words."""
+    if not isinstance(value, str):
+        return False
+    folded = unwrapped(strip_blanks(value)).casefold()
+    return folded in PLACEHOLDERS and not (words and folded in NAME_WORDS)
 
 
 def free_text(value: object, parameter: str) -> str | None:
@@ -278,7 +287,7 @@ def free_text(value: object, parameter: str) -> str | None:
     when it stands for no value (`N/A`, `-`, `TBD`...): sent, it would be searched for as
     a word (a batch's cells are blanks first, as for keys)."""
     got = text(value, parameter)
-    if got is not None and is_placeholder(got):
+    if got is not None and is_placeholder(got, words=True):
         raise refused(
             value, parameter, f"stands for no value: give {parameter} a value, or leave it out"
         )
@@ -438,7 +447,7 @@ def place_name(value: object) -> str:
     code)."""
     parameter = "location"
     wanted = "a place name such as Berlin"
-    got = required(value, parameter, wanted)
+    got = required(value, parameter, wanted, words=True)
     name = _name_text(got)
     postal = _POSTAL_CODE().fullmatch(name) is not None  # digits alone: a postal code
     if (what := leftover(name)) is not None and not (postal and what == "a number"):
@@ -455,7 +464,7 @@ def school_name(value: object) -> str:
     a spreadsheet's leftover that names no school (`leftover`)."""
     parameter = "school_name"
     wanted = "a school's name such as Stanford University"
-    got = required(value, parameter, wanted)
+    got = required(value, parameter, wanted, words=True)
     name = _name_text(got)
     if (what := leftover(name)) == "a number":
         raise refused(
@@ -477,7 +486,7 @@ def person_name(value: object) -> str:
     leftover that names nobody (`leftover`)."""
     parameter = "name"
     wanted = "a person's name such as Anna Schmidt"
-    got = required(value, parameter, wanted)
+    got = required(value, parameter, wanted, words=True)
     name = _name_text(got)
     if (what := leftover(name)) is not None:
         raise refused(value, parameter, f"is {what}, not a person's name: give {wanted}")

@@ -50,12 +50,13 @@ def blank(value: Any) -> bool:
     return value is None
 
 
-def lookup_key(value: Any, parameter: str) -> str | None:
+def lookup_key(value: Any, parameter: str, *, words: bool = False) -> str | None:
     """A key of a lookup (an id, a URL, a name), None when blank. A number 0 is blank too:
     it is what `=A1` gives for an empty A1, and no company, job or post has the id 0; so is a
-    placeholder (`N/A`, `-`, `TBD`...), as in every batch."""
+    placeholder (`N/A`, `-`, `TBD`...), as in every batch (`words`: a name or a keyword is
+    asked for, where `Nat` is one)."""
     is_number = isinstance(value, int | float) and not isinstance(value, bool)
-    blank = (is_number and value == 0) or cell_values.is_placeholder(value)
+    blank = (is_number and value == 0) or cell_values.is_placeholder(value, words=words)
     return None if blank else key(value, parameter)
 
 

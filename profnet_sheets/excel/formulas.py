@@ -88,7 +88,7 @@ def _one_value(value: Any, name: str, function: str) -> str | None:
     grid = cells.grid(value)
     if not grid.single:
         raise ArgumentError(f"{function}: {name} takes one value, not {len(grid.cells)} cells")
-    return cells.lookup_key(grid.cells[0], name)  # 0 (`=A1` of an empty A1), N/A: blank
+    return cells.lookup_key(grid.cells[0], name, words=True)  # 0 (`=A1` of nothing), N/A
 
 
 @formula

@@ -137,7 +137,8 @@ def fetch_one(
 ) -> Answer:
     """One key's record: a call the client answers from memory when it can."""
     try:
-        row = {name: cells.lookup_key(value, name) for name, value in inputs.items()}
+        words = kind.takes_words
+        row = {name: cells.lookup_key(value, name, words=words) for name, value in inputs.items()}
         if all(value is None for value in row.values()):
             return None
         raw = (kind.name, *row.items(), *sorted(options.items()))
@@ -154,7 +155,7 @@ def fetch_one(
 
 
 def _key_rows(
-    columns: Mapping[str, Sequence[Any]], ranged: set[str]
+    columns: Mapping[str, Sequence[Any]], ranged: set[str], kind: Kind
 ) -> tuple[dict[str, list[str | None]], dict[int, str]]:
     """Each row's keys as text, and the message of each row with a cell that cannot be a key.
     Such a row, and a row whose ranged cells are all blank, is left blank: no lookup."""
@@ -163,7 +164,8 @@ def _key_rows(
     for index, values in enumerate(zip(*columns.values(), strict=True)):
         try:
             row = [
-                cells.lookup_key(value, name) for name, value in zip(columns, values, strict=True)
+                cells.lookup_key(value, name, words=kind.takes_words)
+                for name, value in zip(columns, values, strict=True)
             ]
         except NormalizationError as error:
             invalid[index] = message_for(error)
@@ -184,7 +186,7 @@ def fetch_rows(
 ) -> list[Answer]:
     """fetch_many() without the batch engine (no polars, no thread: xlwings Lite): each
     row's record by fetch_one(), identical keys answered once by the client's caches."""
-    texts, invalid = _key_rows(columns, set(columns) if ranged is None else ranged)
+    texts, invalid = _key_rows(columns, set(columns) if ranged is None else ranged, kind)
     answers: list[Answer] = []
     for index in range(len(next(iter(texts.values()), []))):
         row = {name: values[index] for name, values in texts.items()}
@@ -209,7 +211,7 @@ def plan_many(
     fetch_many() so that the keys are not planned twice."""
     from profnet_sheets.batch.engine import enrich
 
-    texts, invalid = _key_rows(columns, set(columns))
+    texts, invalid = _key_rows(columns, set(columns), kind)
     plan: Plan = enrich(
         _frame(texts),
         {name: name for name in texts},
@@ -245,7 +247,7 @@ def fetch_many(
     from profnet_sheets.batch.engine import enrich
     from profnet_sheets.batch.marks import is_not_done
 
-    texts, invalid = _key_rows(columns, set(columns) if ranged is None else ranged)
+    texts, invalid = _key_rows(columns, set(columns) if ranged is None else ranged, kind)
     fields = list(kind.output.field_names)
     out = enrich(
         _frame(texts),

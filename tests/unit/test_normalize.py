@@ -1378,3 +1378,17 @@ def test_a_members_id_in_a_profile_url_keeps_its_case() -> None:
         "https://www.profnet.com/in/anna-schmidt/"
     )
     assert ids.profile_url("https://www.profnet.com/in/a\u200bnna/").endswith("/in/anna/")
+
+
+@pytest.mark.parametrize("word", ["NAT", "Nil", "NA", "nan"])
+def test_a_placeholder_that_is_a_name_or_a_word_is_one_where_words_are_asked_for(
+    word: str,
+) -> None:
+    """Helper 97: `--keywords NAT` and `PROFNET_SEARCH_POSTS("NIL")` were refused as no value,
+    and `PROFNET_FIND_PROFILES("Nat", "Acme")` searched by the company alone (a stranger
+    paid): Na and Nan are surnames, Nat and Nil given names, NIL and NAT topics. They stay
+    placeholders in a key's column."""
+    assert v.free_text(word, "keywords") == word
+    assert v.is_placeholder(word)
+    assert not v.is_placeholder(word, words=True)
+    assert v.is_placeholder("N/A", words=True)

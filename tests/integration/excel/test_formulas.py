@@ -384,6 +384,14 @@ def test_a_search_given_an_empty_cell_or_a_placeholder_pays_nothing(excel: Excel
     assert excel.charged() == before
 
 
+def test_a_name_that_is_also_a_placeholder_is_searched_for(excel: Excel) -> None:
+    """Helper 97: `PROFNET_FIND_PROFILES("Nat", "Acme")` searched by the company alone and
+    paid for a stranger; `PROFNET_SEARCH_POSTS("NIL")` was refused."""
+    found = formulas.find_profiles("Nat", "Acme", None, None, None, None, "full_name")
+    assert str(found).startswith("Nat "), found
+    assert not str(formulas.search_posts("NIL")).startswith("#PROFNET!")
+
+
 def test_find_profiles_and_schools(excel: Excel) -> None:
     best = rows_of(
         formulas.find_profiles("Anna Schmidt", "", None, None, None, None, "full_name, profnet_url")
