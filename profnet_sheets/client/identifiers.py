@@ -425,9 +425,10 @@ def _page_url(
 
 
 # A profile's own name in its URL: 3 to 100 letters, digits and hyphens, as the network sets
-# it; a member's id (`ACoAAB...`, `ACwAAB...`) keeps its case, which is part of it.
+# it; a member's id (`ACoAAB...`, `ACwAAB...`: `AC`, a lower-case letter, `AA`, then its
+# base64 digits) keeps its case, which is part of it.
 PROFILE_NAME_MOST: Final = 100
-_MEMBER_ID: Final = compiled_later(r"AC[a-z][A-Za-z0-9_-]{10,}")
+_MEMBER_ID: Final = compiled_later(r"AC[a-z]AA[A-Za-z0-9_-]{4,}")
 
 
 @remembered

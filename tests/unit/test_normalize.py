@@ -1378,6 +1378,11 @@ def test_a_members_id_in_a_profile_url_keeps_its_case() -> None:
         "https://www.profnet.com/in/anna-schmidt/"
     )
     assert ids.profile_url("https://www.profnet.com/in/a\u200bnna/").endswith("/in/anna/")
+    short = "https://www.profnet.com/in/ACoAAB12345/"  # helper 97: lower-cased
+    assert ids.profile_url(short) == short
+    assert ids.profile_url("https://www.profnet.com/in/AClaudia-Schneider-12/") == (
+        "https://www.profnet.com/in/aclaudia-schneider-12/"
+    ), "a name starting AC is a name: one key in any case"
 
 
 @pytest.mark.parametrize("word", ["NAT", "Nil", "NA", "nan"])
