@@ -29,8 +29,14 @@ _BY_PATTERN: dict[str, Callable[[Any, identifiers.Hosts], str]] = {
 _KEYS: dict[str, dict[str, Callable[[Any, identifiers.Hosts], str]]] = {
     "get-job-details": {"job_id": identifiers.job_id},
     "find-geocode-by-location": {"location": lambda value, hosts: cell_values.place_name(value)},
-    "google-schools": {"school_name": lambda value, hosts: cell_values.school_name(value)},
-    "google-full-profiles": {"name": lambda value, hosts: cell_values.person_name(value)},
+    "google-schools": {
+        "school_name": lambda value, hosts: cell_values.school_name(value),
+        "location": lambda value, hosts: cell_values.place_name(value),
+    },
+    "google-full-profiles": {
+        "name": lambda value, hosts: cell_values.person_name(value),
+        "location": lambda value, hosts: cell_values.place_name(value),
+    },
 }
 _VERBATIM = frozenset({"sales_nav_url", "pagination_token", "request_id"})  # sent as given
 _ID_LISTS: dict[str, Callable[[Any, str], list[Any]]] = {

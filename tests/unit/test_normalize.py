@@ -1397,3 +1397,15 @@ def test_a_placeholder_that_is_a_name_or_a_word_is_one_where_words_are_asked_for
     assert v.is_placeholder(word)
     assert not v.is_placeholder(word, words=True)
     assert v.is_placeholder("N/A", words=True)
+
+
+def test_a_searchs_location_is_one_search_in_any_case() -> None:
+    """Helper 97: `PROFNET_SCHOOLS("MIT", "Cambridge")` and `("mit", "cambridge")` were two
+    paid searches: a location is a place's name, read as `place_name` reads one."""
+    from profnet_sheets.client.prepare import prepare
+    from profnet_sheets.spec import DEFAULT_PROFILE, endpoint
+
+    for name, key in (("google-schools", "school_name"), ("google-full-profiles", "name")):
+        ep = endpoint(name)
+        spellings = [{key: "MIT", "location": "Cambridge"}, {key: "mit", "location": " CAMBRIDGE"}]
+        assert len({str(prepare(ep, it, profile=DEFAULT_PROFILE)) for it in spellings}) == 1
