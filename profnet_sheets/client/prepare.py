@@ -3,6 +3,7 @@ hosts), before anything is sent or paid."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping
 from typing import Any, Final
@@ -192,6 +193,26 @@ def widest(endpoint: Endpoint, payload: dict[str, Any]) -> dict[str, Any] | None
     if adding is None or all(payload.get(name) == "true" for name in adding):
         return None
     return {**payload, **dict.fromkeys(adding, "true")}
+
+
+def served_by(endpoint: Endpoint, payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """The calls short of `widest` whose answers serve `payload`'s too: itself first, then
+    each with more of its adding flags switched on (what an earlier version kept for the
+    same profile asked with skills, or with certifications)."""
+    adding = _ADDING.get(endpoint.name)
+    if adding is None:
+        return [payload]
+    wide = widest(endpoint, payload)
+    choices = [
+        ("true",) if payload.get(name) == "true" else (payload.get(name), "true") for name in adding
+    ]
+    spelled = [payload]
+    for values in itertools.product(*choices):
+        call = {key: value for key, value in payload.items() if key not in adding}
+        call.update({name: value for name, value in zip(adding, values, strict=True) if value})
+        if call != wide and call not in spelled:
+            spelled.append(call)
+    return spelled
 
 
 def prepare(

@@ -16,7 +16,7 @@ from profnet_sheets.client.cache import CachePolicy
 from profnet_sheets.client.keys import CallKey, call_key
 from profnet_sheets.client.ledger import InDoubt, Ledger
 from profnet_sheets.client.pace import Pace
-from profnet_sheets.client.prepare import named_endpoint, prepare, widest
+from profnet_sheets.client.prepare import named_endpoint, prepare, served_by, widest
 from profnet_sheets.client.recorder import Recorder
 from profnet_sheets.client.shared import Shared
 from profnet_sheets.client.spend import Attempt, Budget, Quote
@@ -151,12 +151,12 @@ class ClientViews:
         self, ep: Endpoint, payload: dict[str, Any]
     ) -> tuple[dict[str, Any], CallKey, tuple[CallKey, ...]]:
         """A prepared call as it is sent (widened at the same price: `prepare.widest`), its
-        key, and the key of the call as asked when it was widened (an answer kept under it,
-        by an earlier version, serves the call too)."""
+        key, and when it was widened the keys of the calls whose answers serve it too (as
+        asked, then asking more: `prepare.served_by`; what an earlier version kept)."""
         wide = widest(ep, payload)
         if wide is None:
             return payload, self._key(ep, payload), ()
-        return wide, self._key(ep, wide), (self._key(ep, payload),)
+        return wide, self._key(ep, wide), tuple(self._key(ep, it) for it in served_by(ep, payload))
 
     # -- its spend: stops, ledger, budget ----------------------------------------------------------
 

@@ -494,3 +494,24 @@ def test_a_call_retried_then_held_back_says_how_many_times_it_went_out() -> None
     assert "not retried" not in said
     once = str(transport_error(ep, "timeout", gone[:1], True, "http://127.0.0.1:1"))
     assert "It was not retried because the service may already have charged for it." in once
+
+
+def test_a_profile_asked_plain_is_served_by_what_was_kept_asking_more() -> None:
+    """Helper 97: an earlier version's answer to `--skills` (kept under that call's key) did
+    not serve a plain ask after the upgrade (1 credit more): every spelling that asks at
+    least as much serves it, the call as asked first."""
+    from profnet_sheets.client.prepare import served_by
+
+    ep = endpoint("get-profile-details")
+    plain = {"profnet_url": "u", "include_skills": "false", "include_certifications": "false"}
+    served = served_by(ep, plain)
+    assert served[0] == plain
+    assert {"profnet_url": "u", "include_skills": "true", "include_certifications": "false"} in (
+        served
+    )
+    assert all(it.get("include_skills") != "true" or it.get("include_certifications") != "true"
+               for it in served), "the widest call is the call's own key, not another"  # fmt: skip
+    assert served_by(ep, {"profnet_url": "u", "include_skills": "true"}) == [
+        {"profnet_url": "u", "include_skills": "true"}
+    ]
+    assert served_by(DETAILS, {"domain": "acme.io"}) == [{"domain": "acme.io"}]
