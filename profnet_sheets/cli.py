@@ -49,7 +49,7 @@ from profnet_sheets.errors import (
 from profnet_sheets.redact import clipped, masked, shown
 from profnet_sheets.sandbox.defaults import DEFAULT_KEY
 from profnet_sheets.sandbox.limits import PLANS
-from profnet_sheets.spec import Endpoint, Param, search_endpoint
+from profnet_sheets.spec import Endpoint, Param, endpoint, search_endpoint
 from profnet_sheets.spec.endpoints import SearchKind
 from profnet_sheets.spec.profile import LITE_ORIGIN
 from profnet_sheets.stops import Stops
@@ -929,6 +929,10 @@ def lookup(
         spent, maybe = run.budget.spent, run.budget.uncertain
     # Every value, in the order given, also when a failure, a stop or Ctrl-C ended it early.
     shown_values = _every_value(spec.name, values, answers, failures, stop)
+    unasked = {p.adds for p in endpoint(spec.endpoint).params if p.adds and not options.get(p.name)}
+    for record in shown_values.values():  # fetched at the same price, shown when asked for
+        for name in unasked & set(record) if isinstance(record, dict) else ():
+            del record[name]
     if looked.interrupted:
         from profnet_sheets.batch.marks import INTERRUPTED
 

@@ -606,3 +606,21 @@ def test_a_placeholder_given_as_a_search_filter_is_refused_before_paying(
     assert "'N/A' stands for no value: give --title-keywords a value, or leave it out" in line
     assert sandbox.charged(KEY) == 0
     assert not out.exists()
+
+
+def test_lookup_profile_shows_skills_and_certifications_when_asked_and_pays_once(
+    env: dict[str, str], sandbox: RunningSandbox
+) -> None:
+    """Helper 97: fetched at the same price (decision 596), skills and certifications were
+    printed by a plain `lookup profile` too; they are shown when asked for."""
+    url = "https://www.profnet.com/in/shown-as-asked/"
+    shown = {}
+    for flags in ((), ("--skills",), ("--skills", "--certifications")):
+        result = run(env, "lookup", "profile", url, *flags, "--yes")
+        assert result.returncode == 0, result.stderr
+        shown[flags] = set(json.loads(result.stdout)[url])
+    assert not {"skills", "certifications"} & shown[()]
+    assert "skills" in shown[("--skills",)]
+    assert "certifications" not in shown[("--skills",)]
+    assert {"skills", "certifications"} <= shown[("--skills", "--certifications")]
+    assert sandbox.charged(KEY) == 1
