@@ -220,7 +220,8 @@ def error_for(
     if status == 429:
         return errors.RateLimited(
             f"{endpoint.name}: still rate limited after retrying.{said} Lower the concurrency "
-            "or the rate limit (PROFNET_RATE_LIMIT), or try again later.",
+            "(PROFNET_CONCURRENCY) or the rate of calls (PROFNET_RATE_LIMIT), or try again "
+            "later.",
             retry_after=retry_after,
             **context,
         )
