@@ -931,8 +931,9 @@ def lookup(
     shown_values = _every_value(spec.name, values, answers, failures, stop)
     unasked = {p.adds for p in endpoint(spec.endpoint).params if p.adds and not options.get(p.name)}
     for record in shown_values.values():  # fetched at the same price, shown when asked for
-        for name in unasked & set(record) if isinstance(record, dict) else ():
-            del record[name]
+        if isinstance(record, dict):
+            for name in unasked & record.keys():
+                del record[name]
     if looked.interrupted:
         from profnet_sheets.batch.marks import INTERRUPTED
 

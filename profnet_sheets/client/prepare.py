@@ -26,17 +26,23 @@ _BY_PATTERN: dict[str, Callable[[Any, identifiers.Hosts], str]] = {
     PROFILE_URL_PATTERN: identifiers.profile_url,
     HEADCOUNT_URL_PATTERN: identifiers.school_or_company_url,
 }
+
+
 # Keys normalised by what they are, not by their pattern: one cache key for one thing.
+def _place(value: Any, hosts: identifiers.Hosts) -> str:
+    return cell_values.place_name(value)
+
+
 _KEYS: dict[str, dict[str, Callable[[Any, identifiers.Hosts], str]]] = {
     "get-job-details": {"job_id": identifiers.job_id},
-    "find-geocode-by-location": {"location": lambda value, hosts: cell_values.place_name(value)},
+    "find-geocode-by-location": {"location": _place},
     "google-schools": {
         "school_name": lambda value, hosts: cell_values.school_name(value),
-        "location": lambda value, hosts: cell_values.place_name(value),
+        "location": _place,
     },
     "google-full-profiles": {
         "name": lambda value, hosts: cell_values.person_name(value),
-        "location": lambda value, hosts: cell_values.place_name(value),
+        "location": _place,
     },
 }
 _VERBATIM = frozenset({"sales_nav_url", "pagination_token", "request_id"})  # sent as given
@@ -206,10 +212,13 @@ def served_by(endpoint: Endpoint, payload: dict[str, Any]) -> list[dict[str, Any
     choices = [
         ("true",) if payload.get(name) == "true" else (payload.get(name), "true") for name in adding
     ]
+    rest = {key: value for key, value in payload.items() if key not in adding}
     spelled = [payload]
     for values in itertools.product(*choices):
-        call = {key: value for key, value in payload.items() if key not in adding}
-        call.update({name: value for name, value in zip(adding, values, strict=True) if value})
+        call = {
+            **rest,
+            **{name: value for name, value in zip(adding, values, strict=True) if value},
+        }
         if call != wide and call not in spelled:
             spelled.append(call)
     return spelled
